@@ -1,0 +1,36 @@
+"""Dotted numeric versions (NVIDIA drivers, CUDA, Bottlerocket) compared component by component.
+
+``570.124.06`` > ``570.26`` because 124 > 26, which a string comparison gets wrong. Missing trailing
+components count as zero, so ``570.26`` == ``570.26.0``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_DOTTED = re.compile(r"\d+(?:\.\d+)*")
+
+VersionKey = tuple[int, ...]
+
+
+def version_key(text: str) -> VersionKey | None:
+    """Sortable key of a dotted numeric version, or None if ``text`` is not one.
+
+    Trailing zero components are dropped, so keys of equal versions are equal and tuple order is
+    numeric order with zero padding.
+    """
+    if not _DOTTED.fullmatch(text):
+        return None
+    parts = [int(p) for p in text.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def compare_versions(a: str, b: str) -> int:
+    """-1, 0 or 1 as ``a`` is lower than, equal to or higher than ``b``; ValueError if malformed."""
+    ka, kb = version_key(a), version_key(b)
+    if ka is None or kb is None:
+        bad = a if ka is None else b
+        raise ValueError(f"not a dotted numeric version: {bad!r}")
+    return (ka > kb) - (ka < kb)
