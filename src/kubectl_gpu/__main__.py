@@ -1,0 +1,3 @@
+from kubectl_gpu.cli.app import main
+
+main()

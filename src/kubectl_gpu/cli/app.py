@@ -1,0 +1,101 @@
+"""The `kubectl-gpu` command line: typer app, global options, error handling and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+from typer._click.exceptions import ClickException
+
+from kubectl_gpu import __version__
+from kubectl_gpu.cli import nodes as nodes_cmd
+from kubectl_gpu.cli import pending as pending_cmd
+from kubectl_gpu.cli import snapshot as snapshot_cmd
+from kubectl_gpu.cli.options import collect, global_parameters
+from kubectl_gpu.errors import ExitCode, KubectlGpuError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="kubectl-gpu",
+    help=(
+        "GPU debugging for Kubernetes and EKS Auto Mode: GPU inventory, why GPU pods are Pending, "
+        "drivers and CUDA ceilings, debug pods with nvidia-smi.\n\n"
+        "Exit codes: 0 ok, 1 findings, 2 usage or bad input, 3 cluster/runtime error, 130 interrupted."
+    ),
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _root(ctx: typer.Context, **values: Any) -> None:
+    if values.pop("version", False):
+        typer.echo(f"kubectl-gpu {__version__}")
+        raise typer.Exit()
+    ctx.obj = collect(values)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit()
+
+
+def _install_root_callback() -> None:
+    import inspect
+
+    version = inspect.Parameter(
+        "version",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False,
+        annotation=Annotated[bool, typer.Option("--version", help="Print the version and exit.")],
+    )
+    ctx_param = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+    params = [ctx_param, version, *global_parameters()]
+    _root.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    _root.__annotations__ = {p.name: p.annotation for p in params}
+    app.callback(invoke_without_command=True)(_root)
+
+
+_install_root_callback()
+nodes_cmd.register(app)
+pending_cmd.register(app)
+snapshot_cmd.register(app)
+
+
+def _debug_requested(argv: list[str]) -> bool:
+    return "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turn every expected failure into one line and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = _debug_requested(args)
+    command = typer.main.get_command(app)
+    try:
+        rc = command.main(args=args, prog_name="kubectl-gpu", standalone_mode=False)
+    except KubectlGpuError as exc:
+        if debug:
+            raise
+        typer.echo(f"error: {exc.line()}", err=True)
+        sys.exit(int(exc.exit_code))
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except ClickException as exc:
+        exc.show()
+        sys.exit(ExitCode.USAGE)
+    except (KeyboardInterrupt, typer.Abort):
+        typer.echo("interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        sys.exit(ExitCode.OK)
+    except Exception as exc:
+        if debug:
+            raise
+        typer.echo(
+            f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback "
+            "and report it)",
+            err=True,
+        )
+        sys.exit(ExitCode.CLUSTER)
+    sys.exit(int(rc) if isinstance(rc, int) else ExitCode.OK)

@@ -1,0 +1,64 @@
+"""`kubectl gpu snapshot`: capture what the analyses need into one bundle for offline use."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.errors import ExitCode, InputError
+
+__all__ = ["register"]
+
+
+def snapshot(
+    ctx: typer.Context,
+    out: Annotated[str, typer.Option("--out", "-f", help="Bundle file to write (JSON).")] = "",
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Keep container env values and args (redacted by default).")
+    ] = False,
+    *,
+    opts: GlobalOptions,
+) -> int:
+    """Capture nodes, pods, relevant events, NodePools, NodeClaims, NodeClasses and ResourceSlices into a
+    bundle that every read-only command accepts with --snapshot. Secrets are never read."""
+    from kubectl_gpu.kube.live import LiveOptions, LiveSource
+    from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
+    from kubectl_gpu.render.output import make_console
+
+    if not out:
+        raise InputError("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
+    if opts.snapshot:
+        raise InputError("snapshot reads a live cluster; --snapshot cannot be its input")
+    source = LiveSource(
+        LiveOptions(
+            kubeconfig=opts.kubeconfig,
+            context=opts.context,
+            namespace=opts.namespace,
+            all_namespaces=opts.all_namespaces or opts.namespace is None,
+            request_timeout=opts.timeout_seconds,
+        )
+    )
+    captured_at = opts.now_or(datetime.now(UTC))
+    fetched = source.fetch()
+    objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
+    bundle = build_bundle(
+        objects,
+        captured_at=captured_at,
+        context=source.context,
+        notes=[{"code": n.code, "message": n.message, "kind": n.kind} for n in fetched.notes],
+        absent=fetched.absent,
+        redacted=not no_redact,
+    )
+    write_bundle(bundle, out)
+    console = make_console(stderr=True, no_color=opts.no_color)
+    for note in fetched.notes:
+        console.print(f"warning: {note.message}", markup=False)
+    console.print(f"wrote {out}: {len(objects)} objects from context {source.context}", markup=False)
+    return ExitCode.OK
+
+
+def register(app: typer.Typer) -> None:
+    app.command("snapshot")(with_global_options(snapshot))

@@ -1,0 +1,91 @@
+"""Fixes a user can paste: YAML snippets and one-line instructions."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from kubectl_gpu.core.scheduling.taints import Taint, suggest_toleration
+
+__all__ = ["nodepool_yaml", "selector_fix", "toleration_fix"]
+
+
+def _yaml_scalar(value: Any) -> str:
+    if isinstance(value, str):
+        if (
+            value == ""
+            or not value.replace("-", "").replace(".", "").replace("/", "").replace("_", "").isalnum()
+        ):
+            return json.dumps(value)
+        if value.isdigit() or value in ("true", "false", "null", "yes", "no", "on", "off"):
+            return json.dumps(value)
+        return value
+    return json.dumps(value)
+
+
+def toleration_fix(taints: tuple[Taint, ...]) -> str:
+    """The `tolerations:` block for the pod spec."""
+    lines = ["tolerations:"]
+    for taint in taints:
+        item = suggest_toleration(taint)
+        first = True
+        for key in ("key", "operator", "value", "effect"):
+            if key in item:
+                prefix = "- " if first else "  "
+                lines.append(f"{prefix}{key}: {_yaml_scalar(item[key])}")
+                first = False
+    return "\n".join(lines)
+
+
+def selector_fix(old_key: str, new_key: str, value: str | None) -> str:
+    shown = _yaml_scalar(value) if value is not None else "<value>"
+    return f"nodeSelector:\n  {new_key}: {shown}    # was {old_key}"
+
+
+def nodepool_yaml(
+    *,
+    provider: str,
+    resource: str,
+    families: list[str],
+    node_class: str,
+    count: Decimal,
+) -> str:
+    """A GPU NodePool like the seed's `gpu-inference`, for the provider in use."""
+    prefix = "eks.amazonaws.com" if provider == "auto" else "karpenter.k8s.aws"
+    group, kind = (
+        ("eks.amazonaws.com", "NodeClass") if provider == "auto" else ("karpenter.k8s.aws", "EC2NodeClass")
+    )
+    limit = max(int(count) * 4, 8)
+    taint = "nvidia.com/gpu" if resource.startswith("nvidia.com/") else resource
+    return "\n".join(
+        [
+            "apiVersion: karpenter.sh/v1",
+            "kind: NodePool",
+            "metadata:",
+            "  name: gpu",
+            "spec:",
+            "  template:",
+            "    spec:",
+            "      nodeClassRef:",
+            f"        group: {group}",
+            f"        kind: {kind}",
+            f"        name: {node_class}",
+            "      requirements:",
+            f"        - key: {prefix}/instance-family",
+            "          operator: In",
+            f"          values: [{', '.join(families)}]",
+            "        - key: karpenter.sh/capacity-type",
+            "          operator: In",
+            "          values: [on-demand]",
+            "      taints:",
+            f"        - key: {taint}",
+            "          effect: NoSchedule",
+            "      expireAfter: 336h",
+            "  disruption:",
+            "    consolidationPolicy: WhenEmpty",
+            "    consolidateAfter: 1h",
+            "  limits:",
+            f"    {resource}: {limit}",
+        ]
+    )

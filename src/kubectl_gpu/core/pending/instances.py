@@ -1,0 +1,104 @@
+"""The catalog's instance types indexed for requirement matching, per provider."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cached_property
+
+from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
+from kubectl_gpu.core.scheduling.requirements import Requirements
+
+__all__ = ["CAPACITY_TYPE", "IndexedType", "InstanceIndex", "capacity_of"]
+
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+# Offerings we assume every type has; zones and reserved capacity are not in the catalog.
+_OFFERED_CAPACITY = ("on-demand", "spot")
+_MI = Decimal(2**20)
+
+
+def capacity_of(it: InstanceType, resource: str) -> Decimal:
+    """What one instance offers of a resource, as a node would advertise it (allocatable where known)."""
+    if resource == "cpu":
+        if it.allocatable_cpu_millicores:
+            return Decimal(it.allocatable_cpu_millicores) / 1000
+        return Decimal(it.vcpu)
+    if resource == "memory":
+        return Decimal(it.allocatable_memory_mib or it.memory_mib) * _MI
+    if resource == "nodes":
+        return Decimal(1)
+    if it.extended_resources is not None:
+        return Decimal(it.extended_resources.get(resource, 0))
+    if resource == "nvidia.com/gpu" and it.accelerator_manufacturer == "nvidia":
+        return Decimal(it.accelerator_count)
+    return Decimal(0)
+
+
+def raw_capacity_of(it: InstanceType, resource: str) -> Decimal:
+    """Capacity as counted against NodePool limits (Karpenter counts capacity, not allocatable)."""
+    if resource == "cpu":
+        return Decimal(it.vcpu)
+    if resource == "memory":
+        return Decimal(it.memory_mib) * _MI
+    return capacity_of(it, resource)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedType:
+    it: InstanceType
+    labels: Mapping[str, str]
+    unknown: frozenset[str]
+
+
+class InstanceIndex:
+    """Instance types with their labels for one provider, and requirement filtering over them."""
+
+    def __init__(self, catalog: Catalog, provider: Provider) -> None:
+        self.catalog = catalog
+        self.provider = provider
+        self.types = tuple(
+            IndexedType(it, catalog.labels(it, provider), catalog.unknown_label_keys(it, provider))
+            for it in catalog.instance_types
+        )
+
+    @cached_property
+    def universe(self) -> frozenset[str]:
+        """Label keys whose value an instance type decides (the rest come from the NodePool or offering)."""
+        keys = set(self.catalog.label_table.instance_keys(self.provider))
+        keys.update(("node.kubernetes.io/instance-type", "kubernetes.io/arch", "kubernetes.io/os"))
+        keys.update(self.catalog.label_table.static[self.provider])
+        for entry in self.types:
+            keys.update(entry.labels)
+        return frozenset(keys)
+
+    def first_mismatch(self, reqs: Requirements, entry: IndexedType) -> str | None:
+        """The first requirement key this instance type cannot satisfy, or None when it is admitted."""
+        for key, req in reqs.items():
+            if key == CAPACITY_TYPE:
+                if not any(req.matches_value(v) for v in _OFFERED_CAPACITY):
+                    return key
+                continue
+            if key not in self.universe or key in entry.unknown:
+                continue
+            if not req.matches_value(entry.labels.get(key)):
+                return key
+        return None
+
+    def admitted(self, reqs: Requirements) -> tuple[IndexedType, ...]:
+        return tuple(e for e in self.types if self.first_mismatch(reqs, e) is None)
+
+
+def fit_failure(entry: IndexedType, requests: Mapping[str, Decimal]) -> str | None:
+    """Why one instance of this type cannot hold the pod's requests, or None when it can."""
+    for resource, wanted in requests.items():
+        have = capacity_of(entry.it, resource)
+        if wanted > have:
+            return f"{resource} {_fmt(wanted, resource)} > {_fmt(have, resource)}"
+    return None
+
+
+def _fmt(value: Decimal, resource: str) -> str:
+    if resource == "memory":
+        return f"{value / _MI / 1024:.1f}Gi"
+    return str(int(value)) if value == value.to_integral_value() else f"{value.normalize()}"

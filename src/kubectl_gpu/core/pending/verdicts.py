@@ -1,0 +1,71 @@
+"""Stable verdict codes. Runbooks match on these names: never rename one, only add."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["BLOCKER_ORDER", "Blocker", "BlockerClass", "TargetRef", "Verdict"]
+
+
+class Verdict(StrEnum):
+    NO_ACCELERATOR_NODEPOOL = "NO_ACCELERATOR_NODEPOOL"
+    MISSING_TOLERATION = "MISSING_TOLERATION"
+    LABEL_NAMESPACE_MISMATCH = "LABEL_NAMESPACE_MISMATCH"
+    UNKNOWN_LABEL = "UNKNOWN_LABEL"
+    REQUIREMENT_CONFLICT = "REQUIREMENT_CONFLICT"
+    NO_INSTANCE_TYPE_FITS = "NO_INSTANCE_TYPE_FITS"
+    NODEPOOL_LIMIT_REACHED = "NODEPOOL_LIMIT_REACHED"
+    NODECLASS_NOT_READY = "NODECLASS_NOT_READY"
+    CAPACITY_UNAVAILABLE = "CAPACITY_UNAVAILABLE"
+    INSUFFICIENT_ACCELERATOR = "INSUFFICIENT_ACCELERATOR"
+    PROVISIONING = "PROVISIONING"
+    SCHEDULED_NOT_STARTED = "SCHEDULED_NOT_STARTED"
+    NO_BLOCKER_FOUND = "NO_BLOCKER_FOUND"
+
+    @property
+    def blocking(self) -> bool:
+        """Everything but "wait, it is coming" blocks the pod (exit code 1)."""
+        return self is not Verdict.PROVISIONING
+
+
+# The table order: the first blocker of the nearest target in this order is the verdict.
+BLOCKER_ORDER = tuple(Verdict)
+
+
+class BlockerClass(StrEnum):
+    SPEC = "spec"  # the pod as written can never run on this target
+    CAPACITY = "capacity"  # it could, but not now (limits, NodeClass, cloud capacity, free GPUs)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class TargetRef:
+    kind: str  # NodePool | Node
+    name: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    code: Verdict
+    cls: BlockerClass
+    target: TargetRef
+    message: str
+    fix: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def rank(self) -> int:
+        return BLOCKER_ORDER.index(self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": str(self.code),
+            "class": str(self.cls),
+            "target": self.target.to_dict(),
+            "message": self.message,
+            "fix": self.fix,
+        }

@@ -1,0 +1,88 @@
+"""Time parsing and formatting. `now` is always passed in: the core never reads the clock."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+__all__ = ["TimeError", "format_age", "parse_duration", "parse_time"]
+
+
+class TimeError(ValueError):
+    """A timestamp or duration we cannot read."""
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp (as Kubernetes writes them) into an aware UTC datetime."""
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except (ValueError, AttributeError) as exc:
+        raise TimeError(f"not an RFC 3339 time: {text!r}") from exc
+    if value.tzinfo is None:
+        raise TimeError(f"time has no timezone: {text!r} (write it like 2026-11-29T12:00:00Z)")
+    return value.astimezone(UTC)
+
+
+def parse_optional_time(text: object) -> datetime | None:
+    """Parse a timestamp field that may be absent or malformed (then None)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return parse_time(text)
+    except TimeError:
+        return None
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)")
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1,
+    "m": 60,
+    "h": 3600,
+    "d": 86400,
+    "w": 604800,
+}
+
+
+def parse_duration(text: str) -> timedelta:
+    """Parse a Go duration ("336h", "24h0m0s", "90m") or a day count ("11d") into a timedelta."""
+    stripped = text.strip()
+    if not stripped:
+        raise TimeError("empty duration")
+    position = 0
+    seconds = 0.0
+    for match in _DURATION_PART.finditer(stripped):
+        if match.start() != position:
+            break
+        seconds += float(match[1]) * _UNIT_SECONDS[match[2]]
+        position = match.end()
+    if position != len(stripped) or position == 0:
+        raise TimeError(f"not a duration: {text!r} (use forms like 336h, 24h0m0s, 11d)")
+    return timedelta(seconds=seconds)
+
+
+def format_age(delta: timedelta) -> str:
+    """kubectl-style age: 45s, 12m, 5h3m, 3d4h, 120d."""
+    seconds = int(delta.total_seconds())
+    if seconds < 0:
+        return "-" + format_age(-delta)
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        rest = seconds % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 48:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest and hours < 8 else f"{hours}h"
+    days = hours // 24
+    if days < 8:
+        rest = hours % 24
+        return f"{days}d{rest}h" if rest else f"{days}d"
+    return f"{days}d"

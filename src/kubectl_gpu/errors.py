@@ -1,0 +1,37 @@
+"""Exit codes and the errors that map to them. Every front end shows these as one line, no traceback."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+__all__ = ["ClusterError", "ExitCode", "InputError", "KubectlGpuError"]
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    FINDINGS = 1  # the command found problems (e.g. a blocked pod, a finding at or above --fail-on)
+    USAGE = 2  # bad flags or bad input (a malformed snapshot, an unknown context)
+    CLUSTER = 3  # the cluster or the runtime failed us (unreachable, unauthorized, timeout)
+    INTERRUPTED = 130
+
+
+class KubectlGpuError(Exception):
+    """An error we expected and can explain: `message` is what failed, `hint` what to do about it."""
+
+    exit_code = ExitCode.CLUSTER
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def line(self) -> str:
+        return f"{self.message}; {self.hint}" if self.hint else self.message
+
+
+class InputError(KubectlGpuError):
+    exit_code = ExitCode.USAGE
+
+
+class ClusterError(KubectlGpuError):
+    exit_code = ExitCode.CLUSTER

@@ -1,0 +1,77 @@
+"""The API resources kubectl-gpu reads, and what is lost when one cannot be read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ALL_KINDS", "EVENT_REASONS", "KindSpec", "by_name"]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    name: str  # plural, as kubectl spells it
+    group: str
+    versions: tuple[str, ...]  # tried in order; the first one served wins
+    kind: str
+    namespaced: bool
+    impact: str  # what the analysis loses without it
+
+    @property
+    def resource(self) -> str:
+        return f"{self.name}.{self.group}" if self.group else self.name
+
+    def path(self, version: str, namespace: str | None = None) -> str:
+        base = f"/apis/{self.group}/{version}" if self.group else f"/api/{version}"
+        if namespace and self.namespaced:
+            return f"{base}/namespaces/{namespace}/{self.name}"
+        return f"{base}/{self.name}"
+
+
+ALL_KINDS = (
+    KindSpec("nodes", "", ("v1",), "Node", False, "no node inventory"),
+    KindSpec("pods", "", ("v1",), "Pod", True, "no pod requests or pending pods"),
+    KindSpec("events", "", ("v1",), "Event", True, "no scheduler or Karpenter evidence"),
+    KindSpec("nodepools", "karpenter.sh", ("v1",), "NodePool", False, "NodePools are not evaluated"),
+    KindSpec("nodeclaims", "karpenter.sh", ("v1",), "NodeClaim", False, "in-flight capacity is unknown"),
+    KindSpec(
+        "nodeclasses", "eks.amazonaws.com", ("v1",), "NodeClass", False, "NodeClass readiness is unknown"
+    ),
+    KindSpec(
+        "ec2nodeclasses",
+        "karpenter.k8s.aws",
+        ("v1",),
+        "EC2NodeClass",
+        False,
+        "EC2NodeClass readiness is unknown",
+    ),
+    KindSpec(
+        "resourceslices",
+        "resource.k8s.io",
+        ("v1", "v1beta2", "v1beta1"),
+        "ResourceSlice",
+        False,
+        "DRA devices are not counted",
+    ),
+)
+
+# Events worth fetching (one field-selected list per reason: field selectors have no OR).
+EVENT_REASONS = (
+    "FailedScheduling",
+    "Nominated",
+    "InsufficientCapacityError",
+    "NodeClassNotReady",
+    "NoCompatibleInstanceTypes",
+    "DisruptionBlocked",
+    "Unconsolidatable",
+    "TerminationGracePeriodExpiring",
+    "FailedDraining",
+)
+# Node health events come from the EKS node monitoring agent, whatever their reason.
+EVENT_COMPONENTS = ("eks-node-monitoring-agent",)
+
+
+def by_name(name: str) -> KindSpec:
+    for spec in ALL_KINDS:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)

@@ -1,0 +1,110 @@
+"""Small builders for test objects, shaped exactly like `kubectl get -o json` output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def load_yaml_docs(path: Path) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def node(
+    name: str,
+    *,
+    labels: dict[str, str] | None = None,
+    capacity: dict[str, str] | None = None,
+    allocatable: dict[str, str] | None = None,
+    taints: list[dict[str, str]] | None = None,
+    conditions: list[dict[str, str]] | None = None,
+    created: str = "2026-11-20T00:00:00Z",
+    os_image: str = "Bottlerocket (EKS Auto, Nvidia) 2026.11.6 (aws-k8s-1.34-nvidia)",
+    provider_id: str | None = None,
+    unschedulable: bool = False,
+) -> dict[str, Any]:
+    cap = capacity or {"cpu": "4", "memory": "16Gi", "pods": "110"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "uid": f"uid-{name}",
+            "labels": labels or {},
+            "creationTimestamp": created,
+        },
+        "spec": {
+            "providerID": provider_id or f"aws:///us-west-2a/{name}",
+            "taints": taints or [],
+            **({"unschedulable": True} if unschedulable else {}),
+        },
+        "status": {
+            "capacity": cap,
+            "allocatable": allocatable or cap,
+            "conditions": conditions or [{"type": "Ready", "status": "True"}],
+            "nodeInfo": {"osImage": os_image, "kernelVersion": "6.12.40", "architecture": "amd64"},
+        },
+    }
+
+
+def pod(
+    name: str,
+    namespace: str = "default",
+    *,
+    node_name: str | None = None,
+    phase: str = "Running",
+    requests: dict[str, str] | None = None,
+    tolerations: list[dict[str, Any]] | None = None,
+    node_selector: dict[str, str] | None = None,
+    affinity: dict[str, Any] | None = None,
+    init_requests: list[dict[str, str]] | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+    image: str = "nvidia/cuda:12.8.0-runtime-ubuntu22.04",
+    env: list[dict[str, str]] | None = None,
+    conditions: list[dict[str, Any]] | None = None,
+    container_statuses: list[dict[str, Any]] | None = None,
+    created: str = "2026-11-28T08:00:00Z",
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "containers": [
+            {"name": "main", "image": image, "resources": {"requests": requests or {}}, "env": env or []}
+        ],
+        "tolerations": tolerations or [],
+    }
+    if node_name:
+        spec["nodeName"] = node_name
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    if affinity:
+        spec["affinity"] = affinity
+    if init_requests:
+        spec["initContainers"] = [
+            {"name": f"init-{i}", "image": "busybox", "resources": {"requests": r}}
+            for i, r in enumerate(init_requests)
+        ]
+    status: dict[str, Any] = {"phase": phase, "conditions": conditions or []}
+    if container_statuses:
+        status["containerStatuses"] = container_statuses
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": f"uid-{namespace}-{name}",
+            "labels": labels or {},
+            "annotations": annotations or {},
+            "creationTimestamp": created,
+        },
+        "spec": spec,
+        "status": status,
+    }
+
+
+def as_list(*items: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}

@@ -1,0 +1,128 @@
+"""The snapshot source: plain kubectl output, our bundle, directories, YAML, and every kind of bad input."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot, redact, write_bundle
+from tests.helpers import FIXTURES, as_list, node, pod
+
+
+def _write(path: Path, data: object) -> Path:
+    path.write_bytes(orjson.dumps(data))
+    return path
+
+
+def test_plain_kubectl_list(tmp_path: Path) -> None:
+    f = _write(tmp_path / "get.json", as_list(node("n1"), pod("p1", node_name="n1")))
+    state = load_snapshot([f])
+    assert [n.name for n in state.nodes] == ["n1"]
+    assert [p.name for p in state.pods] == ["p1"]
+    assert state.captured_at is None
+
+
+def test_typed_list_items_without_kind(tmp_path: Path) -> None:
+    item = node("n1")
+    del item["kind"], item["apiVersion"]
+    f = _write(tmp_path / "nodes.json", {"apiVersion": "v1", "kind": "NodeList", "items": [item]})
+    assert [n.name for n in load_snapshot([f]).nodes] == ["n1"]
+
+
+def test_directory_of_json_and_multidoc_yaml(tmp_path: Path) -> None:
+    _write(tmp_path / "a.json", as_list(node("n1")))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump_all([pod("p1"), pod("p2")]))
+    (tmp_path / "README.txt").write_text("ignored")
+    state = load_snapshot([tmp_path])
+    assert len(state.nodes) == 1 and sorted(p.name for p in state.pods) == ["p1", "p2"]
+
+
+def test_real_manifests_directory_mixes_known_and_unknown_kinds() -> None:
+    state = load_snapshot(sorted((FIXTURES / "objects").glob("*.yaml")))
+    assert {p.name for p in state.nodepools} >= {"gpu", "general-purpose", "spot"}
+    assert any(n.code == "SKIPPED" and "Deployment" in n.message for n in state.notes)
+
+
+def test_duplicates_across_files_are_merged(tmp_path: Path) -> None:
+    _write(tmp_path / "a.json", as_list(node("n1")))
+    _write(tmp_path / "b.json", as_list(node("n1")))
+    assert len(load_snapshot([tmp_path / "a.json", tmp_path / "b.json"]).nodes) == 1
+
+
+def test_bundle_round_trip(tmp_path: Path) -> None:
+    objects = [node("n1"), pod("p1", env=[{"name": "HF_TOKEN", "value": "hf_secret"}])]
+    bundle = build_bundle(
+        [redact(o) for o in objects],
+        captured_at=datetime(2026, 11, 28, 9, tzinfo=UTC),
+        context="prod",
+        notes=[
+            {
+                "code": "FORBIDDEN",
+                "message": "forbidden to list nodeclaims.karpenter.sh",
+                "kind": "nodeclaims",
+            }
+        ],
+        absent=["ec2nodeclasses"],
+    )
+    write_bundle(bundle, tmp_path / "b.json")
+    text = (tmp_path / "b.json").read_text()
+    assert "hf_secret" not in text
+    state = load_snapshot([tmp_path / "b.json"])
+    assert state.captured_at == datetime(2026, 11, 28, 9, tzinfo=UTC)
+    assert state.context == "prod"
+    assert state.absent == {"ec2nodeclasses"}
+    assert [n.code for n in state.notes] == ["FORBIDDEN"]
+    assert state.pods[0].raw["spec"]["containers"][0]["env"][0]["value"] == "<redacted>"
+
+
+def test_redact_drops_last_applied_configuration() -> None:
+    p = pod(
+        "p1", annotations={"kubectl.kubernetes.io/last-applied-configuration": '{"env":"secret"}', "a": "b"}
+    )
+    assert redact(p)["metadata"]["annotations"] == {"a": "b"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"apiVersion": "v1", "kind": "List", "items": [', "not valid JSON"),
+        (b"", "file is empty"),
+        (b"apiVersion: v1\nkind: List\nitems:\n  - {kind: Node, metadata: {name: [", "not valid YAML"),
+        (b'{"items": []}', "no 'kind'"),
+        (b'"just a string"', "no 'kind'"),
+        (b'{"apiVersion": "v1", "kind": "List", "items": {}}', "items must be a list"),
+        (b'{"apiVersion": "v1", "kind": "Node", "metadata": {}}', "without metadata.name"),
+        (
+            b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, '
+            b'"status": {"capacity": {"nvidia.com/gpu": "1e400"}}}',
+            "out of range",
+        ),
+        (b'{"apiVersion": "kubectl-gpu/v9", "kind": "Snapshot", "objects": []}', "not supported"),
+        (b'{"apiVersion": "kubectl-gpu/v1", "kind": "Snapshot"}', "no 'objects' list"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "not"),
+    ],
+)
+def test_malformed_input_is_one_line_exit_2(tmp_path: Path, content: bytes, message: str) -> None:
+    f = tmp_path / "bad.json"
+    f.write_bytes(content)
+    with pytest.raises(InputError) as info:
+        load_snapshot([f])
+    assert info.value.exit_code == ExitCode.USAGE
+    assert message in info.value.line()
+    assert str(f) in info.value.line()
+    assert "\n" not in info.value.line()
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        load_snapshot([tmp_path / "nope.json"])
+
+
+def test_empty_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"no \.json or \.yaml"):
+        load_snapshot([tmp_path])
