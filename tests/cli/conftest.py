@@ -29,3 +29,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
         return Result(code if isinstance(code, int) else 1, captured.out, captured.err)
 
     return run
+
+
+# The API server fixtures, for end-to-end tests against a live (test) cluster.
+from tests.kube.conftest import apiserver, kubeconfig  # noqa: E402, F401

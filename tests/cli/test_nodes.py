@@ -25,7 +25,9 @@ def _gpu_node(name: str, itype: str, pool: str, **kw: Any) -> dict[str, Any]:
     spec = catalog.by_name(itype)
     assert spec is not None
     gpus = str(spec.accelerator_count)
-    return node(name, labels=labels, capacity={"cpu": str(spec.vcpu), "memory": "64Gi", "nvidia.com/gpu": gpus}, **kw)
+    return node(
+        name, labels=labels, capacity={"cpu": str(spec.vcpu), "memory": "64Gi", "nvidia.com/gpu": gpus}, **kw
+    )
 
 
 @pytest.fixture
@@ -65,7 +67,17 @@ def test_json_contract(cli: Cli, cluster: Path) -> None:
     rows = {n["name"]: n for n in report["nodes"]}
     assert set(rows) == {"i-0aaa", "i-0bbb"}  # the CPU node is not a GPU node
     l40s = rows["i-0aaa"]
-    for key in ("name", "instanceType", "computeType", "nodePool", "accelerator", "driver", "osImage", "createdAt", "conditions"):
+    for key in (
+        "name",
+        "instanceType",
+        "computeType",
+        "nodePool",
+        "accelerator",
+        "driver",
+        "osImage",
+        "createdAt",
+        "conditions",
+    ):
         assert key in l40s
     assert l40s["accelerator"] == {
         "resource": "nvidia.com/gpu",
@@ -100,7 +112,9 @@ def test_global_options_before_or_after_the_subcommand(cli: Cli, cluster: Path) 
 
 
 def test_selector_filters_snapshot_nodes(cli: Cli, cluster: Path) -> None:
-    report = json.loads(cli("nodes", "--snapshot", str(cluster), "-o", "json", "-l", "karpenter.sh/nodepool=gpu-training").out)
+    report = json.loads(
+        cli("nodes", "--snapshot", str(cluster), "-o", "json", "-l", "karpenter.sh/nodepool=gpu-training").out
+    )
     assert [n["name"] for n in report["nodes"]] == ["i-0bbb"]
 
 
@@ -123,7 +137,9 @@ def test_table_has_no_colour_codes_when_not_a_tty(cli: Cli, cluster: Path) -> No
         (("nodes", "--request-timeout", "soon", "--context", "x"), 2, "--request-timeout"),
     ],
 )
-def test_errors_are_one_line_with_documented_codes(cli: Cli, args: tuple[str, ...], code: int, needle: str) -> None:
+def test_errors_are_one_line_with_documented_codes(
+    cli: Cli, args: tuple[str, ...], code: int, needle: str
+) -> None:
     result = cli(*args)
     assert result.code == code
     assert needle in result.err
@@ -132,7 +148,9 @@ def test_errors_are_one_line_with_documented_codes(cli: Cli, args: tuple[str, ..
 
 def test_bad_now_is_usage_error(cli: Cli, cluster: Path) -> None:
     result = cli("nodes", "--snapshot", str(cluster), "--now", "yesterday")
-    assert result.code == 2 and "--now" in result.err and "\n" == result.err[-1] and result.err.count("\n") == 1
+    assert (
+        result.code == 2 and "--now" in result.err and "\n" == result.err[-1] and result.err.count("\n") == 1
+    )
 
 
 def test_truncated_snapshot(cli: Cli, tmp_path: Path) -> None:

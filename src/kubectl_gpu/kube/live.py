@@ -146,23 +146,23 @@ class LiveSource:
         timeout = self.options.request_timeout
         if isinstance(reason, urllib3.exceptions.SSLError) or "SSL" in text or "certificate" in text:
             return f"TLS error talking to {self.server}: {text.splitlines()[0][:200]}"
-        if isinstance(reason, (urllib3.exceptions.TimeoutError, TimeoutError)) or "timed out" in text:
-            return (
-                f"the API server at {self.server} did not answer within {timeout:g}s"
-                if timeout
-                else (f"the API server at {self.server} timed out")
-            )
-        if "refused" in text or isinstance(reason, urllib3.exceptions.NewConnectionError):
+        # NewConnectionError subclasses ConnectTimeoutError in urllib3: test for it first.
+        if isinstance(reason, urllib3.exceptions.NewConnectionError) or "refused" in text:
             return f"cannot connect to the API server at {self.server} (connection refused or unreachable)"
+        if isinstance(reason, (urllib3.exceptions.TimeoutError, TimeoutError)) or "timed out" in text:
+            if timeout:
+                return f"the API server at {self.server} did not answer within {timeout:g}s"
+            return f"the API server at {self.server} timed out"
         if isinstance(reason, urllib3.exceptions.ProtocolError) or "IncompleteRead" in text:
             return f"the connection to {self.server} broke mid-response (truncated body)"
         return f"cannot talk to the API server at {self.server}: {text[:200]}"
 
     def _transport_hint(self, exc: BaseException) -> str:
-        text = str(getattr(exc, "reason", None) or exc)
+        reason = getattr(exc, "reason", None) or exc
+        text = str(reason)
         if "SSL" in text or "certificate" in text:
             return "check certificate-authority-data in your kubeconfig"
-        if "timed out" in text:
+        if not isinstance(reason, urllib3.exceptions.NewConnectionError) and "timed out" in text:
             return "raise --request-timeout or check your network path to the cluster"
         return f"check that context {self.context!r} points at a running cluster, or use --snapshot"
 

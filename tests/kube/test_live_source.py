@@ -1,0 +1,155 @@
+"""The live source against the suite's API server, through the real `kubernetes` client."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from kubectl_gpu.errors import ClusterError, ExitCode, InputError
+from kubectl_gpu.kube.kinds import EVENT_REASONS
+from kubectl_gpu.kube.live import PAGE_SIZE, LiveOptions, LiveSource
+from tests.helpers import node, pod
+from tests.kube.apiserver import FakeKubeAPI
+from tests.kube.conftest import write_exec_kubeconfig
+
+CRDS = (
+    "nodepools.karpenter.sh",
+    "nodeclaims.karpenter.sh",
+    "nodeclasses.eks.amazonaws.com",
+    "ec2nodeclasses.karpenter.k8s.aws",
+)
+
+
+def _source(kubeconfig: Path, **kw: object) -> LiveSource:
+    return LiveSource(LiveOptions(kubeconfig=str(kubeconfig), **kw))  # type: ignore[arg-type]
+
+
+def _nodepool(name: str) -> dict[str, object]:
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "spec": {
+                    "requirements": [],
+                    "nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"},
+                }
+            }
+        },
+    }
+
+
+def test_lists_every_page(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    count = PAGE_SIZE * 2 + 7
+    apiserver.add(*(pod(f"p{i:04d}", "ml") for i in range(count)), node("n1"))
+    state, _ = _source(kubeconfig).load(["pods", "nodes"])
+    assert len(state.pods) == count
+    pod_requests = [r for r in apiserver.requests if r.path == "/api/v1/pods"]
+    assert len(pod_requests) == 3
+    assert all(r.query.get("limit") == str(PAGE_SIZE) for r in pod_requests)
+    assert [bool(r.query.get("continue")) for r in pod_requests] == [False, True, True]
+
+
+def test_absent_crds_are_absent_not_errors(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(node("n1"))
+    state, fetched = _source(kubeconfig).load()
+    assert {"nodepools", "nodeclaims", "nodeclasses", "ec2nodeclasses"} <= state.absent
+    assert not state.notes
+    assert [n.name for n in state.nodes] == ["n1"]
+
+
+def test_crd_kinds_are_read_when_installed(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.install_crds(*CRDS)
+    apiserver.add(_nodepool("gpu"), _nodepool("general-purpose"))
+    state, _ = _source(kubeconfig).load()
+    assert sorted(p.name for p in state.nodepools) == ["general-purpose", "gpu"]
+    assert "nodepools" not in state.absent
+
+
+def test_forbidden_kind_degrades_with_a_note(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.install_crds(*CRDS)
+    apiserver.add(node("n1"), _nodepool("gpu"))
+    apiserver.fault(path=r"/apis/karpenter\.sh/v1/nodeclaims", status=403)
+    state, _ = _source(kubeconfig).load()
+    assert [p.name for p in state.nodepools] == ["gpu"]
+    (note,) = state.notes
+    assert note.code == "FORBIDDEN" and "nodeclaims.karpenter.sh" in note.message and "list" in note.message
+
+
+def test_events_use_field_selectors_per_reason(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "e1", "namespace": "ml"},
+        "involvedObject": {"kind": "Pod", "namespace": "ml", "name": "p"},
+        "reason": "FailedScheduling",
+        "message": "0/1 nodes are available",
+        "source": {"component": "default-scheduler"},
+    }
+    noise = {**event, "metadata": {"name": "e2", "namespace": "ml"}, "reason": "Pulled", "message": "pulled"}
+    apiserver.add(event, noise)
+    state, _ = _source(kubeconfig).load(["events"])
+    assert [e.meta.name for e in state.events] == ["e1"]
+    selectors = {r.query.get("fieldSelector") for r in apiserver.requests if r.path == "/api/v1/events"}
+    assert {f"reason={r}" for r in EVENT_REASONS} <= selectors
+    assert "reportingComponent=eks-node-monitoring-agent" in selectors
+
+
+def test_namespace_scoping(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(pod("a", "ml"), pod("b", "serving"))
+    state, _ = _source(kubeconfig, namespace="ml", all_namespaces=False).load(["pods"])
+    assert [p.name for p in state.pods] == ["a"]
+    assert any(r.path == "/api/v1/namespaces/ml/pods" for r in apiserver.requests)
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ({"status": 401}, "unauthorized"),
+        ({"status": 500}, "answered 500"),
+        ({"status": 429}, "answered 429"),
+        ({"truncate": True}, "truncated"),
+    ],
+)
+def test_fatal_answers_are_cluster_errors(
+    apiserver: FakeKubeAPI, kubeconfig: Path, fault: dict[str, object], message: str
+) -> None:
+    apiserver.add(node("n1"))
+    apiserver.fault(path=r"/api/v1/nodes", **fault)  # type: ignore[arg-type]
+    with pytest.raises(ClusterError) as info:
+        _source(kubeconfig).load(["nodes"])
+    assert info.value.exit_code == ExitCode.CLUSTER
+    assert message in info.value.line()
+
+
+def test_timeout_is_one_attempt_and_exit_3(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.fault(path=r"/api/v1/nodes", delay=2.0)
+    started = time.monotonic()
+    with pytest.raises(ClusterError, match="did not answer within 0.3s"):
+        _source(kubeconfig, request_timeout=0.3).load(["nodes"])
+    assert time.monotonic() - started < 1.5  # no silent retries
+
+
+def test_connection_refused(kubeconfig: Path) -> None:
+    with pytest.raises(ClusterError, match="cannot connect"):
+        _source(kubeconfig, context="other").load(["nodes"])
+
+
+def test_unknown_context_is_usage_error(kubeconfig: Path) -> None:
+    with pytest.raises(InputError, match="context 'nope' not found"):
+        _source(kubeconfig, context="nope")
+
+
+def test_exec_credential_plugin_is_honoured(tls_apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+    tls_apiserver.require_token = "s3cret"
+    tls_apiserver.add(node("n1"))
+    path = write_exec_kubeconfig(
+        tmp_path / "kubeconfig", tls_apiserver.url, "s3cret", ca_pem=tls_apiserver.ca_pem
+    )
+    state, _ = LiveSource(LiveOptions(kubeconfig=str(path))).load(["nodes"])
+    assert [n.name for n in state.nodes] == ["n1"]
+    auth = {r.headers.get("authorization") for r in tls_apiserver.requests if r.path == "/api/v1/nodes"}
+    assert auth == {"Bearer s3cret"}
