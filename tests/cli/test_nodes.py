@@ -149,7 +149,7 @@ def test_errors_are_one_line_with_documented_codes(
 def test_bad_now_is_usage_error(cli: Cli, cluster: Path) -> None:
     result = cli("nodes", "--snapshot", str(cluster), "--now", "yesterday")
     assert (
-        result.code == 2 and "--now" in result.err and "\n" == result.err[-1] and result.err.count("\n") == 1
+        result.code == 2 and "--now" in result.err and result.err[-1] == "\n" and result.err.count("\n") == 1
     )
 
 

@@ -55,7 +55,7 @@ def test_lists_every_page(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
 
 def test_absent_crds_are_absent_not_errors(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
     apiserver.add(node("n1"))
-    state, fetched = _source(kubeconfig).load()
+    state, _ = _source(kubeconfig).load()
     assert {"nodepools", "nodeclaims", "nodeclasses", "ec2nodeclasses"} <= state.absent
     assert not state.notes
     assert [n.name for n in state.nodes] == ["n1"]
@@ -128,7 +128,7 @@ def test_fatal_answers_are_cluster_errors(
 def test_timeout_is_one_attempt_and_exit_3(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
     apiserver.fault(path=r"/api/v1/nodes", delay=2.0)
     started = time.monotonic()
-    with pytest.raises(ClusterError, match="did not answer within 0.3s"):
+    with pytest.raises(ClusterError, match=r"did not answer within 0\.3s"):
         _source(kubeconfig, request_timeout=0.3).load(["nodes"])
     assert time.monotonic() - started < 1.5  # no silent retries
 
