@@ -93,11 +93,11 @@ def explain(
     ]
     if emit_data(data, opts.format, loaded.state.notes):
         return code
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.pending_view import explain_view
 
     print_notes(loaded.state.notes, no_color=opts.no_color)
-    make_console(no_color=opts.no_color).print(explain_view(diag))
+    print_table(make_console(no_color=opts.no_color), explain_view(diag))
     return code
 
 

@@ -31,6 +31,8 @@ def make_console(*, stderr: bool = False, no_color: bool = False) -> Console:
         color_system="auto" if color else None,
         highlight=False,
         emoji=False,
+        # Our strings carry user data ("In [spot]", taint values): never read them as rich markup.
+        markup=False,
         # Not a terminal: do not wrap to 80 columns, let the table take the width it needs.
         width=None if color else 4000,
         soft_wrap=False,
