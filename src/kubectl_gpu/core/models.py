@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration
+from kubectl_gpu.core.timeutil import parse_optional_time
 
 Raw = dict[str, Any]
 Resources = dict[str, Decimal]
@@ -41,11 +42,16 @@ class Condition:
     status: str
     reason: str | None = None
     message: str | None = None
-    last_transition: datetime | None = None
+    # Kept as text and parsed on use: most conditions' times are never read, and a fleet has millions.
+    last_transition_text: str | None = None
 
     @property
     def is_true(self) -> bool:
         return self.status == "True"
+
+    @property
+    def last_transition(self) -> datetime | None:
+        return parse_optional_time(self.last_transition_text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,7 +126,7 @@ def conditions(value: object, where: str) -> tuple[Condition, ...]:
                 status=str(item.get("status", "Unknown")),
                 reason=_opt_str(item.get("reason")),
                 message=_opt_str(item.get("message")),
-                last_transition=parse_optional_time(item.get("lastTransitionTime")),
+                last_transition_text=_opt_str(item.get("lastTransitionTime")),
             )
         )
     return tuple(out)

@@ -22,6 +22,7 @@ from kubernetes.config.config_exception import ConfigException
 from kubectl_gpu.core.cluster import ClusterState, Note
 from kubectl_gpu.core.parse import ModelError, parse_object
 from kubectl_gpu.errors import ClusterError, InputError
+from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
 
 __all__ = ["Fetched", "LiveOptions", "LiveSource"]
@@ -267,6 +268,10 @@ class LiveSource:
         return ClusterError(f"the API server at {self.server} answered {exc.status} {exc.reason}: {message}")
 
     def load(self, kinds: Iterable[str] | None = None) -> tuple[ClusterState, Fetched]:
+        with bulk_load():
+            return self._load(kinds)
+
+    def _load(self, kinds: Iterable[str] | None) -> tuple[ClusterState, Fetched]:
         fetched = self.fetch(kinds)
         state = ClusterState(source=f"context {self.context} ({self.server})", context=self.context)
         models = []

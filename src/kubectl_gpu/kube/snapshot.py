@@ -23,6 +23,7 @@ from kubectl_gpu.core.cluster import ClusterState
 from kubectl_gpu.core.parse import ModelError, kind_of, parse_object
 from kubectl_gpu.core.timeutil import TimeError, parse_time
 from kubectl_gpu.errors import InputError
+from kubectl_gpu.kube.heap import bulk_load
 
 __all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "redact", "write_bundle"]
 
@@ -126,6 +127,11 @@ def _bundle_meta(doc: dict[str, Any], path: Path, state: ClusterState) -> list[A
 
 def load_snapshot(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
     """Load and parse every object from the given files and directories into one ClusterState."""
+    with bulk_load():
+        return _load(paths)
+
+
+def _load(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
     state = ClusterState()
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
