@@ -12,12 +12,13 @@ from kubectl_gpu.core.cluster import ClusterState
 from kubectl_gpu.core.evidence.findings import Code, ParsedMessage, Source
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.models import Event, Pod
-from kubectl_gpu.core.pending.fixes import nodepool_yaml
+from kubectl_gpu.core.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
 from kubectl_gpu.core.pending.instances import InstanceIndex, capacity_of
 from kubectl_gpu.core.pending.report import Evidence, PendingReport, PodDiagnosis
 from kubectl_gpu.core.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.pending.targets import NodeTarget, PoolTarget, TargetEvaluation, cluster_provider
 from kubectl_gpu.core.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
 __all__ = ["analyse_pending", "in_scope"]
 
@@ -74,32 +75,53 @@ def _provisioning(
     nearest: TargetEvaluation | None,
     now: datetime,
 ) -> str | None:
-    """Why the pod is in flight, or None. A nomination that went stale does not count."""
+    """Why the pod is in flight, or None.
+
+    Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
+    provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
+    supersede a nomination), and its NodeClaim is neither initialized already nor out of capacity.
+    """
     if pod.nominated_node_name:
         return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"
-    last_failure = max(
-        (e.last_seen for e, _ in parsed if e.reason == "FailedScheduling" and e.last_seen), default=None
-    )
-    claims = {c.name: c for c in state.nodeclaims}
-    for event, message in reversed(parsed):
-        if event.reason != "Nominated" or event.last_seen is None:
-            continue
-        if now - event.last_seen > NOMINATION_WINDOW:
-            continue
-        if last_failure is not None and last_failure > event.last_seen:
-            continue
-        names = [getattr(p, "nodeclaim", None) for p in message.parts]
-        claim_name = next((n for n in names if n), None)
+    nominations = [(e, m) for e, m in parsed if e.reason == "Nominated" and e.last_seen is not None]
+    if nominations:
+        event, message = max(nominations, key=lambda item: item[0].last_seen or now)
+        assert event.last_seen is not None
+        provisioner_failures = [
+            e.last_seen
+            for e, m in parsed
+            if e.reason == "FailedScheduling"
+            and e.last_seen is not None
+            and m.source in (Source.KARPENTER, Source.AUTO_MODE)
+        ]
+        claim_name = next((n for n in (getattr(p, "nodeclaim", None) for p in message.parts) if n), None)
+        claims = {c.name: c for c in state.nodeclaims}
         claim = claims.get(claim_name) if claim_name else None
         initialized = claim.condition("Initialized") if claim is not None else None
-        if initialized is not None and initialized.is_true:
-            continue
-        who = f"NodeClaim {claim_name}" if claim_name else "a new node"
-        return f"{message.source} nominated the pod for {who} {int((now - event.last_seen).total_seconds() // 60)}m ago"
+        fresh = now - event.last_seen <= NOMINATION_WINDOW
+        superseded = any(t > event.last_seen for t in provisioner_failures)
+        out_of_capacity = claim_name is not None and any(
+            e.reason == "InsufficientCapacityError" and e.involved.name == claim_name
+            for e in state.events_for("NodeClaim", claim_name)
+        )
+        done = initialized is not None and initialized.is_true
+        if fresh and not superseded and not out_of_capacity and not done:
+            who = f"NodeClaim {claim_name}" if claim_name else "a new node"
+            minutes = int((now - event.last_seen).total_seconds() // 60)
+            return f"{message.source} nominated the pod for {who} {minutes}m ago"
+        return None
     if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
         for claim in state.nodeclaims:
             ready = claim.condition("Initialized")
-            if claim.node_pool == nearest.target.name and not (ready and ready.is_true):
+            created = claim.meta.created
+            recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
+            after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
+            if (
+                claim.node_pool == nearest.target.name
+                and not (ready and ready.is_true)
+                and recent
+                and after_pod
+            ):
                 return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
     return None
 
@@ -124,6 +146,14 @@ def _scheduled_fix(reason: str) -> str:
     return "kubectl describe pod and kubectl logs show what the kubelet reports"
 
 
+def _free_name(state: ClusterState, resource: str) -> str:
+    base = "neuron" if "neuron" in resource else ("amd-gpu" if resource.startswith("amd.com/") else "gpu")
+    name, n = base, 2
+    while name in state.nodepool_by_name:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
 def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
     resources = sorted(shape.accelerators)
     provider = cluster_provider(state)
@@ -141,17 +171,40 @@ def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
             if capacity_of(it, resource) >= count and it.auto_mode_listed is not False
         }
     )[:4] or ["g6e"]
-    node_class = "default"
-    return "create a NodePool that can launch it, e.g.:\n" + nodepool_yaml(
-        provider=provider, resource=resource, families=families, node_class=node_class, count=count
+    taint = Taint(pool_taint(resource), "", "NoSchedule")
+    tolerated = not untolerated(shape.tolerations, (taint,))
+    pool = nodepool_yaml(
+        name=_free_name(state, resource),
+        provider=provider,
+        resource=resource,
+        families=families,
+        node_class="default",
+        count=count,
     )
+    prefix = ""
+    if not state.nodepools:
+        prefix = (
+            "no Karpenter NodePools in this cluster: add nodes with this accelerator (a node group with the "
+            "device plugin), or use EKS Auto Mode / Karpenter with a NodePool such as:\n"
+        )
+    else:
+        prefix = "create a NodePool that can launch it, e.g.:\n"
+    suffix = "" if tolerated else "\nand let the pod tolerate the pool's taint:\n" + toleration_fix((taint,))
+    return prefix + pool + suffix
 
 
 def _disagreements(
     parsed: list[tuple[Event, ParsedMessage]], evaluations: Iterable[TargetEvaluation], verdict: Verdict
 ) -> tuple[str, ...]:
-    """Where the provisioner's own latest message and our analysis part ways."""
-    ours = {b.code for ev in evaluations for b in ev.blockers} | {verdict}
+    """Where the provisioner's own latest message names something this analysis does not find now.
+
+    Compared item by item: a taint by key, a label by key, a limit by NodePool; other codes by kind.
+    """
+    blockers = [b for ev in evaluations for b in ev.blockers]
+    ours = {b.code for b in blockers} | {verdict}
+    taints = {str(t).split("=", 1)[0].split(":", 1)[0] for b in blockers for t in b.detail.get("taints", ())}
+    labels = {str(b.detail.get("key")) for b in blockers if b.detail.get("key")}
+    limited = {b.target.name for b in blockers if b.code is Verdict.NODEPOOL_LIMIT_REACHED}
     latest = next(
         (
             (e, m)
@@ -163,12 +216,28 @@ def _disagreements(
     if latest is None:
         return ()
     event, message = latest
-    out = []
-    for code in dict.fromkeys(message.codes):
-        expected = _EQUIVALENT.get(code)
-        if expected and not (expected & ours):
+    out: list[str] = []
+    for part in message.parts:
+        code = part.code
+        missing: str | None = None
+        if code is Code.UNTOLERATED_TAINT:
+            key = getattr(part, "key", None)
+            if key and key not in taints:
+                missing = f"an untolerated taint {key}"
+        elif code in (Code.UNKNOWN_LABEL, Code.REQUIREMENT_CONFLICT):
+            key = getattr(part, "label", None) or getattr(part, "key", None)
+            if key and key not in labels:
+                missing = f"a problem with label {key}"
+        elif code is Code.LIMITS_EXCEEDED:
+            if part.nodepool and part.nodepool not in limited:
+                missing = f"exhausted limits of NodePool {part.nodepool}"
+        else:
+            expected = _EQUIVALENT.get(code)
+            if expected and not (expected & ours):
+                missing = str(code)
+        if missing and not any(missing in line for line in out):
             out.append(
-                f"{message.source} reported {code} ({event.message[:160]}), which this analysis does not "
+                f"{message.source} reported {code} ({missing}: {part.text[:140]}), which this analysis does not "
                 f"find now: the cluster may have changed since, or the data is incomplete"
             )
     if verdict is Verdict.NO_BLOCKER_FOUND and message.codes and not out:
@@ -193,13 +262,23 @@ class _Analyser:
             )
             for pool in state.nodepools
         ]
-        self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes] if not self.pools else []
+        self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
+
+    def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
+        """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
+        accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
+        if not self.pools:
+            return [*self.nodes]
+        targets: list[PoolTarget | NodeTarget] = [*self.pools]
+        if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
+            targets += [n for n in self.nodes if n.offers(shape)]
+        return targets
 
     def evaluate(self, shape: PodShape) -> tuple[TargetEvaluation, ...]:
         found = self.cache.get(shape.key)
         if found is None:
-            targets: list[PoolTarget | NodeTarget] = [*self.pools] if self.pools else [*self.nodes]
+            targets = self._targets(shape)
             found = tuple(sorted((t.evaluate(shape) for t in targets), key=TargetEvaluation.nearness))
             self.cache[shape.key] = found
         return found

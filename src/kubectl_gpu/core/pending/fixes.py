@@ -12,15 +12,8 @@ __all__ = ["nodepool_yaml", "selector_fix", "toleration_fix"]
 
 
 def _yaml_scalar(value: Any) -> str:
-    if isinstance(value, str):
-        if (
-            value == ""
-            or not value.replace("-", "").replace(".", "").replace("/", "").replace("_", "").isalnum()
-        ):
-            return json.dumps(value)
-        if value.isdigit() or value in ("true", "false", "null", "yes", "no", "on", "off"):
-            return json.dumps(value)
-        return value
+    """A YAML scalar that reads back as exactly this value: strings are always double-quoted, because
+    YAML 1.1 turns `True`, `on`, `1.5`, `0x1F` or `2026-11-29` into something that is not a string."""
     return json.dumps(value)
 
 
@@ -38,6 +31,11 @@ def toleration_fix(taints: tuple[Taint, ...]) -> str:
     return "\n".join(lines)
 
 
+def pool_taint(resource: str) -> str:
+    """The taint key a dedicated accelerator pool should carry for a resource."""
+    return "nvidia.com/gpu" if resource.startswith("nvidia.com/") else resource
+
+
 def selector_fix(old_key: str, new_key: str, value: str | None) -> str:
     shown = _yaml_scalar(value) if value is not None else "<value>"
     return f"nodeSelector:\n  {new_key}: {shown}    # was {old_key}"
@@ -45,6 +43,7 @@ def selector_fix(old_key: str, new_key: str, value: str | None) -> str:
 
 def nodepool_yaml(
     *,
+    name: str,
     provider: str,
     resource: str,
     families: list[str],
@@ -57,13 +56,13 @@ def nodepool_yaml(
         ("eks.amazonaws.com", "NodeClass") if provider == "auto" else ("karpenter.k8s.aws", "EC2NodeClass")
     )
     limit = max(int(count) * 4, 8)
-    taint = "nvidia.com/gpu" if resource.startswith("nvidia.com/") else resource
+    taint = pool_taint(resource)
     return "\n".join(
         [
             "apiVersion: karpenter.sh/v1",
             "kind: NodePool",
             "metadata:",
-            "  name: gpu",
+            f"  name: {name}",
             "spec:",
             "  template:",
             "    spec:",

@@ -3,6 +3,7 @@ and kube-scheduler would, and say what blocks it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -227,29 +228,38 @@ class PoolTarget:
         return Check("nodeclass", True, f"{label}: {state}")
 
     def _capacity_event(self, now: datetime) -> Blocker | None:
+        """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
         claims = {c.name: c.node_pool for c in self.state.nodeclaims}
-        for event in reversed(self.state.events):
+        claim_name = re.compile(re.escape(self.pool.name) + r"-[a-z0-9]{5}")
+        matching = []
+        for event in self.state.events:
             if event.reason != "InsufficientCapacityError" or event.last_seen is None:
                 continue
             if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
                 continue
             name = event.involved.name or ""
-            pool = claims.get(name)
-            if pool is None and event.involved.kind == "NodeClaim" and name.startswith(self.pool.name + "-"):
-                pool = self.pool.name
-            if event.involved.kind == "NodePool" and name == self.pool.name:
-                pool = self.pool.name
+            if event.involved.kind == "NodePool":
+                pool = name
+            elif name in claims:
+                pool = claims[name]
+            else:
+                # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
+                pool = self.pool.name if claim_name.fullmatch(name) else None
             if pool == self.pool.name:
-                age = int((now - event.last_seen).total_seconds() // 60)
-                return Blocker(
-                    Verdict.CAPACITY_UNAVAILABLE,
-                    CAPACITY,
-                    self.ref,
-                    f"EC2 had no capacity for NodePool {self.pool.name} {age}m ago: {event.message}",
-                    "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
-                    "use a capacity reservation; Karpenter retries on its own",
-                )
-        return None
+                matching.append(event)
+        if not matching:
+            return None
+        event = max(matching, key=lambda e: e.last_seen or now)
+        assert event.last_seen is not None
+        age = int((now - event.last_seen).total_seconds() // 60)
+        return Blocker(
+            Verdict.CAPACITY_UNAVAILABLE,
+            CAPACITY,
+            self.ref,
+            f"EC2 had no capacity for NodePool {self.pool.name} {age}m ago: {event.message}",
+            "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
+            "use a capacity reservation; Karpenter retries on its own",
+        )
 
     # --- per shape ----------------------------------------------------------------------------
 
@@ -504,6 +514,7 @@ class NodeTarget:
                     self.ref,
                     f"pod does not tolerate {_taint_list(missing)} of node {node.name}",
                     toleration_fix(missing),
+                    {"taints": [pretty(t) for t in missing]},
                 )
             )
             checks.append(Check("taints", False, f"untolerated: {_taint_list(missing)}"))
