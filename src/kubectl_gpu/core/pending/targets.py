@@ -238,6 +238,7 @@ class PoolTarget:
             if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
                 continue
             name = event.involved.name or ""
+            pool: str | None
             if event.involved.kind == "NodePool":
                 pool = name
             elif name in claims:
