@@ -28,6 +28,7 @@ class OutputFormat(StrEnum):
     wide = "wide"
     json = "json"
     yaml = "yaml"
+    csv = "csv"  # only commands registered with `with_global_options(..., csv=True)` accept it
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,9 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
     "output": (
         Annotated[
             OutputFormat | None,
-            typer.Option("--output", "-o", help="table, wide, json or yaml.", rich_help_panel=_HELP),
+            typer.Option(
+                "--output", "-o", help="table, wide, json or yaml (csv: inventory).", rich_help_panel=_HELP
+            ),
         ],
         None,
     ),
@@ -183,10 +186,11 @@ def global_parameters() -> list[inspect.Parameter]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def with_global_options(func: Callable[..., Any]) -> Callable[..., Any]:
+def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Callable[..., Any]:
     """Give a subcommand the global options; it receives them merged as `opts: GlobalOptions`.
 
     The command declares `ctx: typer.Context` and `opts: GlobalOptions` (filled in here, hidden from typer).
+    `-o csv` is a usage error (exit 2) unless the command is registered with `csv=True`.
     """
     signature = inspect.signature(func)
     resolved = get_type_hints(func, include_extras=True)
@@ -202,7 +206,13 @@ def with_global_options(func: Callable[..., Any]) -> Callable[..., Any]:
         later = collect(values)
         ctx = kwargs["ctx"]
         root = ctx.find_root().obj if ctx.find_root().obj is not None else GlobalOptions()
-        return func(*args, opts=root.merged(later), **kwargs)
+        opts = root.merged(later)
+        if opts.output is OutputFormat.csv and not csv:
+            raise InputError(
+                f"-o csv is not supported by {ctx.info_name or 'this command'}",
+                "use -o table, wide, json or yaml (csv: inventory)",
+            )
+        return func(*args, opts=opts, **kwargs)
 
     params = own + global_parameters()
     params.sort(key=lambda p: p.kind)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -17,8 +18,17 @@ from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType
 from kubectl_gpu.core.cluster import ClusterState
 from kubectl_gpu.core.health import ConditionHealth, condition_health
 from kubectl_gpu.core.models import Node
+from kubectl_gpu.core.pricing import PriceBook
 
-__all__ = ["AcceleratorUsage", "DriverInfo", "NodeReport", "NodeRow", "build_node_report", "compute_type"]
+__all__ = [
+    "AcceleratorUsage",
+    "DriverInfo",
+    "NodeReport",
+    "NodeRow",
+    "build_node_report",
+    "compute_type",
+    "usage_fraction",
+]
 
 ZERO = Decimal(0)
 
@@ -49,6 +59,11 @@ class AcceleratorUsage:
     @property
     def free(self) -> Decimal:
         return max(self.allocatable - self.requested, ZERO)
+
+    @property
+    def paid(self) -> Decimal:
+        """What the instance has (and is billed for): capacity, else allocatable."""
+        return self.capacity if self.capacity > 0 else self.allocatable
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +111,10 @@ class NodeRow:
     conditions: tuple[ConditionHealth, ...]
     instance_id: str | None
     price_per_hour: float | None
+    price_source: str | None = None  # price-file | list-us-east-1 (core.pricing)
+    # Accelerators (in the primary resource's units) no running pod has requested; None when unknown
+    # (DRA devices claimed by pods: per-device allocation is not counted).
+    idle_accelerators: Decimal | None = None
 
     @property
     def unhealthy(self) -> tuple[ConditionHealth, ...]:
@@ -120,6 +139,9 @@ class NodeRow:
             "unschedulable": self.unschedulable,
             "instanceId": self.instance_id,
             "conditions": [c.to_dict() for c in self.conditions],
+            "pricePerHour": self.price_per_hour,
+            "priceSource": self.price_source,
+            "idleAccelerators": None if self.idle_accelerators is None else _num(self.idle_accelerators),
         }
 
 
@@ -249,12 +271,36 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
     return rows
 
 
-def build_node_row(node: Node, state: ClusterState, catalog: Catalog) -> NodeRow:
+def usage_fraction(usages: Sequence[AcceleratorUsage], requests: Mapping[str, Decimal]) -> Decimal:
+    """Share (0..1) of a node's accelerators that `requests` take: the largest requested/capacity over its
+    accelerator resources, so a pod asking for Neuron cores or MIG slices counts against the devices."""
+    best = ZERO
+    for usage in usages:
+        if usage.resource is None or usage.paid <= 0:
+            continue
+        best = max(best, requests.get(usage.resource, ZERO) / usage.paid)
+    return min(best, Decimal(1))
+
+
+def _idle(accelerators: list[AcceleratorUsage], node: Node, state: ClusterState) -> Decimal | None:
+    if not accelerators:
+        return None
+    primary = accelerators[0]
+    if primary.source == "dra":
+        claiming = any(p.resource_claims and not p.terminated for p in state.pods_by_node.get(node.name, []))
+        return None if claiming else primary.paid
+    used = usage_fraction(accelerators, state.requested_by_node.get(node.name, {})) * primary.paid
+    return max(primary.paid - used, ZERO)
+
+
+def build_node_row(
+    node: Node, state: ClusterState, catalog: Catalog, prices: PriceBook | None = None
+) -> NodeRow:
     labels = node.labels
     accelerators = _accelerators(node, state, catalog)
     itype = _instance_type(node)
-    spec = catalog.by_name(itype) if itype else None
     claim = state.nodeclaim_by_node.get(node.name)
+    price = (prices or PriceBook(catalog)).price(itype)
     return NodeRow(
         name=node.name,
         instance_type=itype,
@@ -274,14 +320,21 @@ def build_node_row(node: Node, state: ClusterState, catalog: Catalog) -> NodeRow
         unschedulable=node.unschedulable,
         conditions=tuple(condition_health(c) for c in node.conditions),
         instance_id=_instance_id(node.provider_id),
-        price_per_hour=spec.price_usd_per_hour if spec else None,
+        price_per_hour=price.as_float if price else None,
+        price_source=price.source if price else None,
+        idle_accelerators=_idle(accelerators, node, state),
     )
 
 
 def build_node_report(
-    state: ClusterState, catalog: Catalog, now: datetime, *, include_all: bool = False
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    include_all: bool = False,
+    prices: PriceBook | None = None,
 ) -> NodeReport:
-    rows = [build_node_row(node, state, catalog) for node in state.nodes]
+    rows = [build_node_row(node, state, catalog, prices) for node in state.nodes]
     if not include_all:
         rows = [r for r in rows if r.accelerator is not None]
     rows.sort(key=lambda r: (r.node_pool or "~", r.instance_type or "", r.name))

@@ -67,6 +67,13 @@ def _resource(row: NodeRow) -> str:
     return ",".join(resources) or "-"
 
 
+def _price(row: NodeRow) -> str:
+    """Hourly price; `*` marks the catalog's us-east-1 list price (a footnote explains it)."""
+    if row.price_per_hour is None:
+        return "-"
+    return f"{row.price_per_hour:.2f}{'*' if row.price_source == 'list-us-east-1' else ''}"
+
+
 def nodes_table(report: NodeReport, *, wide: bool) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = [
@@ -83,7 +90,7 @@ def nodes_table(report: NodeReport, *, wide: bool) -> Table:
     ]
     if wide:
         columns[2:2] = []
-        columns += ["RESOURCE", "CAPACITY", "ZONE", "NODECLAIM", "OS-IMAGE", "INSTANCE-ID", "$/H"]
+        columns += ["RESOURCE", "CAPACITY", "ZONE", "NODECLAIM", "OS-IMAGE", "INSTANCE-ID", "$/H", "IDLE"]
     for column in columns:
         table.add_column(column, no_wrap=True)
     for row in report.rows:
@@ -108,7 +115,8 @@ def nodes_table(report: NodeReport, *, wide: bool) -> Table:
                 row.node_claim or "-",
                 row.os_image or "-",
                 row.instance_id or "-",
-                f"{row.price_per_hour:.2f}" if row.price_per_hour is not None else "-",
+                _price(row),
+                _n(row.idle_accelerators) if row.idle_accelerators is not None else "-",
             ]
         table.add_row(*cells)
     return table
