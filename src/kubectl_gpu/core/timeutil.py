@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-__all__ = ["TimeError", "format_age", "parse_duration", "parse_time"]
+__all__ = ["TimeError", "format_age", "parse_duration", "parse_go_duration", "parse_time"]
 
 
 class TimeError(ValueError):
@@ -71,6 +71,35 @@ def parse_duration(text: str) -> timedelta:
     if position != len(stripped) or position == 0:
         raise TimeError(f"not a duration: {text!r} (use forms like 336h, 24h0m0s, 11d)")
     return timedelta(seconds=seconds)
+
+
+_GO_DURATION = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
+_GO_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+
+
+def parse_go_duration(text: str) -> timedelta | None:
+    """Go's `time.ParseDuration` (units ns..h, optional sign, decimals); None when Go would reject it.
+
+    Unlike `parse_duration` it has no `d`/`w` units: Karpenter parses `do-not-disrupt` with Go, so a value
+    Go rejects must be rejected here too.
+    """
+    body = text
+    sign = 1
+    if body[:1] in ("+", "-"):
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:]
+    if body == "0":
+        return timedelta(0)
+    position = 0
+    seconds = 0.0
+    for match in _GO_DURATION.finditer(body):
+        if match.start() != position:
+            return None
+        seconds += float(match[1]) * _GO_UNIT[match[2]]
+        position = match.end()
+    if position == 0 or position != len(body):
+        return None
+    return timedelta(seconds=sign * seconds)
 
 
 def format_age(delta: timedelta) -> str:

@@ -25,7 +25,7 @@ from kubectl_gpu.core.timeutil import TimeError, parse_time
 from kubectl_gpu.errors import InputError
 from kubectl_gpu.kube.heap import bulk_load
 
-__all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "redact", "write_bundle"]
+__all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "redact", "write_bundle"]
 
 BUNDLE_API_VERSION = "kubectl-gpu/v1"
 BUNDLE_KIND = "Snapshot"
@@ -54,26 +54,31 @@ def _documents(path: Path) -> list[Any]:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return _decode(data, str(path))
+
+
+def _decode(data: bytes, source: str) -> list[Any]:
+    """JSON (one document) or YAML (any number of documents), by the first character."""
     stripped = data.lstrip()
     if not stripped:
-        raise InputError(f"{path}: file is empty")
+        raise InputError(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
     if stripped[:1] in (b"{", b"["):
         try:
             return [orjson.loads(data)]
         except orjson.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON ({exc}); is the file truncated?") from None
+            raise InputError(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
     try:
         return [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "malformed document"
-        raise InputError(f"{path}: not valid YAML{where} ({problem}); is the file truncated?") from None
+        raise InputError(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file (expected JSON or YAML)") from None
+        raise InputError(f"{source}: not a text file (expected JSON or YAML)") from None
 
 
-def _objects(doc: Any, path: Path, where: str) -> Iterator[dict[str, Any]]:
+def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
     if isinstance(doc, list):
         for index, item in enumerate(doc):
             yield from _objects(item, path, f"{where}[{index}]")
@@ -97,7 +102,7 @@ def _objects(doc: Any, path: Path, where: str) -> Iterator[dict[str, Any]]:
     yield doc
 
 
-def _bundle_meta(doc: dict[str, Any], path: Path, state: ClusterState) -> list[Any]:
+def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[Any]:
     version = doc.get("apiVersion")
     if version != BUNDLE_API_VERSION:
         raise InputError(
@@ -128,34 +133,42 @@ def _bundle_meta(doc: dict[str, Any], path: Path, state: ClusterState) -> list[A
 def load_snapshot(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
     """Load and parse every object from the given files and directories into one ClusterState."""
     with bulk_load():
-        return _load(paths)
+        files = list(_files(paths))
+        state = _load((str(path), _documents(path)) for path in files)
+        state.source = ", ".join(str(p) for p in files)
+        return state
 
 
-def _load(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
+def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
+    """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
+    data = text.encode() if isinstance(text, str) else text
+    state = _load([(source, _decode(data, source))])
+    state.source = source
+    return state
+
+
+def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
     state = ClusterState()
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
-    files = list(_files(paths))
-    for path in files:
-        for doc in _documents(path):
+    for source, docs_of_source in documents:
+        for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
-                docs: Any = _bundle_meta(doc, path, state)
+                docs: Any = _bundle_meta(doc, source, state)
             else:
                 docs = doc
-            for obj in _objects(docs, path, ""):
+            for obj in _objects(docs, source, ""):
                 try:
                     model = parse_object(obj)
                 except ModelError as exc:
-                    raise InputError(f"{path}: {exc}") from None
+                    raise InputError(f"{source}: {exc}") from None
+                group, kind = kind_of(obj)
                 if model is None:
-                    group, kind = kind_of(obj)
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
-                group, kind = kind_of(obj)
                 seen[(group, kind, model.meta.namespace, model.meta.name)] = model
     state.add(seen.values())
-    state.source = ", ".join(str(p) for p in files)
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         state.note(
