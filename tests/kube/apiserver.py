@@ -169,6 +169,17 @@ class FakeKubeAPI:
             obj["metadata"]["resourceVersion"] = self._next_rv()
             return copy.deepcopy(obj)
 
+    def remove(self, resource: str, name: str, namespace: str | None = None) -> bool:
+        """Delete an object behind the API's back (a node going away, pod garbage collection); True if it
+        existed. A simulated kubelet's hook, like `update_status`."""
+        rt = resources.by_name(resource)
+        ns = (namespace or "default") if rt.namespaced else ""
+        with self._lock:
+            found = self._store[rt.key].pop((ns, name), None) is not None
+            if found:
+                self._next_rv()
+            return found
+
     def install_crds(self, *names: str) -> None:
         """Make CRD-backed kinds exist (`nodepools.karpenter.sh`...); absent ones answer 404 everywhere."""
         unknown = set(names) - resources.CRD_NAMES

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,6 +18,14 @@ def snapshot(
     out: Annotated[str, typer.Option("--out", "-f", help="Bundle file to write (JSON).")] = "",
     no_redact: Annotated[
         bool, typer.Option("--no-redact", help="Keep container env values and args (redacted by default).")
+    ] = False,
+    probe: Annotated[
+        bool,
+        typer.Option(
+            "--probe",
+            help="Also run the GPU collector in a debug pod on every accelerator node (as kubectl gpu smi "
+            "--all) and store its output; read it back with kubectl gpu smi --snapshot FILE.",
+        ),
     ] = False,
     *,
     opts: GlobalOptions,
@@ -44,18 +52,27 @@ def snapshot(
     captured_at = opts.now_or(datetime.now(UTC))
     fetched = source.fetch()
     objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
+    probes: dict[str, Any] = {}
+    probe_warnings: list[str] = []
+    if probe:
+        from kubectl_gpu.cli.debug import probe_for_snapshot
+
+        probes, probe_warnings = probe_for_snapshot(opts)
     bundle = build_bundle(
         objects,
         captured_at=captured_at,
         context=source.context,
         notes=[{"code": n.code, "message": n.message, "kind": n.kind} for n in fetched.notes],
         absent=fetched.absent,
+        probes=probes,
         redacted=not no_redact,
     )
     write_bundle(bundle, out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in fetched.notes:
         console.print(f"warning: {note.message}", markup=False)
+    for line in probe_warnings:
+        console.print(f"warning: {line}", markup=False)
     console.print(f"wrote {out}: {len(objects)} objects from context {source.context}", markup=False)
     return ExitCode.OK
 

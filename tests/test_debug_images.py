@@ -1,0 +1,90 @@
+"""The debug images stay in sync with the CLI: the collector they carry, their version, their references.
+
+The Dockerfiles do not keep a copy of the collector: they COPY the packaged file (build context = the
+repository root), so the script in the image is byte-identical to the text `kubectl gpu smi` sends.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from kubectl_gpu import __version__
+from kubectl_gpu.core.debugpod import DEFAULT_IMAGES, IMAGE_ENV_VARS, Accelerator
+
+ROOT = Path(__file__).resolve().parents[1]
+IMAGES = ROOT / "debug-images"
+COLLECTOR = "src/kubectl_gpu/data/collector.sh"
+NAMES = {Accelerator.NVIDIA: "nvidia", Accelerator.NEURON: "neuron"}
+
+
+def dockerfile(accelerator: Accelerator) -> str:
+    return (IMAGES / NAMES[accelerator] / "Dockerfile").read_text()
+
+
+def instructions(text: str) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) with line continuations joined and comments dropped."""
+    joined = re.sub(
+        r"\\\n\s*", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    )
+    out = []
+    for line in joined.splitlines():
+        if line.strip():
+            word, _, rest = line.strip().partition(" ")
+            out.append((word.upper(), rest.strip()))
+    return out
+
+
+@pytest.mark.parametrize("accelerator", list(Accelerator))
+def test_image_copies_the_packaged_collector(accelerator: Accelerator) -> None:
+    copies = [args.split() for op, args in instructions(dockerfile(accelerator)) if op in ("COPY", "ADD")]
+    assert copies == [[COLLECTOR, "/usr/local/share/kubectl-gpu/collector.sh"]]
+    packaged = resources.files("kubectl_gpu.data").joinpath("collector.sh")
+    assert Path(str(packaged)).resolve() == (ROOT / COLLECTOR).resolve()  # what the CLI sends is this file
+    assert (ROOT / COLLECTOR).read_bytes().startswith(b"#!/bin/sh\n# kubectl-gpu collector")
+    ignore = (IMAGES / NAMES[accelerator] / "Dockerfile.dockerignore").read_text().split()
+    assert ignore[-2:] == ["*", f"!{COLLECTOR}"]  # the context carries only what is copied
+
+
+def test_the_cli_sends_the_same_bytes() -> None:
+    from kubectl_gpu.cli.debug import _collector_script
+
+    assert _collector_script().encode() == (ROOT / COLLECTOR).read_bytes()
+
+
+@pytest.mark.parametrize("accelerator", list(Accelerator))
+def test_versions_and_default_references_agree(accelerator: Accelerator) -> None:
+    ops = instructions(dockerfile(accelerator))
+    assert ("ARG", f"VERSION={__version__}") in ops
+    assert DEFAULT_IMAGES[accelerator] == f"ghcr.io/kubectl-gpu/debug-{NAMES[accelerator]}:{__version__}"
+    readme = (IMAGES / NAMES[accelerator] / "README.md").read_text()
+    assert f"ghcr.io/kubectl-gpu/debug-{NAMES[accelerator]}:$VERSION" in readme  # the publish command
+    for needle in (
+        IMAGE_ENV_VARS[accelerator],
+        "config.yaml",
+        "--image" if accelerator is Accelerator.NVIDIA else "--neuron-image",
+    ):
+        assert needle in readme
+
+
+def test_nvidia_image_has_no_driver_and_the_tools() -> None:
+    ops = instructions(dockerfile(Accelerator.NVIDIA))
+    (base,) = [args for op, args in ops if op == "FROM"]
+    assert re.fullmatch(r"nvidia/cuda:\d+\.\d+\.\d+-base-ubuntu\d+\.\d+", base)
+    env = " ".join(args for op, args in ops if op == "ENV")
+    assert "NVIDIA_DRIVER_CAPABILITIES=utility" in env and "NVIDIA_DISABLE_REQUIRE=1" in env
+    run = " ".join(args for op, args in ops if op == "RUN")
+    for package in ("pciutils", "nvme-cli", "mdadm", "util-linux", "iproute2"):
+        assert re.search(rf"\b{package}\b", run)
+    assert not re.search(r"nvidia-driver|libnvidia|nvidia-utils|cuda-toolkit", run)
+
+
+def test_neuron_image_has_the_neuron_tools() -> None:
+    ops = instructions(dockerfile(Accelerator.NEURON))
+    text = " ".join(args for _, args in ops)
+    assert "NEURON_TOOLS=aws-neuronx-tools" in text and "yum.repos.neuron.amazonaws.com" in text
+    assert 'PATH="/opt/aws/neuron/bin:${PATH}"' in text
+    assert "aws-neuronx-dkms" not in text  # no driver in the image
