@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["ClusterError", "ExitCode", "InputError", "KubectlGpuError"]
+__all__ = ["ClusterError", "ExitCode", "InputError", "Interrupted", "KubectlGpuError"]
 
 
 class ExitCode(IntEnum):
@@ -35,3 +35,7 @@ class InputError(KubectlGpuError):
 
 class ClusterError(KubectlGpuError):
     exit_code = ExitCode.CLUSTER
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM, after the command cleaned up; the message says what was cleaned up."""

@@ -30,7 +30,6 @@ from tests.kube.kubelet import (
     SimulatedKubelet,
     by_strategy,
     debug_pods,
-    fast_replies,
     gpu_node,
     gpu_output,
     no_gpu_output,
@@ -53,7 +52,6 @@ class Cluster:
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fast_replies(monkeypatch)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     for var in ("KUBECTL_GPU_IMAGE", "KUBECTL_GPU_NEURON_IMAGE", "KUBECTL_GPU_KUBECTL"):
         monkeypatch.delenv(var, raising=False)

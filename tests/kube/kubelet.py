@@ -304,14 +304,6 @@ class SimulatedKubelet:
         return source(pod) if callable(source) else source
 
 
-def fast_replies(monkeypatch: Any) -> None:
-    """Answer without Nagle's delay: the fake server writes headers and body separately, and each small
-    response would otherwise wait ~40 ms for the client's delayed ACK (debug pods take many small requests)."""
-    from tests.kube import wire
-
-    monkeypatch.setattr(wire._Handler, "disable_nagle_algorithm", True)
-
-
 def debug_pods(api: FakeKubeAPI) -> list[str]:
     """`namespace/name` of every pod with our label: what must be empty after every test."""
     return [

@@ -35,7 +35,6 @@ from tests.kube.kubelet import (
     SimulatedKubelet,
     by_strategy,
     debug_pods,
-    fast_replies,
     gpu_node,
     gpu_output,
     neuron_output,
@@ -59,11 +58,6 @@ def kubelet(apiserver: FakeKubeAPI) -> Iterator[SimulatedKubelet]:
 def no_debug_pod_left(apiserver: FakeKubeAPI) -> Iterator[None]:
     yield
     assert wait_for(lambda: not debug_pods(apiserver), timeout=3.0), debug_pods(apiserver)
-
-
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    fast_replies(monkeypatch)
 
 
 @pytest.fixture

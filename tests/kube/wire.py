@@ -153,6 +153,9 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"  # keep-alive, as both clients expect
+    # Headers and body go out in separate writes: without TCP_NODELAY each small response waits ~40 ms
+    # for the client's delayed ACK.
+    disable_nagle_algorithm = True
 
     def setup(self) -> None:
         self.server.owner.track(self.request, open_=True)

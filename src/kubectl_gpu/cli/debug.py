@@ -40,7 +40,7 @@ from kubectl_gpu.core.debugpod import (
     shell_command,
 )
 from kubectl_gpu.core.timeutil import TimeError, parse_duration
-from kubectl_gpu.errors import ClusterError, ExitCode, InputError
+from kubectl_gpu.errors import ClusterError, ExitCode, InputError, Interrupted
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.debug_runner import NodeTarget, ShellPod
@@ -373,9 +373,7 @@ def _run_collectors(
         except KeyboardInterrupt:
             left = runner.delete_leftovers()
             _warn_left(left, no_color)
-            if not left:
-                err.print("interrupted: debug pods deleted", markup=False)
-            raise
+            raise Interrupted("debug pods deleted" if not left else "") from None
     _warn_left(runner.delete_failures, no_color)
     return results
 
