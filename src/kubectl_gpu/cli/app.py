@@ -9,11 +9,19 @@ import typer
 from typer._click.exceptions import ClickException
 
 from kubectl_gpu import __version__
+from kubectl_gpu.cli import cost as cost_cmd
+from kubectl_gpu.cli import debug as debug_cmd
+from kubectl_gpu.cli import diagnose as diagnose_cmd
+from kubectl_gpu.cli import drivers as drivers_cmd
+from kubectl_gpu.cli import inventory as inventory_cmd
+from kubectl_gpu.cli import lifecycle as lifecycle_cmd
+from kubectl_gpu.cli import lint as lint_cmd
 from kubectl_gpu.cli import nodes as nodes_cmd
+from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli.options import collect, global_parameters
-from kubectl_gpu.errors import ExitCode, KubectlGpuError
+from kubectl_gpu.errors import ExitCode, Interrupted, KubectlGpuError
 
 __all__ = ["app", "main"]
 
@@ -60,7 +68,15 @@ def _install_root_callback() -> None:
 _install_root_callback()
 nodes_cmd.register(app)
 pending_cmd.register(app)
+diagnose_cmd.register(app)
 snapshot_cmd.register(app)
+cost_cmd.register(app)
+inventory_cmd.register(app)
+debug_cmd.register(app)  # smi, shell, cleanup
+drivers_cmd.register(app)
+nvme_cmd.register(app)
+lifecycle_cmd.register(app)
+lint_cmd.register(app)
 
 
 def _debug_requested(argv: list[str]) -> bool:
@@ -84,6 +100,9 @@ def main(argv: list[str] | None = None) -> None:
     except ClickException as exc:
         exc.show()
         sys.exit(ExitCode.USAGE)
+    except Interrupted as exc:
+        typer.echo(f"interrupted: {exc}" if str(exc) else "interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
     except (KeyboardInterrupt, typer.Abort):
         typer.echo("interrupted", err=True)
         sys.exit(ExitCode.INTERRUPTED)
@@ -98,4 +117,6 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(ExitCode.CLUSTER)
+    if rc == ExitCode.INTERRUPTED:  # typer turns Ctrl-C into a bare exit code 130
+        typer.echo("interrupted", err=True)
     sys.exit(int(rc) if isinstance(rc, int) else ExitCode.OK)

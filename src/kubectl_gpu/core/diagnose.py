@@ -1,0 +1,116 @@
+"""`kubectl gpu diagnose`: every analysis in one report, worst first. The runbook entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.cluster import ClusterState
+from kubectl_gpu.core.cost import analyse_cost
+from kubectl_gpu.core.drivers import build_driver_report
+from kubectl_gpu.core.findings import Finding, ObjectRef, Severity
+from kubectl_gpu.core.lifecycle import analyse_lifecycle
+from kubectl_gpu.core.lint import lint
+from kubectl_gpu.core.node_health import load_health_catalog, node_findings
+from kubectl_gpu.core.node_report import build_node_report
+from kubectl_gpu.core.nvme import build_nvme_report
+from kubectl_gpu.core.pending import Verdict, analyse_pending
+from kubectl_gpu.core.pricing import PriceBook
+
+__all__ = ["ANALYSES", "Analysis", "DiagnoseReport", "diagnose", "pending_findings"]
+
+Analysis = Callable[[ClusterState, Catalog, datetime], list[Finding]]
+
+
+def nodes_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    report = build_node_report(state, catalog, now)
+    return node_findings(report.rows, state, now, load_health_catalog())
+
+
+_PENDING_SEVERITY = {Verdict.PROVISIONING: Severity.INFO, Verdict.NO_BLOCKER_FOUND: Severity.WARNING}
+
+
+def pending_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    report = analyse_pending(state, catalog, now)
+    return [
+        Finding(
+            str(diag.verdict),
+            _PENDING_SEVERITY.get(diag.verdict, Severity.ERROR),
+            ObjectRef("Pod", diag.name, diag.namespace),
+            diag.reason,
+            diag.fix,
+            "pending",
+        )
+        for diag in report.pods
+    ]
+
+
+def drivers_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    return list(build_driver_report(state, catalog, now).findings)
+
+
+def nvme_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    return list(build_nvme_report(state, catalog, now).findings)
+
+
+def lifecycle_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    return list(analyse_lifecycle(state, catalog, now).findings)
+
+
+def lint_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    return list(lint(state, catalog).findings)
+
+
+def cost_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    return list(analyse_cost(state, catalog, PriceBook(catalog), now).findings)
+
+
+# name -> analysis; each one is pure and independent, so diagnose can run any subset.
+ANALYSES: dict[str, Analysis] = {
+    "nodes": nodes_findings,
+    "pending": pending_findings,
+    "drivers": drivers_findings,
+    "nvme": nvme_findings,
+    "lifecycle": lifecycle_findings,
+    "lint": lint_findings,
+    "cost": cost_findings,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnoseReport:
+    findings: tuple[Finding, ...]
+    analyses: tuple[str, ...]
+    now: datetime
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
+
+    def fails(self, threshold: Severity) -> bool:
+        return any(f.severity.at_least(threshold) for f in self.findings)
+
+    def counts(self) -> dict[str, int]:
+        return {str(s): sum(1 for f in self.findings if f.severity is s) for s in Severity}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "apiVersion": "kubectl-gpu/v1",
+            "kind": "DiagnoseReport",
+            "evaluatedAt": self.now.isoformat().replace("+00:00", "Z"),
+            "analyses": list(self.analyses),
+            "summary": self.counts(),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def diagnose(
+    state: ClusterState, catalog: Catalog, now: datetime, *, only: Sequence[str] | None = None
+) -> DiagnoseReport:
+    names = tuple(only) if only else tuple(ANALYSES)
+    findings: list[Finding] = []
+    for name in names:
+        findings.extend(ANALYSES[name](state, catalog, now))
+    return DiagnoseReport(tuple(sorted(findings, key=Finding.sort_key)), names, now)
