@@ -159,3 +159,32 @@ def test_truncated_snapshot(cli: Cli, tmp_path: Path) -> None:
     result = cli("nodes", "--snapshot", str(bad))
     assert result.code == 2
     assert result.err.startswith("error: ") and str(bad) in result.err and result.err.count("\n") == 1
+
+
+def test_driver_from_a_stored_probe_beats_the_label(cli: Cli, tmp_path: Path) -> None:
+    """`snapshot --probe` stores collector output per node; nodes then reports the driver it read."""
+    from datetime import UTC, datetime
+
+    from kubectl_gpu.kube.snapshot import build_bundle, write_bundle
+
+    xml = (
+        Path(__file__).resolve().parents[1]
+        / "fixtures/probe/nvidia-smi/xml/telegraf__rtx-3060__570.124.04__v12.xml"
+    )
+    gpu = _gpu_node(
+        "i-0bbb",
+        "p5.48xlarge",
+        "gpu-training",
+        extra_labels={"nvidia.com/cuda.driver-version.full": "550.54.15"},
+    )
+    bundle = build_bundle(
+        [gpu],
+        captured_at=datetime(2026, 11, 28, 9, tzinfo=UTC),
+        context="test",
+        notes=[],
+        absent=[],
+        probes={"i-0bbb": {"output": xml.read_text(), "strategy": "privileged-all"}},
+    )
+    write_bundle(bundle, tmp_path / "b.json")
+    report = json.loads(cli("nodes", "--snapshot", str(tmp_path / "b.json"), "-o", "json").out)
+    assert report["nodes"][0]["driver"] == {"version": "570.124.04", "cudaMax": "12.8", "source": "probe"}

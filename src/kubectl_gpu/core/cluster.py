@@ -21,6 +21,25 @@ from kubectl_gpu.core.models import (
     ResourceSlice,
 )
 from kubectl_gpu.core.parse import Model
+from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
+
+_PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
+
+
+def _parse_probe(value: object) -> ProbeResult | None:
+    if value is None or isinstance(value, ProbeResult):
+        return value
+    if isinstance(value, dict):
+        value = next((value[k] for k in _PROBE_TEXT_KEYS if isinstance(value.get(k), str | bytes)), None)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str) and value.strip():
+        try:
+            return parse_saved_output(value)
+        except ValueError:
+            return None
+    return None
+
 
 __all__ = ["ClusterState", "Note"]
 
@@ -53,6 +72,7 @@ class ClusterState:
     absent: set[str] = field(default_factory=set)
     # Probe outputs per node name (collector text), from `snapshot --probe` bundles.
     probes: dict[str, Any] = field(default_factory=dict)
+    _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False)
 
     def add(self, models: Iterable[Model]) -> None:
         lists: dict[type, list[Any]] = {
@@ -133,6 +153,16 @@ class ClusterState:
 
     def events_for(self, kind: str, name: str, namespace: str | None = None) -> list[Event]:
         return self.events_by_object.get((kind, namespace, name), [])
+
+    def probe(self, node: str) -> ProbeResult | None:
+        """The parsed probe stored for `node` (`snapshot --probe`), once per node; None when absent or unusable.
+
+        A bundle stores `{"output": <collector text>, "strategy", "image", "error", "capturedAt"}` per node;
+        the bare text, saved `nvidia-smi -q -x` or CSV output, and an already parsed ProbeResult work too.
+        """
+        if node not in self._parsed_probes:
+            self._parsed_probes[node] = _parse_probe(self.probes.get(node))
+        return self._parsed_probes[node]
 
     @property
     def has_karpenter(self) -> bool:

@@ -21,10 +21,8 @@ from kubectl_gpu import __version__
 from kubectl_gpu.core.models import Node
 from kubectl_gpu.core.probe import (
     ProbeResult,
-    parse_collector_output,
     parse_nvidia_smi_list,
-    parse_nvidia_smi_xml,
-    parse_query_gpu_csv,
+    parse_saved_output,
 )
 from kubectl_gpu.core.probe.errors import ProbeParseError
 from kubectl_gpu.core.probe.models import JsonValue
@@ -677,25 +675,3 @@ class SmiResult:
         out["notes"] = list(self.all_notes())
         out["issues"] = [i.to_dict() for i in probe.issues] if probe else []
         return out
-
-
-def parse_saved_output(text: str) -> ProbeResult:
-    """A saved tool output, by its look: our collector's output, `nvidia-smi -q -x`, or `--query-gpu` CSV.
-
-    Raises ProbeParseError (a ValueError) when the XML or CSV cannot be read."""
-    if "===KUBECTL-GPU:COLLECTOR" in text:
-        return parse_collector_output(text)
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped.startswith("<") or "<nvidia_smi_log" in text:
-        report = parse_nvidia_smi_xml(text)
-        source = "nvidia-smi-xml"
-    else:
-        report = parse_query_gpu_csv(text)
-        source = "nvidia-smi-csv"
-    return ProbeResult(
-        driver_version=report.driver_version,
-        cuda_version=report.cuda_version,
-        gpus=report.gpus,
-        gpu_source=source,
-        complete=True,
-    )

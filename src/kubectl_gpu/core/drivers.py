@@ -27,7 +27,6 @@ from typing import Any
 
 from kubectl_gpu.core.catalog import Catalog, CatalogError, CompatLevel, DriverInference
 from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.debugpod import parse_saved_output
 from kubectl_gpu.core.findings import Finding, ObjectRef, Severity
 from kubectl_gpu.core.models import Node, Pod
 from kubectl_gpu.core.node_report import compute_type, driver_from_labels
@@ -58,33 +57,12 @@ MAY_LAND_ON_RULE = (
     "(the node's own taints outside Karpenter), and whose labels satisfy its nodeSelector and required node "
     "affinity; cordoned nodes excluded"
 )
-_PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
 _ZERO = Decimal(0)
 
 
 def probe_for_node(state: ClusterState, node: str) -> ProbeResult | None:
-    """The parsed collector output stored for ``node`` in the snapshot's ``probes``, if any.
-
-    ``snapshot --probe`` stores ``{"output": <collector text>, "strategy", "image", "error", "capturedAt"}``
-    per node; the collector's text itself, other keys carrying it (``collectorOutput``, ``stdout``, ...) and an
-    already parsed :class:`ProbeResult` are accepted too. Saved ``nvidia-smi -q -x`` / CSV output works as
-    well (driver only). Unreadable output counts as no probe.
-    """
-    value = state.probes.get(node)
-    if value is None:
-        return None
-    if isinstance(value, ProbeResult):
-        return value
-    if isinstance(value, Mapping):
-        value = next((value[k] for k in _PROBE_TEXT_KEYS if isinstance(value.get(k), str | bytes)), None)
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    if isinstance(value, str) and value.strip():
-        try:
-            return parse_saved_output(value)
-        except ValueError:
-            return None
-    return None
+    """The parsed collector output stored for ``node`` in the snapshot's ``probes``, if any."""
+    return state.probe(node)
 
 
 def is_nvidia_node(node: Node, catalog: Catalog, probe: ProbeResult | None = None) -> bool:

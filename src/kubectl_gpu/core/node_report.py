@@ -183,6 +183,15 @@ def driver_from_labels(labels: dict[str, str], catalog: Catalog) -> DriverInfo:
     return DriverInfo(version, cuda_ceiling(version, catalog), "label")
 
 
+def node_driver_info(node: Node, state: ClusterState, catalog: Catalog) -> DriverInfo:
+    """The driver a probe read (nvidia-smi in a debug pod, from `snapshot --probe`), else the GPU feature
+    discovery label, else unknown. `kubectl gpu drivers` adds the inferred Bottlerocket case."""
+    probe = state.probe(node.name)
+    if probe is not None and probe.driver_version:
+        return DriverInfo(probe.driver_version, cuda_ceiling(probe.driver_version, catalog), "probe")
+    return driver_from_labels(node.labels, catalog)
+
+
 def cuda_ceiling(driver: str, catalog: Catalog) -> str | None:
     """Highest CUDA the driver fully supports, from the catalog's table; None for an unreadable version."""
     try:
@@ -312,7 +321,7 @@ def build_node_row(
         zone=labels.get("topology.kubernetes.io/zone"),
         accelerator=accelerators[0] if accelerators else None,
         other_resources=tuple(accelerators[1:]),
-        driver=driver_from_labels(labels, catalog),
+        driver=node_driver_info(node, state, catalog),
         os_image=node.os_image,
         kernel_version=node.kernel_version,
         created=node.meta.created,

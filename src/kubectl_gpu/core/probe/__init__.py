@@ -60,6 +60,7 @@ from .nvidia_csv import (
 from .nvidia_list import parse_nvidia_smi_list
 from .nvidia_topo import parse_nvidia_smi_topo
 from .nvidia_xml import parse_nvidia_smi_xml
+from .saved import parse_saved_output
 
 __all__ = [
     "COLLECTOR_VERSION",
@@ -112,5 +113,6 @@ __all__ = [
     "parse_nvidia_smi_xml",
     "parse_os_release",
     "parse_query_gpu_csv",
+    "parse_saved_output",
     "split_sections",
 ]
