@@ -153,3 +153,15 @@ def test_exec_credential_plugin_is_honoured(tls_apiserver: FakeKubeAPI, tmp_path
     assert [n.name for n in state.nodes] == ["n1"]
     auth = {r.headers.get("authorization") for r in tls_apiserver.requests if r.path == "/api/v1/nodes"}
     assert auth == {"Bearer s3cret"}
+
+
+def test_untrusted_certificate_is_a_tls_error(tls_apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+    from tests.kube.conftest import write_kubeconfig
+
+    tls_apiserver.add(node("n1"))
+    path = write_kubeconfig(tmp_path / "kubeconfig", tls_apiserver.url, token="t")  # no CA: not trusted
+    with pytest.raises(ClusterError) as info:
+        LiveSource(LiveOptions(kubeconfig=str(path))).load(["nodes"])
+    assert info.value.exit_code == ExitCode.CLUSTER
+    assert info.value.line().startswith("TLS error talking to https://127.0.0.1")
+    assert "certificate-authority-data" in info.value.line()

@@ -124,7 +124,9 @@ class LiveSource:
                 _request_timeout=self.options.request_timeout,
             )
             data = response.read()  # type: ignore[no-untyped-call]
-        except ApiException:
+        except ApiException as exc:
+            if not exc.status:  # the client wraps transport failures (TLS) as status 0
+                raise ClusterError(self._transport_message(exc), self._transport_hint(exc)) from None
             raise
         except urllib3.exceptions.HTTPError as exc:
             raise ClusterError(self._transport_message(exc), self._transport_hint(exc)) from None
@@ -143,10 +145,10 @@ class LiveSource:
 
     def _transport_message(self, exc: BaseException) -> str:
         reason = getattr(exc, "reason", None) or exc
-        text = str(reason)
+        text = " ".join(str(reason).split())
         timeout = self.options.request_timeout
         if isinstance(reason, urllib3.exceptions.SSLError) or "SSL" in text or "certificate" in text:
-            return f"TLS error talking to {self.server}: {text.splitlines()[0][:200]}"
+            return f"TLS error talking to {self.server}: {text[:200]}"
         # NewConnectionError subclasses ConnectTimeoutError in urllib3: test for it first.
         if isinstance(reason, urllib3.exceptions.NewConnectionError) or "refused" in text:
             return f"cannot connect to the API server at {self.server} (connection refused or unreachable)"
