@@ -113,11 +113,8 @@ class Pod:
     scheduler_name: str
     priority: int | None
     requests: Resources
-    limits: Resources
     tolerations: tuple[Toleration, ...]
     node_selector: dict[str, str]
-    conditions: tuple[Condition, ...]
-    containers: tuple[ContainerState, ...]
     nominated_node_name: str | None
     resource_claims: tuple[str, ...]
     started: datetime | None
@@ -142,6 +139,27 @@ class Pod:
 
     def condition(self, type_: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == type_), None)
+
+    # Read from `raw` on use: a fleet has hundreds of thousands of pods and analyses read these for a few.
+    # They never raise: what the API server accepted is well-formed, and a broken entry is skipped.
+
+    @property
+    def conditions(self) -> tuple[Condition, ...]:
+        from kubectl_gpu.core.parse import pod_conditions
+
+        return pod_conditions(self.raw)
+
+    @property
+    def containers(self) -> tuple[ContainerState, ...]:
+        from kubectl_gpu.core.parse import pod_container_states
+
+        return pod_container_states(self.raw)
+
+    @property
+    def limits(self) -> Resources:
+        from kubectl_gpu.core.parse import pod_limits
+
+        return pod_limits(self.raw)
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,15 +144,28 @@ def _taints(value: object, where: str) -> tuple[Taint, ...]:
     return tuple(out)
 
 
+_TOLERATIONS: dict[tuple[tuple[str, Any], ...], Toleration] = {}
+
+
 def _tolerations(value: object, where: str) -> tuple[Toleration, ...]:
+    """Tolerations, interned: nearly every pod carries the same two defaults (not-ready, unreachable)."""
     out = []
     for item in _list(value, where):
         if not isinstance(item, dict):
             raise ModelError(f"{where} entries must be objects")
         try:
-            out.append(Toleration.from_dict(item))
-        except (ValueError, TypeError, KeyError) as exc:
-            raise ModelError(f"{where}: {exc}") from None
+            key = tuple(sorted(item.items()))
+            found = _TOLERATIONS.get(key)
+        except TypeError:  # unhashable values: parse it, it will be rejected or kept as is
+            key, found = None, None
+        if found is None:
+            try:
+                found = Toleration.from_dict(item)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ModelError(f"{where}: {exc}") from None
+            if key is not None and len(_TOLERATIONS) < 4096:
+                _TOLERATIONS[key] = found
+        out.append(found)
     return tuple(out)
 
 
@@ -274,16 +287,48 @@ def parse_pod(obj: Raw) -> Pod:
         scheduler_name=_opt_str(spec.get("schedulerName")) or "default-scheduler",
         priority=_int(spec.get("priority"), f"{where} spec.priority"),
         requests=_effective(containers, init, overhead, where, "requests"),
-        limits=_effective(containers, init, {}, where, "limits"),
         tolerations=_tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
         node_selector=_str_map(spec.get("nodeSelector"), f"{where} spec.nodeSelector"),
-        conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
-        containers=_container_states(status, where),
         nominated_node_name=_opt_str(status.get("nominatedNodeName")),
         resource_claims=claims,
         started=parse_optional_time(status.get("startTime")),
         raw=obj,
     )
+
+
+def _spec_status(obj: Raw) -> tuple[Raw, Raw]:
+    spec, status = obj.get("spec"), obj.get("status")
+    return (spec if isinstance(spec, dict) else {}), (status if isinstance(status, dict) else {})
+
+
+def pod_conditions(obj: Raw) -> tuple[Condition, ...]:
+    """A pod's status conditions (lenient: read on use, see `Pod.conditions`)."""
+    try:
+        return conditions(_spec_status(obj)[1].get("conditions"), "status.conditions")
+    except ModelError:
+        return ()
+
+
+def pod_container_states(obj: Raw) -> tuple[ContainerState, ...]:
+    try:
+        return _container_states(_spec_status(obj)[1], "Pod")
+    except ModelError:
+        return ()
+
+
+def pod_limits(obj: Raw) -> Resources:
+    spec = _spec_status(obj)[0]
+    containers, init = spec.get("containers"), spec.get("initContainers")
+    try:
+        return _effective(
+            containers if isinstance(containers, list) else [],
+            init if isinstance(init, list) else [],
+            {},
+            "Pod",
+            "limits",
+        )
+    except ModelError:
+        return {}
 
 
 def parse_event(obj: Raw) -> Event:
