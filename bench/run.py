@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Time `kubectl-gpu` commands on the synthetic bundles, against orjson merely loading the same file.
+
+    python bench/run.py [--sizes S,M] [--commands nodes,pending] [--repeat 3] [--out bench/out] [--markdown]
+
+Per size (bundles from `bench/generate.py`, generated on first use):
+* `orjson.loads`: a fresh `python -c` that reads and parses the file - the floor for any command;
+* each command: `python -m kubectl_gpu <command> --snapshot FILE -o json`, stdout to /dev/null;
+  wall time (median of --repeat runs) and peak RSS (`os.wait4` rusage of that child), and the ratio of its
+  time to the orjson subprocess's;
+* in-process, in a fresh child: `load_snapshot([FILE])` (file -> models) against
+  `orjson.loads(FILE.read_bytes())`, median of --repeat each, alternating. Project target: <= 1.5x on M.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+TARGET_RATIO = 1.5
+sys.path.insert(0, str(ROOT / "bench"))
+from generate import EXAMPLE_PENDING_POD, SIZES, generate  # noqa: E402
+
+# Command name -> arguments after `python -m kubectl_gpu`. Adding a command is one line here; names the
+# installed kubectl-gpu does not have yet are skipped with a note.
+COMMANDS: dict[str, list[str]] = {
+    "nodes": ["nodes"],
+    "pending": ["pending", "-A"],
+    "explain": ["explain", EXAMPLE_PENDING_POD],
+    "drivers": ["drivers"],
+}
+DEFAULT_COMMANDS = ("nodes",)
+
+
+@dataclass
+class Measure:
+    label: str
+    seconds: list[float]
+    peak_rss_kib: int
+    rc: int = 0
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def run_child(argv: list[str]) -> tuple[float, int, int, str]:
+    """Run one child; (wall seconds, peak RSS KiB, exit code, stderr tail)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    return wall, usage.ru_maxrss, proc.returncode, tail[0]
+
+
+def measure(label: str, argv: list[str], repeat: int) -> Measure:
+    times, peak, rc, note = [], 0, 0, ""
+    for _ in range(repeat):
+        wall, rss, rc, note = run_child(argv)
+        times.append(wall)
+        peak = max(peak, rss)
+        if rc not in (0, 1):  # 1 = findings, a normal outcome
+            break
+    return Measure(label, times, peak, rc, note if rc not in (0, 1) else "")
+
+
+def available_commands() -> set[str]:
+    import typer
+
+    from kubectl_gpu.cli.app import app
+
+    return set(getattr(typer.main.get_command(app), "commands", {}))
+
+
+def in_process(path: Path, repeat: int) -> dict[str, object]:
+    """Runs in a fresh child (`--in-process`): times of orjson.loads (GC as configured, and GC disabled)
+    and load_snapshot on `path`, interleaved so drift in machine load hits all three alike."""
+    import orjson
+
+    from kubectl_gpu.kube.snapshot import load_snapshot
+
+    counts: dict[str, int] = {}
+
+    def plain() -> None:
+        orjson.loads(path.read_bytes())
+
+    def no_gc() -> None:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            orjson.loads(path.read_bytes())
+        finally:
+            if enabled:
+                gc.enable()
+
+    def load() -> None:
+        state = load_snapshot([path])
+        counts.update(nodes=len(state.nodes), pods=len(state.pods), events=len(state.events))
+        gc.unfreeze()  # load_snapshot may freeze what it loaded; let it be collected before the next run
+
+    runs = {"orjson": plain, "orjson_nogc": no_gc, "load_snapshot": load}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs)
+    for i in range(repeat):
+        for name in order[i % 3 :] + order[: i % 3]:
+            gc.collect()
+            start = time.perf_counter()
+            runs[name]()
+            times[name].append(time.perf_counter() - start)
+    return {**times, "counts": counts}
+
+
+def bench_size(
+    size: str, commands: list[str], repeat: int, out: Path, known: set[str], regenerate: bool
+) -> list[Measure]:
+    path = out / f"cluster-{size}.json"
+    if regenerate or not path.exists():
+        print(f"[{size}] generating {path} ...", flush=True)
+        generate(*SIZES[size], path)
+    mb = path.stat().st_size / 1e6
+    print(f"[{size}] {path.name}: {mb:.0f} MB", flush=True)
+    py = sys.executable
+    loader = "import orjson,sys; orjson.loads(open(sys.argv[1],'rb').read())"
+    results = [
+        measure("orjson.loads (subprocess)", [py, "-c", loader, str(path)], repeat),
+        measure(
+            "orjson.loads, GC off (subproc)",
+            [py, "-c", "import gc; gc.disable(); " + loader, str(path)],
+            repeat,
+        ),
+    ]
+    for name in commands:
+        if name not in COMMANDS:
+            results.append(Measure(name, [0.0], 0, note="unknown to bench/run.py: add it to COMMANDS"))
+        elif COMMANDS[name][0] not in known:
+            results.append(Measure(name, [0.0], 0, note="not implemented yet in kubectl-gpu: skipped"))
+        else:
+            argv = [py, "-m", "kubectl_gpu", *COMMANDS[name], "--snapshot", str(path), "-o", "json"]
+            results.append(measure(name, argv, repeat))
+    proc = subprocess.run(
+        [py, __file__, "--in-process", str(path), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    inproc = json.loads(proc.stdout)
+    results.append(Measure("orjson.loads (in-process)", inproc["orjson"], 0))
+    results.append(Measure("orjson.loads, GC off (in-proc)", inproc["orjson_nogc"], 0))
+    results.append(
+        Measure("load_snapshot (in-process)", inproc["load_snapshot"], 0, note=str(inproc["counts"]))
+    )
+    return results
+
+
+def report(size: str, results: list[Measure], markdown: bool) -> None:
+    """One row per measurement; ratios to orjson with the GC as Python ships it, and with the GC off."""
+    by = {r.label: r.median for r in results}
+    sub, sub_nogc = by["orjson.loads (subprocess)"], by["orjson.loads, GC off (subproc)"]
+    inp, inp_nogc = by["orjson.loads (in-process)"], by["orjson.loads, GC off (in-proc)"]
+    header = ("size", "measurement", "wall s", "peak RSS MiB", "x orjson", "x orjson GC off", "note")
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|---|---|---:|---:|---:|---:|---|")
+    else:
+        print(
+            f"{header[0]:<4} {header[1]:<31} {header[2]:>7} {header[3]:>12} {header[4]:>8} {header[5]:>15}  note"
+        )
+    for r in results:
+        if r.note.startswith(("not implemented", "unknown")):
+            row = (size, r.label, "-", "-", "-", "-", r.note)
+        else:
+            ref, ref_nogc = (inp, inp_nogc) if "in-pro" in r.label else (sub, sub_nogc)
+            rss = f"{r.peak_rss_kib / 1024:.0f}" if r.peak_rss_kib else "-"
+            note = r.note or (f"exit {r.rc}" if r.rc not in (0, 1) else "")
+            if r.label.startswith("load_snapshot"):
+                verdict = "meets" if r.median / ref_nogc <= TARGET_RATIO else "misses"
+                note = f"{verdict} {TARGET_RATIO}x (vs GC off); {note}"
+            row = (
+                size,
+                r.label,
+                f"{r.median:.2f}",
+                rss,
+                f"{r.median / ref:.2f}",
+                f"{r.median / ref_nogc:.2f}",
+                note,
+            )
+        if markdown:
+            print("| " + " | ".join(row) + " |")
+        else:
+            print(f"{row[0]:<4} {row[1]:<31} {row[2]:>7} {row[3]:>12} {row[4]:>8} {row[5]:>15}  {row[6]}")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Benchmark kubectl-gpu commands on synthetic bundles.")
+    parser.add_argument("--sizes", default="S,M", help="comma-separated sizes (S, M, L); default S,M")
+    parser.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="comma-separated commands")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=OUT, help="where the bundles are (generated if missing)")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the bundles even if they exist")
+    parser.add_argument("--in-process", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.in_process:
+        print(json.dumps(in_process(args.in_process, args.repeat)))
+        return 0
+    known = available_commands()
+    commands = [c for c in args.commands.split(",") if c]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, repeat {args.repeat}", flush=True)
+    for size in (s.strip().upper() for s in args.sizes.split(",") if s.strip()):
+        results = bench_size(size, commands, args.repeat, args.out, known, args.regenerate)
+        report(size, results, args.markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

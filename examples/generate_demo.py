@@ -1,0 +1,840 @@
+#!/usr/bin/env python3
+"""Generate `examples/automode-gpu-demo.json`: a small, realistic EKS Auto Mode GPU cluster snapshot.
+
+Deterministic: fixed seed, fixed capture time, so running it again rewrites the committed file byte for
+byte (`tests/test_generators.py` checks that). The story the snapshot tells (captured 2026-11-28 09:00Z):
+
+* built-in `general-purpose` and `system` NodePools, custom `gpu-inference` (g6e/g6, L40S/L4) and
+  `gpu-training` (p5, H100, limit 8 GPUs - used up by the one running p5);
+* the 13-day-old g6e.xlarge runs an older AMI (NodeClaim `Drifted: AMIDrift`), its replacement is blocked by
+  a PodDisruptionBudget, and it expires in a day (expireAfter 336h);
+* the g6e.12xlarge hit NVIDIA XID 79 four minutes ago: `AcceleratedHardwareReady=False`, one GPU marked
+  unhealthy (allocatable 3 of 4), a Warning event from the node monitoring agent;
+* nine GPU/accelerator pods that cannot run, each for a different reason, with the scheduler's and Auto
+  Mode's events; a NodeClaim still launching for one of them; a finished GPU job on the XID node.
+
+Usage: python examples/generate_demo.py [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cluster_builder as cb
+from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
+
+Obj = dict[str, Any]
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "automode-gpu-demo.json"
+SEED = 20261128
+NOW = datetime(2026, 11, 28, 9, 0, 0, tzinfo=UTC)
+CONTEXT = "arn:aws:eks:us-west-2:111122223333:cluster/demo-prod"
+CLUSTER_CREATED = datetime(2026, 6, 2, 17, 21, 9, tzinfo=UTC)
+
+VLLM = "vllm/vllm-openai:v0.11.0"
+PYTORCH = "nvcr.io/nvidia/pytorch:25.01-py3"
+CUDA = "nvidia/cuda:12.8.0-runtime-ubuntu22.04"
+FAKE_HF_TOKEN = "hf_DemoOnlyNotARealToken0123456789abcdEF"  # fake: shows that snapshots redact env
+
+GPU_TOLERATION = {"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "Exists"}
+GPU_TAINT = {"effect": "NoSchedule", "key": "nvidia.com/gpu"}
+TAINT_GPU_MSG = "did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)"
+TAINT_SYSTEM_MSG = "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)"
+LIMIT_MSG = "all available instance types exceed limits for nodepool (NodePool=gpu-training)"
+
+DEFAULT_NC = cb.NodeClassDef("default", builtin=True)
+GPU_NC = cb.NodeClassDef("gpu", ephemeral_size="200Gi")
+TRAINING_NC = cb.NodeClassDef("training", ephemeral_size="4Ti", iops=16000, throughput=1000)
+
+_BUILTIN_REQS = (
+    cb.req("karpenter.sh/capacity-type", "In", "on-demand"),
+    cb.req("eks.amazonaws.com/instance-category", "In", "c", "m", "r"),
+    cb.req("eks.amazonaws.com/instance-generation", "Gt", "4"),
+)
+GENERAL_PURPOSE = cb.NodePoolDef(
+    "general-purpose",
+    "default",
+    (*_BUILTIN_REQS, cb.req("kubernetes.io/arch", "In", "amd64"), cb.req("kubernetes.io/os", "In", "linux")),
+    builtin=True,
+)
+SYSTEM = cb.NodePoolDef(
+    "system",
+    "default",
+    (
+        *_BUILTIN_REQS,
+        cb.req("kubernetes.io/arch", "In", "amd64", "arm64"),
+        cb.req("kubernetes.io/os", "In", "linux"),
+    ),
+    taints=({"effect": "NoSchedule", "key": "CriticalAddonsOnly"},),
+    builtin=True,
+)
+GPU_INFERENCE = cb.NodePoolDef(
+    "gpu-inference",
+    "gpu",
+    (
+        cb.req("eks.amazonaws.com/instance-family", "In", "g6e", "g6"),
+        cb.req("eks.amazonaws.com/instance-gpu-manufacturer", "In", "nvidia"),
+        cb.req("karpenter.sh/capacity-type", "In", "on-demand"),
+        cb.req("kubernetes.io/arch", "In", "amd64"),
+    ),
+    taints=(GPU_TAINT,),
+    termination_grace_period="24h",
+    consolidate_after="1h",
+    limits={"nvidia.com/gpu": "16"},
+)
+GPU_TRAINING = cb.NodePoolDef(
+    "gpu-training",
+    "training",
+    (
+        cb.req("eks.amazonaws.com/instance-family", "In", "p5"),
+        cb.req("karpenter.sh/capacity-type", "In", "on-demand"),
+        cb.req("kubernetes.io/arch", "In", "amd64"),
+    ),
+    taints=(GPU_TAINT,),
+    expire_after="Never",
+    termination_grace_period=None,
+    consolidation_policy="WhenEmpty",
+    consolidate_after="30m",
+    budgets=({"duration": "8h", "nodes": "0", "schedule": "0 9 * * mon-fri"}, {"nodes": "1"}),
+    limits={"nvidia.com/gpu": "8"},
+)
+POOLS = (GENERAL_PURPOSE, SYSTEM, GPU_INFERENCE, GPU_TRAINING)  # Karpenter's order: weight, then name
+# Every scheduling error below is what Karpenter's loop over POOLS (sorted by name) would say.
+
+
+def t(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class Demo:
+    """Accumulates the objects of the demo cluster; owners get stable uids."""
+
+    def __init__(self) -> None:
+        self.ids = cb.Ids(SEED)
+        self.nodes: list[Obj] = []
+        self.claims: list[Obj] = []
+        self.pods: list[Obj] = []
+        self.events: list[Obj] = []
+        self._owners: dict[tuple[str, str, str], str] = {}
+
+    def owner(self, kind: str, namespace: str, name: str) -> Obj:
+        api = "batch/v1" if kind == "Job" else "apps/v1"
+        uid = self._owners.setdefault((kind, namespace, name), self.ids.uid())
+        return cb.owner_ref(api, kind, name, uid)
+
+    def event(self, involved: Obj, reason: str, message: str, component: str, **kw: Any) -> None:
+        self.events.append(
+            cb.event(self.ids, involved, reason=reason, message=message, component=component, **kw)
+        )
+
+    def pending_events(self, pod: Obj, karpenter: Sequence[str] | None) -> None:
+        """FailedScheduling from the scheduler and (unless None) from Auto Mode, repeated since creation."""
+        created = t(pod["metadata"]["creationTimestamp"])
+        minutes = max(1, int((NOW - created).total_seconds() // 60))
+        last = NOW - timedelta(seconds=self.ids.rng.randint(20, min(280, minutes * 60 - 5)))
+        message = pod["status"]["conditions"][0]["message"]
+        self.event(
+            pod,
+            "FailedScheduling",
+            message,
+            cb.SCHEDULER,
+            first=created + timedelta(seconds=1),
+            last=last,
+            count=minutes // 5 + 2,
+        )
+        if karpenter is not None:
+            self.event(
+                pod,
+                "FailedScheduling",
+                cb.karpenter_failed(karpenter),
+                cb.AUTO_MODE_COMPONENT,
+                first=created + timedelta(seconds=3),
+                last=last - timedelta(seconds=self.ids.rng.randint(1, 15)),
+                count=minutes // 5 + 1,
+            )
+
+    def pending(self, pod: Obj, karpenter: Sequence[str] | None) -> Obj:
+        """Fill in the scheduler's verdict for an unscheduled pod and record its events."""
+        reasons, preemption = cb.scheduler_verdict(pod, self.nodes, cb.node_usage(self.pods))
+        pod["status"]["conditions"][0]["message"] = cb.scheduler_failed(len(self.nodes), reasons, preemption)
+        self.pods.append(pod)
+        self.pending_events(pod, karpenter)
+        return pod
+
+
+def no_instance_type(
+    pool: cb.NodePoolDef,
+    requests: Mapping[str, str],
+    pod_reqs: Sequence[Obj] = (),
+    text: str = "no instance type has enough resources",
+) -> str:
+    """A Karpenter InstanceTypeFilterError (>= v1.4 form with requirements and resources)."""
+    reqs = cb.karpenter_requirements(cb.pod_requirements(pool, pod_reqs))
+    return f"{text}, requirements={reqs}, resources={cb.karpenter_resources(requests)}"
+
+
+def unknown_label(key: str) -> str:
+    return f'incompatible requirements, label "{key}" does not have known values'
+
+
+def vllm_container(model: str, gpus: int, cpu: str, memory: str, extra_args: Sequence[str] = ()) -> Obj:
+    return cb.container(
+        "vllm",
+        VLLM,
+        requests={"cpu": cpu, "memory": memory, "nvidia.com/gpu": str(gpus)},
+        limits={"memory": memory, "nvidia.com/gpu": str(gpus)},
+        args=["--model", model, "--gpu-memory-utilization", "0.90", "--port", "8000", *extra_args],
+        env=[
+            cb.env_var("HF_TOKEN", FAKE_HF_TOKEN),
+            cb.env_var("HF_HOME", "/models/hf"),
+            cb.env_var("VLLM_LOGGING_LEVEL", "INFO"),
+            cb.env_field("POD_NAME", "metadata.name"),
+        ],
+        ports=[("http", 8000)],
+        probe_port=8000,
+        mounts=[{"mountPath": "/dev/shm", "name": "dshm"}],
+    )
+
+
+def trainer_container(gpus: int, cpu: str, memory: str, efa: int = 0, image: str = PYTORCH) -> Obj:
+    requests = {"cpu": cpu, "memory": memory, "nvidia.com/gpu": str(gpus)}
+    if efa:
+        requests["vpc.amazonaws.com/efa"] = str(efa)
+    return cb.container(
+        "trainer",
+        image,
+        requests=requests,
+        limits={k: v for k, v in requests.items() if k != "cpu"},
+        command=["torchrun"],
+        args=["--nnodes=2", f"--nproc-per-node={gpus}", "train.py", "--config", "configs/llama-8b.yaml"],
+        env=[
+            cb.env_var("HF_TOKEN", FAKE_HF_TOKEN),
+            cb.env_secret("WANDB_API_KEY", "wandb", "api-key"),
+            cb.env_var("NCCL_DEBUG", "WARN"),
+            cb.env_var("FI_PROVIDER", "efa"),
+            cb.env_var("FI_EFA_USE_DEVICE_RDMA", "1"),
+        ],
+        mounts=[{"mountPath": "/dev/shm", "name": "dshm"}],
+    )
+
+
+DSHM = {"emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}, "name": "dshm"}
+
+
+def build() -> Obj:
+    """The demo bundle (objects redacted), ready for `write_bundle`."""
+    d = Demo()
+    ids = d.ids
+    amis = {k: ids.ami() for k in ("old-nvidia", "old-std", "old-arm", "new-nvidia", "new-std", "new-arm")}
+    old = cb.OsRelease(
+        "2026.11.6",
+        "6.12.55",
+        "v1.34.1-eks-113cf36",
+        "containerd://2.1.5+bottlerocket",
+        {
+            (True, "amd64"): amis["old-nvidia"],
+            (False, "amd64"): amis["old-std"],
+            (False, "arm64"): amis["old-arm"],
+        },
+    )
+    new = cb.OsRelease(
+        "2026.11.20",
+        "6.12.58",
+        "v1.34.2-eks-b3126f4",
+        "containerd://2.1.5+bottlerocket",
+        {
+            (True, "amd64"): amis["new-nvidia"],
+            (False, "amd64"): amis["new-std"],
+            (False, "arm64"): amis["new-arm"],
+        },
+    )
+    subnets = [f"subnet-0{ids.hex(16)}" for _ in range(3)]
+    sg = f"sg-0{ids.hex(16)}"
+    gpu_pools_created = datetime(2026, 9, 14, 10, 2, 51, tzinfo=UTC)
+    nodeclasses = [
+        cb.nodeclass(ids, DEFAULT_NC, CLUSTER_CREATED, subnets=subnets, sg=sg),
+        cb.nodeclass(ids, GPU_NC, gpu_pools_created, subnets=subnets, sg=sg),
+        cb.nodeclass(ids, TRAINING_NC, gpu_pools_created, subnets=subnets[1:2], sg=sg),
+    ]
+
+    xid_at = t("2026-11-28T08:56:12Z")
+    xid_message = "detected XID-79 on the instance, review kernel logs for additional information."
+    vllm_image = (VLLM, 9_874_326_018)
+    defs = [
+        cb.NodeDef(
+            "c6a.large",
+            GENERAL_PURPOSE,
+            DEFAULT_NC,
+            "us-west-2a",
+            t("2026-11-27T03:12:13Z"),
+            new,
+            images=(("nginx:1.27.3", 72_099_410),),
+            requests={"cpu": "250m", "memory": "256Mi", "pods": "1"},
+        ),
+        cb.NodeDef(
+            "m6a.xlarge",
+            GENERAL_PURPOSE,
+            DEFAULT_NC,
+            "us-west-2c",
+            t("2026-11-28T07:40:39Z"),
+            new,
+            images=(("quay.io/prometheus/prometheus:v3.1.0", 128_340_122),),
+            requests={"cpu": "600m", "memory": "2238Mi", "pods": "2"},
+        ),
+        cb.NodeDef(
+            "c6g.large",
+            SYSTEM,
+            DEFAULT_NC,
+            "us-west-2b",
+            t("2026-11-22T18:02:56Z"),
+            new,
+            requests={"cpu": "100m", "memory": "200Mi", "pods": "1"},
+        ),
+        cb.NodeDef(
+            "g6e.xlarge",
+            GPU_INFERENCE,
+            GPU_NC,
+            "us-west-2b",
+            t("2026-11-15T09:19:34Z"),
+            old,
+            drifted="AMIDrift",
+            images=(vllm_image,),
+            requests={"cpu": "3", "memory": "24Gi", "nvidia.com/gpu": "1", "pods": "1"},
+        ),
+        cb.NodeDef(
+            "g6e.12xlarge",
+            GPU_INFERENCE,
+            GPU_NC,
+            "us-west-2b",
+            t("2026-11-26T14:05:00Z"),
+            new,
+            unhealthy_gpus=1,
+            accelerated_condition={
+                "lastTransitionTime": cb.ts(xid_at),
+                "message": xid_message,
+                "reason": "NvidiaXID79Error",
+                "status": "False",
+            },
+            images=(vllm_image, (CUDA, 1_582_912_334)),
+            requests={"cpu": "16", "memory": "96Gi", "nvidia.com/gpu": "2", "pods": "1"},
+        ),
+        cb.NodeDef(
+            "p5.48xlarge",
+            GPU_TRAINING,
+            TRAINING_NC,
+            "us-west-2b",
+            t("2026-11-24T22:10:17Z"),
+            new,
+            images=((PYTORCH, 10_912_671_802),),
+            requests={
+                "cpu": "180",
+                "memory": "1800Gi",
+                "nvidia.com/gpu": "8",
+                "pods": "1",
+                "vpc.amazonaws.com/efa": "32",
+            },
+        ),
+    ]
+    for nd in defs:
+        node, claim = cb.node_and_claim(ids, nd, NOW)
+        assert node is not None
+        d.nodes.append(node)
+        d.claims.append(claim)
+    gp1, gp2, sys1, inf1, inf2, p5 = d.nodes
+    launching_def = cb.NodeDef(
+        "g6e.xlarge",
+        GPU_INFERENCE,
+        GPU_NC,
+        "us-west-2b",
+        t("2026-11-28T08:58:52Z"),
+        new,
+        launching=True,
+        requests={"cpu": "3", "memory": "24Gi", "nvidia.com/gpu": "1", "pods": "1"},
+    )
+    _, launching = cb.node_and_claim(ids, launching_def, NOW)
+    d.claims.append(launching)
+
+    # ---- running and finished pods
+    web = d.owner("ReplicaSet", "default", "web-frontend-6c9d7b8f4")
+    d.pods.append(
+        cb.pod(
+            ids,
+            "default",
+            "web-frontend-6c9d7b8f4-h7x2m",
+            t("2026-11-27T03:14:02Z"),
+            [
+                cb.container(
+                    "nginx",
+                    "nginx:1.27.3",
+                    requests={"cpu": "250m", "memory": "256Mi"},
+                    limits={"memory": "256Mi"},
+                    ports=[("http", 8080)],
+                    probe_port=8080,
+                    probe_path="/healthz",
+                )
+            ],
+            now=NOW,
+            node=gp1,
+            owner=web,
+            labels={"app.kubernetes.io/name": "web-frontend", "pod-template-hash": "6c9d7b8f4"},
+        )
+    )
+    d.pods.append(
+        cb.pod(
+            ids,
+            "monitoring",
+            "kube-state-metrics-7c5f9d6b8-q2wzx",
+            t("2026-11-28T07:42:20Z"),
+            [
+                cb.container(
+                    "kube-state-metrics",
+                    "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.15.0",
+                    requests={"cpu": "100m", "memory": "190Mi"},
+                    limits={"memory": "250Mi"},
+                    ports=[("http-metrics", 8080), ("telemetry", 8081)],
+                    probe_port=8080,
+                    probe_path="/livez",
+                )
+            ],
+            now=NOW,
+            node=gp2,
+            owner=d.owner("ReplicaSet", "monitoring", "kube-state-metrics-7c5f9d6b8"),
+            labels={"app.kubernetes.io/name": "kube-state-metrics", "pod-template-hash": "7c5f9d6b8"},
+            service_account="kube-state-metrics",
+        )
+    )
+    d.pods.append(
+        cb.pod(
+            ids,
+            "monitoring",
+            "prometheus-server-0",
+            t("2026-11-28T07:42:24Z"),
+            [
+                cb.container(
+                    "prometheus",
+                    "quay.io/prometheus/prometheus:v3.1.0",
+                    requests={"cpu": "500m", "memory": "2Gi"},
+                    limits={"memory": "4Gi"},
+                    args=[
+                        "--config.file=/etc/prometheus/prometheus.yml",
+                        "--storage.tsdb.retention.time=15d",
+                    ],
+                    ports=[("web", 9090)],
+                    probe_port=9090,
+                    probe_path="/-/ready",
+                )
+            ],
+            now=NOW,
+            node=gp2,
+            owner=d.owner("StatefulSet", "monitoring", "prometheus-server"),
+            labels={
+                "app.kubernetes.io/name": "prometheus",
+                "apps.kubernetes.io/pod-index": "0",
+                "statefulset.kubernetes.io/pod-name": "prometheus-server-0",
+            },
+            service_account="prometheus-server",
+        )
+    )
+    d.pods.append(
+        cb.pod(
+            ids,
+            "kube-system",
+            "metrics-server-5b9f6c8d7-qwl9z",
+            t("2026-11-22T18:04:40Z"),
+            [
+                cb.container(
+                    "metrics-server",
+                    "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/metrics-server:v0.7.2-eksbuild.3",
+                    requests={"cpu": "100m", "memory": "200Mi"},
+                    args=["--secure-port=10251", "--kubelet-preferred-address-types=InternalIP"],
+                    ports=[("https", 10251)],
+                )
+            ],
+            now=NOW,
+            node=sys1,
+            owner=d.owner("ReplicaSet", "kube-system", "metrics-server-5b9f6c8d7"),
+            labels={"app.kubernetes.io/name": "metrics-server", "pod-template-hash": "5b9f6c8d7"},
+            tolerations=[{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+            service_account="metrics-server",
+            priority_class="system-cluster-critical",
+        )
+    )
+    vllm_sts = d.owner("StatefulSet", "serving", "vllm-l40s")
+    l40s = {"eks.amazonaws.com/instance-gpu-name": "l40s"}
+
+    def vllm_pod(index: int, created: datetime, node: Obj | None, **kw: Any) -> Obj:
+        name = f"vllm-l40s-{index}"
+        return cb.pod(
+            ids,
+            "serving",
+            name,
+            created,
+            [vllm_container("Qwen/Qwen2.5-7B-Instruct", 1, "3", "24Gi", ["--max-model-len", "32768"])],
+            now=NOW,
+            node=node,
+            owner=vllm_sts,
+            labels={
+                "app.kubernetes.io/name": "vllm-l40s",
+                "apps.kubernetes.io/pod-index": str(index),
+                "controller-revision-hash": "vllm-l40s-6f8d9c7b5",
+                "statefulset.kubernetes.io/pod-name": name,
+            },
+            tolerations=[GPU_TOLERATION],
+            node_selector=l40s,
+            extra_volumes=[DSHM],
+            **kw,
+        )
+
+    d.pods.append(vllm_pod(0, t("2026-11-15T09:18:50Z"), inf1))
+    d.pods.append(
+        cb.pod(
+            ids,
+            "serving",
+            "vllm-qwen32b-5f7c9d8b6-tn4vq",
+            t("2026-11-26T14:04:31Z"),
+            [vllm_container("Qwen/Qwen2.5-32B-Instruct", 2, "16", "96Gi", ["--tensor-parallel-size", "2"])],
+            now=NOW,
+            node=inf2,
+            owner=d.owner("ReplicaSet", "serving", "vllm-qwen32b-5f7c9d8b6"),
+            labels={"app.kubernetes.io/name": "vllm-qwen32b", "pod-template-hash": "5f7c9d8b6"},
+            tolerations=[GPU_TOLERATION],
+            node_selector=l40s,
+            extra_volumes=[DSHM],
+        )
+    )
+    eval_at = t("2026-11-28T08:30:00Z")
+    eval_job = f"eval-daily-{int(eval_at.timestamp()) // 60}"
+    d.pods.append(
+        cb.pod(
+            ids,
+            "ml",
+            f"{eval_job}-7tq2c",
+            eval_at,
+            [
+                cb.container(
+                    "eval",
+                    CUDA,
+                    requests={"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                    limits={"memory": "16Gi", "nvidia.com/gpu": "1"},
+                    command=["python3", "-m", "evals.run"],
+                    args=["--suite", "regression", "--endpoint", "http://vllm-l40s.serving:8000"],
+                    env=[cb.env_var("HF_TOKEN", FAKE_HF_TOKEN)],
+                )
+            ],
+            now=NOW,
+            node=inf2,
+            phase="Succeeded",
+            exit_code=0,
+            owner=d.owner("Job", "ml", eval_job),
+            labels={"batch.kubernetes.io/job-name": eval_job, "job-name": eval_job},
+            tolerations=[GPU_TOLERATION],
+        )
+    )
+    pull_error = (
+        f'failed to pull and unpack image "docker.io/{VLLM}": failed to copy: httpReadSeeker: failed open: '
+        "unexpected status code https://registry-1.docker.io/v2/vllm/vllm-openai/manifests/sha256:"
+        f"{cb.digest(VLLM)}: 429 Too Many Requests - Server message: toomanyrequests: You have reached your "
+        "unauthenticated pull rate limit. https://www.docker.com/increase-rate-limit"
+    )
+    vllm1 = vllm_pod(
+        1,
+        t("2026-11-28T08:58:40Z"),
+        inf2,
+        phase="Pending",
+        waiting=("ImagePullBackOff", f'Back-off pulling image "{VLLM}": ErrImagePull: {pull_error}'),
+    )
+    d.pods.append(vllm1)
+    trainer_labels = {
+        "app.kubernetes.io/name": "pretrain-8x-h100",
+        "controller-revision-hash": "pretrain-8x-h100-7d4b9",
+    }
+    pretrain = d.owner("StatefulSet", "ml", "pretrain-8x-h100")
+    no_disrupt = {"karpenter.sh/do-not-disrupt": "true"}
+
+    def trainer_pod(index: int, node: Obj | None) -> Obj:
+        name = f"pretrain-8x-h100-{index}"
+        return cb.pod(
+            ids,
+            "ml",
+            name,
+            t("2026-11-24T22:09:46Z"),
+            [trainer_container(8, "180", "1800Gi", efa=32)],
+            now=NOW,
+            node=node,
+            owner=pretrain,
+            labels={
+                **trainer_labels,
+                "apps.kubernetes.io/pod-index": str(index),
+                "statefulset.kubernetes.io/pod-name": name,
+            },
+            annotations=no_disrupt,
+            tolerations=[GPU_TOLERATION],
+            node_selector={"eks.amazonaws.com/instance-family": "p5"},
+            extra_volumes=[DSHM],
+        )
+
+    d.pods.append(trainer_pod(0, p5))
+
+    # ---- pending pods, one problem each (events: scheduler + Auto Mode)
+    chat_req = {"cpu": "500m", "memory": "2Gi", "nvidia.com/gpu": "1"}
+    d.pending(
+        cb.pod(
+            ids,
+            "default",
+            "chat-api-7d9f8c6b5d-x2k4p",
+            t("2026-11-28T08:12:30Z"),
+            [
+                cb.container(
+                    "chat-api",
+                    "111122223333.dkr.ecr.us-west-2.amazonaws.com/chat-api:2026.11.27-3f9c2a1",
+                    requests=chat_req,
+                    limits={"memory": "2Gi", "nvidia.com/gpu": "1"},
+                    env=[
+                        cb.env_var("HF_TOKEN", FAKE_HF_TOKEN),
+                        cb.env_var("MODEL_ID", "Qwen/Qwen2.5-1.5B-Instruct"),
+                    ],
+                    ports=[("http", 8080)],
+                    probe_port=8080,
+                )
+            ],
+            now=NOW,
+            owner=d.owner("ReplicaSet", "default", "chat-api-7d9f8c6b5d"),
+            labels={"app.kubernetes.io/name": "chat-api", "pod-template-hash": "7d9f8c6b5d"},
+        ),
+        [no_instance_type(GENERAL_PURPOSE, chat_req), TAINT_GPU_MSG, LIMIT_MSG, TAINT_SYSTEM_MSG],
+    )
+    finetune_key = "karpenter.k8s.aws/instance-gpu-name"
+    d.pending(
+        cb.pod(
+            ids,
+            "ml",
+            "finetune-llama-0",
+            t("2026-11-27T16:40:05Z"),
+            [trainer_container(1, "8", "64Gi")],
+            now=NOW,
+            owner=d.owner("StatefulSet", "ml", "finetune-llama"),
+            labels={
+                "app.kubernetes.io/name": "finetune-llama",
+                "apps.kubernetes.io/pod-index": "0",
+                "statefulset.kubernetes.io/pod-name": "finetune-llama-0",
+            },
+            tolerations=[GPU_TOLERATION],
+            node_selector={finetune_key: "h100"},
+            extra_volumes=[DSHM],
+        ),
+        [unknown_label(finetune_key), unknown_label(finetune_key), LIMIT_MSG, TAINT_SYSTEM_MSG],
+    )
+    d.pending(
+        cb.pod(
+            ids,
+            "ml",
+            "notebook-gpu",
+            t("2026-11-28T08:51:37Z"),
+            [
+                cb.container(
+                    "notebook",
+                    "quay.io/jupyter/pytorch-notebook:cuda12-python-3.12",
+                    requests={"cpu": "2", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                    limits={"memory": "16Gi", "nvidia.com/gpu": "1"},
+                    env=[
+                        cb.env_var("JUPYTER_TOKEN", "demo-notebook-token"),
+                        cb.env_var("HF_TOKEN", FAKE_HF_TOKEN),
+                    ],
+                    ports=[("notebook", 8888)],
+                )
+            ],
+            now=NOW,
+            labels={"app.kubernetes.io/name": "notebook-gpu"},
+            tolerations=[GPU_TOLERATION],
+            node_selector={"nvidia.com/gpu.present": "true"},
+        ),
+        [unknown_label("nvidia.com/gpu.present")] * 2 + [LIMIT_MSG, TAINT_SYSTEM_MSG],
+    )
+    pretrain_req = {"cpu": "180", "memory": "1800Gi", "nvidia.com/gpu": "8", "vpc.amazonaws.com/efa": "32"}
+    family_p5 = [cb.req("eks.amazonaws.com/instance-family", "In", "p5")]
+    d.pending(
+        trainer_pod(1, None),
+        [
+            no_instance_type(
+                GENERAL_PURPOSE,
+                pretrain_req,
+                family_p5,
+                "no instance type met the scheduling requirements or had enough resources",
+            ),
+            "incompatible requirements, key eks.amazonaws.com/instance-family, In [p5] not in In [g6 g6e]",
+            LIMIT_MSG,
+            TAINT_SYSTEM_MSG,
+        ],
+    )
+    spot = "incompatible requirements, key karpenter.sh/capacity-type, In [spot] not in In [on-demand]"
+    d.pending(
+        cb.pod(
+            ids,
+            "ml",
+            "batch-spot",
+            t("2026-11-28T06:00:12Z"),
+            [
+                cb.container(
+                    "batch",
+                    CUDA,
+                    requests={"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                    limits={"memory": "16Gi", "nvidia.com/gpu": "1"},
+                    command=["python3", "embed.py"],
+                    args=["--shard", "17", "--of", "64"],
+                )
+            ],
+            now=NOW,
+            labels={"app.kubernetes.io/name": "batch-spot"},
+            tolerations=[GPU_TOLERATION],
+            affinity={
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [cb.req("karpenter.sh/capacity-type", "In", "spot")]}
+                        ]
+                    }
+                }
+            },
+        ),
+        [spot, spot, LIMIT_MSG, TAINT_SYSTEM_MSG],
+    )
+    giant_req = {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": "16"}
+    d.pending(
+        cb.pod(
+            ids,
+            "research",
+            "giant-model",
+            t("2026-11-28T07:30:44Z"),
+            [trainer_container(16, "64", "512Gi")],
+            now=NOW,
+            labels={"app.kubernetes.io/name": "giant-model"},
+            tolerations=[GPU_TOLERATION],
+            extra_volumes=[DSHM],
+        ),
+        [
+            no_instance_type(GENERAL_PURPOSE, giant_req),
+            no_instance_type(GPU_INFERENCE, giant_req),
+            LIMIT_MSG,
+            TAINT_SYSTEM_MSG,
+        ],
+    )
+    vllm2 = d.pending(vllm_pod(2, t("2026-11-28T08:58:40Z"), None), None)
+    neuron_req = {"aws.amazon.com/neuron": "1", "cpu": "1", "memory": "2Gi"}
+    d.pending(
+        cb.pod(
+            ids,
+            "inference",
+            "neuron-bert",
+            t("2026-11-28T08:20:03Z"),
+            [
+                cb.container(
+                    "bert",
+                    "public.ecr.aws/neuron/pytorch-inference-neuronx:2.5.1-neuronx-py310-sdk2.21.0-ubuntu22.04",
+                    requests=neuron_req,
+                    limits={"aws.amazon.com/neuron": "1", "memory": "2Gi"},
+                    command=["python3", "serve.py"],
+                    ports=[("http", 8080)],
+                )
+            ],
+            now=NOW,
+            labels={"app.kubernetes.io/name": "neuron-bert"},
+            tolerations=[{"effect": "NoSchedule", "key": "aws.amazon.com/neuron", "operator": "Exists"}],
+        ),
+        [no_instance_type(GENERAL_PURPOSE, neuron_req), TAINT_GPU_MSG, LIMIT_MSG, TAINT_SYSTEM_MSG],
+    )
+
+    # ---- other events: nomination, image pulls, the XID, the blocked drift replacement
+    claim_name = launching["metadata"]["name"]
+    d.event(
+        vllm2,
+        "Nominated",
+        f"Pod should schedule on: nodeclaim/{claim_name}",
+        cb.AUTO_MODE_COMPONENT,
+        first=t("2026-11-28T08:58:52Z"),
+        last=t("2026-11-28T08:59:52Z"),
+        count=2,
+        type_="Normal",
+    )
+    inf2_name = inf2["metadata"]["name"]
+    assigned = f"Successfully assigned serving/vllm-l40s-1 to {inf2_name}"
+    scheduled_at = t("2026-11-28T08:58:41Z")
+    d.event(vllm1, "Scheduled", assigned, cb.SCHEDULER, first=scheduled_at, last=scheduled_at, type_="Normal")
+    kubelet = {"host": inf2_name}
+    first_pull, last_pull = t("2026-11-28T08:58:42Z"), t("2026-11-28T08:59:31Z")
+    for reason, message, count, type_ in (
+        ("Pulling", f'Pulling image "{VLLM}"', 3, "Normal"),
+        ("Failed", f'Failed to pull image "{VLLM}": {pull_error}', 3, "Warning"),
+        ("Failed", "Error: ErrImagePull", 3, "Warning"),
+        ("BackOff", f'Back-off pulling image "{VLLM}"', 5, "Normal"),
+        ("Failed", "Error: ImagePullBackOff", 5, "Warning"),
+    ):
+        last = NOW - timedelta(seconds=9) if "BackOff" in reason + message else last_pull
+        d.event(
+            vllm1,
+            reason,
+            message,
+            "kubelet",
+            first=first_pull,
+            last=last,
+            count=count,
+            type_=type_,
+            **kubelet,
+        )
+    d.event(
+        inf2,
+        "NvidiaXID79Error",
+        xid_message,
+        cb.NODE_MONITOR,
+        first=xid_at,
+        last=xid_at,
+        host=inf2_name,
+    )
+    blocked = "Pdb prevents pod evictions (PodDisruptionBudget=[serving/vllm-l40s])"
+    drift_seen = NOW - timedelta(days=6, hours=3)
+    for obj in (d.claims[3], inf1):
+        d.event(
+            obj,
+            "DisruptionBlocked",
+            blocked,
+            cb.AUTO_MODE_COMPONENT,
+            first=drift_seen,
+            last=NOW - timedelta(seconds=47),
+            count=1771,
+            type_="Normal",
+        )
+
+    # ---- NodePools with status computed from what they launched
+    pools = []
+    for pool, created in zip(
+        POOLS, (CLUSTER_CREATED, CLUSTER_CREATED, gpu_pools_created, gpu_pools_created), strict=True
+    ):
+        claims = [c for c in d.claims if c["metadata"]["labels"]["karpenter.sh/nodepool"] == pool.name]
+        usage = cb.sum_resources(c["status"]["capacity"] for c in claims)
+        usage["nodes"] = str(len(claims))
+        pools.append(cb.nodepool(ids, pool, created, nodes=len(claims), resources=usage))
+
+    objects = [*nodeclasses, *pools, *d.nodes, *d.claims, *(redact(p) for p in d.pods), *d.events]
+    objects = [cb.sort_keys(o) for o in objects]
+    return build_bundle(objects, captured_at=NOW, context=CONTEXT, notes=[], absent=[], redacted=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help=f"output file (default: {OUT.name} next to this script)"
+    )
+    args = parser.parse_args(argv)
+    write_bundle(build(), args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""The demo and benchmark generators: deterministic, and their bundles load with the expected contents."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+
+import orjson
+
+from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot, write_bundle
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "examples" / "automode-gpu-demo.json"
+
+
+def _module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class body runs
+    spec.loader.exec_module(module)
+    return module
+
+
+demo = _module(ROOT / "examples" / "generate_demo.py", "generate_demo")
+bench = _module(ROOT / "bench" / "generate.py", "bench_generate")
+
+
+def test_demo_is_regenerated_byte_identically(tmp_path: Path) -> None:
+    out = tmp_path / "demo.json"
+    assert demo.main(["--out", str(out)]) == 0
+    assert out.read_bytes() == DEMO.read_bytes(), "run: python examples/generate_demo.py"
+
+
+def test_demo_bundle_contents() -> None:
+    raw = DEMO.read_bytes()
+    assert b"hf_DemoOnly" not in raw  # env values are redacted
+    state = load_snapshot([DEMO])
+    assert state.captured_at == datetime(2026, 11, 28, 9, tzinfo=UTC)
+    assert state.context == "arn:aws:eks:us-west-2:111122223333:cluster/demo-prod"
+    sizes = (len(state.nodes), len(state.nodeclaims), len(state.nodepools), len(state.nodeclasses))
+    assert sizes == (6, 7, 4, 3)
+    assert {p.name for p in state.nodepools} == {"general-purpose", "system", "gpu-inference", "gpu-training"}
+    unbound = {p.meta.key for p in state.pods if p.node_name is None}
+    assert unbound == {
+        "default/chat-api-7d9f8c6b5d-x2k4p",
+        "ml/finetune-llama-0",
+        "ml/notebook-gpu",
+        "ml/pretrain-8x-h100-1",
+        "ml/batch-spot",
+        "research/giant-model",
+        "serving/vllm-l40s-2",
+        "inference/neuron-bert",
+    }
+    xid = next(n for n in state.nodes if n.labels["node.kubernetes.io/instance-type"] == "g6e.12xlarge")
+    condition = xid.condition("AcceleratedHardwareReady")
+    assert condition is not None and condition.status == "False" and condition.reason == "NvidiaXID79Error"
+    launching = next(c for c in state.nodeclaims if c.node_name is None)
+    nominated = state.events_for("Pod", "vllm-l40s-2", "serving")
+    assert any(e.message == f"Pod should schedule on: nodeclaim/{launching.name}" for e in nominated)
+    drifted = [c for c in state.nodeclaims if (d := c.condition("Drifted")) is not None and d.is_true]
+    assert [c.node_pool for c in drifted] == ["gpu-inference"]
+    for pod in ("chat-api-7d9f8c6b5d-x2k4p", "neuron-bert"):
+        namespace = "default" if pod.startswith("chat") else "inference"
+        components = {e.component for e in state.events_for("Pod", pod, namespace)}
+        assert components == {"default-scheduler", "eks-auto-mode/compute"}
+
+
+def test_bench_tiny_bundle_loads_with_expected_counts(tmp_path: Path) -> None:
+    out = tmp_path / "cluster-tiny.json"
+    counts = bench.generate(20, 200, out, seed=3)
+    state = load_snapshot([out])
+    assert len(state.nodes) == 20 == counts["Node"]
+    assert len(state.pods) == 200 == counts["Pod"]
+    assert len(state.nodeclaims) == counts["NodeClaim"] == 21  # one per node and one still launching
+    assert (len(state.nodepools), len(state.nodeclasses)) == (6, 3)
+    pending = [p for p in state.pods if p.node_name is None]
+    assert len(pending) == 6 and all(p.phase == "Pending" for p in pending)
+    assert len(state.events) == counts["Event"] == 2 * len(pending)
+    accelerated = [n for n in state.nodes if {"nvidia.com/gpu", "aws.amazon.com/neuron"} & set(n.capacity)]
+    assert len(accelerated) == 3
+    assert not state.notes
+
+
+def test_bench_generator_is_deterministic(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    bench.generate(20, 120, a, seed=5)
+    bench.generate(20, 120, b, seed=5)
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_streaming_writer_matches_write_bundle(tmp_path: Path) -> None:
+    when = datetime(2026, 11, 28, 9, tzinfo=UTC)
+    objects = [
+        {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n1", "labels": {"b": "2", "a": "1"}}},
+        {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p1"}, "spec": {"containers": []}},
+    ]
+    for objs in (objects, []):
+        buf = io.BytesIO()
+        writer = bench.BundleWriter(buf, captured_at=when, context="ctx")
+        for obj in objs:
+            writer.write(obj)
+        writer.close()
+        expected = tmp_path / "expected.json"
+        sorted_objs = [orjson.loads(orjson.dumps(o, option=orjson.OPT_SORT_KEYS)) for o in objs]
+        bundle = build_bundle(sorted_objs, captured_at=when, context="ctx", notes=[], absent=[])
+        write_bundle(bundle, expected)
+        assert buf.getvalue() == expected.read_bytes()
