@@ -26,6 +26,8 @@ from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import KUBECTL, write_kubeconfig
 from tests.kube.kubelet import (
+    L4_CGROUPS,
+    L4_POD_UIDS,
     PROBE_FIXTURES,
     SimulatedKubelet,
     by_strategy,
@@ -35,6 +37,7 @@ from tests.kube.kubelet import (
     no_gpu_output,
     wait_for,
 )
+from tests.kube.wire import status_body
 
 Cli = Callable[..., Result]
 REPO = Path(__file__).resolve().parents[2]
@@ -103,6 +106,58 @@ def test_smi_json_contract(cli: Cli, cluster: Cluster) -> None:
     assert contract | {"powerW", "migMode", "processes"} <= set(gpu)
     assert (gpu["name"], gpu["memoryTotalMiB"], gpu["temperatureC"]) == ("NVIDIA L4", 23034, 45)
     assert {"pid", "name", "usedMemoryMiB", "pod"} <= set(gpu["processes"][0])
+
+
+def _pod_on(name: str, namespace: str, uid: str, node: str = "i-0aaa") -> dict[str, Any]:
+    obj = pod(name, namespace, node_name=node, requests={"nvidia.com/gpu": "1"})
+    obj["metadata"]["uid"] = uid
+    return obj
+
+
+def _process_pods(result: dict[str, Any]) -> list[tuple[int, str, str | None]]:
+    return [(p["pid"], p["name"], p["pod"]) for g in result["gpus"] for p in g["processes"]]
+
+
+def test_smi_names_the_pods_of_gpu_processes(cli: Cli, cluster: Cluster) -> None:
+    cluster.api.add(_pod_on("train-0", "ml", L4_POD_UIDS[0]))
+    cluster.kubelet.outputs["i-0aaa"] = gpu_output(pid_cgroups=L4_CGROUPS)
+    result = cli(*cluster.args("smi", "i-0aaa", "-o", "json"))
+    assert result.code == 0, result.err
+    (node,) = json.loads(result.out)["results"]
+    assert _process_pods(node) == [
+        (10131, "ffmpeg", "ml/train-0"),
+        (13597, "ffmpeg", None),
+        (16870, "ffmpeg", None),
+    ]
+    assert node["notes"] == [
+        "process pods are null for PID 16870: not in a pod's cgroup (a process of the node itself, or one "
+        "that exited before its cgroup was read)",
+        f"process pods are null for PID 13597: pod UID {L4_POD_UIDS[1]} is not in the node's pod list "
+        "(deleted since, or a static pod without its mirror pod)",
+    ]
+    assert node["issues"] == [{"section": "nvidia-smi-csv", "kind": "empty", "message": "the command printed nothing"},
+                              {"section": "nvidia-smi-list", "kind": "empty", "message": "the command printed nothing"}]  # fmt: skip
+    table = cli(*cluster.args("smi", "i-0aaa"))
+    assert table.code == 0, table.err
+    rows = [line.split() for line in table.out.splitlines() if line.split()[:1] == ["i-0aaa"]]
+    assert ["i-0aaa", "0", "10131", "ffmpeg", "389", "ml/train-0"] in rows
+    assert ["i-0aaa", "1", "16870", "ffmpeg", "549", "-"] in rows
+    assert "note: process pods are null for PID 16870: not in a pod's cgroup" in table.err
+
+
+def test_smi_pod_list_forbidden_leaves_pods_null(cli: Cli, cluster: Cluster) -> None:
+    cluster.api.add(_pod_on("train-0", "ml", L4_POD_UIDS[0]))
+    cluster.kubelet.outputs["i-0aaa"] = gpu_output(pid_cgroups=L4_CGROUPS)
+    message = 'pods is forbidden: User "dev" cannot list resource "pods" in API group "" at the cluster scope'
+    cluster.api.fault(path=r"^/api/v1/pods$", status=403, body=status_body(403, message))
+    result = cli(*cluster.args("smi", "i-0aaa", "-o", "json"))
+    assert result.code == 0, result.err
+    (node,) = json.loads(result.out)["results"]
+    assert node["error"] is None and all(pod is None for _, _, pod in _process_pods(node))
+    assert (
+        f"process pods are null for PIDs 10131, 13597: the node's pods could not be listed (403 Forbidden: "
+        f"{message}); it needs RBAC 'list' on pods"
+    ) in node["notes"]
 
 
 def test_smi_all_fifty_nodes_with_partial_failure(cli: Cli, cluster: Cluster) -> None:
@@ -324,6 +379,64 @@ def test_snapshot_probe_round_trip(cli: Cli, cluster: Cluster, tmp_path: Path) -
     assert "cannot pull image" in results["i-0bbb"]["error"]
     one = cli("smi", "i-0aaa", "--snapshot", str(bundle), "--raw")
     assert one.code == 0 and one.out == gpu_output()
+
+
+def test_snapshot_names_the_pods_from_the_bundle(cli: Cli, cluster: Cluster, tmp_path: Path) -> None:
+    cluster.api.add(
+        _pod_on("train-0", "ml", L4_POD_UIDS[0]), _pod_on("serve-0", "web", L4_POD_UIDS[1], "i-0bbb")
+    )
+    cluster.kubelet.outputs["i-0aaa"] = gpu_output(pid_cgroups=L4_CGROUPS)
+    bundle = tmp_path / "bundle.json"
+    assert cli(*cluster.args("snapshot", "--out", str(bundle), "--probe")).code == 0
+    shown = cli("smi", "--snapshot", str(bundle), "-o", "json")
+    assert shown.code == 0, shown.err
+    (node,) = json.loads(shown.out)["results"]
+    # only the pods of the probed node count: serve-0 on i-0bbb shares no node with PID 13597
+    assert [pod for _, _, pod in _process_pods(node)] == ["ml/train-0", None, None]
+    assert any(f"pod UID {L4_POD_UIDS[1]} is not in the node's pod list" in n for n in node["notes"])
+
+
+def test_snapshot_without_a_pod_list_says_why(cli: Cli, tmp_path: Path) -> None:
+    forbidden = "forbidden to list pods cluster-wide: workloads unknown (needs RBAC verb 'list' on pods)"
+    bundle = tmp_path / "b.json"
+    bundle.write_text(
+        json.dumps(
+            {
+                "apiVersion": "kubectl-gpu/v1",
+                "kind": "Snapshot",
+                "notes": [{"code": "FORBIDDEN", "message": forbidden, "kind": "pods"}],
+                "probes": {
+                    "i-0aaa": {"output": gpu_output(pid_cgroups=L4_CGROUPS), "strategy": "privileged-all"}
+                },
+                "objects": [gpu_node("i-0aaa")],
+            }
+        )
+    )
+    result = cli("smi", "--snapshot", str(bundle), "-o", "json")
+    assert result.code == 0, result.err
+    (node,) = json.loads(result.out)["results"]
+    assert [pod for _, _, pod in _process_pods(node)] == [None, None, None]
+    assert (
+        f"process pods are null for PIDs 10131, 13597: the snapshot holds no pod list ({forbidden})"
+        in node["notes"]
+    )
+
+
+def test_from_file_has_no_pod_list(cli: Cli, tmp_path: Path) -> None:
+    saved = tmp_path / "node.txt"
+    saved.write_text(gpu_output(pid_cgroups=L4_CGROUPS))
+    result = cli("smi", "--from-file", str(saved), "-o", "json")
+    assert result.code == 0, result.err
+    (entry,) = json.loads(result.out)["results"]
+    assert [pod for _, _, pod in _process_pods(entry)] == [None, None, None]
+    assert (
+        "process pods are null for PIDs 10131, 13597: --from-file reads no cluster, so there is no pod list to "
+        "name their pod UIDs by"
+    ) in entry["notes"]
+    plain = cli(
+        "smi", "--from-file", str(PROBE_FIXTURES / "nvidia-smi/xml/telegraf__tesla-t4__515.105.01.xml")
+    )
+    assert "note: process pods are null: the collector output has no pid-cgroups section" in plain.err
 
 
 def test_snapshot_without_probes(cli: Cli, tmp_path: Path) -> None:

@@ -82,16 +82,28 @@ def _host_blocks() -> list[Block]:
     ]  # fmt: skip
 
 
+#: The cgroups of the L4 XML's GPU processes: 10131 in pod L4_POD_UIDS[0], 13597 in L4_POD_UIDS[1], 16870 on the host.
+L4_CGROUPS = "ours/cgroup/ours__pid-cgroups__v2-systemd-containerd__matches-l4-xml.txt"
+L4_POD_UIDS = ("4f1e25a0-7c3b-4d2e-9a61-0b8c5d7e9f12", "8d2c4a61-3b7e-4f0a-9e15-6c2d8b0a4f37")
+
+
 def gpu_output(
     xml: str = "nvidia-smi/xml/datarhei-core__2x-nvidia-l4__555.42.06__v12__ffmpeg-procs.xml",
+    *,
+    pid_cgroups: str | None = None,
 ) -> str:
-    """A node whose container sees its GPUs: the real `nvidia-smi -q -x` fixture `xml` plus host sections."""
+    """A node whose container sees its GPUs: the real `nvidia-smi -q -x` fixture `xml` plus host sections.
+
+    `pid_cgroups`: the fixture of the pid-cgroups section (e.g. `L4_CGROUPS`); None leaves the section out, as
+    collectors before it did."""
+    cgroups = [] if pid_cgroups is None else [Block("pid-cgroups", 0, fixture(pid_cgroups))]
     return collector_output(
         [
             Block("nvidia-smi-xml", 0, fixture(xml)),
             Block("nvidia-smi-csv", 0, ""),
             Block("nvidia-smi-list", 0, ""),
             Block("nvidia-smi-topo", 0, fixture("ours/topo/ours__topo-m__8x-a100-nv12-4-nic__p4d-like.txt")),
+            *cgroups,
             *_host_blocks(),
         ]
     )

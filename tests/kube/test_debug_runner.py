@@ -32,6 +32,8 @@ from kubectl_gpu.kube.preflight import Targets, check_access, check_pod_security
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.kubelet import (
+    L4_CGROUPS,
+    L4_POD_UIDS,
     SimulatedKubelet,
     by_strategy,
     debug_pods,
@@ -176,6 +178,83 @@ def test_neuron_node(apiserver: FakeKubeAPI, kubelet: SimulatedKubelet, api: Pod
     result = runner(api).collect(target, Strategy.AUTO, SCRIPT)
     assert result.error is None and result.probe is not None and result.probe.neuron is not None
     assert len(result.probe.neuron.devices) == 1
+
+
+# --- processes to pods -----------------------------------------------------------------------------------------
+
+
+def pod_with_uid(name: str, namespace: str, uid: str, node_name: str = "i-0aaa") -> dict[str, Any]:
+    obj = pod(name, namespace, node_name=node_name, requests={"nvidia.com/gpu": "1"})
+    obj["metadata"]["uid"] = uid
+    return obj
+
+
+def pod_lists(apiserver: FakeKubeAPI, since: int = 0) -> list[Any]:
+    return [r for r in apiserver.requests[since:] if r.method == "GET" and r.path == "/api/v1/pods"]
+
+
+def test_gpu_processes_are_named_by_the_pods_of_their_node(
+    apiserver: FakeKubeAPI, kubelet: SimulatedKubelet, api: PodApi
+) -> None:
+    train, other = L4_POD_UIDS
+    filler = [
+        pod(f"job-{i:03d}", "batch", node_name="i-0aaa") for i in range(520)
+    ]  # the list takes two pages
+    apiserver.add(
+        gpu_node("i-0aaa", gpus=4),
+        *filler,
+        pod_with_uid("train-0", "ml", train),
+        pod_with_uid("elsewhere", "ml", other, node_name="i-0bbb"),  # same UID as PID 13597, another node
+    )
+    kubelet.outputs["i-0aaa"] = gpu_output(pid_cgroups=L4_CGROUPS)
+    target = one(api, "i-0aaa")
+    before = len(apiserver.requests)
+    result = runner(api).collect(target, Strategy.AUTO, SCRIPT)
+    assert result.error is None and result.probe is not None
+    assert result.process_pods() == {10131: "ml/train-0"}
+    assert (
+        result.pods is not None and len(result.pods) == 521
+    )  # every pod of the node (the debug pod is gone)
+    lists = pod_lists(apiserver, before)
+    assert [r.query.get("fieldSelector") for r in lists] == ["spec.nodeName=i-0aaa"] * 2
+    assert "continue" in lists[1].query  # paginated
+    notes = result.all_notes()
+    assert any("PID 13597: pod UID 8d2c4a61" in n for n in notes)
+    assert any("PID 16870: not in a pod's cgroup" in n for n in notes)
+
+
+def test_no_pod_list_without_processes_in_pod_cgroups(
+    apiserver: FakeKubeAPI, kubelet: SimulatedKubelet, api: PodApi
+) -> None:
+    apiserver.add(gpu_node("i-0aaa"))
+    target = one(api, "i-0aaa")
+    before = len(apiserver.requests)
+    result = runner(api).collect(target, Strategy.AUTO, SCRIPT)  # the default output: no pid-cgroups section
+    assert result.error is None and pod_lists(apiserver, before) == []
+    assert result.pods is None and result.process_pods() == {}
+    assert any("has no pid-cgroups section" in n for n in result.all_notes())
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (403, "the node's pods could not be listed (403 Forbidden: pods is forbidden: User \"dev\" cannot list resource \"pods\"); it needs RBAC 'list' on pods"),
+        (500, "the node's pods could not be listed (500 InternalError:"),
+    ],
+)  # fmt: skip
+def test_a_failed_pod_list_leaves_pods_null_with_a_note(
+    apiserver: FakeKubeAPI, kubelet: SimulatedKubelet, api: PodApi, status: int, expected: str
+) -> None:
+    apiserver.add(gpu_node("i-0aaa"), pod_with_uid("train-0", "ml", L4_POD_UIDS[0]))
+    kubelet.outputs["i-0aaa"] = gpu_output(pid_cgroups=L4_CGROUPS)
+    target = one(api, "i-0aaa")
+    message = 'pods is forbidden: User "dev" cannot list resource "pods"' if status == 403 else "etcd timeout"
+    apiserver.fault(path=r"^/api/v1/pods$", status=status, body=status_body(status, message))
+    result = runner(api).collect(target, Strategy.AUTO, SCRIPT)
+    assert result.error is None and result.probe is not None and len(result.probe.gpus) == 2
+    assert result.pods is None and result.process_pods() == {}
+    assert result.pods_unknown is not None and result.pods_unknown.startswith(expected), result.pods_unknown
+    assert f"process pods are null for PIDs 10131, 13597: {result.pods_unknown}" in result.all_notes()
 
 
 # --- faults -----------------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from kubectl_gpu.core.timeutil import TimeError, parse_duration
 from kubectl_gpu.errors import ClusterError, ExitCode, InputError, Interrupted
 
 if TYPE_CHECKING:
+    from kubectl_gpu.core.cluster import ClusterState
     from kubectl_gpu.kube.debug_runner import NodeTarget, ShellPod
     from kubectl_gpu.kube.pod_api import PodApi
     from kubectl_gpu.kube.preflight import Targets
@@ -301,7 +302,19 @@ def _from_file(path: str) -> SmiResult:
     accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
     if not sees_accelerator(probe, accelerator):
         error = f"{path}: no device in this output ({unseen_reason(probe, accelerator)})"
-    return SmiResult(None, None, probe, error=error, raw=text)
+    no_pods = "--from-file reads no cluster, so there is no pod list to name their pod UIDs by"
+    return SmiResult(None, None, probe, error=error, raw=text, pods_unknown=no_pods)
+
+
+def _snapshot_pods(state: ClusterState) -> Callable[[str], tuple[dict[str, str] | None, str | None]]:
+    """node -> (its pods from the bundle, UID -> namespace/name; or None and why the bundle has none)."""
+    from kubectl_gpu.core.attribution import pod_names_by_uid
+
+    missing = next((n for n in state.notes if n.kind == "pods" and n.code == "FORBIDDEN"), None)
+    if missing is not None:
+        why = f"the snapshot holds no pod list ({missing.message})"
+        return lambda node: (None, why)
+    return lambda node: (pod_names_by_uid(state.pods_by_node.get(node, [])), None)
 
 
 def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]:
@@ -312,6 +325,7 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
         raise InputError(
             "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"
         )
+    pods_of = _snapshot_pods(state)
     wanted = list(names) or sorted(state.probes)
     results = []
     for node in wanted:
@@ -322,6 +336,7 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
         entry = stored if isinstance(stored, dict) else {"output": stored}
         output = entry.get("output")
         probe = parse_saved_output(output) if isinstance(output, str) and output else None
+        pods, pods_unknown = pods_of(node)
         results.append(
             SmiResult(
                 node,
@@ -330,6 +345,8 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
                 error=entry.get("error") or (None if probe else f"node {node}: no output stored"),
                 raw=output if isinstance(output, str) else None,
                 image=entry.get("image"),
+                pods=pods,
+                pods_unknown=pods_unknown,
             )
         )
     return results

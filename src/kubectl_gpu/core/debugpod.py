@@ -18,6 +18,13 @@ from enum import StrEnum
 from typing import Any
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.attribution import (
+    ATTRIBUTION_NOTE,
+    ProcessPod,
+    attribute_processes,
+    attribution_notes,
+    cgroups_problem,
+)
 from kubectl_gpu.core.models import Node
 from kubectl_gpu.core.probe import (
     ProbeResult,
@@ -28,6 +35,7 @@ from kubectl_gpu.core.probe.errors import ProbeParseError
 from kubectl_gpu.core.probe.models import JsonValue
 
 __all__ = [
+    "ATTRIBUTION_NOTE",
     "CONTAINER",
     "DEBUG_POD_SELECTOR",
     "DEFAULT_IMAGES",
@@ -620,12 +628,6 @@ def findings(result: ProbeResult) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-ATTRIBUTION_NOTE = (
-    "process pods are null: the collector does not read /proc/<pid>/cgroup, so host PIDs cannot be "
-    "matched to pods (see the PIDs with `kubectl gpu shell` and `cat /proc/<pid>/cgroup`)"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class SmiResult:
     """One node's `smi` outcome: the parsed collector output, or the error that prevented it."""
@@ -637,26 +639,43 @@ class SmiResult:
     raw: str | None = field(default=None, repr=False)
     notes: tuple[str, ...] = ()
     image: str | None = None
+    #: The node's pods, UID -> `namespace/name` (see `attribution.pod_names_by_uid`); None: no pod list.
+    pods: Mapping[str, str] | None = field(default=None, hash=False)
+    #: Why there is no pod list (`pods` is None), for the note on processes left without a pod.
+    pods_unknown: str | None = None
 
     @property
     def findings(self) -> tuple[Finding, ...]:
         return findings(self.probe) if self.probe is not None else ()
 
+    def attribution(self) -> tuple[ProcessPod, ...]:
+        """The pod of every process (GPU, MIG, Neuron), or why it has none."""
+        return attribute_processes(self.probe, self.pods) if self.probe is not None else ()
+
+    def process_pods(self) -> dict[int, str]:
+        """PID -> `namespace/name` of the processes attributed to a pod."""
+        return {p.pid: p.pod for p in self.attribution() if p.pid is not None and p.pod is not None}
+
     def all_notes(self) -> tuple[str, ...]:
         notes = list(self.notes)
-        if self.probe is not None and any(g.processes for g in self.probe.gpus):
-            notes.append(ATTRIBUTION_NOTE)
+        if self.probe is not None:
+            notes += attribution_notes(
+                self.attribution(),
+                section_problem=cgroups_problem(self.probe),
+                pods_problem=self.pods_unknown,
+            )
         return tuple(notes)
 
     def to_dict(self) -> dict[str, JsonValue]:
         """The `SmiReport` result: the contract keys first, then findings, notes and tool issues."""
         probe = self.probe
+        pods = self.process_pods()
         out: dict[str, JsonValue] = {
             "node": self.node,
             "strategy": self.strategy,
             "driverVersion": probe.driver_version if probe else None,
             "cudaVersion": probe.cuda_version if probe else None,
-            "gpus": [g.to_dict(detail=True) for g in probe.gpus] if probe else [],
+            "gpus": [g.to_dict(detail=True, pods=pods) for g in probe.gpus] if probe else [],
             "error": self.error,
         }
         if probe is not None and probe.neuron is not None:
@@ -666,7 +685,14 @@ class SmiResult:
                     "ncCount": d.nc_count,
                     "memoryBytes": d.memory_bytes,
                     "bdf": d.bdf,
-                    "processes": [{"pid": p.pid, "command": p.command, "pod": None} for p in d.processes],
+                    "processes": [
+                        {
+                            "pid": p.pid,
+                            "command": p.command,
+                            "pod": None if p.pid is None else pods.get(p.pid),
+                        }
+                        for p in d.processes
+                    ],
                 }
                 for d in probe.neuron.devices
             ]

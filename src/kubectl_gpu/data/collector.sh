@@ -15,6 +15,11 @@
 # <ID> is random per run, so no tool output can contain a marker line. Every section runs whatever happened
 # before it (no `set -e`); a missing command gives rc=127 and its message in the STDERR block.
 #
+# The pid-cgroups section: for each GPU process (nvidia-smi --query-compute-apps; on Neuron nodes also the
+# PIDs neuron-ls lists), a line `pid <PID>` followed by the lines of $KUBECTL_GPU_PROC/<PID>/cgroup (the pod
+# runs with hostPID, so these are the host's PIDs, as nvidia-smi reports them). A process that exited before
+# its cgroup was read has the `pid` line only. No GPU process: an empty section.
+#
 # Environment (for tests and unusual pods): KUBECTL_GPU_TIMEOUT (seconds per command, default 60),
 # KUBECTL_GPU_HOST_ROOT (host / mount, default /host), KUBECTL_GPU_PROC (default /proc),
 # KUBECTL_GPU_HOSTNS (1: run lsblk/findmnt in the host mount namespace when possible, default 1),
@@ -106,6 +111,52 @@ kg_neuron_ls() {
     fi
 }
 
+kg_neuron_here() {
+    kg_have neuron-ls || [ -x "$KG_HOST/opt/aws/neuron/bin/neuron-ls" ]
+}
+
+kg_gpu_pids() {
+    # PIDs of GPU processes, one a line (anything else nvidia-smi prints is filtered out by the caller).
+    kg_status=0
+    if kg_have nvidia-smi || [ -x "$KG_HOST/usr/bin/nvidia-smi" ] || ! kg_neuron_here; then
+        if kg_out=$(kg_smi --query-compute-apps=pid --format=csv,noheader,nounits 2>&1); then
+            printf '%s\n' "$kg_out"
+        else
+            kg_status=$?
+            printf '%s\n' "$kg_out" >&2
+        fi
+    fi
+    if kg_neuron_here; then
+        # neuron-ls --json-output: "pid": <n> in each neuron_processes entry (one key a line after tr).
+        kg_neuron_ls 2>/dev/null | tr ',{}' '\n\n\n' | while read -r kg_line; do
+            case $kg_line in
+                '"pid"'*:*) printf '%s\n' "${kg_line#*:}" ;;
+            esac
+        done
+    fi
+    return "$kg_status"
+}
+
+kg_pid_cgroups() {
+    kg_pids=$(kg_gpu_pids)
+    kg_status=$?
+    printf '%s\n' "$kg_pids" | {
+        kg_seen=' '
+        while read -r kg_pid; do
+            case $kg_pid in
+                '' | *[!0-9]*) continue ;;
+            esac
+            case $kg_seen in
+                *" $kg_pid "*) continue ;;
+            esac
+            kg_seen="$kg_seen$kg_pid "
+            printf 'pid %s\n' "$kg_pid"
+            cat "$KG_PROC/$kg_pid/cgroup" 2>/dev/null
+        done
+    }
+    return "$kg_status"
+}
+
 kg_section() {
     # kg_section NAME COMMAND [ARGS...]
     kg_name=$1
@@ -149,13 +200,14 @@ kg_section nvidia-smi-xml kg_smi -q -x
 kg_section nvidia-smi-csv kg_smi_csv
 kg_section nvidia-smi-list kg_smi -L
 kg_section nvidia-smi-topo kg_smi topo -m
+kg_section pid-cgroups kg_pid_cgroups
 kg_section driver-version cat "$KG_PROC/driver/nvidia/version"
 kg_section lsblk kg_hostns lsblk -J -b -o NAME,TYPE,SIZE,MODEL,MOUNTPOINT,FSTYPE
 kg_section mdstat cat "$KG_PROC/mdstat"
 kg_section findmnt kg_hostns findmnt -J
 kg_section uname uname -r
 kg_section os-release kg_os_release
-if kg_have neuron-ls || [ -x "$KG_HOST/opt/aws/neuron/bin/neuron-ls" ]; then
+if kg_neuron_here; then
     kg_section neuron-ls kg_neuron_ls
 fi
 printf '===KUBECTL-GPU:DONE id=%s===\n' "$KG_ID"

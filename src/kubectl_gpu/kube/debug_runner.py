@@ -9,6 +9,7 @@ flight when the user interrupted is still known and deleted once the create retu
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import signal
 import threading
@@ -18,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from kubectl_gpu.core.attribution import pod_names_by_uid
 from kubectl_gpu.core.debugpod import (
     SUFFIX_ALPHABET,
     Accelerator,
@@ -36,7 +38,8 @@ from kubectl_gpu.core.debugpod import (
     shell_command,
     unseen_reason,
 )
-from kubectl_gpu.core.models import Node
+from kubectl_gpu.core.models import Node, Pod
+from kubectl_gpu.core.parse import ModelError, parse_pod
 from kubectl_gpu.core.probe import ProbeResult, parse_collector_output
 from kubectl_gpu.errors import ClusterError
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi, RequestTimedOut
@@ -303,9 +306,10 @@ class DebugRunner:
     # --- smi -----------------------------------------------------------------------------------
 
     def collect(self, target: NodeTarget, strategy: Strategy, script: str) -> SmiResult:
-        """Run the collector on one node; errors become the result's `error` (Cancelled propagates)."""
+        """Run the collector on one node; errors become the result's `error` (Cancelled propagates). When GPU
+        processes run in pod cgroups, the node's pods are listed once to name them."""
         try:
-            return self._collect(target, strategy, script)
+            return self._with_pods(self._collect(target, strategy, script))
         except DebugPodError as exc:
             return SmiResult(target.name, None, None, error=exc.line(), image=target.image)
         except ClusterError as exc:
@@ -349,6 +353,32 @@ class DebugRunner:
         used, result, raw, why = seen
         error = f"node {target.name}: the container saw no {device} with strategy {used.value} ({why})"
         return SmiResult(target.name, used.value, result, error, raw, tuple(notes), target.image)
+
+    def _with_pods(self, result: SmiResult) -> SmiResult:
+        """The result with the node's pods (UID -> namespace/name), when some process runs in a pod's cgroup.
+
+        A failed list (403, a timeout) leaves the pods unknown, with why, for the note; it never fails the run."""
+        if result.probe is None or not result.probe.pid_pods or result.node is None:
+            return result
+        self._checkpoint()
+        self.on_phase(result.node, "listing pods")
+        try:
+            raw = self.api.list_node_pods(result.node)
+        except ApiFailure as exc:
+            hint = "; it needs RBAC 'list' on pods" if exc.status == 403 else ""
+            why = f"the node's pods could not be listed ({exc}){hint}"
+            return dataclasses.replace(result, pods_unknown=why)
+        except ClusterError as exc:
+            return dataclasses.replace(
+                result, pods_unknown=f"the node's pods could not be listed ({exc.line()})"
+            )
+        pods: list[Pod] = []
+        for obj in raw:
+            try:
+                pods.append(parse_pod(obj))
+            except ModelError:
+                continue
+        return dataclasses.replace(result, pods=pod_names_by_uid(pods))
 
     @staticmethod
     def _device(target: NodeTarget) -> str:

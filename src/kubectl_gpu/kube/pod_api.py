@@ -161,6 +161,10 @@ class PodApi:
         path = f"/api/v1/namespaces/{namespace}/pods" if namespace else "/api/v1/pods"
         return self._list(path, label, fields)
 
+    def list_node_pods(self, node: str) -> list[dict[str, Any]]:
+        """Every pod bound to `node`, in all namespaces (paginated)."""
+        return self.list_pods(None, fields=f"spec.nodeName={node}")
+
     def list_nodes(self, *, label: str | None = None, fields: str | None = None) -> list[dict[str, Any]]:
         return self._list("/api/v1/nodes", label, fields)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -146,15 +146,22 @@ def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table | None:
     return table if rows else None
 
 
+def _pod(pods: Mapping[int, str], pid: int | None) -> str:
+    found = pods.get(pid) if pid is not None else None
+    return found or "-"
+
+
 def _process_table(results: Sequence[SmiResult]) -> Table | None:
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD"):
         table.add_column(column)
     rows = 0
     for result in results:
-        if result.probe is None:
+        probe = result.probe
+        if probe is None:
             continue
-        for gpu in result.probe.gpus:
+        pods = result.process_pods()
+        for gpu in probe.gpus:
             for proc in gpu.processes:
                 rows += 1
                 table.add_row(
@@ -163,7 +170,18 @@ def _process_table(results: Sequence[SmiResult]) -> Table | None:
                     _v(proc.pid),
                     proc.name or "-",
                     _v(proc.used_memory_mib),
+                    _pod(pods, proc.pid),
+                )
+        for device in probe.neuron.devices if probe.neuron is not None else ():
+            for neuron_proc in device.processes:
+                rows += 1
+                table.add_row(
+                    result.node or "-",
+                    f"neuron{device.index}",
+                    _v(neuron_proc.pid),
+                    neuron_proc.command or "-",
                     "-",
+                    _pod(pods, neuron_proc.pid),
                 )
     return table if rows else None
 

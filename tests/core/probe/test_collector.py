@@ -48,6 +48,7 @@ def h100_mig_node() -> list[Block]:
         Block("nvidia-smi-csv", 0, fx.text("nvidia-smi/csv/gpuexporter__h100-80gb-hbm3-mig__590.48.01__query-gpu__load.csv")),
         Block("nvidia-smi-list", 0, fx.text("nvidia-smi/list/gpuexporter__h100-80gb-hbm3-mig__590.48.01__L__capabilities.txt")),
         Block("nvidia-smi-topo", 0, fx.text("nvidia-smi/topo/gpuexporter__h100-80gb-hbm3-mig__590.48.01__topo-m__capabilities.txt")),
+        Block("pid-cgroups", 0, ""),  # no GPU process in the CSV: nothing to read
         Block("driver-version", 0, fx.text("ours/driver-version/ours__proc-driver-nvidia-version__proprietary-535.txt")),
         Block("lsblk", 0, fx.text("storage/gpud__lsblk-J__8x-nvme-7T-md0-raid0.json")),
         Block("mdstat", 0, fx.text("ours/mdstat/ours__mdstat__raid0-2x-nvme.txt")),
@@ -64,6 +65,7 @@ def l4_xml_node() -> list[Block]:
         Block("nvidia-smi-csv", 2, fx.text("ours/garbled/ours__nvidia-smi-csv__invalid-field.txt")),
         Block("nvidia-smi-list", 0, ""),
         Block("nvidia-smi-topo", 0, fx.text("ours/topo/ours__topo-m__8x-a100-nv12-4-nic__p4d-like.txt")),
+        Block("pid-cgroups", 0, fx.text("ours/cgroup/ours__pid-cgroups__v2-systemd-containerd__matches-l4-xml.txt")),
         Block("driver-version", 0, fx.text("ours/driver-version/ours__proc-driver-nvidia-version__open-570-aarch64.txt")),
         Block("lsblk", 0, fx.text("storage/gpud__lsblk-J__8x-nvme-intel-ssd.json")),
         Block("mdstat", 1, "", "cat: /proc/mdstat: No such file or directory"),
@@ -126,6 +128,10 @@ def test_xml_node_with_failures() -> None:
     assert result.gpu_source == "nvidia-smi-xml"
     assert (result.driver_version, result.cuda_version) == ("555.42.06", "12.5")
     assert [len(g.processes) for g in result.gpus] == [2, 1]
+    assert result.pid_pods == {
+        10131: "4f1e25a0-7c3b-4d2e-9a61-0b8c5d7e9f12",
+        13597: "8d2c4a61-3b7e-4f0a-9e15-6c2d8b0a4f37",
+    }  # 16870 is a process of the node
     assert result.kernel_driver is not None and result.kernel_driver.open_kernel_module
     assert result.mdstat is None and result.mounts is None
     assert result.neuron is not None and result.neuron.devices[0].nc_count == 2
@@ -288,7 +294,7 @@ def test_garbled_marker_lines() -> None:
 def test_markers_of_another_run_are_output() -> None:
     inner = collector_output([Block("uname", 0, "nested")], run_id="ffff0000")
     blocks = h100_mig_node()
-    blocks[9] = Block("os-release", 0, inner)
+    blocks[[b.name for b in blocks].index("os-release")] = Block("os-release", 0, inner)
     sections = split_sections(collector_output(blocks))
     assert sections["os-release"].body == inner
     assert sections["uname"].body == "6.1.119-129.201.amzn2023.x86_64\n"
@@ -308,7 +314,7 @@ def test_noise_before_the_header_and_duplicates() -> None:
 def test_without_header() -> None:
     text = collector_output(h100_mig_node())
     text = text.split("\n", 1)[1]
-    assert len(split_sections(text)) == 10
+    assert len(split_sections(text)) == 11
     result = parse_collector_output(text)
     assert ("collector", "missing") in {(i.section, i.kind) for i in result.issues}
     assert result.gpus
@@ -320,7 +326,7 @@ def test_without_header() -> None:
 def test_nothing_usable(text: str) -> None:
     result = parse_collector_output(text)
     assert result.gpus == () and result.gpu_source is None
-    assert len([i for i in result.issues if i.kind == "missing"]) == len(SECTION_NAMES)  # 10 + collector
+    assert len([i for i in result.issues if i.kind == "missing"]) == len(SECTION_NAMES)  # 11 + collector
 
 
 def test_empty_section_with_rc_zero() -> None:

@@ -40,12 +40,29 @@ case "$*" in
   --query-gpu=*) cat "$FX/ours/csv/ours__query-gpu__basic-fields__noheader-nounits__old-driver.csv" ;;
   -L) cat "$FX/ours/list/ours__L__2x-h100-mig__matches-synthetic-xml.txt" ;;
   "topo -m") echo "topology unavailable" >&2; exit 3 ;;
+  "--query-compute-apps=pid --format=csv,noheader,nounits") printf '21180\n21198\n21181\n21180\n21999\n' ;;
   *) echo "unexpected arguments: $*" >&2; exit 9 ;;
 esac
 """
 
 
-def _sandbox(tmp_path: Path, *, nvidia: bool, neuron: bool) -> dict[str, str]:
+#: /proc/<pid>/cgroup of the GPU processes the fake nvidia-smi lists (21999 exited: no /proc entry).
+CGROUPS = "ours/cgroup/ours__pid-cgroups__v1-cgroupfs-containerd__matches-h100-mig-xml.txt"
+NEURON_WITH_PROCESSES = "ours/neuron/ours__neuron-ls-json__2dev-ring-with-procs.json"
+NEURON_POD = "6c0e9b2d-4f17-4a3e-8d51-b9a2e7f0c384"
+
+
+def _fake_proc_cgroups(proc: Path, section: str) -> None:
+    """Write /proc/<pid>/cgroup files from a pid-cgroups section body (its `pid N` blocks)."""
+    for block in section.split("pid ")[1:]:
+        pid, _, lines = block.partition("\n")
+        (proc / pid).mkdir()
+        (proc / pid / "cgroup").write_text(lines)
+
+
+def _sandbox(
+    tmp_path: Path, *, nvidia: bool, neuron: bool, neuron_fixture: str | None = None
+) -> dict[str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in SYSTEM_TOOLS:
@@ -61,7 +78,7 @@ def _sandbox(tmp_path: Path, *, nvidia: bool, neuron: bool) -> dict[str, str]:
         (bin_dir / "nvidia-smi").chmod(0o755)
     if neuron:
         fakes["neuron-ls"] = (
-            'cat "$FX/neuron/all-smi__neuron-ls-json-output__trn1.2xlarge__no-trailing-newline.json"'
+            f'cat "$FX/{neuron_fixture or "neuron/all-smi__neuron-ls-json-output__trn1.2xlarge__no-trailing-newline.json"}"'
         )
     for name, body in fakes.items():
         (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
@@ -74,6 +91,11 @@ def _sandbox(tmp_path: Path, *, nvidia: bool, neuron: bool) -> dict[str, str]:
             proc / "driver/nvidia/version",
         )
     shutil.copy(fx.path("ours/mdstat/ours__mdstat__raid1-degraded-faulty.txt"), proc / "mdstat")
+    _fake_proc_cgroups(proc, fx.text(CGROUPS))
+    _fake_proc_cgroups(
+        proc,
+        f"pid 109459\n0::/kubepods.slice/kubepods-pod{NEURON_POD.replace('-', '_')}.slice/cri-containerd-9f.scope\n",
+    )
     host = tmp_path / "host"
     (host / "usr" / "lib").mkdir(parents=True)
     (host / "etc").mkdir()
@@ -138,6 +160,20 @@ def test_sections_in_order_and_parsed(tmp_path: Path) -> None:
     assert result.os_release is not None and result.os_release.id == "bottlerocket"
     assert result.neuron is not None
     assert result.kernel_release
+    # every GPU process once, in nvidia-smi's order; 21999 exited before its cgroup was read
+    body = sections["pid-cgroups"].body
+    assert [line for line in body.splitlines() if line.startswith("pid ")] == [
+        "pid 21180",
+        "pid 21198",
+        "pid 21181",
+        "pid 21999",
+    ]
+    assert body.endswith("pid 21999\n") and sections["pid-cgroups"].rc == 0
+    assert result.pid_pods == {
+        21180: "c3a9e0d4-52f1-4b86-8d07-1e6f2a9b5c48",
+        21198: "1b7f3e92-0c5a-4e1d-b6f8-93d2a4c7e015",
+        21181: "e6d04b1f-8a27-4c39-95be-2f0d7c1a8e63",
+    }
     assert [(i.section, i.kind) for i in result.issues] == [("nvidia-smi-topo", "failed")]
 
 
@@ -145,7 +181,7 @@ def test_missing_tools_do_not_stop_the_run(tmp_path: Path) -> None:
     out = _run(_sandbox(tmp_path, nvidia=False, neuron=False))
     sections = split_sections(out)
     assert list(sections) == list(SECTION_NAMES[:-1])  # no neuron-ls section without neuron-ls
-    for name in ("nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-list", "nvidia-smi-topo"):
+    for name in ("nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-list", "nvidia-smi-topo", "pid-cgroups"):
         assert sections[name].rc == 127
         assert "nvidia-smi: command not found" in sections[name].stderr
     assert sections["driver-version"].rc != 0
@@ -158,8 +194,20 @@ def test_missing_tools_do_not_stop_the_run(tmp_path: Path) -> None:
         "nvidia-smi-csv",
         "nvidia-smi-list",
         "nvidia-smi-topo",
+        "pid-cgroups",
         "driver-version",
     }
+    assert result.pid_pods == {}
+
+
+def test_neuron_node_reads_the_cgroups_of_neuron_ls_pids(tmp_path: Path) -> None:
+    out = _run(_sandbox(tmp_path, nvidia=False, neuron=True, neuron_fixture=NEURON_WITH_PROCESSES))
+    section = split_sections(out)["pid-cgroups"]
+    assert (section.rc, section.stderr) == (0, "")  # no nvidia-smi on a Neuron node: not a failure
+    assert section.body.splitlines()[0] == "pid 109459"
+    result = parse_collector_output(out)
+    assert result.pid_pods == {109459: NEURON_POD}
+    assert result.neuron is not None and result.neuron.devices[0].processes[0].pid == 109459
 
 
 def test_without_temp_files(tmp_path: Path) -> None:
@@ -169,6 +217,7 @@ def test_without_temp_files(tmp_path: Path) -> None:
     result = parse_collector_output(out)
     assert list(split_sections(out)) == list(SECTION_NAMES[:-1])
     assert result.gpu_source == "nvidia-smi-xml" and result.mdstat is not None
+    assert sorted(result.pid_pods) == [21180, 21181, 21198]
     assert split_sections(out)["nvidia-smi-topo"].body == "topology unavailable\n"  # merged into stdout
 
 

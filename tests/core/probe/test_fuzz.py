@@ -27,6 +27,7 @@ from kubectl_gpu.core.probe import (
     parse_nvidia_smi_topo,
     parse_nvidia_smi_xml,
     parse_os_release,
+    parse_pid_cgroups,
     parse_query_gpu_csv,
     split_sections,
 )
@@ -74,6 +75,7 @@ CORPUS: dict[str, tuple[Parser, list[str]]] = {
         [f"ours/driver-version/{n}" for n in fx.names("ours/driver-version")],
     ),
     "os-release": (parse_os_release, [f"ours/os-release/{n}" for n in fx.names("ours/os-release")]),
+    "pid-cgroups": (parse_pid_cgroups, [f"ours/cgroup/{n}" for n in fx.names("ours/cgroup")]),
     "uname": (parse_kernel_release, []),
 }
 
@@ -129,6 +131,7 @@ SECTION_BODIES = [
     ("nvidia-smi-csv", "ours/csv/ours__query-gpu__collector-fields__header-units.csv"),
     ("nvidia-smi-list", "nvidia-smi/list/cloud-native-docs__h100-mig-mixed__L.txt"),
     ("nvidia-smi-topo", "ours/topo/ours__topo-m__8x-a100-nv12-4-nic__p4d-like.txt"),
+    ("pid-cgroups", "ours/cgroup/ours__pid-cgroups__v2-systemd-containerd__matches-l4-xml.txt"),
     ("driver-version", "ours/driver-version/ours__proc-driver-nvidia-version__proprietary-535.txt"),
     ("lsblk", "storage/gpud__lsblk-J__8x-nvme-7T-md0-raid0.json"),
     ("mdstat", "ours/mdstat/ours__mdstat__raid5-recovery.txt"),
@@ -174,3 +177,4 @@ def test_unmutated_sample_is_clean() -> None:
     result = parse_collector_output(SAMPLE)
     assert result.issues == ()
     assert len(result.gpus) == 2
+    assert sorted(result.pid_pods) == [10131, 13597]

@@ -1,10 +1,12 @@
 """Pure parsers for what the GPU debug pod collects: nvidia-smi (XML, CSV, ``-L``, ``topo -m``), lsblk,
-/proc/mdstat, findmnt, neuron-ls, and the collector script's sectioned output that carries them all.
+/proc/mdstat, findmnt, neuron-ls, the cgroups of GPU processes, and the collector script's sectioned output
+that carries them all.
 
 Every parser takes ``str`` or ``bytes`` and returns a frozen dataclass from :mod:`.models`, or raises
 :class:`ProbeParseError` (a ``ValueError``) with a one-line message; nothing here does I/O.
 """
 
+from .cgroups import parse_pid_cgroups, pod_uid_of_cgroup_path
 from .collector import (
     COLLECTOR_VERSION,
     SECTION_NAMES,
@@ -112,7 +114,9 @@ __all__ = [
     "parse_nvidia_smi_topo",
     "parse_nvidia_smi_xml",
     "parse_os_release",
+    "parse_pid_cgroups",
     "parse_query_gpu_csv",
     "parse_saved_output",
+    "pod_uid_of_cgroup_path",
     "split_sections",
 ]

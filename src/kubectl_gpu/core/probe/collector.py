@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
+from .cgroups import parse_pid_cgroups
 from .errors import ProbeParseError, snippet
 from .lsblk import parse_findmnt_json, parse_lsblk_json
 from .mdstat import parse_mdstat
@@ -43,6 +44,7 @@ from .nvidia_xml import parse_nvidia_smi_xml
 
 __all__ = [
     "COLLECTOR_VERSION",
+    "MAY_BE_EMPTY",
     "OPTIONAL_SECTIONS",
     "SECTION_NAMES",
     "parse_collector_output",
@@ -60,6 +62,7 @@ SECTION_NAMES: tuple[str, ...] = (
     "nvidia-smi-csv",
     "nvidia-smi-list",
     "nvidia-smi-topo",
+    "pid-cgroups",
     "driver-version",
     "lsblk",
     "mdstat",
@@ -71,6 +74,9 @@ SECTION_NAMES: tuple[str, ...] = (
 
 #: Sections the script emits only when their tool exists.
 OPTIONAL_SECTIONS = frozenset({"neuron-ls"})
+
+#: Sections whose empty output is an answer (no GPU process), not a problem.
+MAY_BE_EMPTY = frozenset({"pid-cgroups"})
 
 _MARKER_RE = re.compile(r"^===KUBECTL-GPU:(COLLECTOR|BEGIN|STDERR|END|DONE)((?: [^\s=]+(?:=[^\s=]*)?)*)===$")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -289,7 +295,7 @@ class _Run:
         if section is None:
             return None
         if not section.body.strip():
-            if section.rc == 0:
+            if section.rc == 0 and name not in MAY_BE_EMPTY:
                 self.issues.append(ProbeIssue(name, "empty", "the command printed nothing"))
             return None
         try:
@@ -379,7 +385,8 @@ def parse_collector_output(text: str | bytes) -> ProbeResult:
     :class:`ProbeIssue` (missing / truncated / failed / empty / parse) and the rest is still parsed.
 
     GPU facts come from the XML section, completed from the CSV section (matched by UUID); without XML, from
-    CSV; without either, from ``nvidia-smi -L``. MIG profile names and UUIDs come from ``-L``.
+    CSV; without either, from ``nvidia-smi -L``. MIG profile names and UUIDs come from ``-L``. ``pid_pods``
+    (GPU process PID -> pod UID) comes from ``pid-cgroups``.
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
@@ -419,6 +426,7 @@ def parse_collector_output(text: str | bytes) -> ProbeResult:
         gpus, source = _from_list(listed), "nvidia-smi-list"
     if listed is not None and source != "nvidia-smi-list":
         gpus = _merge_list(gpus, listed)
+    pid_pods = run.parse("pid-cgroups", parse_pid_cgroups)
 
     driver = None
     for candidate in (xml, csv):
@@ -444,6 +452,7 @@ def parse_collector_output(text: str | bytes) -> ProbeResult:
         kernel_release=run.parse("uname", parse_kernel_release),
         os_release=run.parse("os-release", parse_os_release),
         neuron=run.parse("neuron-ls", parse_neuron_ls_json),
+        pid_pods=pid_pods or {},
         sections=tuple(sections.values()),
         issues=tuple(run.issues),
     )

@@ -8,7 +8,7 @@ unless ``detail=True`` is passed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -177,12 +177,13 @@ class GpuProcess:
     gpu_instance_id: int | None = None
     compute_instance_id: int | None = None
 
-    def to_dict(self, detail: bool = False) -> dict[str, JsonValue]:
+    def to_dict(self, detail: bool = False, pods: Mapping[int, str] | None = None) -> dict[str, JsonValue]:
+        """``pods``: PID -> ``namespace/name`` of the processes attributed to a pod (``pod`` is null otherwise)."""
         out: dict[str, JsonValue] = {
             "pid": self.pid,
             "name": self.name,
             "usedMemoryMiB": self.used_memory_mib,
-            "pod": None,
+            "pod": None if pods is None or self.pid is None else pods.get(self.pid),
         }
         if detail:
             out["type"] = self.type
@@ -260,7 +261,7 @@ class MigDevice:
     memory_used_mib: int | None = None
     processes: tuple[GpuProcess, ...] = ()
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self, pods: Mapping[int, str] | None = None) -> dict[str, JsonValue]:
         return {
             "index": self.index,
             "gpuInstanceId": self.gpu_instance_id,
@@ -269,7 +270,7 @@ class MigDevice:
             "uuid": self.uuid,
             "memoryTotalMiB": self.memory_total_mib,
             "memoryUsedMiB": self.memory_used_mib,
-            "processes": _opt_list(p.to_dict() for p in self.processes),
+            "processes": _opt_list(p.to_dict(pods=pods) for p in self.processes),
         }
 
 
@@ -303,8 +304,9 @@ class Gpu:
     #: Error texts nvidia-smi printed instead of values, e.g. ``Unknown Error`` or ``GPU requires reset``.
     errors: tuple[str, ...] = ()
 
-    def to_dict(self, detail: bool = False) -> dict[str, JsonValue]:
-        """Exactly the JSON contract keys; ``detail=True`` adds ECC, retired pages, remapped rows, MIG, etc."""
+    def to_dict(self, detail: bool = False, pods: Mapping[int, str] | None = None) -> dict[str, JsonValue]:
+        """Exactly the JSON contract keys; ``detail=True`` adds ECC, retired pages, remapped rows, MIG, etc.
+        ``pods``: PID -> ``namespace/name``, for the processes' ``pod``."""
         out: dict[str, JsonValue] = {
             "index": self.index,
             "name": self.name,
@@ -315,7 +317,7 @@ class Gpu:
             "temperatureC": self.temperature_c,
             "powerW": self.power_w,
             "migMode": self.mig_mode,
-            "processes": _opt_list(p.to_dict(detail) for p in self.processes),
+            "processes": _opt_list(p.to_dict(detail, pods) for p in self.processes),
         }
         if detail:
             out["pciBusId"] = self.pci_bus_id
@@ -327,7 +329,7 @@ class Gpu:
             out["ecc"] = None if self.ecc is None else self.ecc.to_dict()
             out["retiredPages"] = None if self.retired_pages is None else self.retired_pages.to_dict()
             out["remappedRows"] = None if self.remapped_rows is None else self.remapped_rows.to_dict()
-            out["migDevices"] = _opt_list(m.to_dict() for m in self.mig_devices)
+            out["migDevices"] = _opt_list(m.to_dict(pods) for m in self.mig_devices)
             out["clockEventReasons"] = list(self.clock_event_reasons)
             out["minorNumber"] = self.minor_number
             out["virtualizationMode"] = self.virtualization_mode
@@ -786,6 +788,8 @@ class ProbeResult:
     kernel_release: str | None = None
     os_release: OsRelease | None = None
     neuron: NeuronLs | None = None
+    #: PID -> pod UID of the GPU processes that run in a pod's cgroup (the ``pid-cgroups`` section).
+    pid_pods: Mapping[int, str] = field(default_factory=dict, hash=False)
     sections: tuple[Section, ...] = field(default=(), repr=False)
     issues: tuple[ProbeIssue, ...] = ()
 
