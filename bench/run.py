@@ -38,8 +38,13 @@ COMMANDS: dict[str, list[str]] = {
     "pending": ["pending", "-A"],
     "explain": ["explain", EXAMPLE_PENDING_POD],
     "drivers": ["drivers"],
+    "nvme": ["nvme"],
+    "lifecycle": ["lifecycle"],
+    "lint": ["lint"],
+    "cost": ["cost"],
+    "diagnose": ["diagnose"],
 }
-DEFAULT_COMMANDS = ("nodes",)
+DEFAULT_COMMANDS = ("nodes", "pending")
 
 
 @dataclass
