@@ -38,8 +38,9 @@ from kubectl_gpu.core.accelerators import is_accelerator_resource
 from kubectl_gpu.core.budgets import PoolBudgets
 from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType, Provider, parse_instance_type_name
 from kubectl_gpu.core.cluster import ClusterState
+from kubectl_gpu.core.do_not_disrupt import DO_NOT_DISRUPT
 from kubectl_gpu.core.findings import Finding, ObjectRef, Severity
-from kubectl_gpu.core.lifecycle import AUTO_MODE_MAX_LIFETIME, DO_NOT_DISRUPT
+from kubectl_gpu.core.lifecycle_settings import AUTO_MODE_MAX_LIFETIME
 from kubectl_gpu.core.models import NodeClass, NodePool
 from kubectl_gpu.core.pending.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.pending.targets import cluster_provider

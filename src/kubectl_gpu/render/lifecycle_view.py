@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubectl_gpu.core.lifecycle import Disruption, LifecycleReport, NodeLifecycle, PodLifecycle
+from kubectl_gpu.core.lifecycle_report import Disruption, LifecycleReport, NodeLifecycle, PodLifecycle
 from kubectl_gpu.core.timeutil import format_age
 from kubectl_gpu.render.lint_view import findings_text
 from kubectl_gpu.render.output import print_table

@@ -1,0 +1,57 @@
+"""The packaged catalog: reading `kubectl_gpu/data/*.json` (the package's only catalog I/O) and the
+module-level lookups over it."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib.resources import files
+from typing import Any, Final
+
+from kubectl_gpu.core.catalog.bottlerocket import BottlerocketTable, OsImageInfo
+from kubectl_gpu.core.catalog.catalog import Catalog
+from kubectl_gpu.core.catalog.errors import CatalogError
+from kubectl_gpu.core.catalog.providers import Provider
+
+__all__ = ["load_catalog", "other_provider_key", "parse_os_image", "read_data_files", "well_known_labels"]
+
+_DATA_FILES: Final = ("instance_types.json", "labels.json", "cuda_driver.json", "bottlerocket_nvidia.json")
+
+
+def read_data_files() -> dict[str, dict[str, Any]]:
+    """Parse the package's own data files (this module's only I/O), keyed by file name."""
+    root = files("kubectl_gpu").joinpath("data")
+    out: dict[str, dict[str, Any]] = {}
+    for name in _DATA_FILES:
+        data = json.loads(root.joinpath(name).read_bytes())
+        if not isinstance(data, dict):
+            raise CatalogError(f"{name}: top level is not an object")
+        out[name] = data
+    return out
+
+
+@cache
+def load_catalog() -> Catalog:
+    """The packaged catalog, loaded once per process."""
+    d = read_data_files()
+    return Catalog.from_data(
+        instance_types=d["instance_types.json"],
+        labels=d["labels.json"],
+        cuda=d["cuda_driver.json"],
+        bottlerocket=d["bottlerocket_nvidia.json"],
+    )
+
+
+def well_known_labels(provider: Provider) -> frozenset[str]:
+    """Well-known label keys for ``provider`` in the packaged catalog."""
+    return load_catalog().well_known_labels(provider)
+
+
+def other_provider_key(key: str) -> str | None:
+    """``key``'s counterpart under the other provider in the packaged catalog (see LabelTable)."""
+    return load_catalog().other_provider_key(key)
+
+
+def parse_os_image(os_image: str, table: BottlerocketTable | None = None) -> OsImageInfo:
+    """Classify an osImage; uses the packaged Bottlerocket table unless ``table`` is given."""
+    return (table if table is not None else load_catalog().bottlerocket).parse_os_image(os_image)

@@ -1,0 +1,129 @@
+"""The debug pod manifest: `kubectl debug --profile=sysadmin` (host namespaces, the node's `/` at `/host`,
+privileged) plus GPU access and what keeps the pod from outliving us."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kubectl_gpu.core.debugpod.kinds import Accelerator, Mode, Strategy
+from kubectl_gpu.core.debugpod.names import (
+    MANAGED_BY,
+    MANAGED_BY_LABEL,
+    MODE_LABEL,
+    NODE_ANNOTATION,
+    NODE_LABEL,
+    STRATEGY_ANNOTATION,
+    node_label_value,
+    pod_name,
+)
+
+__all__ = [
+    "CONTAINER",
+    "HOST_ROOT",
+    "SMALL_REQUESTS",
+    "DebugPodSpec",
+    "build_debug_pod",
+    "container_env",
+]
+
+CONTAINER = "debugger"  # kubectl debug's container name, so `kubectl logs`/`exec` habits carry over
+HOST_ROOT = "/host"
+SMALL_REQUESTS = {"cpu": "50m", "memory": "64Mi"}
+
+
+@dataclass(frozen=True, slots=True)
+class DebugPodSpec:
+    """Everything that varies between debug pods."""
+
+    node: str
+    image: str
+    suffix: str
+    command: tuple[str, ...]
+    namespace: str = "default"
+    accelerator: Accelerator = Accelerator.NVIDIA
+    strategy: Strategy = Strategy.PRIVILEGED_ALL
+    #: The device-plugin resource the `request` strategy asks one of (nvidia.com/gpu, a MIG profile, Neuron).
+    resource: str | None = None
+    mode: Mode = Mode.SMI
+    #: The kubelet kills the pod after this, even if we never come back to delete it.
+    active_deadline_seconds: int = 300
+    image_pull_policy: str = "IfNotPresent"
+
+    @property
+    def name(self) -> str:
+        return pod_name(self.node, self.suffix)
+
+
+def container_env(spec: DebugPodSpec) -> list[dict[str, str]]:
+    if spec.accelerator is not Accelerator.NVIDIA:
+        return []
+    env = [{"name": "NVIDIA_DRIVER_CAPABILITIES", "value": "utility"}]
+    if spec.strategy is Strategy.PRIVILEGED_ALL:
+        # With a request the device plugin sets NVIDIA_VISIBLE_DEVICES to the GPU it allocated.
+        env.insert(0, {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"})
+    return env
+
+
+def _resources(spec: DebugPodSpec) -> dict[str, dict[str, str]]:
+    resources: dict[str, dict[str, str]] = {"requests": dict(SMALL_REQUESTS)}
+    if spec.strategy is Strategy.REQUEST:
+        assert spec.resource is not None
+        resources["limits"] = {spec.resource: "1"}  # extended resources: limit, request defaults to it
+    return resources
+
+
+def build_debug_pod(spec: DebugPodSpec) -> dict[str, Any]:
+    """The Pod manifest (a plain dict, as `kubectl get -o json` shows it)."""
+    if spec.strategy is Strategy.AUTO:
+        raise ValueError("build_debug_pod needs a concrete strategy; resolve auto with attempts()")
+    if spec.strategy is Strategy.REQUEST and not spec.resource:
+        raise ValueError("the request strategy needs the device-plugin resource to request")
+    if not spec.command:
+        raise ValueError("the debug pod needs a command")
+    if spec.active_deadline_seconds < 1:
+        raise ValueError("active_deadline_seconds must be positive")
+    container: dict[str, Any] = {
+        "name": CONTAINER,
+        "image": spec.image,
+        "imagePullPolicy": spec.image_pull_policy,
+        "command": list(spec.command),
+        "env": container_env(spec),
+        "resources": _resources(spec),
+        "securityContext": {"privileged": True},
+        "volumeMounts": [
+            {"name": "host-root", "mountPath": HOST_ROOT, "readOnly": spec.mode is Mode.SMI},
+        ],
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+    }
+    if not container["env"]:
+        del container["env"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": spec.name,
+            "namespace": spec.namespace,
+            "labels": {
+                MANAGED_BY_LABEL: MANAGED_BY,
+                NODE_LABEL: node_label_value(spec.node),
+                MODE_LABEL: spec.mode.value,
+            },
+            "annotations": {NODE_ANNOTATION: spec.node, STRATEGY_ANNOTATION: spec.strategy.value},
+        },
+        "spec": {
+            "nodeName": spec.node,  # bypasses the scheduler: taints, cordons and selectors do not apply
+            "restartPolicy": "Never",
+            "terminationGracePeriodSeconds": 0,
+            "activeDeadlineSeconds": spec.active_deadline_seconds,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "hostPID": True,
+            "hostNetwork": True,
+            "hostIPC": True,
+            "dnsPolicy": "ClusterFirstWithHostNet",
+            "tolerations": [{"operator": "Exists"}],  # every taint, NoExecute included
+            "containers": [container],
+            "volumes": [{"name": "host-root", "hostPath": {"path": "/"}}],
+        },
+    }
