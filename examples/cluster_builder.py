@@ -34,6 +34,7 @@ __all__ = [
     "NODE_MONITOR",
     "REGION",
     "SCHEDULER",
+    "UNSCHEDULABLE_TAINT",
     "ZONE_IDS",
     "Ids",
     "NodeClassDef",
@@ -79,6 +80,7 @@ SCHEDULER: Final = "default-scheduler"
 AUTO_MODE_COMPONENT: Final = "eks-auto-mode/compute"  # EKS-FACTS §2.2: Auto Mode events since 2025-09-10
 NODE_MONITOR: Final = "eks-node-monitoring-agent"
 AUTO_MODE_MAX_PODS: Final = 110  # EKS-FACTS §3.1: "max pods per node capped at 110"
+UNSCHEDULABLE_TAINT: Final = "node.kubernetes.io/unschedulable"
 
 # Host CPU of accelerated families (Catalog.unknown_label_keys: the catalog leaves these out). Illustrative.
 _GPU_HOST_CPU: Final = {
@@ -140,9 +142,9 @@ def ts(when: datetime) -> str:
 class Ids:
     """Deterministic identifiers: uids, EC2 ids, generateName suffixes, resourceVersions, IPs."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, first_resource_version: int = 48_213_377) -> None:
         self.rng = random.Random(seed)
-        self._rv = 48_213_377
+        self._rv = first_resource_version
         self._names: set[tuple[str, str]] = set()
 
     def uid(self) -> str:
@@ -304,19 +306,25 @@ def _cpu_reserved_millicores(vcpu: int) -> int:
     return int(sum(steps[i] if i < 4 else 2.5 for i in range(vcpu)))
 
 
-def _claim_resources(sh: Shape, ephemeral_gi: int) -> tuple[Obj, Obj]:
+def _claim_resources(sh: Shape, ephemeral_gi: int, ephemeral: str | None = None) -> tuple[Obj, Obj]:
     """NodeClaim capacity/allocatable as Karpenter estimates them (7.5% VM overhead, 11Mi/pod + 255Mi
-    kube-reserved, 100Mi eviction; 10% + 1Gi ephemeral reserve) - the formula behind the catalog numbers."""
+    kube-reserved, 100Mi eviction; 10% + 1Gi ephemeral reserve) - the formula behind the catalog numbers.
+    `ephemeral` (a quantity such as "3800G") replaces the NodeClass size as the ephemeral-storage capacity."""
     mem = math.floor(sh.memory_mib * 0.925)
+    if ephemeral is None:
+        eph_cap, eph_alloc = f"{ephemeral_gi}Gi", f"{ephemeral_gi - math.ceil(ephemeral_gi * 0.1) - 1}Gi"
+    else:
+        total = int(parse_quantity(ephemeral))
+        eph_cap, eph_alloc = ephemeral, str(total - math.ceil(total * 0.1) - 1024**3)
     capacity: Obj = {
         "cpu": str(sh.vcpu),
-        "ephemeral-storage": f"{ephemeral_gi}Gi",
+        "ephemeral-storage": eph_cap,
         "memory": f"{mem}Mi",
         "pods": str(sh.max_pods),
     }
     allocatable: Obj = {
         "cpu": f"{sh.vcpu * 1000 - _cpu_reserved_millicores(sh.vcpu)}m",
-        "ephemeral-storage": f"{ephemeral_gi - math.ceil(ephemeral_gi * 0.1) - 1}Gi",
+        "ephemeral-storage": eph_alloc,
         "memory": f"{mem - (11 * sh.max_pods + 255) - 100}Mi",
         "pods": str(sh.max_pods),
     }
@@ -326,10 +334,13 @@ def _claim_resources(sh: Shape, ephemeral_gi: int) -> tuple[Obj, Obj]:
     return dict(sorted(capacity.items())), dict(sorted(allocatable.items()))
 
 
-def _node_resources(sh: Shape, ephemeral_gi: int, unhealthy_gpus: int) -> tuple[Obj, Obj]:
-    """Node status capacity/allocatable as the kubelet reports them (Ki memory, bytes for storage)."""
+def _node_resources(
+    sh: Shape, ephemeral_gi: int, unhealthy_gpus: int, ephemeral_ki: int | None = None
+) -> tuple[Obj, Obj]:
+    """Node status capacity/allocatable as the kubelet reports them (Ki memory, bytes for storage).
+    `ephemeral_ki` is the filesystem size the kubelet sees, when it is not an EBS volume of the NodeClass size."""
     mem_ki = sh.memory_mib * 1024 * 955 // 1000
-    eph_ki = ephemeral_gi * 1024 * 1024 * 98 // 100
+    eph_ki = ephemeral_gi * 1024 * 1024 * 98 // 100 if ephemeral_ki is None else ephemeral_ki
     capacity: Obj = {
         "cpu": str(sh.vcpu),
         "ephemeral-storage": f"{eph_ki}Ki",
@@ -551,6 +562,13 @@ class NodeDef:
     images: tuple[tuple[str, int], ...] = ()  # (image ref, size bytes) cached on the node
     launching: bool = False  # a NodeClaim launched but not registered: no Node object
     requests: Mapping[str, str] = field(default_factory=lambda: {"cpu": "250m", "pods": "1"})  # first pod's
+    # Ephemeral storage on the instance store (Auto Mode NodeClass size below the NVMe): the kubelet's
+    # filesystem capacity in Ki and Karpenter's NodeClaim estimate (the NVMe total, e.g. "3800G"). None: the
+    # NodeClass size (EBS).
+    node_ephemeral_ki: int | None = None
+    claim_ephemeral: str | None = None
+    cordoned: datetime | None = None  # `kubectl cordon` time: spec.unschedulable and its taint
+    annotations: Mapping[str, str] = field(default_factory=dict)  # extra Node annotations
 
 
 def _claim_requirements(nd: NodeDef) -> list[Obj]:
@@ -590,7 +608,7 @@ def node_and_claim(
     claim_labels = dict(sorted({**sh.labels, **placement}.items()))
     for node_only in ("app.kubernetes.io/managed-by", "eks.amazonaws.com/compute-type"):
         claim_labels.pop(node_only, None)
-    cap, alloc = _claim_resources(sh, nd.nodeclass.ephemeral_gi)
+    cap, alloc = _claim_resources(sh, nd.nodeclass.ephemeral_gi, nd.claim_ephemeral)
     launched = nd.created + timedelta(seconds=2)
     registered = nd.created + timedelta(seconds=31)
     initialized = nd.created + timedelta(seconds=(95 if nvidia else 42))
@@ -690,7 +708,7 @@ def node_and_claim(
         node_labels["karpenter.sh/do-not-sync-taints"] = "true"
         node_labels["k8s.io/cloud-provider-aws"] = _CLOUD_PROVIDER_HASH
         node_labels["topology.ebs.csi.eks.amazonaws.com/zone"] = nd.zone
-    ncap, nalloc = _node_resources(sh, nd.nodeclass.ephemeral_gi, nd.unhealthy_gpus)
+    ncap, nalloc = _node_resources(sh, nd.nodeclass.ephemeral_gi, nd.unhealthy_gpus, nd.node_ephemeral_ki)
     heartbeat = now - timedelta(seconds=ids.rng.randint(5, 50))
     kubelet_conds = [
         ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
@@ -739,8 +757,14 @@ def node_and_claim(
         for ref, size in nd.images
     ]
     spec: Obj = {"providerID": provider_id}
-    if nd.pool.taints:
-        spec["taints"] = [dict(t) for t in nd.pool.taints]
+    taints = [dict(t) for t in nd.pool.taints]
+    if nd.cordoned is not None:
+        # `kubectl cordon`; the node lifecycle controller adds the matching taint (TaintNodesByCondition).
+        taints.append({"effect": "NoSchedule", "key": UNSCHEDULABLE_TAINT, "timeAdded": ts(nd.cordoned)})
+    if taints:
+        spec["taints"] = taints
+    if nd.cordoned is not None:
+        spec["unschedulable"] = True
     node = {
         "apiVersion": "v1",
         "kind": "Node",
@@ -755,6 +779,7 @@ def node_and_claim(
                 "karpenter.sh/nodepool-hash-version": "v3",
                 "node.alpha.kubernetes.io/ttl": "0",
                 "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+                **nd.annotations,
             },
             owner=owner_ref(
                 "karpenter.sh/v1", "NodeClaim", claim_name, claim_uid_meta["uid"], controller=False
@@ -906,10 +931,14 @@ def pod(
     service_account: str = "default",
     priority_class: str | None = None,
     extra_volumes: Sequence[Obj] = (),
+    scheduled_at: datetime | None = None,
+    finished_at: datetime | None = None,
 ) -> Obj:
     """A Pod as the API returns it, in one of these states: Running on `node`, Pending with
     `unschedulable` (the scheduler's message), bound but `waiting` (reason, message), or finished
-    (`phase` Succeeded/Failed with `exit_code`)."""
+    (`phase` Succeeded/Failed with `exit_code`). `scheduled_at` (default: a second after creation) is when
+    it was bound, e.g. after waiting for a new node; `finished_at` (default: drawn) when a finished pod's
+    container exited."""
     token = f"kube-api-access-{ids.suffix()}"
     token_mount = {
         "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
@@ -947,7 +976,7 @@ def pod(
     meta = _meta(ids, name, created, namespace=namespace, labels=labels, annotations=annotations, owner=owner)
     if owner is not None and owner["kind"] in ("ReplicaSet", "Job", "DaemonSet"):
         meta["generateName"] = name[: name.rfind("-") + 1]
-    scheduled = created + timedelta(seconds=1)
+    scheduled = scheduled_at or created + timedelta(seconds=1)
     status: Obj
     if node is None:
         status = {
@@ -973,6 +1002,8 @@ def pod(
     pod_ip = ids.ip(zone)
     finished = phase in ("Succeeded", "Failed")
     all_ready = waiting is None and not finished
+    if finished and finished_at is not None:
+        ready = finished_at  # Ready/ContainersReady turn False (PodCompleted) when the container exits
 
     def cond(type_: str, ok: bool, when: datetime, reason: str | None = None) -> Obj:
         out: Obj = {"lastProbeTime": None, "lastTransitionTime": ts(when)}
@@ -982,7 +1013,7 @@ def pod(
         return out
 
     conditions = [
-        cond("PodReadyToStartContainers", not finished, started),
+        cond("PodReadyToStartContainers", not finished, finished_at or started),
         cond("Initialized", True, scheduled, "PodCompleted" if finished else None),
         cond(
             "Ready",
@@ -1022,7 +1053,7 @@ def pod(
                 "terminated": {
                     "containerID": st["containerID"],
                     "exitCode": code,
-                    "finishedAt": ts(ready + timedelta(minutes=ids.rng.randint(3, 50))),
+                    "finishedAt": ts(finished_at or ready + timedelta(minutes=ids.rng.randint(3, 50))),
                     "reason": "Completed" if code == 0 else "Error",
                     "startedAt": ts(started),
                 }
@@ -1182,6 +1213,8 @@ def pod_requirements(pool: NodePoolDef, pod_reqs: Sequence[Obj] = ()) -> list[Ob
 # --------------------------------------------------------------------------- scheduler verdicts
 
 _TAINT_REASON: Final = "node(s) had untolerated taint(s)"  # k8s >= 1.34 with #135023 (EKS-FACTS §2.3)
+# plugins/nodeunschedulable ErrReasonUnschedulable (a cordoned node)
+_UNSCHEDULABLE_REASON: Final = "node(s) were unschedulable"
 _AFFINITY_REASON: Final = "node(s) didn't match Pod's node affinity/selector"
 _NOT_HELPFUL: Final = "Preemption is not helpful for scheduling"
 _NO_VICTIMS: Final = "No preemption victims found for incoming pod"
@@ -1253,7 +1286,7 @@ def scheduler_verdict(
 ) -> tuple[dict[str, int], dict[str, int]]:
     """kube-scheduler's filter outcome for `pod_obj` on every node (`used`: see `node_usage`): the reason
     histogram of its FitError and the DefaultPreemption histogram. Filters in the default order:
-    TaintToleration, NodeAffinity, NodeResourcesFit (every insufficient resource counts)."""
+    NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit (every insufficient resource counts)."""
     want = pod_requests(pod_obj)
     spec = pod_obj["spec"]
     reasons: dict[str, int] = {}
@@ -1261,7 +1294,10 @@ def scheduler_verdict(
     for node in nodes:
         taints = [t for t in node["spec"].get("taints", []) if t["effect"] in ("NoSchedule", "NoExecute")]
         failed: list[str] = []
-        if any(not _tolerated(t, spec.get("tolerations", [])) for t in taints):
+        cordon = {"effect": "NoSchedule", "key": UNSCHEDULABLE_TAINT}
+        if node["spec"].get("unschedulable") and not _tolerated(cordon, spec.get("tolerations", [])):
+            failed = [_UNSCHEDULABLE_REASON]
+        elif any(not _tolerated(t, spec.get("tolerations", [])) for t in taints):
             failed = [_TAINT_REASON]
         elif not _affinity_matches(spec, node["metadata"]["labels"]):
             failed = [_AFFINITY_REASON]

@@ -6,12 +6,22 @@ byte (`tests/test_generators.py` checks that). The story the snapshot tells (cap
 
 * built-in `general-purpose` and `system` NodePools, custom `gpu-inference` (g6e/g6, L40S/L4) and
   `gpu-training` (p5, H100, limit 8 GPUs - used up by the one running p5);
-* the 13-day-old g6e.xlarge runs an older AMI (NodeClaim `Drifted: AMIDrift`), its replacement is blocked by
-  a PodDisruptionBudget, and it expires in a day (expireAfter 336h);
-* the g6e.12xlarge hit NVIDIA XID 79 four minutes ago: `AcceleratedHardwareReady=False`, one GPU marked
-  unhealthy (allocatable 3 of 4), a Warning event from the node monitoring agent;
+* the 13-day-old g6e.xlarge runs an older AMI with NVIDIA driver 570 (NodeClaim `Drifted: AMIDrift`), its
+  replacement is blocked by a PodDisruptionBudget, and it expires in a day (expireAfter 336h); the other GPU
+  nodes run the new AMI's driver 580;
+* the g6e.12xlarge hit NVIDIA XID 79 a minute before the capture, after its last free GPU was bound:
+  `AcceleratedHardwareReady=False`, one GPU marked unhealthy (allocatable 3 of 4, requested 4), a Warning
+  event from the node monitoring agent; it also runs a CUDA 13 workload (NGC PyTorch 25.10) that the
+  570 node of the same pool cannot run;
+* NodeClass `gpu` asks for 300Gi of ephemeral storage, more than a g6e.xlarge's 250 GB NVMe (EBS, NVMe left
+  raw) and less than the g6e.12xlarge's 2x1900 GB (RAID0 on the NVMe); NodeClass `training` (4Ti) puts the
+  p5's ephemeral storage on its 8x3800 GB NVMe too, but would leave a p5.4xlarge's 3800 GB raw;
+* a g6e.xlarge launched for last night's embedding job, idle since it finished at 03:40, cordoned and
+  annotated `karpenter.sh/do-not-disrupt`;
 * nine GPU/accelerator pods that cannot run, each for a different reason, with the scheduler's and Auto
-  Mode's events; a NodeClaim still launching for one of them; a finished GPU job on the XID node.
+  Mode's events; a NodeClaim still launching for one of them; a finished GPU job on the XID node;
+* `probes`: what `kubectl gpu snapshot --probe` stored for the 570 g6e.xlarge, the XID g6e.12xlarge and the
+  p5 (collector output built by `probe_builder.py` in the real formats; synthetic values).
 
 Usage: python examples/generate_demo.py [--out PATH]
 """
@@ -27,6 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cluster_builder as cb
+import probe_builder as pb
+from kubectl_gpu import __version__
 from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
 
 Obj = dict[str, Any]
@@ -40,6 +52,8 @@ CLUSTER_CREATED = datetime(2026, 6, 2, 17, 21, 9, tzinfo=UTC)
 
 VLLM = "vllm/vllm-openai:v0.11.0"
 PYTORCH = "nvcr.io/nvidia/pytorch:25.01-py3"
+PYTORCH_CU13 = "nvcr.io/nvidia/pytorch:25.10-py3"  # CUDA 13.0.2 (container_releases.json): driver >= 580
+EMBED = "111122223333.dkr.ecr.us-west-2.amazonaws.com/embed-worker:2026.11.20-8c1d4e7"
 CUDA = "nvidia/cuda:12.8.0-runtime-ubuntu22.04"
 FAKE_HF_TOKEN = "hf_DemoOnlyNotARealToken0123456789abcdEF"  # fake: shows that snapshots redact env
 
@@ -50,7 +64,8 @@ TAINT_SYSTEM_MSG = "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)
 LIMIT_MSG = "all available instance types exceed limits for nodepool (NodePool=gpu-training)"
 
 DEFAULT_NC = cb.NodeClassDef("default", builtin=True)
-GPU_NC = cb.NodeClassDef("gpu", ephemeral_size="200Gi")
+# 300Gi: above a g6e.xlarge's 250 GB NVMe (EBS, NVMe raw), below a g6e.12xlarge's 3800 GB (RAID0 on the NVMe).
+GPU_NC = cb.NodeClassDef("gpu", ephemeral_size="300Gi")
 TRAINING_NC = cb.NodeClassDef("training", ephemeral_size="4Ti", iops=16000, throughput=1000)
 
 _BUILTIN_REQS = (
@@ -105,6 +120,12 @@ GPU_TRAINING = cb.NodePoolDef(
     budgets=({"duration": "8h", "nodes": "0", "schedule": "0 9 * * mon-fri"}, {"nodes": "1"}),
     limits={"nvidia.com/gpu": "8"},
 )
+# Node ephemeral-storage capacity (Ki) as the kubelet reports it: on the 300Gi EBS volume when the NodeClass
+# size is at least the NVMe (g6e.xlarge: 250 GB), else on the XFS over the instance store's RAID0 (g6e.12xlarge:
+# 2x1900 GB, p5.48xlarge: 8x3800 GB); NodeClaims then carry Karpenter's estimate, the NVMe total.
+EPHEMERAL_EBS_300GI_KI = 314_572_800
+EPHEMERAL_NVME_3800GB_KI = 3_636_718_750
+EPHEMERAL_NVME_30400GB_KI = 29_093_750_000
 POOLS = (GENERAL_PURPOSE, SYSTEM, GPU_INFERENCE, GPU_TRAINING)  # Karpenter's order: weight, then name
 # Every scheduling error below is what Karpenter's loop over POOLS (sorted by name) would say.
 
@@ -226,6 +247,234 @@ def trainer_container(gpus: int, cpu: str, memory: str, efa: int = 0, image: str
 
 
 DSHM = {"emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}, "name": "dshm"}
+GPU_ON_INFERENCE = {"karpenter.sh/nodepool": "gpu-inference"}
+
+# ---- the idle node: launched for last night's embedding job, cordoned and pinned after it finished
+IDLE_JOB_AT = t("2026-11-27T22:15:00Z")  # CronJob embed-nightly, schedule "15 22 * * *"
+IDLE_CLAIM_AT = t("2026-11-27T22:15:10Z")  # Karpenter's NodeClaim; the Node registers 31 s later
+IDLE_JOB_FINISHED = t("2026-11-28T03:40:00Z")
+IDLE_CORDONED = t("2026-11-28T03:52:18Z")
+
+
+def idle_node(ids: cb.Ids, release: cb.OsRelease) -> tuple[Obj, Obj]:
+    """A g6e.xlarge in gpu-inference whose only GPU pod finished hours ago, cordoned and annotated
+    `karpenter.sh/do-not-disrupt` (someone kept it to look at the job and forgot it)."""
+    nd = cb.NodeDef(
+        "g6e.xlarge",
+        GPU_INFERENCE,
+        GPU_NC,
+        "us-west-2a",
+        IDLE_CLAIM_AT,
+        release,
+        images=((EMBED, 6_204_118_927),),
+        requests={"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1", "pods": "1"},
+        node_ephemeral_ki=EPHEMERAL_EBS_300GI_KI,
+        cordoned=IDLE_CORDONED,
+        annotations={"karpenter.sh/do-not-disrupt": "true"},
+    )
+    node, claim = cb.node_and_claim(ids, nd, NOW)
+    assert node is not None
+    # Karpenter's clock for the node: the last pod event (the job pod finishing); Consolidatable once
+    # consolidateAfter (1h) has passed since then.
+    claim["status"]["lastPodEventTime"] = cb.ts(IDLE_JOB_FINISHED + timedelta(seconds=1))
+    for cond in claim["status"]["conditions"]:
+        if cond["type"] == "Consolidatable":
+            cond["lastTransitionTime"] = cb.ts(IDLE_JOB_FINISHED + timedelta(hours=1, seconds=1))
+    return node, claim
+
+
+def embed_job_pod(ids: cb.Ids, node: Obj) -> Obj:
+    """The nightly embedding Job's pod: waited for the new node, ran five and a half hours, Succeeded."""
+    job = f"embed-nightly-{int(IDLE_JOB_AT.timestamp()) // 60}"
+    registered = IDLE_CLAIM_AT + timedelta(seconds=95)  # node_and_claim: initialized 95 s after launch
+    return cb.pod(
+        ids,
+        "ml",
+        f"{job}-{ids.suffix()}",
+        IDLE_JOB_AT,
+        [
+            cb.container(
+                "embed",
+                EMBED,
+                requests={"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                limits={"memory": "16Gi", "nvidia.com/gpu": "1"},
+                command=["python3", "-m", "embed.run"],
+                args=["--corpus", "s3://demo-prod-corpus/docs/2026-11-27/", "--model", "BAAI/bge-m3"],
+                env=[cb.env_var("HF_TOKEN", FAKE_HF_TOKEN)],
+            )
+        ],
+        now=NOW,
+        node=node,
+        phase="Succeeded",
+        exit_code=0,
+        owner=cb.owner_ref("batch/v1", "Job", job, ids.uid()),
+        labels={"batch.kubernetes.io/job-name": job, "job-name": job},
+        tolerations=[GPU_TOLERATION],
+        node_selector={"eks.amazonaws.com/instance-gpu-name": "l40s"},
+        scheduled_at=registered + timedelta(seconds=1),
+        finished_at=IDLE_JOB_FINISHED,
+    )
+
+
+def reranker_pod(ids: cb.Ids, node: Obj) -> Obj:
+    """A Deployment built on NGC PyTorch 25.10 (CUDA 13.0): runs on the 580 driver of the g6e.12xlarge, may
+    land on the old g6e.xlarge of the same pool, whose 570 driver stops at CUDA 12.8."""
+    rs = "reranker-7b9c5d4f86"
+    return cb.pod(
+        ids,
+        "serving",
+        f"{rs}-{ids.suffix()}",
+        t("2026-11-27T16:22:05Z"),
+        [
+            cb.container(
+                "reranker",
+                PYTORCH_CU13,
+                requests={"cpu": "4", "memory": "32Gi", "nvidia.com/gpu": "1"},
+                limits={"memory": "32Gi", "nvidia.com/gpu": "1"},
+                command=["python3", "-m", "reranker.serve"],
+                args=["--model", "BAAI/bge-reranker-v2-m3", "--port", "8080"],
+                env=[cb.env_var("HF_TOKEN", FAKE_HF_TOKEN), cb.env_var("HF_HOME", "/models/hf")],
+                ports=[("http", 8080)],
+                probe_port=8080,
+            )
+        ],
+        now=NOW,
+        node=node,
+        owner=cb.owner_ref("apps/v1", "ReplicaSet", rs, ids.uid()),
+        labels={"app.kubernetes.io/name": "reranker", "pod-template-hash": rs.rsplit("-", 1)[1]},
+        tolerations=[GPU_TOLERATION],
+        node_selector=GPU_ON_INFERENCE,
+    )
+
+
+# ---- probes: what `kubectl gpu snapshot --probe` stored for three of the GPU nodes
+PROBED_AT = "2026-11-28T09:00:27.418266Z"  # probe_for_snapshot stamps every entry when the last one is done
+DRIVER_OLD, DRIVER_NEW = "570.172.08", "580.95.05"
+DRIVER_BUILT = {DRIVER_OLD: "Tue Jul  8 18:07:42 UTC 2025", DRIVER_NEW: "Tue Sep 23 09:55:41 UTC 2025"}
+CUDA_OF_DRIVER = {DRIVER_OLD: "12.8", DRIVER_NEW: "13.0"}
+P5_GPU_BUSES = ("53", "64", "75", "86", "97", "A8", "B9", "CA")
+P5_EFA = tuple(f"rdmap{bus}s0" for bus in (79, 80, 81, 82, 96, 97, 98, 99, 113, 114, 115, 116, 130, 131, 132,
+                                          133, 147, 148, 149, 150, 164, 165, 166, 167, 181, 182, 183, 184,
+                                          198, 199, 200, 201))  # fmt: skip
+
+
+def _gpu_uuid(ids: cb.Ids) -> str:
+    return f"GPU-{ids.hex(8)}-{ids.hex(4)}-{ids.hex(4)}-{ids.hex(4)}-{ids.hex(12)}"
+
+
+def _serial(ids: cb.Ids) -> str:
+    return f"1{ids.rng.randint(10**11, 10**12 - 1)}"
+
+
+def _container_id(pod: Obj) -> str:
+    return str(pod["status"]["containerStatuses"][0]["containerID"]).removeprefix("containerd://")
+
+
+def _os_release(node: Obj, release: cb.OsRelease, ids: cb.Ids) -> str:
+    variant = "aws-k8s-1.34-nvidia"
+    return pb.os_release(node["status"]["nodeInfo"]["osImage"], release.version, variant, ids.hex(8))
+
+
+def _storage(ids: cb.Ids, data_gib: int, nvme: Sequence[int], raid: bool) -> pb.Storage:
+    return pb.Storage(
+        data_volume_bytes=data_gib * pb.GIB,
+        nvme_bytes=tuple(nvme),
+        raid=raid,
+        pod_uid=ids.uid(),
+        container_id=ids.hex(64),
+        sandbox_id=ids.hex(64),
+    )
+
+
+def _entry(text: str) -> Obj:
+    """One `probes` value, keys in the order probe_for_snapshot writes them."""
+    return {
+        "output": text,
+        "strategy": "privileged-all",
+        "image": f"ghcr.io/kubectl-gpu/debug-nvidia:{__version__}",
+        "error": None,
+        "capturedAt": PROBED_AT,
+    }
+
+
+def probe_outputs(
+    ids: cb.Ids,
+    old_l40s: Obj,
+    xid_l40s: Obj,
+    p5: Obj,
+    pods: Sequence[Obj],
+    old: cb.OsRelease,
+    new: cb.OsRelease,
+) -> dict[str, Obj]:
+    """Collector outputs of the old-AMI g6e.xlarge (570, NVMe left raw under the 300Gi EBS volume), the XID
+    g6e.12xlarge (nvidia-smi fails on the lost GPU; the driver and the RAID0 are still readable) and the p5
+    (580, eight training processes, RAID0 over eight disks)."""
+    by_name = {p["metadata"]["name"]: p for p in pods}
+    vllm, trainer = by_name["vllm-l40s-0"], by_name["pretrain-8x-h100-0"]
+    out: dict[str, Obj] = {}
+
+    # g6e.xlarge, old AMI: one L40S serving Qwen 7B (vLLM's engine process holds ~90% of the memory).
+    engine = pb.GpuProcess(ids.rng.randint(30_000, 60_000), "VLLM::EngineCore", 41_836)
+    gpu = pb.GpuState(pb.L40S, 0, "30", _gpu_uuid(ids), _serial(ids), 23, 47, 131.84, (engine,))
+    cgroups = pb.pid_cgroups([(engine.pid, vllm["metadata"]["uid"], _container_id(vllm))])
+    sections = pb.smi_sections(
+        DRIVER_OLD,
+        CUDA_OF_DRIVER[DRIVER_OLD],
+        [gpu],
+        pb.Topology("", (("0-3", "0"),)),
+        t("2026-11-28T09:00:04Z"),
+        cgroups,
+    )
+    sections += pb.system_sections(
+        DRIVER_OLD,
+        DRIVER_BUILT[DRIVER_OLD],
+        _storage(ids, 300, [250_000_000_000], raid=False),
+        old.kernel,
+        _os_release(old_l40s, old, ids),
+    )
+    out[old_l40s["metadata"]["name"]] = _entry(pb.collector_output(ids.hex(16), sections))
+
+    # g6e.12xlarge: GPU 3 fell off the bus (XID 79): every nvidia-smi query stops there.
+    sections = pb.lost_gpu_sections("0000:3E:00.0")
+    sections += pb.system_sections(
+        DRIVER_NEW,
+        DRIVER_BUILT[DRIVER_NEW],
+        _storage(ids, 20, [1_900_000_000_000] * 2, raid=True),
+        new.kernel,
+        _os_release(xid_l40s, new, ids),
+    )
+    out[xid_l40s["metadata"]["name"]] = _entry(pb.collector_output(ids.hex(16), sections))
+
+    # p5.48xlarge: eight torchrun workers, one per H100.
+    first_pid = ids.rng.randint(100_000, 400_000)
+    gpus = []
+    for i, bus in enumerate(P5_GPU_BUSES):
+        proc = pb.GpuProcess(first_pid + i, "/usr/bin/python", 74_212 + ids.rng.randint(0, 900))
+        power = 612.0 + ids.rng.randint(0, 6000) / 100
+        gpus.append(
+            pb.GpuState(pb.H100, i, bus, _gpu_uuid(ids), _serial(ids), 97, 58 + i % 3, power, (proc,), i + 1)
+        )
+    cgroups = pb.pid_cgroups(
+        [(g.processes[0].pid, trainer["metadata"]["uid"], _container_id(trainer)) for g in gpus]
+    )
+    affinity = tuple(("0-47,96-143", "0") if i < 4 else ("48-95,144-191", "1") for i in range(8))
+    sections = pb.smi_sections(
+        DRIVER_NEW,
+        CUDA_OF_DRIVER[DRIVER_NEW],
+        gpus,
+        pb.Topology("NV18", affinity, 4, P5_EFA),
+        t("2026-11-28T09:00:11Z"),
+        cgroups,
+    )
+    sections += pb.system_sections(
+        DRIVER_NEW,
+        DRIVER_BUILT[DRIVER_NEW],
+        _storage(ids, 20, [3_800_000_000_000] * 8, raid=True),
+        new.kernel,
+        _os_release(p5, new, ids),
+    )
+    out[p5["metadata"]["name"]] = _entry(pb.collector_output(ids.hex(16), sections))
+    return out
 
 
 def build() -> Obj:
@@ -264,7 +513,8 @@ def build() -> Obj:
         cb.nodeclass(ids, TRAINING_NC, gpu_pools_created, subnets=subnets[1:2], sg=sg),
     ]
 
-    xid_at = t("2026-11-28T08:56:12Z")
+    # After the scheduler bound vllm-l40s-1 (08:58:41) to the last free GPU: all four were allocated.
+    xid_at = t("2026-11-28T08:58:58Z")
     xid_message = "detected XID-79 on the instance, review kernel logs for additional information."
     vllm_image = (VLLM, 9_874_326_018)
     defs = [
@@ -307,6 +557,7 @@ def build() -> Obj:
             drifted="AMIDrift",
             images=(vllm_image,),
             requests={"cpu": "3", "memory": "24Gi", "nvidia.com/gpu": "1", "pods": "1"},
+            node_ephemeral_ki=EPHEMERAL_EBS_300GI_KI,
         ),
         cb.NodeDef(
             "g6e.12xlarge",
@@ -322,8 +573,10 @@ def build() -> Obj:
                 "reason": "NvidiaXID79Error",
                 "status": "False",
             },
-            images=(vllm_image, (CUDA, 1_582_912_334)),
+            images=(vllm_image, (CUDA, 1_582_912_334), (PYTORCH_CU13, 11_338_704_515)),
             requests={"cpu": "16", "memory": "96Gi", "nvidia.com/gpu": "2", "pods": "1"},
+            node_ephemeral_ki=EPHEMERAL_NVME_3800GB_KI,
+            claim_ephemeral="3800G",
         ),
         cb.NodeDef(
             "p5.48xlarge",
@@ -340,6 +593,8 @@ def build() -> Obj:
                 "pods": "1",
                 "vpc.amazonaws.com/efa": "32",
             },
+            node_ephemeral_ki=EPHEMERAL_NVME_30400GB_KI,
+            claim_ephemeral="30400G",
         ),
     ]
     for nd in defs:
@@ -360,6 +615,11 @@ def build() -> Obj:
     )
     _, launching = cb.node_and_claim(ids, launching_def, NOW)
     d.claims.append(launching)
+    # Objects added later in the demo's life draw from their own generator, so the others keep their ids.
+    extra = cb.Ids(SEED + 1, first_resource_version=48_190_411)
+    idle, idle_claim = idle_node(extra, new)
+    d.nodes.insert(5, idle)
+    d.claims.insert(5, idle_claim)
 
     # ---- running and finished pods
     web = d.owner("ReplicaSet", "default", "web-frontend-6c9d7b8f4")
@@ -509,6 +769,7 @@ def build() -> Obj:
             extra_volumes=[DSHM],
         )
     )
+    d.pods.append(reranker_pod(extra, inf2))
     eval_at = t("2026-11-28T08:30:00Z")
     eval_job = f"eval-daily-{int(eval_at.timestamp()) // 60}"
     d.pods.append(
@@ -537,6 +798,7 @@ def build() -> Obj:
             tolerations=[GPU_TOLERATION],
         )
     )
+    d.pods.append(embed_job_pod(extra, idle))
     pull_error = (
         f'failed to pull and unpack image "docker.io/{VLLM}": failed to copy: httpReadSeeker: failed open: '
         "unexpected status code https://registry-1.docker.io/v2/vllm/vllm-openai/manifests/sha256:"
@@ -796,6 +1058,21 @@ def build() -> Obj:
         last=xid_at,
         host=inf2_name,
     )
+    for obj in (idle_claim, idle):
+        # Karpenter re-evaluates the empty node every few minutes and says why it may not touch it.
+        d.events.append(
+            cb.event(
+                extra,
+                obj,
+                reason="DisruptionBlocked",
+                message='disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation',
+                component=cb.AUTO_MODE_COMPONENT,
+                first=IDLE_CORDONED + timedelta(seconds=41),
+                last=NOW - timedelta(seconds=133),
+                count=61,
+                type_="Normal",
+            )
+        )
     blocked = "Pdb prevents pod evictions (PodDisruptionBudget=[serving/vllm-l40s])"
     drift_seen = NOW - timedelta(days=6, hours=3)
     for obj in (d.claims[3], inf1):
@@ -820,9 +1097,15 @@ def build() -> Obj:
         usage["nodes"] = str(len(claims))
         pools.append(cb.nodepool(ids, pool, created, nodes=len(claims), resources=usage))
 
-    objects = [*nodeclasses, *pools, *d.nodes, *d.claims, *(redact(p) for p in d.pods), *d.events]
-    objects = [cb.sort_keys(o) for o in objects]
-    return build_bundle(objects, captured_at=NOW, context=CONTEXT, notes=[], absent=[], redacted=True)
+    objects = [*nodeclasses, *pools, *d.nodes, *d.claims, *d.pods, *d.events]
+    objects = [cb.sort_keys(redact(o)) for o in objects]
+    names = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in objects]
+    uids = [o["metadata"]["uid"] for o in objects]
+    assert len(set(names)) == len(names) and len(set(uids)) == len(uids), "duplicate object names or uids"
+    probes = probe_outputs(extra, inf1, inf2, p5, d.pods, old, new)
+    return build_bundle(
+        objects, captured_at=NOW, context=CONTEXT, notes=[], absent=[], probes=probes, redacted=True
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

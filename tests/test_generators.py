@@ -43,7 +43,7 @@ def test_demo_bundle_contents() -> None:
     assert state.captured_at == datetime(2026, 11, 28, 9, tzinfo=UTC)
     assert state.context == "arn:aws:eks:us-west-2:111122223333:cluster/demo-prod"
     sizes = (len(state.nodes), len(state.nodeclaims), len(state.nodepools), len(state.nodeclasses))
-    assert sizes == (6, 7, 4, 3)
+    assert sizes == (7, 8, 4, 3)
     assert {p.name for p in state.nodepools} == {"general-purpose", "system", "gpu-inference", "gpu-training"}
     unbound = {p.meta.key for p in state.pods if p.node_name is None}
     assert unbound == {
