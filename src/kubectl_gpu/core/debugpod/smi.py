@@ -47,13 +47,21 @@ class Finding:
         return {"code": self.code, "severity": self.severity, "gpu": self.gpu, "message": self.message}
 
 
+_GPU_SECTIONS = ("nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-list")
 _SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
 
 
 def findings(result: ProbeResult) -> tuple[Finding, ...]:
     """Health findings per GPU: uncorrectable ECC, row-remap failure/pending, pending page retirement,
-    NVML error values (GPU lost / requires reset), hardware slowdowns, a pending MIG change."""
+    NVML error values (GPU lost / requires reset), hardware slowdowns, a pending MIG change; and
+    `NVIDIA_SMI_FAILED` when the driver is there but nvidia-smi could not list any GPU (after an XID 79
+    "fallen off the bus", every call fails with "GPU is lost")."""
     out: list[Finding] = []
+    failed = [i for i in result.issues if i.section in _GPU_SECTIONS and i.kind == "failed"]
+    if not result.gpus and failed and (result.driver_version or result.kernel_driver is not None):
+        out.append(
+            Finding("NVIDIA_SMI_FAILED", "error", None, f"nvidia-smi fails on this node: {failed[0].message}")
+        )
     for gpu in result.gpus:
         i = gpu.index
         ecc = gpu.ecc
