@@ -10,6 +10,7 @@ from typing import Any
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.cluster import ClusterState
 from kubectl_gpu.core.cost import analyse_cost
+from kubectl_gpu.core.debugpod import findings as smi_findings
 from kubectl_gpu.core.drivers import build_driver_report
 from kubectl_gpu.core.findings import Finding, ObjectRef, Severity
 from kubectl_gpu.core.lifecycle import analyse_lifecycle
@@ -64,6 +65,30 @@ def lint_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[
     return list(lint(state, catalog).findings)
 
 
+def probe_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
+    """GPU health read by nvidia-smi in debug pods, from probes stored by `snapshot --probe`."""
+    out = []
+    for node in state.nodes:
+        probe = state.probe(node.name)
+        if probe is None:
+            continue
+        for found in smi_findings(probe):
+            where = (
+                f"GPU {found.gpu}: " if found.gpu is not None and not found.message.startswith("GPU") else ""
+            )
+            out.append(
+                Finding(
+                    found.code,
+                    Severity(found.severity),
+                    ObjectRef("Node", node.name),
+                    where + found.message,
+                    f"kubectl gpu smi {node.name} for the current state; kubectl gpu shell {node.name} for dmesg",
+                    "smi",
+                )
+            )
+    return out
+
+
 def cost_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[Finding]:
     return list(analyse_cost(state, catalog, PriceBook(catalog), now).findings)
 
@@ -71,6 +96,7 @@ def cost_findings(state: ClusterState, catalog: Catalog, now: datetime) -> list[
 # name -> analysis; each one is pure and independent, so diagnose can run any subset.
 ANALYSES: dict[str, Analysis] = {
     "nodes": nodes_findings,
+    "smi": probe_findings,
     "pending": pending_findings,
     "drivers": drivers_findings,
     "nvme": nvme_findings,
