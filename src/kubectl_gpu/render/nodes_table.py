@@ -52,8 +52,9 @@ def _driver(row: NodeRow) -> str:
 
 
 def _health(row: NodeRow) -> Text:
-    problems = [c.type for c in row.unhealthy]
-    if not row.ready and "Ready" not in problems:
+    # Name the condition with its value: "AcceleratedHardwareReady" alone would read as healthy.
+    problems = [f"{c.type}={c.status}" for c in row.unhealthy if c.type != "Ready"]
+    if not row.ready:
         problems.insert(0, "NotReady")
     if row.unschedulable:
         problems.append("Cordoned")
