@@ -165,3 +165,40 @@ def test_untrusted_certificate_is_a_tls_error(tls_apiserver: FakeKubeAPI, tmp_pa
     assert info.value.exit_code == ExitCode.CLUSTER
     assert info.value.line().startswith("TLS error talking to https://127.0.0.1")
     assert "certificate-authority-data" in info.value.line()
+
+
+def test_kubeconfig_env_merges_several_files_like_kubectl(
+    apiserver: FakeKubeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+
+    from kubernetes.config import kube_config
+
+    apiserver.add(node("n1"))
+    first = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "dead", "cluster": {"server": "http://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {}}],
+        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
+        "current-context": "dead",
+    }
+    second = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "live", "cluster": {"server": apiserver.url}}],
+        "users": [{"name": "u2", "user": {}}],
+        "contexts": [{"name": "prod", "context": {"cluster": "live", "user": "u2", "namespace": "ml"}}],
+    }
+    (tmp_path / "a").write_text(json.dumps(first))
+    (tmp_path / "b").write_text(json.dumps(second))
+    merged = os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b")])
+    monkeypatch.setenv("KUBECONFIG", merged)
+    monkeypatch.setattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", merged)
+    source = LiveSource(LiveOptions(context="prod", all_namespaces=False))
+    assert source.context == "prod" and source.namespace == "ml"  # the context's namespace, as kubectl
+    state, _ = source.load(["nodes"])
+    assert [n.name for n in state.nodes] == ["n1"]
+    # The first file's current-context wins when --context is not given, as with kubectl.
+    assert LiveSource(LiveOptions()).context == "dead"
