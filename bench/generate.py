@@ -50,31 +50,11 @@ GPU_TOLERATION = {"effect": "NoSchedule", "key": "nvidia.com/gpu", "operator": "
 NEURON_TOLERATION = {"effect": "NoSchedule", "key": "aws.amazon.com/neuron", "operator": "Exists"}
 TOLERATE_ALL = {"operator": "Exists"}
 
-_BUILTIN = (
-    cb.req("karpenter.sh/capacity-type", "In", "on-demand"),
-    cb.req("eks.amazonaws.com/instance-category", "In", "c", "m", "r"),
-    cb.req("eks.amazonaws.com/instance-generation", "Gt", "4"),
-)
-DEFAULT_NC = cb.NodeClassDef("default", builtin=True)
+DEFAULT_NC = cb.DEFAULT_NODECLASS
 GPU_NC = cb.NodeClassDef("gpu", ephemeral_size="200Gi")
 TRAINING_NC = cb.NodeClassDef("training", ephemeral_size="4Ti", iops=16000, throughput=1000)
-GENERAL = cb.NodePoolDef(
-    "general-purpose",
-    "default",
-    (*_BUILTIN, cb.req("kubernetes.io/arch", "In", "amd64"), cb.req("kubernetes.io/os", "In", "linux")),
-    builtin=True,
-)
-SYSTEM = cb.NodePoolDef(
-    "system",
-    "default",
-    (
-        *_BUILTIN,
-        cb.req("kubernetes.io/arch", "In", "amd64", "arm64"),
-        cb.req("kubernetes.io/os", "In", "linux"),
-    ),
-    taints=({"effect": "NoSchedule", "key": "CriticalAddonsOnly"},),
-    builtin=True,
-)
+GENERAL = cb.GENERAL_PURPOSE
+SYSTEM = cb.SYSTEM
 _NVIDIA_ON_DEMAND = (
     cb.req("eks.amazonaws.com/instance-gpu-manufacturer", "In", "nvidia"),
     cb.req("karpenter.sh/capacity-type", "In", "on-demand"),

@@ -1340,3 +1340,30 @@ def sort_keys(value: Any) -> Any:
     if isinstance(value, list):
         return [sort_keys(v) for v in value]
     return value
+
+
+# EKS Auto Mode's built-in NodeClass and NodePools, exactly as EKS-FACTS §3.2 dumps them (shared by the demo
+# and the bench so both model the same cluster).
+DEFAULT_NODECLASS = NodeClassDef("default", builtin=True)
+_BUILTIN_REQS = (
+    req("karpenter.sh/capacity-type", "In", "on-demand"),
+    req("eks.amazonaws.com/instance-category", "In", "c", "m", "r"),
+    req("eks.amazonaws.com/instance-generation", "Gt", "4"),
+)
+GENERAL_PURPOSE = NodePoolDef(
+    "general-purpose",
+    "default",
+    (*_BUILTIN_REQS, req("kubernetes.io/arch", "In", "amd64"), req("kubernetes.io/os", "In", "linux")),
+    builtin=True,
+)
+SYSTEM = NodePoolDef(
+    "system",
+    "default",
+    (
+        *_BUILTIN_REQS,
+        req("kubernetes.io/arch", "In", "amd64", "arm64"),
+        req("kubernetes.io/os", "In", "linux"),
+    ),
+    taints=({"effect": "NoSchedule", "key": "CriticalAddonsOnly"},),
+    builtin=True,
+)

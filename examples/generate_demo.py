@@ -63,33 +63,13 @@ TAINT_GPU_MSG = "did not tolerate taint (taint=nvidia.com/gpu:NoSchedule)"
 TAINT_SYSTEM_MSG = "did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)"
 LIMIT_MSG = "all available instance types exceed limits for nodepool (NodePool=gpu-training)"
 
-DEFAULT_NC = cb.NodeClassDef("default", builtin=True)
+DEFAULT_NC = cb.DEFAULT_NODECLASS
 # 300Gi: above a g6e.xlarge's 250 GB NVMe (EBS, NVMe raw), below a g6e.12xlarge's 3800 GB (RAID0 on the NVMe).
 GPU_NC = cb.NodeClassDef("gpu", ephemeral_size="300Gi")
 TRAINING_NC = cb.NodeClassDef("training", ephemeral_size="4Ti", iops=16000, throughput=1000)
 
-_BUILTIN_REQS = (
-    cb.req("karpenter.sh/capacity-type", "In", "on-demand"),
-    cb.req("eks.amazonaws.com/instance-category", "In", "c", "m", "r"),
-    cb.req("eks.amazonaws.com/instance-generation", "Gt", "4"),
-)
-GENERAL_PURPOSE = cb.NodePoolDef(
-    "general-purpose",
-    "default",
-    (*_BUILTIN_REQS, cb.req("kubernetes.io/arch", "In", "amd64"), cb.req("kubernetes.io/os", "In", "linux")),
-    builtin=True,
-)
-SYSTEM = cb.NodePoolDef(
-    "system",
-    "default",
-    (
-        *_BUILTIN_REQS,
-        cb.req("kubernetes.io/arch", "In", "amd64", "arm64"),
-        cb.req("kubernetes.io/os", "In", "linux"),
-    ),
-    taints=({"effect": "NoSchedule", "key": "CriticalAddonsOnly"},),
-    builtin=True,
-)
+GENERAL_PURPOSE = cb.GENERAL_PURPOSE
+SYSTEM = cb.SYSTEM
 GPU_INFERENCE = cb.NodePoolDef(
     "gpu-inference",
     "gpu",
