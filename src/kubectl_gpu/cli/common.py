@@ -5,12 +5,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.core.cluster import ClusterState, Note
+from kubectl_gpu.errors import InputError
 from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
 
-__all__ = ["Loaded", "emit_data", "load_state", "print_notes"]
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.live import LiveSource
+
+__all__ = ["Loaded", "emit_data", "live_source", "load_state", "print_notes"]
 
 
 class Loaded:
@@ -32,21 +37,26 @@ def load_state(
         state = load_snapshot(opts.snapshot)
         state = _filter_snapshot(state, opts, selector_on)
     else:
-        from kubectl_gpu.kube.live import LiveOptions, LiveSource
-
-        source = LiveSource(
-            LiveOptions(
-                kubeconfig=opts.kubeconfig,
-                context=opts.context,
-                namespace=opts.namespace,
-                all_namespaces=opts.all_namespaces or opts.namespace is None,
-                request_timeout=opts.timeout_seconds,
-                node_selector=opts.selector if selector_on == "nodes" else None,
-                pod_selector=opts.selector if selector_on == "pods" else None,
-            )
-        )
+        source = live_source(opts, selector_on=selector_on)
         state, _ = source.load(kinds)
     return Loaded(state, opts.now_or(state.captured_at))
+
+
+def live_source(opts: GlobalOptions, *, selector_on: str = "none") -> LiveSource:
+    """The live source for the global options (kubeconfig, context, namespace, timeout, -l)."""
+    from kubectl_gpu.kube.live import LiveOptions, LiveSource
+
+    return LiveSource(
+        LiveOptions(
+            kubeconfig=opts.kubeconfig,
+            context=opts.context,
+            namespace=opts.namespace,
+            all_namespaces=opts.all_namespaces or opts.namespace is None,
+            request_timeout=opts.timeout_seconds,
+            node_selector=opts.selector if selector_on == "nodes" else None,
+            pod_selector=opts.selector if selector_on == "pods" else None,
+        )
+    )
 
 
 def _filter_snapshot(state: ClusterState, opts: GlobalOptions, selector_on: str) -> ClusterState:
@@ -56,7 +66,10 @@ def _filter_snapshot(state: ClusterState, opts: GlobalOptions, selector_on: str)
     if opts.namespace and not opts.all_namespaces:
         state.pods = [p for p in state.pods if p.namespace == opts.namespace]
     if opts.selector:
-        selector = parse_selector(opts.selector)
+        try:
+            selector = parse_selector(opts.selector)
+        except ValueError as exc:
+            raise InputError(f"-l/--selector: {exc}") from None
         if selector_on == "nodes":
             state.nodes = [n for n in state.nodes if matches_selector(selector, n.labels)]
         elif selector_on == "pods":

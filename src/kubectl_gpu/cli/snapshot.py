@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from kubectl_gpu.cli.common import live_source
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.errors import ExitCode, InputError
 
@@ -32,7 +33,6 @@ def snapshot(
 ) -> int:
     """Capture nodes, pods, relevant events, NodePools, NodeClaims, NodeClasses and ResourceSlices into a
     bundle that every read-only command accepts with --snapshot. Secrets are never read."""
-    from kubectl_gpu.kube.live import LiveOptions, LiveSource
     from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
     from kubectl_gpu.render.output import make_console
 
@@ -40,15 +40,7 @@ def snapshot(
         raise InputError("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
         raise InputError("snapshot reads a live cluster; --snapshot cannot be its input")
-    source = LiveSource(
-        LiveOptions(
-            kubeconfig=opts.kubeconfig,
-            context=opts.context,
-            namespace=opts.namespace,
-            all_namespaces=opts.all_namespaces or opts.namespace is None,
-            request_timeout=opts.timeout_seconds,
-        )
-    )
+    source = live_source(opts)
     captured_at = opts.now_or(datetime.now(UTC))
     fetched = source.fetch()
     objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
