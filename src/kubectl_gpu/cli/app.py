@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Annotated, Any
 
 import typer
 from typer._click.exceptions import ClickException
+from typer._click.utils import PacifyFlushWrapper
 
 from kubectl_gpu import __version__
 from kubectl_gpu.cli import cost as cost_cmd
@@ -83,6 +85,16 @@ def _debug_requested(argv: list[str]) -> bool:
     return "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
 
 
+def _usage_line(exc: ClickException) -> str:
+    """A usage error as one line (click prints usage, a hint and the error on four)."""
+    # typer words enum mismatches as "Value error, 'x' is not one of ...": the prefix says nothing.
+    message = " ".join(exc.format_message().replace("Value error, ", "").split()).rstrip(".")
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        return f"{message}; see '{ctx.command_path} -h'"
+    return message
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turn every expected failure into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -91,14 +103,14 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = command.main(args=args, prog_name="kubectl-gpu", standalone_mode=False)
     except KubectlGpuError as exc:
-        if debug:
-            raise
+        if debug:  # the traceback, and still the documented exit code (uncaught, Python would exit 1)
+            traceback.print_exc()
         typer.echo(f"error: {exc.line()}", err=True)
         sys.exit(int(exc.exit_code))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except ClickException as exc:
-        exc.show()
+        typer.echo(f"error: {_usage_line(exc)}", err=True)
         sys.exit(ExitCode.USAGE)
     except Interrupted as exc:
         typer.echo(f"interrupted: {exc}" if str(exc) else "interrupted", err=True)
@@ -108,14 +120,18 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         sys.exit(ExitCode.OK)
+    except SystemExit:
+        # typer handles EPIPE itself: it wraps stdout so that the final flush stays quiet, then exits 1,
+        # which here means "findings". A reader that stopped early (`| head`) is not a finding.
+        if isinstance(sys.stdout, PacifyFlushWrapper):
+            sys.exit(ExitCode.OK)
+        raise
     except Exception as exc:
         if debug:
-            raise
-        typer.echo(
-            f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback "
-            "and report it)",
-            err=True,
-        )
+            traceback.print_exc()
+        detail = " ".join(str(exc).split())  # one line, even for a multi-line message (a YAML error)
+        hint = "please report it" if debug else "rerun with --debug for the traceback and report it"
+        typer.echo(f"error: internal error: {type(exc).__name__}: {detail} ({hint})", err=True)
         sys.exit(ExitCode.CLUSTER)
     if rc == ExitCode.INTERRUPTED:  # typer turns Ctrl-C into a bare exit code 130
         typer.echo("interrupted", err=True)

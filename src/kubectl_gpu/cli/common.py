@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
 if TYPE_CHECKING:
     from kubectl_gpu.kube.live import LiveSource
 
-__all__ = ["Loaded", "emit_data", "live_source", "load_state", "print_notes"]
+__all__ = ["Loaded", "emit_data", "live_source", "load_state", "pod_ref", "print_notes"]
 
 
 class Loaded:
@@ -42,13 +42,23 @@ def load_state(
     return Loaded(state, opts.now_or(state.captured_at))
 
 
+def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tuple[str, str]:
+    """NAMESPACE/NAME or NAME (then -n, else "default") as (namespace, name); InputError when malformed."""
+    namespace, slash, name = text.partition("/")
+    if not slash:
+        namespace, name = default_namespace or "default", text
+    if not name or not namespace or "/" in name:
+        raise InputError(f"{what}: not a pod name: {text!r}", "write NAME or NAMESPACE/NAME")
+    return namespace, name
+
+
 def live_source(opts: GlobalOptions, *, selector_on: str = "none") -> LiveSource:
     """The live source for the global options (kubeconfig, context, namespace, timeout, -l)."""
     from kubectl_gpu.kube.live import LiveOptions, LiveSource
 
     return LiveSource(
         LiveOptions(
-            kubeconfig=opts.kubeconfig,
+            kubeconfig=opts.kubeconfig_path(),
             context=opts.context,
             namespace=opts.namespace,
             all_namespaces=opts.all_namespaces or opts.namespace is None,
@@ -84,10 +94,17 @@ def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
         console.print(f"warning: {note.message}", style=style, markup=False, highlight=False)
 
 
-def emit_data(data: dict[str, object], fmt: OutputFormat, notes: list[Note]) -> bool:
-    """Write JSON/YAML to stdout; True when handled (the format was machine-readable)."""
+def emit_data(
+    data: dict[str, object] | Callable[[], dict[str, object]], fmt: OutputFormat, notes: list[Note]
+) -> bool:
+    """Write JSON/YAML to stdout; True when handled (the format was machine-readable).
+
+    `data` may be the report's `to_dict`: a table then never builds the document (on a large cluster
+    the pending report alone holds millions of blocker entries)."""
     if fmt not in (OutputFormat.json, OutputFormat.yaml):
         return False
+    if callable(data):
+        data = data()
     if notes:
         data = {**data, "notes": [{"code": n.code, "message": n.message, "kind": n.kind} for n in notes]}
     sys.stdout.write(dump_json(data) if fmt is OutputFormat.json else dump_yaml(data))

@@ -103,6 +103,8 @@ def _min_idle(text: str) -> timedelta:
         return parse_duration(text)
     except TimeError:
         raise InputError(f"--min-idle: not a duration: {text!r}", "use forms like 15m, 1h, 0s") from None
+    except OverflowError:  # beyond timedelta's range
+        raise InputError(f"--min-idle: {text!r} is too long", "use forms like 15m, 1h, 0s") from None
 
 
 def cost(
@@ -141,7 +143,7 @@ def cost(
         price_file=price_file,
     )
     notes = [*loaded.state.notes, *(Note("PRICES", text) for text in report.price_notes)]
-    if emit_data(report.to_dict(), opts.format, notes):
+    if emit_data(report.to_dict, opts.format, notes):
         return ExitCode.OK
     from kubectl_gpu.render.cost_view import cost_view
     from kubectl_gpu.render.output import make_console, print_table

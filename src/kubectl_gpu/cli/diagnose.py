@@ -21,7 +21,9 @@ def diagnose(
     ] = "error",
     only: Annotated[
         list[str] | None,
-        typer.Option("--only", help="Run only these analyses (repeatable); default: all of them."),
+        typer.Option(
+            "--only", help="Run only these analyses (repeatable or comma-separated); default: all of them."
+        ),
     ] = None,
     *,
     opts: GlobalOptions,
@@ -35,15 +37,16 @@ def diagnose(
 
     if fail_on not in ("warning", "error"):
         raise InputError(f"--fail-on must be warning or error, not {fail_on!r}")
+    if only:  # repeatable, and (as kubectl lists) comma-separated
+        only = [name.strip() for item in only for name in item.split(",")]
     unknown = sorted(set(only or ()) - set(ANALYSES))
     if unknown:
-        raise InputError(
-            f"--only: unknown analysis {', '.join(unknown)}", f"choose from {', '.join(ANALYSES)}"
-        )
+        names = ", ".join(name or "''" for name in unknown)
+        raise InputError(f"--only: unknown analysis {names}", f"choose from {', '.join(ANALYSES)}")
     loaded = load_state(opts, None, selector_on="none")
     report = run(loaded.state, load_catalog(), loaded.now, only=only)
     code = ExitCode.FINDINGS if report.fails(Severity(fail_on)) else ExitCode.OK
-    if emit_data(report.to_dict(), opts.format, loaded.state.notes):
+    if emit_data(report.to_dict, opts.format, loaded.state.notes):
         return code
     from kubectl_gpu.render.findings_table import findings_table
     from kubectl_gpu.render.output import make_console, print_table

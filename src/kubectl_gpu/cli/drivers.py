@@ -23,7 +23,7 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> int:
     loaded = load_state(opts, _KINDS, selector_on="nodes")
     report = build_driver_report(loaded.state, load_catalog(), loaded.now)
     code = ExitCode.FINDINGS if report.has_errors else ExitCode.OK
-    if emit_data(report.to_dict(), opts.format, loaded.state.notes):
+    if emit_data(report.to_dict, opts.format, loaded.state.notes):
         return code
     from kubectl_gpu.render.drivers_view import drivers_view
     from kubectl_gpu.render.output import make_console, print_table

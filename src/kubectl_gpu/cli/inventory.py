@@ -64,7 +64,7 @@ def inventory(
         print_notes(notes, no_color=True)
         sys.stdout.write(to_csv(COLUMNS, [i.to_dict() for i in result.instances]))
         return ExitCode.OK
-    if emit_data(result.to_dict(), opts.format, notes):
+    if emit_data(result.to_dict, opts.format, notes):
         return ExitCode.OK
     from kubectl_gpu.render.cost_view import inventory_table, list_price_footnote
     from kubectl_gpu.render.output import make_console, print_table

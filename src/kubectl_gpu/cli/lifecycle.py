@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, print_notes
+from kubectl_gpu.cli.common import emit_data, load_state, pod_ref, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.errors import ExitCode, InputError
 
@@ -23,6 +23,9 @@ _KINDS = [
     "ec2nodeclasses",
     "resourceslices",
 ]
+
+
+_MAX_NEEDS = timedelta(days=36500)
 
 
 def lifecycle(
@@ -58,13 +61,16 @@ def lifecycle(
             delta = parse_duration(needs)
         except TimeError as exc:
             raise InputError(f"--needs: {exc}") from None
+        except OverflowError:  # beyond timedelta's range
+            delta = _MAX_NEEDS + _MAX_NEEDS
         if delta.total_seconds() <= 0:
             raise InputError(f"--needs must be positive, got {needs!r}")
+        if delta > _MAX_NEEDS:  # the analysis adds it to dates: keep it far from datetime's year 9999
+            raise InputError(f"--needs: {needs!r} is too long", "at most 36500d (100 years)")
         wanted = (delta, needs)
     target: tuple[str, str] | None = None
     if pod is not None:
-        namespace, _, name = pod.rpartition("/")
-        target = (namespace or opts.namespace or "default", name)
+        target = pod_ref(pod, opts.namespace, "--pod")
     loaded = load_state(opts, _KINDS, selector_on="none" if target else "nodes")
     if target is not None:
         found = next((p for p in loaded.state.pods if (p.namespace, p.name) == target), None)
@@ -81,7 +87,7 @@ def lifecycle(
         loaded.state, load_catalog(), loaded.now, pod=target, needs=wanted, include_all=include_all
     )
     code = ExitCode.FINDINGS if report.survival_failed else ExitCode.OK
-    if emit_data(report.to_dict(), opts.format, loaded.state.notes):
+    if emit_data(report.to_dict, opts.format, loaded.state.notes):
         return code
     from kubectl_gpu.render.lifecycle_view import lifecycle_view
     from kubectl_gpu.render.output import make_console

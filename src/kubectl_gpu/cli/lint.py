@@ -40,7 +40,8 @@ def _from_files(paths: list[str]) -> ClusterState:
     files = [p for p in paths if p != "-"]
     state = load_snapshot(files) if files else ClusterState()
     if "-" in paths:
-        _merge(state, load_text(sys.stdin.read()))
+        # Bytes where there is a buffer: binary input is then an InputError, not a UnicodeEncodeError.
+        _merge(state, load_text(getattr(sys.stdin, "buffer", sys.stdin).read()))
     return state
 
 

@@ -36,7 +36,7 @@ def nodes(
         *loaded.state.notes,
         *(Note("PRICES", t) for t in prices.notes(r.instance_type for r in report.rows)),
     ]
-    if emit_data(report.to_dict(), opts.format, notes):
+    if emit_data(report.to_dict, opts.format, notes):
         return ExitCode.OK
     from kubectl_gpu.render.nodes_table import nodes_table
     from kubectl_gpu.render.output import make_console, print_table

@@ -30,7 +30,7 @@ def nvme(
     loaded = load_state(opts, _KINDS, selector_on="nodes")
     report = build_nvme_report(loaded.state, load_catalog(), loaded.now, include_all=include_all)
     code = ExitCode.FINDINGS if report.has_errors else ExitCode.OK
-    if emit_data(report.to_dict(), opts.format, loaded.state.notes):
+    if emit_data(report.to_dict, opts.format, loaded.state.notes):
         return code
     from kubectl_gpu.render.nvme_view import nvme_view
     from kubectl_gpu.render.output import make_console, print_table

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from kubectl_gpu.core.selectors import parse_selector
 from kubectl_gpu.core.timeutil import TimeError, parse_duration, parse_time
 from kubectl_gpu.errors import InputError
 
@@ -72,20 +74,48 @@ class GlobalOptions:
             seconds = (
                 float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
             )
-        except TimeError:
+        except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
             raise InputError(
                 f"--request-timeout: not a duration: {text!r}", "use forms like 10s, 1m, 0"
             ) from None
+        except OverflowError:  # beyond timedelta's range
+            seconds = float("inf")
+        if seconds > _MAX_TIMEOUT_S:  # sockets overflow on timeouts of millennia
+            raise InputError(f"--request-timeout: {text!r} is too long", "at most 24h; 0 means none")
         return seconds or None
+
+    def kubeconfig_path(self) -> str | None:
+        """--kubeconfig, checked as kubectl checks it: a missing file is bad input, not "no configuration"."""
+        path = self.kubeconfig
+        if path and not os.path.exists(path):
+            raise InputError(
+                f"--kubeconfig {path}: no such file",
+                "check the path, or drop it to use KUBECONFIG or ~/.kube/config",
+            )
+        return path or None
 
     def now_or(self, fallback: datetime | None) -> datetime:
         """The instant time-based analysis uses: --now, else the snapshot's capture time, else now."""
-        if self.now:
+        if self.now is not None:
             try:
-                return parse_time(self.now)
+                value = parse_time(self.now)
             except TimeError as exc:
                 raise InputError(f"--now: {exc}") from None
+            except OverflowError:  # an offset that pushes the instant past year 9999 or before year 1
+                value = datetime.max.replace(tzinfo=UTC)
+            if not _NOW_EARLIEST <= value < _NOW_LATEST:
+                # Analyses add expiry periods and budget windows to it: keep far from datetime's limits.
+                raise InputError(
+                    f"--now: {self.now!r} is out of range",
+                    f"use an instant from {_NOW_EARLIEST.year} to {_NOW_LATEST.year - 1}",
+                )
+            return value
         return fallback or datetime.now(UTC)
+
+
+_MAX_TIMEOUT_S = 86400.0
+_NOW_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_NOW_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
 _HELP = "Global options (also accepted before the subcommand)"
@@ -212,6 +242,13 @@ def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Calla
                 f"-o csv is not supported by {ctx.info_name or 'this command'}",
                 "use -o table, wide, json or yaml (csv: inventory)",
             )
+        if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
+            raise InputError("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
+        if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)
+            try:
+                parse_selector(opts.selector)
+            except ValueError as exc:
+                raise InputError(f"-l/--selector: {exc}") from None
         return func(*args, opts=opts, **kwargs)
 
     params = own + global_parameters()

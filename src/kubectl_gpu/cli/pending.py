@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, print_notes
+from kubectl_gpu.cli.common import emit_data, load_state, pod_ref, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.errors import ExitCode, InputError
 
@@ -40,7 +40,7 @@ def pending(
     loaded = load_state(opts, _KINDS, selector_on="pods")
     report = analyse_pending(loaded.state, load_catalog(), loaded.now, all_pending=all_pending)
     code = ExitCode.FINDINGS if report.blocking else ExitCode.OK
-    if emit_data(report.to_dict(), opts.format, loaded.state.notes):
+    if emit_data(report.to_dict, opts.format, loaded.state.notes):
         return code
     from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.pending_view import pending_table
@@ -66,8 +66,7 @@ def explain(
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.pending import analyse_pending
 
-    namespace, _, name = pod.rpartition("/")
-    namespace = namespace or opts.namespace or "default"
+    namespace, name = pod_ref(pod, opts.namespace, "explain")
     loaded = load_state(opts, _KINDS, selector_on="none")
     found = [p for p in loaded.state.pods if p.name == name and p.namespace == namespace]
     if not found:

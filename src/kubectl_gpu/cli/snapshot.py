@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -40,8 +41,14 @@ def snapshot(
         raise InputError("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
         raise InputError("snapshot reads a live cluster; --snapshot cannot be its input")
-    source = live_source(opts)
+    # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
+    target = Path(out)
+    if target.is_dir():
+        raise InputError(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
+    if not target.parent.is_dir():
+        raise InputError(f"--out {out}: no such directory: {target.parent}", "create it first")
     captured_at = opts.now_or(datetime.now(UTC))
+    source = live_source(opts)
     fetched = source.fetch()
     objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
     probes: dict[str, Any] = {}

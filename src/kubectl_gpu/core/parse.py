@@ -8,6 +8,7 @@ field raises `ModelError` naming the object and the field.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -40,6 +41,20 @@ __all__ = ["KINDS", "Model", "ModelError", "kind_of", "parse_object"]
 
 class ModelError(ValueError):
     """A Kubernetes object of a kind we know, with a field we cannot read."""
+
+
+# Timestamps outside this range are garbage (a hand-edited file); read them as absent, like malformed ones,
+# since the analyses add expiry periods to them and datetime ends at year 9999.
+_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+
+
+def _time(value: object) -> datetime | None:
+    try:
+        parsed = parse_optional_time(value)
+    except OverflowError:  # an offset that pushes it past year 9999
+        return None
+    return parsed if parsed is not None and _EARLIEST <= parsed < _LATEST else None
 
 
 def _dict(value: object, where: str) -> Raw:
@@ -78,24 +93,36 @@ def _int(value: object, where: str) -> int | None:
     return value
 
 
+# The API server keeps quantities in an int64 of their canonical unit and refuses negative requests,
+# capacities and limits; beyond these bounds a value is a hand-edited file, and JSON output and pricing
+# arithmetic (28 significant digits) would fail on it.
+_QUANTITY_MAX = Decimal(2**63 - 1)
+
+
 def resources(value: object, where: str) -> Resources:
     """A ResourceList ({"cpu": "500m", "nvidia.com/gpu": "1"}) as exact Decimals."""
     mapping = _dict(value, where)
     out: Resources = {}
     for name, quantity in mapping.items():
         try:
-            out[name] = parse_quantity(quantity)
+            parsed = parse_quantity(quantity)
+            in_range = parsed.is_finite() and 0 <= parsed <= _QUANTITY_MAX
         except QuantityError as exc:
             raise ModelError(f"{where}.{name}: {exc}") from None
-        except TypeError:
+        except (TypeError, ArithmeticError):  # unhashable, or NaN/inf from YAML's .nan/.inf
             raise ModelError(f"{where}.{name}: not a quantity: {quantity!r}") from None
+        if not in_range:
+            raise ModelError(f"{where}.{name}: quantity out of range: {quantity!r:.40}")
+        out[name] = parsed
     return out
 
 
 def meta(obj: Raw, kind: str, *, namespaced: bool = False) -> Meta:
     md = _dict(obj.get("metadata"), f"{kind}.metadata")
     name = md.get("name")
-    if not isinstance(name, str) or not name:
+    if name is not None and not isinstance(name, str):
+        raise ModelError(f"{kind} metadata.name must be a string, got {type(name).__name__}: {name!r:.40}")
+    if not name:
         raise ModelError(f"{kind} without metadata.name")
     owner_kind = owner_name = None
     owners = md.get("ownerReferences")
@@ -109,7 +136,7 @@ def meta(obj: Raw, kind: str, *, namespaced: bool = False) -> Meta:
         uid=_opt_str(md.get("uid")),
         labels=_str_map(md.get("labels"), f"{kind} {name} labels"),
         annotations=_str_map(md.get("annotations"), f"{kind} {name} annotations"),
-        created=parse_optional_time(md.get("creationTimestamp")),
+        created=_time(md.get("creationTimestamp")),
         owner_kind=owner_kind,
         owner_name=owner_name,
     )
@@ -243,6 +270,11 @@ def _effective(
     return total
 
 
+def _count(value: object) -> int:
+    """A status counter (restartCount); anything but a whole number reads as 0, as the status is lenient."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
     out = []
     for key, init in (("initContainerStatuses", True), ("containerStatuses", False)):
@@ -260,7 +292,7 @@ def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
                     state=kind,
                     reason=_opt_str(detail.get("reason")),
                     message=_opt_str(detail.get("message")),
-                    restart_count=int(item.get("restartCount", 0) or 0),
+                    restart_count=_count(item.get("restartCount")),
                     init=init,
                 )
             )
@@ -291,7 +323,7 @@ def parse_pod(obj: Raw) -> Pod:
         node_selector=_str_map(spec.get("nodeSelector"), f"{where} spec.nodeSelector"),
         nominated_node_name=_opt_str(status.get("nominatedNodeName")),
         resource_claims=claims,
-        started=parse_optional_time(status.get("startTime")),
+        started=_time(status.get("startTime")),
         raw=obj,
     )
 
@@ -343,14 +375,12 @@ def parse_event(obj: Raw) -> Event:
         or _opt_str(source.get("component"))
     )
     last = (
-        parse_optional_time(obj.get("lastTimestamp"))
-        or parse_optional_time(series.get("lastObservedTime"))
-        or parse_optional_time(obj.get("eventTime"))
+        _time(obj.get("lastTimestamp"))
+        or _time(series.get("lastObservedTime"))
+        or _time(obj.get("eventTime"))
         or m.created
     )
-    first = (
-        parse_optional_time(obj.get("firstTimestamp")) or parse_optional_time(obj.get("eventTime")) or last
-    )
+    first = _time(obj.get("firstTimestamp")) or _time(obj.get("eventTime")) or last
     count = obj.get("count") or series.get("count") or 1
     return Event(
         meta=m,

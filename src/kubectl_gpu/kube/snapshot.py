@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +30,27 @@ __all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "
 BUNDLE_API_VERSION = "kubectl-gpu/v1"
 BUNDLE_KIND = "Snapshot"
 _SUFFIXES = {".json", ".yaml", ".yml"}
-_YamlLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+_YamlBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _YamlLoader(_YamlBase):  # type: ignore[misc]
+    """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
+    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost."""
+
+
+_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+# Aliases may repeat a node, not multiply a small file into a huge document ("billion laughs"): past this
+# many nodes, and ten times as many as the file really holds, the input is refused.
+_MAX_EXPANDED_NODES = 1_000_000
 
 
 def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     for raw in paths:
+        if not str(raw):  # Path("") is ".": never read the working directory by accident
+            raise InputError("empty path given", "name a file or directory")
         path = Path(raw)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
@@ -46,7 +62,7 @@ def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
         elif path.exists():
             raise InputError(f"{path}: not a regular file or directory")
         else:
-            raise InputError(f"{path}: no such file or directory", "check the --snapshot path")
+            raise InputError(f"{path}: no such file or directory", "check the path")
 
 
 def _documents(path: Path) -> list[Any]:
@@ -66,16 +82,59 @@ def _decode(data: bytes, source: str) -> list[Any]:
         try:
             return [orjson.loads(data)]
         except orjson.JSONDecodeError as exc:
+            if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
+                raise InputError(f"{source}: JSON nested too deeply ({exc})") from None
             raise InputError(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
     try:
-        return [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
+        docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "malformed document"
+        if "depth" in problem:  # libyaml's nesting limit: not a truncation
+            raise InputError(f"{source}: YAML nested too deeply{where} ({problem})") from None
         raise InputError(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
     except UnicodeDecodeError:
         raise InputError(f"{source}: not a text file (expected JSON or YAML)") from None
+    if not docs:  # only comments or `---`: as good as empty (a failed `kubectl get > file` often is)
+        raise InputError(f"{source}: no YAML document in it")
+    if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
+        _check_aliases(docs, source)
+    return docs
+
+
+def _check_aliases(docs: list[Any], source: str) -> None:
+    """Refuse YAML whose aliases loop or expand into far more nodes than the file holds."""
+    sizes: dict[int, int] = {}  # id -> nodes in the expanded subtree, for every distinct dict and list
+    expanded = 0
+    for doc in docs:
+        if not isinstance(doc, (dict, list)):
+            expanded += 1
+            continue
+        on_path: set[int] = set()
+        stack: list[tuple[Any, bool]] = [(doc, False)]
+        while stack:
+            node, done = stack.pop()
+            key = id(node)
+            values = node.values() if isinstance(node, dict) else node
+            children = [c for c in values if isinstance(c, (dict, list))]
+            if done:
+                on_path.discard(key)
+                sizes[key] = 1 + len(node) - len(children) + sum(sizes[id(c)] for c in children)
+                continue
+            if key in sizes:
+                continue
+            if key in on_path:
+                raise InputError(f"{source}: a YAML alias refers to a node that contains it")
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+        expanded += sizes[id(doc)]
+    if expanded > max(_MAX_EXPANDED_NODES, 10 * len(sizes)):
+        raise InputError(
+            f"{source}: YAML aliases expand to over {_MAX_EXPANDED_NODES:,} nodes",
+            "refusing what looks like an alias bomb; expand the aliases if the file is genuine",
+        )
 
 
 def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
@@ -115,11 +174,26 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[An
             state.captured_at = parse_time(str(captured))
         except TimeError as exc:
             raise InputError(f"{path}: capturedAt: {exc}") from None
-    state.context = doc.get("context") or state.context
-    for note in doc.get("notes") or []:
+        except OverflowError:  # an offset past year 9999
+            state.captured_at = datetime.max.replace(tzinfo=UTC)
+        if not _EARLIEST <= state.captured_at < _LATEST:
+            # The analyses add expiry periods to it: keep far from datetime's limits.
+            raise InputError(f"{path}: capturedAt {captured!r} is out of range (1970 to 2999)")
+    context = doc.get("context")
+    if context is not None and not isinstance(context, str):
+        raise InputError(f"{path}: context must be a string, got {type(context).__name__}")
+    state.context = context or state.context
+    notes = doc.get("notes") or []
+    absent = doc.get("absent") or []
+    if not isinstance(notes, list) or not isinstance(absent, list):
+        raise InputError(f"{path}: notes and absent must be lists")
+    for note in notes:
         if isinstance(note, dict) and isinstance(note.get("message"), str):
-            state.note(str(note.get("code", "NOTE")), note["message"], note.get("kind"))
-    state.absent.update(str(k) for k in doc.get("absent") or [])
+            kind = note.get("kind")
+            state.note(
+                str(note.get("code", "NOTE")), note["message"], kind if isinstance(kind, str) else None
+            )
+    state.absent.update(str(k) for k in absent)
     probes = doc.get("probes") or {}
     if not isinstance(probes, dict):
         raise InputError(f"{path}: probes must be an object keyed by node name")

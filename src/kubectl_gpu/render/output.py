@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import re
 import sys
+from collections.abc import Iterable
 from typing import IO, Any
 
 import orjson
 import yaml
 from rich.console import Console, RenderableType
+from rich.segment import Segment
 
 __all__ = ["dump_json", "dump_yaml", "make_console", "print_table", "use_color"]
 
@@ -21,10 +26,34 @@ def use_color(stream: IO[str], *, no_color: bool) -> bool:
     return bool(isatty and isatty())
 
 
+# C0 controls but newline and tab, DEL and C1: never ours (rich adds our styles to segments), but they
+# reach the tables in cluster data anyone may write (an Event's message, a condition, an OS image): an
+# ESC there would colour a pipe or drive the terminal. Terminals give them no width, so removing them
+# keeps the tables aligned.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class _Console(Console):
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else Segment(_CONTROL.sub("", segment.text), segment.style)
+            for segment in buffer
+        )
+
+    def on_broken_pipe(self) -> None:
+        """The reader went away (`| head`). rich would exit 1, which is our "findings" code: raise the
+        BrokenPipeError instead, so that it ends like every other broken pipe (see `cli.app.main`)."""
+        self.quiet = True
+        # No error on the final flush; stdout may have no file descriptor (captured in tests).
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def make_console(*, stderr: bool = False, no_color: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     color = use_color(stream, no_color=no_color)
-    return Console(
+    return _Console(
         file=stream,
         stderr=stderr,
         no_color=not color,

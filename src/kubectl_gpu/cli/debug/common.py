@@ -42,11 +42,18 @@ def parse_seconds(text: str, flag: str) -> float:
     """`90`, `90s`, `5m` -> seconds; InputError naming `flag` unless positive."""
     try:
         seconds = float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
-    except TimeError:
+    except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
         raise InputError(f"{flag}: not a duration: {text!r}", "use forms like 90s, 5m") from None
+    except OverflowError:  # beyond timedelta's range
+        seconds = float("inf")
     if seconds <= 0:
         raise InputError(f"{flag} must be positive")
+    if seconds > _MAX_SECONDS:  # sockets and deadlines overflow on timeouts of millennia
+        raise InputError(f"{flag}: {text!r} is too long", "at most 24h")
     return seconds
+
+
+_MAX_SECONDS = 86400.0
 
 
 def config_path(env: dict[str, str] | None = None) -> Path:
@@ -65,6 +72,8 @@ def read_config(path: Path) -> dict[str, Any] | None:
         return None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -99,7 +108,9 @@ def connect(opts: GlobalOptions) -> PodApi:
     if opts.snapshot:
         raise InputError("debug pods need a live cluster; --snapshot cannot be used here")
     source = LiveSource(
-        LiveOptions(kubeconfig=opts.kubeconfig, context=opts.context, request_timeout=opts.timeout_seconds)
+        LiveOptions(
+            kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds
+        )
     )
     return PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
 

@@ -104,10 +104,18 @@ def _snapshot_pods(state: ClusterState) -> Callable[[str], tuple[dict[str, str] 
     if missing is not None:
         why = f"the snapshot holds no pod list ({missing.message})"
         return lambda node: (None, why)
+    if not state.pods:
+        return lambda node: (None, "the snapshot holds no pods")
     return lambda node: (pod_names_by_uid(state.pods_by_node.get(node, [])), None)
 
 
+def _text(value: object) -> str | None:
+    """A string field of a stored probe; anything else (a hand-edited bundle) is dropped."""
+    return value if isinstance(value, str) and value else None
+
+
 def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]:
+    from kubectl_gpu.core.probe import ProbeParseError
     from kubectl_gpu.kube.snapshot import load_snapshot
 
     state = load_snapshot(opts.snapshot)
@@ -125,16 +133,20 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
             continue
         entry = stored if isinstance(stored, dict) else {"output": stored}
         output = entry.get("output")
-        probe = parse_saved_output(output) if isinstance(output, str) and output else None
+        error = _text(entry.get("error"))
+        try:
+            probe = parse_saved_output(output) if isinstance(output, str) and output else None
+        except ProbeParseError as exc:  # a bundle edited or truncated by hand
+            probe, error = None, error or f"node {node}: stored output is unreadable: {exc}"
         pods, pods_unknown = pods_of(node)
         results.append(
             SmiResult(
                 node,
-                entry.get("strategy"),
+                _text(entry.get("strategy")),
                 probe,
-                error=entry.get("error") or (None if probe else f"node {node}: no output stored"),
+                error=error or (None if probe else f"node {node}: no output stored"),
                 raw=output if isinstance(output, str) else None,
-                image=entry.get("image"),
+                image=_text(entry.get("image")),
                 pods=pods,
                 pods_unknown=pods_unknown,
             )
