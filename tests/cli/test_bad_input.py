@@ -507,3 +507,16 @@ def test_debug_keeps_the_exit_code(cli: Cli, tmp_path: Path) -> None:
     result = cli("nodes", "--snapshot", str(tmp_path / "nope.json"), "--debug")
     assert result.code == 2
     assert "Traceback" in result.err and result.err.strip().splitlines()[-1].startswith("error: ")
+
+
+@pytest.mark.parametrize("stamp", ["9999-12-31T23:59:59-12:00", "9999-12-31T23:59:59Z"])
+def test_condition_transition_time_at_the_end_of_time(cli: Cli, tmp_path: Path, stamp: str) -> None:
+    data = json.loads(DEMO.read_text())
+    for obj in data["objects"]:
+        for condition in (obj.get("status") or {}).get("conditions") or []:
+            condition["lastTransitionTime"] = stamp
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(data))
+    for command in ("lifecycle", "diagnose", "inventory", "nodes"):
+        result = cli(command, "--snapshot", str(path), "-o", "json")
+        assert result.code in (0, 1), (command, result.err)

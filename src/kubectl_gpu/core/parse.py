@@ -32,7 +32,7 @@ from kubectl_gpu.core.models import (
 )
 from kubectl_gpu.core.quantity import QuantityError, parse_quantity
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration
-from kubectl_gpu.core.timeutil import parse_optional_time
+from kubectl_gpu.core.timeutil import TimeError, parse_optional_time, parse_time
 
 Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice
 
@@ -55,6 +55,20 @@ def _time(value: object) -> datetime | None:
     except OverflowError:  # an offset that pushes it past year 9999
         return None
     return parsed if parsed is not None and _EARLIEST <= parsed < _LATEST else None
+
+
+def _time_text(value: object) -> str | None:
+    """A timestamp kept as text (parsed on use): dropped, like `_time`, when out of range."""
+    text = _opt_str(value)
+    if text is None:
+        return None
+    try:
+        parsed = parse_time(text)
+    except TimeError:  # malformed: the reader treats it as absent
+        return text
+    except OverflowError:
+        return None
+    return text if _EARLIEST <= parsed < _LATEST else None
 
 
 def _dict(value: object, where: str) -> Raw:
@@ -153,7 +167,7 @@ def conditions(value: object, where: str) -> tuple[Condition, ...]:
                 status=str(item.get("status", "Unknown")),
                 reason=_opt_str(item.get("reason")),
                 message=_opt_str(item.get("message")),
-                last_transition_text=_opt_str(item.get("lastTransitionTime")),
+                last_transition_text=_time_text(item.get("lastTransitionTime")),
             )
         )
     return tuple(out)
