@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from math import ceil
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from kubectl_gpu.core.models import Budget
 from kubectl_gpu.core.timeutil import TimeError, parse_duration
@@ -157,7 +157,10 @@ class BudgetSpec:
         if self.error is not None or self.duration is None:
             return False
         checkpoint = t - self.duration
-        hit: datetime = self._cron(checkpoint).get_next(datetime)
+        try:
+            hit: datetime = self._cron(checkpoint).get_next(datetime)
+        except CroniterBadDateError:  # a schedule that never fires (`0 0 31 2 *`): never active
+            return False
         return hit <= t
 
     def windows(self, start: datetime, end: datetime) -> list[Window]:
@@ -167,7 +170,10 @@ class BudgetSpec:
         out: list[Window] = []
         it = self._cron(start - self.duration)
         for _ in range(_MAX_HITS):
-            hit: datetime = it.get_next(datetime)
+            try:
+                hit: datetime = it.get_next(datetime)
+            except CroniterBadDateError:
+                break
             if hit > end:
                 break
             window_end = hit + self.duration

@@ -70,7 +70,10 @@ def parse_duration(text: str) -> timedelta:
         position = match.end()
     if position != len(stripped) or position == 0:
         raise TimeError(f"not a duration: {text!r} (use forms like 336h, 24h0m0s, 11d)")
-    return timedelta(seconds=seconds)
+    try:
+        return timedelta(seconds=seconds)
+    except OverflowError:
+        raise TimeError(f"duration too long: {text!r}") from None
 
 
 _GO_DURATION = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
@@ -99,7 +102,10 @@ def parse_go_duration(text: str) -> timedelta | None:
         position = match.end()
     if position == 0 or position != len(body):
         return None
-    return timedelta(seconds=sign * seconds)
+    try:
+        return timedelta(seconds=sign * seconds)
+    except OverflowError:
+        return None
 
 
 def format_age(delta: timedelta) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 import urllib3
+import yaml
 from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
@@ -70,6 +71,9 @@ class LiveSource:
             ) from None
         except OSError as exc:
             raise InputError(f"cannot read kubeconfig: {exc}") from None
+        except (yaml.YAMLError, UnicodeDecodeError, TypeError, AttributeError, KeyError, ValueError) as exc:
+            first = " ".join(str(exc).split())[:200]
+            raise InputError(f"malformed kubeconfig: {type(exc).__name__}: {first}") from None
         name = self.options.context or (active or {}).get("name")
         chosen = next((c for c in contexts or [] if c.get("name") == name), None)
         if chosen is None:

@@ -107,15 +107,16 @@ class PodApi:
     ) -> ClusterError:
         reason = getattr(exc, "reason", None) or exc
         text = str(reason)
-        if isinstance(exc, urllib3.exceptions.TimeoutError) or "timed out" in text:
-            return RequestTimedOut(
-                f"{method} {path}: the API server at {self.server} did not answer within {limit or 0:g}s",
-                "raise --request-timeout or check your network path to the cluster",
-            )
+        # NewConnectionError subclasses ConnectTimeoutError in urllib3: test for it first.
         if "refused" in text or isinstance(reason, urllib3.exceptions.NewConnectionError):
             return ClusterError(
                 f"cannot connect to the API server at {self.server} (connection refused or unreachable)",
                 f"check that context {self.context!r} points at a running cluster",
+            )
+        if isinstance(exc, urllib3.exceptions.TimeoutError) or "timed out" in text:
+            return RequestTimedOut(
+                f"{method} {path}: the API server at {self.server} did not answer within {limit or 0:g}s",
+                "raise --request-timeout or check your network path to the cluster",
             )
         return ClusterError(f"{method} {path}: cannot talk to the API server at {self.server}: {text[:200]}")
 

@@ -316,7 +316,7 @@ class _Analyser:
         elif shape.wants_accelerator and not offering and not self.node_has(shape):
             verdict = Verdict.NO_ACCELERATOR_NODEPOOL
             kinds = ", ".join(sorted(shape.accelerators))
-            pools = ", ".join(p.pool.name for p in self.pools) or "none"
+            pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
             reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
             fix, ref = _no_pool_fix(self.state, shape, self.catalog), None
         elif nearest is not None and nearest.blockers:

@@ -521,7 +521,10 @@ class NodeTarget:
             checks.append(Check("taints", False, f"untolerated: {_taint_list(missing)}"))
         else:
             checks.append(Check("taints", True, "tolerated" if node.taints else "no taints"))
-        matched, why = node_matches(shape.spec, node.labels, node_name=node.name)
+        try:
+            matched, why = node_matches(shape.spec, node.labels, node_name=node.name)
+        except RequirementError as exc:
+            matched, why = False, f"the pod's node affinity cannot be read: {exc}"
         if not matched:
             blockers.append(self._selector_blocker(shape, why))
             checks.append(Check("selectors", False, why))
