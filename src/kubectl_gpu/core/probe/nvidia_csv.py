@@ -37,8 +37,8 @@ __all__ = [
 
 FORMAT = "nvidia-smi CSV"
 
-#: The fields the collector asks for (valid from driver R460 on; every one is also in the 610 driver).
-QUERY_GPU_FIELDS: tuple[str, ...] = (
+#: The fallback query for old drivers, which reject the whole query when one field is unknown to them.
+QUERY_GPU_FIELDS_BASIC: tuple[str, ...] = (
     "index",
     "name",
     "uuid",
@@ -51,6 +51,12 @@ QUERY_GPU_FIELDS: tuple[str, ...] = (
     "temperature.gpu",
     "power.draw",
     "power.limit",
+)
+
+#: The fields the collector asks for (valid from driver R460 on; every one is also in the 610 driver): the
+#: basic ones, then health and configuration.
+QUERY_GPU_FIELDS: tuple[str, ...] = (
+    *QUERY_GPU_FIELDS_BASIC,
     "persistence_mode",
     "compute_mode",
     "mig.mode.current",
@@ -69,22 +75,6 @@ QUERY_GPU_FIELDS: tuple[str, ...] = (
     "remapped_rows.pending",
     "remapped_rows.failure",
     "clocks_throttle_reasons.active",
-)
-
-#: The fallback query for old drivers, which reject the whole query when one field is unknown to them.
-QUERY_GPU_FIELDS_BASIC: tuple[str, ...] = (
-    "index",
-    "name",
-    "uuid",
-    "pci.bus_id",
-    "driver_version",
-    "memory.total",
-    "memory.used",
-    "memory.free",
-    "utilization.gpu",
-    "temperature.gpu",
-    "power.draw",
-    "power.limit",
 )
 
 #: Default columns of ``--query-compute-apps`` without a header.
