@@ -117,7 +117,8 @@ def build_instance_types(ref: Path, retrieved: str) -> Json:
         name = r["instance_type"]
         derived: list[str] = []
         spec_key = _source_key(r["source_specs"], specs_keys)
-        exact = spec_key == "karpenter-doc"
+        # Rows outside Karpenter's generated doc are exact when the reference gives their label values.
+        exact = spec_key == "karpenter-doc" or "gpu_name_label" in r or "accelerator_name_label" in r
 
         if "memory_mib" in r:
             memory_mib = r["memory_mib"]
@@ -222,7 +223,8 @@ def build_instance_types(ref: Path, retrieved: str) -> Json:
     notes = [f"{k}: {v}" for k, v in src["units"].items()]
     notes.append(
         "exact_labels=false rows come only from vantage-derived data: Karpenter/EKS label values "
-        "(instance-memory, instance-gpu-*, arch, bandwidths) are not known for them"
+        "(instance-memory, instance-gpu-*, arch, bandwidths) are not known for them; a null bandwidth "
+        "is unknown, not absent"
     )
     notes.append(
         "accelerator_resource: the extended resource whose capacity equals the accelerator count on every "

@@ -31,9 +31,10 @@ def parse_instance_type_name(name: str) -> tuple[str, str, int, str]:
 class InstanceType:
     """One GPU/accelerator EC2 instance size.
 
-    ``exact_labels`` is False for rows known only from vantage-derived data (``p3.*``): their EC2
-    label values (memory, GPU name/memory, arch, bandwidths) are not in the sources, so
-    ``Catalog.labels`` leaves those labels out and ``Catalog.unknown_label_keys`` lists them.
+    ``exact_labels`` is False for rows known only from vantage-derived data with no label values in
+    the reference: their EC2 label values (memory, GPU name/memory, arch, bandwidths) are unknown, so
+    ``Catalog.labels`` leaves those labels out and ``Catalog.unknown_label_keys`` lists them. A row
+    with exact labels may still lack bandwidths (p3.*): those labels are unknown too.
     ``derived`` says which fields were converted from other units or fields.
     """
 

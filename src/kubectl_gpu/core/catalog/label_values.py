@@ -59,9 +59,7 @@ def concept_values(it: InstanceType) -> tuple[dict[str, str], frozenset[str]]:
             ("instance-network-bandwidth", it.network_bandwidth_mbps),
             ("instance-ebs-bandwidth", it.ebs_bandwidth_mbps),
         ):
-            if mbps is None:
-                absent.add(concept)
-            else:
+            if mbps is not None:  # unknown otherwise (p3: the sources hold no bandwidth)
                 values[concept] = str(mbps)
     if it.is_gpu:
         absent.update(_NEURON_CONCEPTS)
