@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from kubectl_gpu.core.catalog import Catalog, Provider, load_catalog, parse_instance_type_name
-from kubectl_gpu.core.quantity import parse_quantity
+from kubectl_gpu.core.k8s.quantity import parse_quantity
 
 __all__ = [
     "AUTO_MODE_COMPONENT",

@@ -2,7 +2,7 @@
 the formats the real tools print.
 
 What `snapshot --probe` stores per node is `{"output": <collector text>, "strategy", "image", "error",
-"capturedAt"}` (kubectl_gpu.cli.debug.probe_for_snapshot); the text is what `src/kubectl_gpu/data/collector.sh`
+"capturedAt"}` (kubectl_gpu.cli.debug.probe_for_snapshot); the text is what `kubectl_gpu/data/collector.sh`
 prints (marker lines, then each command's stdout and stderr). The command outputs here are written from the
 real formats, not captured on the demo's (fictional) nodes:
 

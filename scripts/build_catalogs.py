@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the package data catalogs (src/kubectl_gpu/data/*.json) from the research reference files.
+"""Build the package data catalogs (kubectl_gpu/data/*.json) from the research reference files.
 
 Usage:
     python scripts/build_catalogs.py [REFERENCE_DIR] [--out DIR] [--check]
@@ -26,7 +26,7 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REFERENCE = REPO_ROOT.parent / "shared" / "reference"
-DEFAULT_OUT = REPO_ROOT / "src" / "kubectl_gpu" / "data"
+DEFAULT_OUT = REPO_ROOT / "kubectl_gpu" / "data"
 
 Json = dict[str, Any]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build src/kubectl_gpu/data/node_health.json from the EKS node monitoring agent's own documentation.
+"""Build kubectl_gpu/data/node_health.json from the EKS node monitoring agent's own documentation.
 
 Reads `k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc` from the shared fixtures
 (a verbatim copy of aws/eks-node-monitoring-agent docs/node-health-issues.adoc) and writes every issue
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "src" / "kubectl_gpu" / "data" / "node_health.json"
+OUT = ROOT / "kubectl_gpu" / "data" / "node_health.json"
 ADOC = "fixtures/k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc"
 
 # From EKS-FACTS.md §3.4: "NVIDIA XID repair table (status-conditions-nvidia.csv @c88259ae)".

@@ -17,7 +17,7 @@ from kubectl_gpu.core.debugpod import DEFAULT_IMAGES, IMAGE_ENV_VARS, Accelerato
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "debug-images"
-COLLECTOR = "src/kubectl_gpu/data/collector.sh"
+COLLECTOR = "kubectl_gpu/data/collector.sh"
 NAMES = {Accelerator.NVIDIA: "nvidia", Accelerator.NEURON: "neuron"}
 
 

@@ -16,7 +16,7 @@ def _loaded_after(code: str) -> set[str]:
 
 def test_core_imports_no_kubernetes_or_textual() -> None:
     modules = _loaded_after(
-        "import kubectl_gpu.core, kubectl_gpu.core.parse, kubectl_gpu.core.node_report, kubectl_gpu.core.catalog"
+        "import kubectl_gpu.core, kubectl_gpu.core.k8s.parse, kubectl_gpu.core.fleet.nodes, kubectl_gpu.core.catalog"
     )
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
 

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.helpers import as_list, node, pod
 
 Cli = Callable[..., Result]

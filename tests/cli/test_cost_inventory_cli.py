@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from kubectl_gpu.cli.inventory import to_csv
+from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.inventory import COLUMNS
-from tests.cli.conftest import Result
+from tests.conftest import Result
 
 Cli = Callable[..., Result]
 

@@ -20,7 +20,7 @@ import orjson
 import pytest
 import yaml
 
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.core.probe.test_nvidia_xml import EXPECTED as XML_EXPECTED
 from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI

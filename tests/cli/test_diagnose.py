@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from kubectl_gpu.core.findings import Severity
-from tests.cli.conftest import Result
+from kubectl_gpu.core.report import Severity
+from tests.conftest import Result
 
 Cli = Callable[..., Result]
 DEMO = str(Path(__file__).resolve().parents[2] / "examples" / "automode-gpu-demo.json")

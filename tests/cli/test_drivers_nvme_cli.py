@@ -10,7 +10,7 @@ import orjson
 import pytest
 import yaml
 
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.core.test_nvme import PROBED
 
 Cli = Callable[..., Result]

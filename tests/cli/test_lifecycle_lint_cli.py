@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_gpu.core.lint import CODES
-from tests.cli.conftest import Result
+from kubectl_gpu.core.analyses.lint.analysis import CODES
+from tests.conftest import Result
 
 Cli = Callable[..., Result]
 
@@ -259,7 +259,7 @@ def test_help(cli: Cli, command: str) -> None:
 
 def test_every_code_is_documented() -> None:
     readme = (ROOT / "README.md").read_text()
-    lifecycle_src = (ROOT / "src" / "kubectl_gpu" / "core" / "lifecycle.py").read_text()
+    lifecycle_src = (ROOT / "kubectl_gpu" / "core" / "analyses" / "lifecycle" / "analysis.py").read_text()
     lifecycle_codes = set(re.findall(r'"(LIFECYCLE_[A-Z_]+)"', lifecycle_src))
     assert len(lifecycle_codes) == 10
     for code in sorted(set(CODES) | lifecycle_codes):

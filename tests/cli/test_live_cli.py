@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from kubectl_gpu.core.catalog import load_catalog
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 

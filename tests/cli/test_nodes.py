@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from kubectl_gpu.core.catalog import load_catalog
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.helpers import as_list, node, pod
 
 Cli = Callable[..., Result]

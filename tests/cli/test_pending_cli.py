@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli.conftest import Result
+from tests.conftest import Result
 from tests.core.pending._scenarios import NAMES, NOW_TEXT, analyse, path_of
 
 Cli = Callable[..., Result]

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.cli.conftest import Result
+from tests.conftest import Result
 
 Cli = Callable[..., Result]
 DEMO = str(Path(__file__).resolve().parents[2] / "examples" / "automode-gpu-demo.json")

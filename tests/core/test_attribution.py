@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.attribution import (
+from kubectl_gpu.core.debugpod import SmiResult
+from kubectl_gpu.core.k8s.parse import parse_pod
+from kubectl_gpu.core.probe import parse_collector_output, parse_saved_output
+from kubectl_gpu.core.probe.attribution import (
     ATTRIBUTION_NOTE,
     ProcessPod,
     Unattributed,
@@ -18,9 +21,6 @@ from kubectl_gpu.core.attribution import (
     pod_names_by_uid,
     process_pids,
 )
-from kubectl_gpu.core.debugpod import SmiResult
-from kubectl_gpu.core.parse import parse_pod
-from kubectl_gpu.core.probe import parse_collector_output, parse_saved_output
 from tests.helpers import pod
 
 PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "probe"

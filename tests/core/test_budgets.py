@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubectl_gpu.core.budgets import UNBOUNDED, BudgetSpec, PoolBudgets, cron_error
-from kubectl_gpu.core.models import Budget
+from kubectl_gpu.core.k8s.models import Budget
+from kubectl_gpu.core.karpenter.budgets import UNBOUNDED, BudgetSpec, PoolBudgets, cron_error
 
 
 def t(text: str) -> datetime:

@@ -33,12 +33,12 @@ from kubectl_gpu.core.catalog import (
     read_data_files,
     well_known_labels,
 )
-from kubectl_gpu.core.versions import compare_versions, version_key
+from kubectl_gpu.core.catalog.versions import compare_versions, version_key
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "catalog"
 REFERENCE = REPO.parent / "shared" / "reference"
-DATA = REPO / "src" / "kubectl_gpu" / "data"
+DATA = REPO / "kubectl_gpu" / "data"
 DATA_FILES = ("instance_types.json", "labels.json", "cuda_driver.json", "bottlerocket_nvidia.json")
 
 RAW = {name: json.loads((DATA / name).read_text(encoding="utf-8")) for name in DATA_FILES}

@@ -11,18 +11,14 @@ from typing import Any
 import pytest
 import yaml
 
-from kubectl_gpu.core.budgets import BudgetSpec
-from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.cost import (
+from kubectl_gpu.core.analyses.cost.analysis import (
     FINDING_CODES,
     KEPT_BY_REASONS,
     CostReport,
     analyse_cost,
 )
-from kubectl_gpu.core.models import Budget
-from kubectl_gpu.core.parse import parse_objects
-from kubectl_gpu.core.pricing import (
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.catalog.pricing import (
     SOURCE_FILE,
     SOURCE_LIST,
     PriceBook,
@@ -31,6 +27,10 @@ from kubectl_gpu.core.pricing import (
     parse_price_file,
     price_book,
 )
+from kubectl_gpu.core.k8s.models import Budget
+from kubectl_gpu.core.k8s.parse import parse_objects
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.karpenter.budgets import BudgetSpec
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / "cost"
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

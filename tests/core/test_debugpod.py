@@ -33,7 +33,7 @@ from kubectl_gpu.core.debugpod import (
     shell_command,
     unseen_reason,
 )
-from kubectl_gpu.core.parse import parse_node
+from kubectl_gpu.core.k8s.parse import parse_node
 from kubectl_gpu.core.probe import ProbeParseError
 from tests.helpers import node
 

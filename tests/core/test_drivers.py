@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.drivers import (
+from kubectl_gpu.core.analyses.drivers.analysis import (
     DriverReport,
     build_driver_report,
     is_nvidia_node,
     node_driver,
     probe_for_node,
 )
-from kubectl_gpu.core.findings import Severity
-from kubectl_gpu.core.parse import parse_objects
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.k8s.parse import parse_objects
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.report import Severity
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.helpers import FIXTURES, node, pod
 

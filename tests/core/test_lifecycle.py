@@ -11,10 +11,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.findings import Severity
-from kubectl_gpu.core.lifecycle import (
+from kubectl_gpu.core.analyses.lifecycle.analysis import (
     FOREVER,
     LifecycleReport,
     NodeLifecycle,
@@ -24,8 +21,11 @@ from kubectl_gpu.core.lifecycle import (
     protection_of,
     termination_grace_of,
 )
-from kubectl_gpu.core.parse import parse_nodepool, parse_objects, parse_pod
-from kubectl_gpu.core.timeutil import parse_go_duration
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.k8s.parse import parse_nodepool, parse_objects, parse_pod
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.k8s.times import parse_go_duration
+from kubectl_gpu.core.report import Severity
 from tests.helpers import load_yaml_docs, pod
 
 SCENARIOS = Path(__file__).parents[1] / "scenarios" / "lifecycle"
@@ -390,7 +390,7 @@ class TestPods:
         ],
     )
     def test_survival(self, name: str, needs: str, verdict: str) -> None:
-        from kubectl_gpu.core.timeutil import parse_duration
+        from kubectl_gpu.core.k8s.times import parse_duration
 
         target = next(p for p in _items(AUTO) if p["kind"] == "Pod" and p["metadata"]["name"] == name)
         report = run(
@@ -408,7 +408,7 @@ class TestPods:
         assert got == ({wanted[verdict]} if verdict in wanted else set())
 
     def test_survival_fix_fits_the_cause(self) -> None:
-        from kubectl_gpu.core.timeutil import parse_duration
+        from kubectl_gpu.core.k8s.times import parse_duration
 
         report = run(AUTO, AUTO_NOW, pod=("ml", "pretrain-0"), needs=(parse_duration("14d"), "14d"))
         f = next(f for f in report.findings if f.code == "LIFECYCLE_POD_WILL_NOT_SURVIVE")

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from kubectl_gpu.core.analyses.lint.analysis import CODES, LintReport, PoolFacts, lint
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.findings import Finding, Severity
-from kubectl_gpu.core.lint import CODES, LintReport, PoolFacts, lint
-from kubectl_gpu.core.parse import parse_objects
+from kubectl_gpu.core.k8s.parse import parse_objects
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.report import Finding, Severity
 from tests.helpers import load_yaml_docs
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "karpenter"

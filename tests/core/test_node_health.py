@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from kubectl_gpu.core.analyses.health.analysis import load_health_catalog, node_findings
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.node_health import load_health_catalog, node_findings
-from kubectl_gpu.core.node_report import build_node_report
-from kubectl_gpu.core.parse import parse_object
+from kubectl_gpu.core.fleet.nodes import build_node_report
+from kubectl_gpu.core.k8s.parse import parse_object
+from kubectl_gpu.core.k8s.state import ClusterState
 from tests.helpers import node
 
 NOW = datetime(2026, 11, 28, 9, tzinfo=UTC)
@@ -141,7 +141,5 @@ def test_every_documented_issue_is_well_formed() -> None:
         "StorageReady",
     }
     assert all(i.name and i.description for i in health.issues)
-    data = json.loads(
-        (Path(__file__).resolve().parents[2] / "src/kubectl_gpu/data/node_health.json").read_text()
-    )
+    data = json.loads((Path(__file__).resolve().parents[2] / "kubectl_gpu/data/node_health.json").read_text())
     assert "aws/eks-node-monitoring-agent" in data["source"]

@@ -10,10 +10,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.findings import Severity
-from kubectl_gpu.core.nvme import (
+from kubectl_gpu.core.analyses.nvme.analysis import (
     NvmeReport,
     NvmeState,
     build_nvme_report,
@@ -21,8 +18,11 @@ from kubectl_gpu.core.nvme import (
     format_bytes,
     probe_storage,
 )
-from kubectl_gpu.core.parse import parse_objects
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.k8s.parse import parse_objects
+from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import parse_collector_output
+from kubectl_gpu.core.report import Severity
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.core.test_drivers import collector
 from tests.helpers import FIXTURES, node

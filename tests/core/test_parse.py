@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from kubectl_gpu.core.models import Node, NodeClass, NodePool, Pod
-from kubectl_gpu.core.parse import ModelError, parse_object, parse_objects
+from kubectl_gpu.core.k8s.models import Node, NodeClass, NodePool, Pod
+from kubectl_gpu.core.k8s.parse import ModelError, parse_object, parse_objects
 from tests.helpers import FIXTURES, load_yaml_docs, node, pod
 
 OBJECTS = FIXTURES / "objects"

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_gpu.core.quantity import QuantityError, format_quantity, parse_quantity
+from kubectl_gpu.core.k8s.quantity import QuantityError, format_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(

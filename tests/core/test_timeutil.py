@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kubectl_gpu.core.timeutil import TimeError, format_age, parse_duration, parse_time
+from kubectl_gpu.core.k8s.times import TimeError, format_age, parse_duration, parse_time
 
 
 def test_parse_time_z_and_offset() -> None:

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.parse import parse_pod
-from kubectl_gpu.core.versions import version_key
-from kubectl_gpu.core.workload_cuda import (
+from kubectl_gpu.core.analyses.drivers.workload_cuda import (
     Confidence,
     cuda_from_image,
     load_release_table,
@@ -17,6 +15,8 @@ from kubectl_gpu.core.workload_cuda import (
     split_image,
     workload_cuda,
 )
+from kubectl_gpu.core.catalog.versions import version_key
+from kubectl_gpu.core.k8s.parse import parse_pod
 from tests.helpers import pod
 
 TAG, R, H = Confidence.IMAGE_TAG, Confidence.RELEASE_TABLE, Confidence.HEURISTIC

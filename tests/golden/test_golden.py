@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Result, cli  # noqa: F401  (the fixture)
+from tests.conftest import Result
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
+from kubectl_gpu.core.analyses.pending import PendingReport, PodDiagnosis, analyse_pending
+from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.catalog import Catalog, load_catalog
-from kubectl_gpu.core.cluster import ClusterState
-from kubectl_gpu.core.models import Pod
-from kubectl_gpu.core.parse import parse_object
-from kubectl_gpu.core.pending import PendingReport, PodDiagnosis, analyse_pending
-from kubectl_gpu.core.pending.targets import TargetEvaluation
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.parse import parse_object
+from kubectl_gpu.core.k8s.state import ClusterState
 
 Obj = dict[str, Any]
 

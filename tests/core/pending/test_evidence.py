@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from kubectl_gpu.core.pending import Verdict
+from kubectl_gpu.core.analyses.pending import Verdict
 from tests.core.pending._scenarios import (
     NOW,
     analyse,

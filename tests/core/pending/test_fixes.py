@@ -11,8 +11,8 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kubectl_gpu.core.pending import Verdict
-from kubectl_gpu.core.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending import Verdict
+from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.scheduling.taints import Taint
 from tests.core.pending._scenarios import (
     NOW,

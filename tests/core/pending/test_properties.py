@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubectl_gpu.core.pending import Verdict
-from kubectl_gpu.core.pending.verdicts import BLOCKER_ORDER
+from kubectl_gpu.core.analyses.pending import Verdict
+from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER
 from tests.core.pending._scenarios import NAMES, Obj, analyse, diagnosis, items, pod_obj
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.pending import Verdict
+from kubectl_gpu.core.analyses.pending import Verdict
 from tests.core.pending._scenarios import (
     Obj,
     analyse,

@@ -10,8 +10,8 @@ from typing import Final
 
 import pytest
 
-from kubectl_gpu.core.pending import PodDiagnosis, Verdict
-from kubectl_gpu.core.pending.verdicts import BLOCKER_ORDER, BlockerClass
+from kubectl_gpu.core.analyses.pending import PodDiagnosis, Verdict
+from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER, BlockerClass
 from tests.core.pending._scenarios import NAMES, analyse, diagnosis, items, without
 
 ANY: Final = "ANY"

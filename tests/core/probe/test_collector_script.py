@@ -13,7 +13,7 @@ from kubectl_gpu.core.probe import SECTION_NAMES, parse_collector_output, split_
 
 from . import _fixtures as fx
 
-SCRIPT = Path(__file__).resolve().parents[3] / "src" / "kubectl_gpu" / "data" / "collector.sh"
+SCRIPT = Path(__file__).resolve().parents[3] / "kubectl_gpu" / "data" / "collector.sh"
 SYSTEM_TOOLS = (
     "sh",
     "cat",

@@ -163,7 +163,7 @@ def test_our_header_is_the_collector_field_list() -> None:
 
 
 def test_collector_script_asks_for_the_same_fields() -> None:
-    script = (Path(__file__).resolve().parents[3] / "src/kubectl_gpu/data/collector.sh").read_text()
+    script = (Path(__file__).resolve().parents[3] / "kubectl_gpu/data/collector.sh").read_text()
     full = re.search(r"^KG_FIELDS=(\S+)$", script, re.MULTILINE)
     basic = re.search(r"^KG_FIELDS_BASIC=(\S+)$", script, re.MULTILINE)
     assert full is not None and basic is not None

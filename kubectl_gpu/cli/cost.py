@@ -1,0 +1,161 @@
+"""`kubectl gpu cost`: accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle
+accelerators, idle GPU nodes and what keeps them. Also the price options shared with `nodes` and
+`inventory` (`--region`, `--price-file`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from kubectl_gpu.cli.common import emit_data, load_state, print_notes
+from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.errors import ExitCode, InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from kubectl_gpu.core.catalog import Catalog
+    from kubectl_gpu.core.catalog.pricing import PriceBook
+    from kubectl_gpu.core.k8s.state import ClusterState, Note
+
+__all__ = ["PriceFileOption", "RegionOption", "load_price_book", "register", "table_notes"]
+
+_PRICES = "Prices"
+
+RegionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--region",
+        help="Region the prices are for (default: the price file's, else the nodes'). Only us-east-1 "
+        "list prices are built in: other regions show them marked list-us-east-1.",
+        rich_help_panel=_PRICES,
+    ),
+]
+PriceFileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--price-file",
+        help="YAML/JSON mapping instance type -> USD per hour (optionally under 'prices:', with "
+        "'region:'); types not in it fall back to the us-east-1 list price.",
+        rich_help_panel=_PRICES,
+    ),
+]
+
+_KINDS = ["nodes", "pods", "nodepools", "nodeclaims", "resourceslices"]
+
+
+def read_price_file(path: str) -> object:
+    """The parsed content of a price file (YAML, of which JSON is a subset); InputError on failure."""
+    import yaml
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(
+            f"--price-file {path}: cannot read it ({exc.strerror or exc})", "check the path"
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError(f"--price-file {path}: not a text file", "write YAML or JSON") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise InputError(
+            f"--price-file {path}: not valid YAML or JSON{where}: {problem}", "fix the file"
+        ) from None
+
+
+def load_price_book(
+    catalog: Catalog, state: ClusterState, region: str | None, price_file: str | None
+) -> PriceBook:
+    """Validate --region and --price-file (exit 2 on bad input) and settle the pricing region."""
+    from kubectl_gpu.core.catalog.pricing import PriceFileError, cluster_regions, parse_price_file, price_book
+
+    try:
+        parsed = parse_price_file(read_price_file(price_file), price_file) if price_file else None
+        detected = cluster_regions((n.labels for n in state.nodes), state.context)
+        return price_book(catalog, price_file=parsed, region=region, detected=detected)
+    except PriceFileError as exc:
+        raise InputError(str(exc)) from None
+
+
+def table_notes(notes: Iterable[Note], *, shows_prices: bool) -> list[Note]:
+    """Notes for a human table: no price notes when it shows no prices; none about the list price's region
+    when it does (the table's footnote says it)."""
+    out = []
+    for note in notes:
+        if note.code == "PRICES" and (not shows_prices or "cluster is in" in note.message):
+            continue
+        out.append(note)
+    return out
+
+
+def _min_idle(text: str) -> timedelta:
+    from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+
+    try:
+        return parse_duration(text)
+    except TimeError:
+        raise InputError(f"--min-idle: not a duration: {text!r}", "use forms like 15m, 1h, 0s") from None
+    except OverflowError:  # beyond timedelta's range
+        raise InputError(f"--min-idle: {text!r} is too long", "use forms like 15m, 1h, 0s") from None
+
+
+def cost(
+    ctx: typer.Context,
+    region: RegionOption = None,
+    price_file: PriceFileOption = None,
+    min_idle: Annotated[
+        str,
+        typer.Option(
+            "--min-idle", help="Report GPU nodes idle at least this long as IDLE_GPU_NODE (e.g. 15m, 1h)."
+        ),
+    ] = "15m",
+    *,
+    opts: GlobalOptions,
+) -> int:
+    """Accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle accelerators,
+    GPU nodes without GPU pods (since when) and what keeps them (consolidation policy, consolidateAfter,
+    do-not-disrupt, budgets). Always exit code 0: findings are information."""
+    from kubectl_gpu.core.analyses.cost.analysis import analyse_cost
+    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.k8s.state import Note
+
+    wait = _min_idle(min_idle)
+    # Node figures need every pod: -n only narrows the namespace rows.
+    namespace = None if opts.all_namespaces else opts.namespace
+    loaded = load_state(replace(opts, namespace=None, all_namespaces=True), _KINDS, selector_on="nodes")
+    catalog = load_catalog()
+    prices = load_price_book(catalog, loaded.state, region, price_file)
+    report = analyse_cost(
+        loaded.state,
+        catalog,
+        prices,
+        loaded.now,
+        min_idle=wait,
+        namespace=namespace,
+        price_file=price_file,
+    )
+    notes = [*loaded.state.notes, *(Note("PRICES", text) for text in report.price_notes)]
+    if emit_data(report.to_dict, opts.format, notes):
+        return ExitCode.OK
+    from kubectl_gpu.render.cost_view import cost_view
+    from kubectl_gpu.render.output import make_console, print_table
+
+    print_notes(table_notes(notes, shows_prices=True), no_color=opts.no_color)
+    console = make_console(no_color=opts.no_color)
+    if not report.nodes:
+        console.print("No nodes with accelerators.", markup=False)
+        return ExitCode.OK
+    print_table(console, cost_view(report, wide=opts.format is OutputFormat.wide))
+    return ExitCode.OK
+
+
+def register(app: typer.Typer) -> None:
+    app.command("cost")(with_global_options(cost))

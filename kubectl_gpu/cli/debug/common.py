@@ -1,0 +1,176 @@
+"""What `smi`, `shell` and `cleanup` share: durations, the config file and the image it picks, the connection,
+the target nodes, preflight checks and warnings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_image
+from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+from kubectl_gpu.errors import InputError
+
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.pod_api import PodApi
+    from kubectl_gpu.kube.preflight import Targets
+
+__all__ = [
+    "NEURON_HELP",
+    "NVIDIA_HELP",
+    "collector_script",
+    "config_path",
+    "connect",
+    "find_targets",
+    "image_chooser",
+    "kubectl_flags",
+    "namespace_of",
+    "parse_seconds",
+    "preflight",
+    "print_warnings",
+    "read_config",
+    "warn_left",
+]
+
+NVIDIA_HELP = "Debug image for NVIDIA nodes (else KUBECTL_GPU_IMAGE, the config file, the default)."
+NEURON_HELP = "Debug image for Neuron nodes (else KUBECTL_GPU_NEURON_IMAGE, the config file, the default)."
+
+
+def parse_seconds(text: str, flag: str) -> float:
+    """`90`, `90s`, `5m` -> seconds; InputError naming `flag` unless positive."""
+    try:
+        seconds = float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
+    except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
+        raise InputError(f"{flag}: not a duration: {text!r}", "use forms like 90s, 5m") from None
+    except OverflowError:  # beyond timedelta's range
+        seconds = float("inf")
+    if seconds <= 0:
+        raise InputError(f"{flag} must be positive")
+    if seconds > _MAX_SECONDS:  # sockets and deadlines overflow on timeouts of millennia
+        raise InputError(f"{flag}: {text!r} is too long", "at most 24h")
+    return seconds
+
+
+_MAX_SECONDS = 86400.0
+
+
+def config_path(env: dict[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/kubectl-gpu/config.yaml` (default `~/.config/kubectl-gpu/config.yaml`)."""
+    values = os.environ if env is None else env
+    base = values.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "kubectl-gpu" / "config.yaml"
+
+
+def read_config(path: Path) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise InputError(f"{path}: not valid YAML") from None
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping (e.g. image: {{nvidia: REF, neuron: REF}})")
+    return data
+
+
+def image_chooser(image: str | None, neuron_image: str | None) -> Callable[[Accelerator], ImageChoice]:
+    """flag > environment > config file > the default tag of this version."""
+    path = config_path()
+    config = read_config(path)
+    env = dict(os.environ)
+
+    def choose(accelerator: Accelerator) -> ImageChoice:
+        flag = image if accelerator is Accelerator.NVIDIA else neuron_image
+        try:
+            return resolve_image(accelerator, flag=flag, env=env, config=config, config_path=str(path))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+
+    return choose
+
+
+def connect(opts: GlobalOptions) -> PodApi:
+    from kubectl_gpu.kube.live import LiveOptions, LiveSource
+    from kubectl_gpu.kube.pod_api import PodApi
+
+    if opts.snapshot:
+        raise InputError("debug pods need a live cluster; --snapshot cannot be used here")
+    source = LiveSource(
+        LiveOptions(
+            kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds
+        )
+    )
+    return PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
+
+
+def namespace_of(opts: GlobalOptions) -> str:
+    return opts.namespace or "default"
+
+
+def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
+    """Pin the kubeconfig and context we used, so a context switch meanwhile cannot retarget anything."""
+    flags: list[str] = []
+    if opts.kubeconfig:
+        flags += ["--kubeconfig", opts.kubeconfig]
+    if context:
+        flags += ["--context", context]
+    return flags
+
+
+def print_warnings(lines: Sequence[str], no_color: bool) -> None:
+    from kubectl_gpu.render.output import make_console
+
+    console = make_console(stderr=True, no_color=no_color)
+    for line in dict.fromkeys(lines):
+        console.print(f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+
+
+def collector_script() -> str:
+    from importlib import resources
+
+    return resources.files("kubectl_gpu.data").joinpath("collector.sh").read_text(encoding="utf-8")
+
+
+def find_targets(
+    api: PodApi,
+    opts: GlobalOptions,
+    names: Sequence[str],
+    all_nodes: bool,
+    chooser: Callable[[Accelerator], ImageChoice],
+) -> Targets:
+    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.kube.preflight import resolve_targets
+
+    return resolve_targets(
+        api,
+        names=names,
+        selector=opts.selector,
+        all_gpu=all_nodes or bool(opts.selector),
+        catalog=load_catalog(),
+        image_for=lambda accelerator: chooser(accelerator).image,
+    )
+
+
+def preflight(api: PodApi, namespace: str, mode: Mode) -> list[str]:
+    from kubectl_gpu.kube.preflight import check_access, check_pod_security
+
+    return check_pod_security(api, namespace) + check_access(api, namespace, mode)
+
+
+def warn_left(left: Sequence[str], no_color: bool) -> None:
+    if left:
+        print_warnings(
+            [f"could not delete debug pod {item}; run kubectl gpu cleanup" for item in left], no_color
+        )

@@ -1,0 +1,225 @@
+"""`kubectl gpu smi`: nvidia-smi (Neuron: neuron-ls) in a debug pod on each node, or read back from a saved
+output or a snapshot bundle."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from kubectl_gpu.cli.debug.collectors import run_collectors
+from kubectl_gpu.cli.debug.common import (
+    NEURON_HELP,
+    NVIDIA_HELP,
+    connect,
+    find_targets,
+    image_chooser,
+    namespace_of,
+    parse_seconds,
+    preflight,
+    print_warnings,
+)
+from kubectl_gpu.cli.debug.dry_run import print_dry_run
+from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.core.debugpod import Mode, SmiResult, Strategy, parse_saved_output
+from kubectl_gpu.errors import ExitCode, InputError
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.k8s.state import ClusterState
+
+__all__ = ["register", "smi"]
+
+
+def _exit_code(results: Sequence[SmiResult]) -> int:
+    if any(r.error for r in results):
+        return ExitCode.CLUSTER
+    if any(f.severity == "error" for r in results for f in r.findings):
+        return ExitCode.FINDINGS
+    return ExitCode.OK
+
+
+def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
+    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
+    from kubectl_gpu.render.smi_view import print_smi, smi_report
+
+    err = make_console(stderr=True, no_color=opts.no_color)
+    if raw:
+        several = len(results) > 1
+        for result in results:
+            if result.raw is not None:
+                if several:
+                    sys.stdout.write(f"==> {result.node} <==\n")
+                sys.stdout.write(result.raw)
+            if result.error:
+                err.print(
+                    f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
+                )
+        return _exit_code(results)
+    if opts.format in (OutputFormat.json, OutputFormat.yaml):
+        report = smi_report(results)
+        sys.stdout.write(dump_json(report) if opts.format is OutputFormat.json else dump_yaml(report))
+        for result in results:  # stdout stays one document; the per-node errors also go to stderr
+            if result.error:
+                err.print(
+                    f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
+                )
+    else:
+        print_smi(make_console(no_color=opts.no_color), err, results, wide=opts.format is OutputFormat.wide)
+    return _exit_code(results)
+
+
+def _from_file(path: str) -> SmiResult:
+    from kubectl_gpu.core.debugpod import Accelerator as Acc
+    from kubectl_gpu.core.debugpod import sees_accelerator, unseen_reason
+    from kubectl_gpu.core.probe import ProbeParseError
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise InputError(f"{path}: file is empty")
+    try:
+        probe = parse_saved_output(text)
+    except ProbeParseError as exc:
+        raise InputError(
+            f"{path}: {exc}", "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
+        ) from None
+    error = None
+    accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
+    if not sees_accelerator(probe, accelerator):
+        error = f"{path}: no device in this output ({unseen_reason(probe, accelerator)})"
+    no_pods = "--from-file reads no cluster, so there is no pod list to name their pod UIDs by"
+    return SmiResult(None, None, probe, error=error, raw=text, pods_unknown=no_pods)
+
+
+def _snapshot_pods(state: ClusterState) -> Callable[[str], tuple[dict[str, str] | None, str | None]]:
+    """node -> (its pods from the bundle, UID -> namespace/name; or None and why the bundle has none)."""
+    from kubectl_gpu.core.probe.attribution import pod_names_by_uid
+
+    missing = next((n for n in state.notes if n.kind == "pods" and n.code == "FORBIDDEN"), None)
+    if missing is not None:
+        why = f"the snapshot holds no pod list ({missing.message})"
+        return lambda node: (None, why)
+    if not state.pods:
+        return lambda node: (None, "the snapshot holds no pods")
+    return lambda node: (pod_names_by_uid(state.pods_by_node.get(node, [])), None)
+
+
+def _text(value: object) -> str | None:
+    """A string field of a stored probe; anything else (a hand-edited bundle) is dropped."""
+    return value if isinstance(value, str) and value else None
+
+
+def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]:
+    from kubectl_gpu.core.probe import ProbeParseError
+    from kubectl_gpu.kube.snapshot import load_snapshot
+
+    state = load_snapshot(opts.snapshot)
+    if not state.probes:
+        raise InputError(
+            "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"
+        )
+    pods_of = _snapshot_pods(state)
+    wanted = list(names) or sorted(state.probes)
+    results = []
+    for node in wanted:
+        stored = state.probes.get(node)
+        if stored is None:
+            results.append(SmiResult(node, None, None, error=f"node {node}: not probed in this snapshot"))
+            continue
+        entry = stored if isinstance(stored, dict) else {"output": stored}
+        output = entry.get("output")
+        error = _text(entry.get("error"))
+        try:
+            probe = parse_saved_output(output) if isinstance(output, str) and output else None
+        except ProbeParseError as exc:  # a bundle edited or truncated by hand
+            probe, error = None, error or f"node {node}: stored output is unreadable: {exc}"
+        pods, pods_unknown = pods_of(node)
+        results.append(
+            SmiResult(
+                node,
+                _text(entry.get("strategy")),
+                probe,
+                error=error or (None if probe else f"node {node}: no output stored"),
+                raw=output if isinstance(output, str) else None,
+                image=_text(entry.get("image")),
+                pods=pods,
+                pods_unknown=pods_unknown,
+            )
+        )
+    return results
+
+
+def smi(
+    ctx: typer.Context,
+    nodes: Annotated[list[str] | None, typer.Argument(help="Node names.", show_default=False)] = None,
+    all_nodes: Annotated[
+        bool, typer.Option("--all", help="Every node with accelerators (with -l: those that match).")
+    ] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64, help="Nodes at a time.")] = 8,
+    timeout: Annotated[
+        str, typer.Option("--timeout", help="Per node, pod creation to output (90s, 5m).")
+    ] = "2m",
+    strategy: Annotated[
+        Strategy, typer.Option("--strategy", help="How the container gets the GPUs (see README).")
+    ] = Strategy.AUTO,
+    image: Annotated[str | None, typer.Option("--image", help=NVIDIA_HELP)] = None,
+    neuron_image: Annotated[str | None, typer.Option("--neuron-image", help=NEURON_HELP)] = None,
+    raw: Annotated[bool, typer.Option("--raw", help="Print the collector's output verbatim.")] = False,
+    from_file: Annotated[
+        str | None,
+        typer.Option(
+            "--from-file", help="Parse a saved output (nvidia-smi -q -x, CSV, --raw output); '-' = stdin."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the pod and the equivalent kubectl debug; create nothing."),
+    ] = False,
+    *,
+    opts: GlobalOptions,
+) -> int:
+    """Run nvidia-smi (Neuron: neuron-ls) in a debug pod on each node and show driver, CUDA, GPUs, memory,
+    utilisation, ECC, MIG and processes. Pods are always deleted, also on errors and Ctrl-C."""
+    names = list(nodes or [])
+    if from_file is not None:
+        if names or all_nodes or opts.snapshot:
+            raise InputError("--from-file reads no cluster; drop the node names, --all and --snapshot")
+        return _emit([_from_file(from_file)], opts, raw)
+    if opts.snapshot:
+        return _emit(_from_snapshot(opts, names), opts, raw)
+    if names and (all_nodes or opts.selector):
+        raise InputError("name nodes or use --all / -l, not both")
+    seconds = parse_seconds(timeout, "--timeout")
+    chooser = image_chooser(image, neuron_image)
+    api = connect(opts)
+    targets = find_targets(api, opts, names, all_nodes, chooser)
+    print_warnings(targets.warnings, opts.no_color)
+    namespace = namespace_of(opts)
+    if dry_run:
+        print_dry_run(targets.ready, opts, api.context, strategy, Mode.SMI, chooser, seconds)
+        return ExitCode.OK
+    results: list[SmiResult] = []
+    if targets.ready:
+        print_warnings(preflight(api, namespace, Mode.SMI), opts.no_color)
+        results = run_collectors(
+            api,
+            targets.ready,
+            namespace=namespace,
+            strategy=strategy,
+            timeout=seconds,
+            concurrency=concurrency,
+            no_color=opts.no_color,
+        )
+    results += [SmiResult(node, None, None, error=error) for node, error in targets.errors]
+    order = {name: i for i, name in enumerate(names)}
+    results.sort(key=lambda r: (order.get(r.node or "", 0), r.node or ""))
+    return _emit(results, opts, raw)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("smi")(with_global_options(smi))

@@ -1,0 +1,261 @@
+"""kubectl's global options, accepted before or after the subcommand.
+
+Typer binds options to the command that declares them, so each global option is declared twice: on the
+root callback (`kubectl gpu --context prod nodes`) and, by `with_global_options`, on every subcommand
+(`kubectl gpu nodes --context prod`). The two are merged; the one written after the subcommand wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, TypeVar, get_type_hints
+
+import typer
+
+from kubectl_gpu.core.k8s.selectors import parse_selector
+from kubectl_gpu.core.k8s.times import TimeError, parse_duration, parse_time
+from kubectl_gpu.errors import InputError
+
+__all__ = ["GlobalOptions", "OutputFormat", "with_global_options"]
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    wide = "wide"
+    json = "json"
+    yaml = "yaml"
+    csv = "csv"  # only commands registered with `with_global_options(..., csv=True)` accept it
+
+
+@dataclass(frozen=True)
+class GlobalOptions:
+    context: str | None = None
+    kubeconfig: str | None = None
+    namespace: str | None = None
+    all_namespaces: bool = False
+    selector: str | None = None
+    output: OutputFormat | None = None
+    request_timeout: str | None = None
+    snapshot: tuple[str, ...] = field(default_factory=tuple)
+    now: str | None = None
+    no_color: bool = False
+    debug: bool = False
+
+    def merged(self, later: GlobalOptions) -> GlobalOptions:
+        """Options given after the subcommand override those given before it."""
+        changes: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(later, f.name)
+            if isinstance(value, bool):
+                changes[f.name] = value or getattr(self, f.name)
+            elif f.name == "snapshot":
+                changes[f.name] = self.snapshot + later.snapshot
+            elif value is not None:
+                changes[f.name] = value
+        return replace(self, **changes)
+
+    @property
+    def format(self) -> OutputFormat:
+        return self.output or OutputFormat.table
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """--request-timeout as kubectl reads it: "0" means no timeout, a bare number means seconds."""
+        text = self.request_timeout
+        if text is None:
+            return 30.0
+        try:
+            seconds = (
+                float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
+            )
+        except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
+            raise InputError(
+                f"--request-timeout: not a duration: {text!r}", "use forms like 10s, 1m, 0"
+            ) from None
+        except OverflowError:  # beyond timedelta's range
+            seconds = float("inf")
+        if seconds > _MAX_TIMEOUT_S:  # sockets overflow on timeouts of millennia
+            raise InputError(f"--request-timeout: {text!r} is too long", "at most 24h; 0 means none")
+        return seconds or None
+
+    def kubeconfig_path(self) -> str | None:
+        """--kubeconfig, checked as kubectl checks it: a missing file is bad input, not "no configuration"."""
+        path = self.kubeconfig
+        if path and not os.path.exists(path):
+            raise InputError(
+                f"--kubeconfig {path}: no such file",
+                "check the path, or drop it to use KUBECONFIG or ~/.kube/config",
+            )
+        return path or None
+
+    def now_or(self, fallback: datetime | None) -> datetime:
+        """The instant time-based analysis uses: --now, else the snapshot's capture time, else now."""
+        if self.now is not None:
+            try:
+                value = parse_time(self.now)
+            except TimeError as exc:
+                raise InputError(f"--now: {exc}") from None
+            except OverflowError:  # an offset that pushes the instant past year 9999 or before year 1
+                value = datetime.max.replace(tzinfo=UTC)
+            if not _NOW_EARLIEST <= value < _NOW_LATEST:
+                # Analyses add expiry periods and budget windows to it: keep far from datetime's limits.
+                raise InputError(
+                    f"--now: {self.now!r} is out of range",
+                    f"use an instant from {_NOW_EARLIEST.year} to {_NOW_LATEST.year - 1}",
+                )
+            return value
+        return fallback or datetime.now(UTC)
+
+
+_MAX_TIMEOUT_S = 86400.0
+_NOW_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_NOW_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+
+
+_HELP = "Global options (also accepted before the subcommand)"
+
+# name -> (annotation, default). Defaults are "unset" so that merging can tell who set what.
+_PARAMS: dict[str, tuple[Any, Any]] = {
+    "context": (
+        Annotated[str | None, typer.Option("--context", help="Kubeconfig context.", rich_help_panel=_HELP)],
+        None,
+    ),
+    "kubeconfig": (
+        Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.", rich_help_panel=_HELP)],
+        None,
+    ),
+    "namespace": (
+        Annotated[
+            str | None, typer.Option("--namespace", "-n", help="Namespace for pods.", rich_help_panel=_HELP)
+        ],
+        None,
+    ),
+    "all_namespaces": (
+        Annotated[
+            bool,
+            typer.Option("--all-namespaces", "-A", help="Pods in all namespaces.", rich_help_panel=_HELP),
+        ],
+        False,
+    ),
+    "selector": (
+        Annotated[
+            str | None,
+            typer.Option("--selector", "-l", help="Label selector (k=v,k2!=v2).", rich_help_panel=_HELP),
+        ],
+        None,
+    ),
+    "output": (
+        Annotated[
+            OutputFormat | None,
+            typer.Option(
+                "--output", "-o", help="table, wide, json or yaml (csv: inventory).", rich_help_panel=_HELP
+            ),
+        ],
+        None,
+    ),
+    "request_timeout": (
+        Annotated[
+            str | None,
+            typer.Option(
+                "--request-timeout", help="Per-request timeout (10s, 1m; 0 = none).", rich_help_panel=_HELP
+            ),
+        ],
+        None,
+    ),
+    "snapshot": (
+        Annotated[
+            list[str] | None,
+            typer.Option(
+                "--snapshot",
+                help="Read a saved cluster (bundle, kubectl -o json/yaml output, or a directory). Repeatable.",
+                rich_help_panel=_HELP,
+            ),
+        ],
+        None,
+    ),
+    "now": (
+        Annotated[
+            str | None,
+            typer.Option(
+                "--now", help="Evaluate time-based findings at this RFC 3339 instant.", rich_help_panel=_HELP
+            ),
+        ],
+        None,
+    ),
+    "no_color": (
+        Annotated[
+            bool, typer.Option("--no-color", help="No colours (also NO_COLOR).", rich_help_panel=_HELP)
+        ],
+        False,
+    ),
+    "debug": (
+        Annotated[bool, typer.Option("--debug", help="Show tracebacks.", rich_help_panel=_HELP)],
+        False,
+    ),
+}
+
+
+def collect(values: dict[str, Any]) -> GlobalOptions:
+    snapshot = values.pop("snapshot", None) or []
+    return GlobalOptions(snapshot=tuple(snapshot), **{k: values.pop(k) for k in list(_PARAMS) if k in values})
+
+
+def global_parameters() -> list[inspect.Parameter]:
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, (annotation, default) in _PARAMS.items()
+    ]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Callable[..., Any]:
+    """Give a subcommand the global options; it receives them merged as `opts: GlobalOptions`.
+
+    The command declares `ctx: typer.Context` and `opts: GlobalOptions` (filled in here, hidden from typer).
+    `-o csv` is a usage error (exit 2) unless the command is registered with `csv=True`.
+    """
+    signature = inspect.signature(func)
+    resolved = get_type_hints(func, include_extras=True)
+    own = [
+        p.replace(annotation=resolved.get(name, p.annotation))
+        for name, p in signature.parameters.items()
+        if name != "opts"
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {k: kwargs.pop(k) for k in list(kwargs) if k in _PARAMS}
+        later = collect(values)
+        ctx = kwargs["ctx"]
+        root = ctx.find_root().obj if ctx.find_root().obj is not None else GlobalOptions()
+        opts = root.merged(later)
+        if opts.output is OutputFormat.csv and not csv:
+            raise InputError(
+                f"-o csv is not supported by {ctx.info_name or 'this command'}",
+                "use -o table, wide, json or yaml (csv: inventory)",
+            )
+        if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
+            raise InputError("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
+        if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)
+            try:
+                parse_selector(opts.selector)
+            except ValueError as exc:
+                raise InputError(f"-l/--selector: {exc}") from None
+        return func(*args, opts=opts, **kwargs)
+
+    params = own + global_parameters()
+    params.sort(key=lambda p: p.kind)
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    hints = {k: v for k, v in resolved.items() if k != "opts"}
+    hints.update({name: annotation for name, (annotation, _) in _PARAMS.items()})
+    wrapper.__annotations__ = hints
+    del wrapper.__wrapped__
+    return wrapper

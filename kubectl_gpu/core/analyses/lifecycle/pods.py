@@ -1,0 +1,72 @@
+"""Per pod: which pods count (they want an accelerator), their disruptions, risk, and whether they survive
+as long as asked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
+from kubectl_gpu.core.analyses.lifecycle.report import Disruption, PodLifecycle, Survival
+from kubectl_gpu.core.fleet.accelerators import accelerator_requests
+from kubectl_gpu.core.k8s.durations import SOON, WEEK, timestamp
+from kubectl_gpu.core.k8s.models import Pod
+
+__all__ = ["pod_lifecycle", "wants_accelerator"]
+
+
+def wants_accelerator(pod: Pod) -> bool:
+    """The pod requests or limits an accelerator resource, or claims a device (DRA)."""
+    return bool(accelerator_requests(pod.requests) or accelerator_requests(pod.limits) or pod.resource_claims)
+
+
+def _risk(disruptions: Iterable[Disruption], now: datetime) -> str:
+    timed = [d.at for d in disruptions if d.at is not None]
+    undated = any(d.at is None for d in disruptions)
+    first = min(timed) if timed else None
+    if first is not None and first - now <= SOON:
+        return "high"
+    if (first is not None and first - now <= WEEK) or undated:
+        return "medium"
+    return "low"
+
+
+def _survival(disruptions: Iterable[Disruption], now: datetime, needs: timedelta, text: str) -> Survival:
+    deadline = now + needs
+    verdict = "yes"
+    reasons: list[str] = []
+    causes: list[Disruption] = []
+    for d in disruptions:
+        if d.at is None:
+            reasons.append(f"possible {d.by} at an unpredictable time: {d.detail}")
+            causes.append(d)
+            verdict = "no" if verdict == "no" else "at-risk"
+        elif d.at < deadline:
+            causes.append(d)
+            kind = "will" if d.certain else "may"
+            reasons.append(f"{d.by} {kind} disrupt it at {timestamp(d.at)}: {d.detail}")
+            if d.certain:
+                verdict = "no"
+            elif verdict == "yes":
+                verdict = "at-risk"
+    return Survival(text, deadline, verdict, tuple(reasons), tuple(causes))
+
+
+def pod_lifecycle(
+    pod: Pod, ctx: NodeContext, now: datetime, needs: tuple[timedelta, str] | None
+) -> PodLifecycle:
+    disruptions = disruptions_for(ctx, pod, now)
+    acc = {**accelerator_requests(pod.limits), **accelerator_requests(pod.requests)}
+    requests = {k: str(int(v)) if v == v.to_integral_value() else str(v) for k, v in sorted(acc.items())}
+    return PodLifecycle(
+        namespace=pod.namespace,
+        name=pod.name,
+        node=ctx.node.name,
+        node_pool=ctx.life.node_pool,
+        started=pod.started or pod.meta.created,
+        requests=requests,
+        protection=ctx.protections.get(f"{pod.namespace}/{pod.name}"),
+        disruptions=disruptions,
+        risk=_risk(disruptions, now),
+        survival=_survival(disruptions, now, needs[0], needs[1]) if needs is not None else None,
+    )

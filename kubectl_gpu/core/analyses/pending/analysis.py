@@ -1,0 +1,379 @@
+"""Pending analysis: which pods, which targets, the nearest target, the verdict, the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
+from kubectl_gpu.core.analyses.pending.report import Evidence, PendingReport, PodDiagnosis
+from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.targets import (
+    NodeTarget,
+    PoolTarget,
+    TargetEvaluation,
+    cluster_provider,
+)
+from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.evidence.messages import parse_event_message
+from kubectl_gpu.core.evidence.model import Code, ParsedMessage, Source
+from kubectl_gpu.core.fleet.accelerators import accelerator_requests
+from kubectl_gpu.core.k8s.models import Event, Pod
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
+from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+
+__all__ = ["analyse_pending", "in_scope"]
+
+# A Nominated event older than this no longer means "a node is on its way".
+NOMINATION_WINDOW = timedelta(minutes=15)
+_RELEVANT_REASONS = frozenset(
+    {"FailedScheduling", "Nominated", "NotTriggerScaleUp", "TriggeredScaleUp", "FailedCreatePodSandBox"}
+)
+
+# What a provisioner/scheduler message code means in our verdict vocabulary.
+_EQUIVALENT = {
+    Code.UNTOLERATED_TAINT: {Verdict.MISSING_TOLERATION},
+    Code.UNKNOWN_LABEL: {Verdict.UNKNOWN_LABEL, Verdict.LABEL_NAMESPACE_MISMATCH},
+    Code.REQUIREMENT_CONFLICT: {Verdict.REQUIREMENT_CONFLICT},
+    Code.LIMITS_EXCEEDED: {Verdict.NODEPOOL_LIMIT_REACHED},
+    Code.NO_INSTANCE_TYPE: {Verdict.NO_INSTANCE_TYPE_FITS, Verdict.NO_ACCELERATOR_NODEPOOL},
+    Code.NODEPOOL_FILTERED_ALL: {Verdict.NO_INSTANCE_TYPE_FITS, Verdict.NO_ACCELERATOR_NODEPOOL},
+    Code.INSUFFICIENT_CAPACITY: {Verdict.CAPACITY_UNAVAILABLE},
+    Code.NODECLASS_NOT_READY: {Verdict.NODECLASS_NOT_READY},
+}
+
+
+def in_scope(pod: Pod, *, all_pending: bool) -> bool:
+    """Pending pods that want an accelerator (device plugin resources or DRA claims), or all with --all-pending."""
+    if pod.phase != "Pending" or pod.meta.annotations.get("kubectl-gpu.io/ignore") == "true":
+        return False
+    if all_pending:
+        return True
+    return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
+
+
+def _evidence(state: ClusterState, pod: Pod) -> list[tuple[Event, ParsedMessage]]:
+    events = [e for e in state.events_for("Pod", pod.name, pod.namespace) if e.reason in _RELEVANT_REASONS]
+    if pod.meta.uid:
+        events = [e for e in events if e.involved.uid in (None, pod.meta.uid)]
+    return [(e, parse_event_message(e.reason, e.message, e.component)) for e in events]
+
+
+def _evidence_row(event: Event, parsed: ParsedMessage) -> Evidence:
+    return Evidence(
+        source=str(parsed.source),
+        reason=event.reason,
+        message=event.message,
+        count=event.count,
+        last_seen=event.last_seen,
+        codes=tuple(dict.fromkeys(str(c) for c in parsed.codes)),
+    )
+
+
+def _provisioning(
+    state: ClusterState,
+    pod: Pod,
+    parsed: list[tuple[Event, ParsedMessage]],
+    nearest: TargetEvaluation | None,
+    now: datetime,
+) -> str | None:
+    """Why the pod is in flight, or None.
+
+    Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
+    provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
+    supersede a nomination), and its NodeClaim is neither initialized already nor out of capacity.
+    """
+    if pod.nominated_node_name:
+        return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"
+    nominations = [(e, m) for e, m in parsed if e.reason == "Nominated" and e.last_seen is not None]
+    if nominations:
+        event, message = max(nominations, key=lambda item: item[0].last_seen or now)
+        assert event.last_seen is not None
+        provisioner_failures = [
+            e.last_seen
+            for e, m in parsed
+            if e.reason == "FailedScheduling"
+            and e.last_seen is not None
+            and m.source in (Source.KARPENTER, Source.AUTO_MODE)
+        ]
+        claim_name = next((n for n in (getattr(p, "nodeclaim", None) for p in message.parts) if n), None)
+        claims = {c.name: c for c in state.nodeclaims}
+        claim = claims.get(claim_name) if claim_name else None
+        initialized = claim.condition("Initialized") if claim is not None else None
+        fresh = now - event.last_seen <= NOMINATION_WINDOW
+        superseded = any(t > event.last_seen for t in provisioner_failures)
+        out_of_capacity = claim_name is not None and any(
+            e.reason == "InsufficientCapacityError" and e.involved.name == claim_name
+            for e in state.events_for("NodeClaim", claim_name)
+        )
+        done = initialized is not None and initialized.is_true
+        if fresh and not superseded and not out_of_capacity and not done:
+            who = f"NodeClaim {claim_name}" if claim_name else "a new node"
+            minutes = int((now - event.last_seen).total_seconds() // 60)
+            return f"{message.source} nominated the pod for {who} {minutes}m ago"
+        return None
+    if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
+        for claim in state.nodeclaims:
+            ready = claim.condition("Initialized")
+            created = claim.meta.created
+            recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
+            after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
+            if (
+                claim.node_pool == nearest.target.name
+                and not (ready and ready.is_true)
+                and recent
+                and after_pod
+            ):
+                return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
+    return None
+
+
+def _scheduled_not_started(pod: Pod) -> str:
+    waiting = [c for c in pod.containers if c.state == "waiting" and c.reason]
+    if waiting:
+        c = waiting[0]
+        kind = "init container" if c.init else "container"
+        detail = f": {c.message}" if c.message else ""
+        return f"bound to node {pod.node_name}; {kind} {c.name} is waiting: {c.reason}{detail}"
+    return f"bound to node {pod.node_name} but not running yet (phase {pod.phase})"
+
+
+def _scheduled_fix(reason: str) -> str:
+    if "ImagePull" in reason or "ErrImage" in reason:
+        return "check the image name and tag, and that the node can pull it (registry auth, VPC endpoints)"
+    if "CreateContainerConfigError" in reason:
+        return "a referenced ConfigMap/Secret key is missing: kubectl describe pod shows which"
+    if "UnexpectedAdmissionError" in reason or "device" in reason.lower():
+        return "the device plugin on the node did not provide the device: kubectl gpu smi NODE, then recreate the pod"
+    return "kubectl describe pod and kubectl logs show what the kubelet reports"
+
+
+def _free_name(state: ClusterState, resource: str) -> str:
+    base = "neuron" if "neuron" in resource else ("amd-gpu" if resource.startswith("amd.com/") else "gpu")
+    name, n = base, 2
+    while name in state.nodepool_by_name:
+        name, n = f"{base}-{n}", n + 1
+    return name
+
+
+def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
+    resources = sorted(shape.accelerators)
+    provider = cluster_provider(state)
+    if any(r.startswith("nvidia.com/mig-") for r in resources):
+        return (
+            f"{', '.join(resources)} exist only on nodes whose GPUs the NVIDIA GPU operator has partitioned; "
+            "no provisioner launches them: request nvidia.com/gpu, or partition a node with MIG"
+        )
+    resource = resources[0] if resources else "nvidia.com/gpu"
+    count = shape.accelerators.get(resource, Decimal(1))
+    families = sorted(
+        {
+            it.family
+            for it in catalog.instance_types
+            if capacity_of(it, resource) >= count and it.auto_mode_listed is not False
+        }
+    )[:4] or ["g6e"]
+    taint = Taint(pool_taint(resource), "", "NoSchedule")
+    tolerated = not untolerated(shape.tolerations, (taint,))
+    pool = nodepool_yaml(
+        name=_free_name(state, resource),
+        provider=provider,
+        resource=resource,
+        families=families,
+        node_class="default",
+        count=count,
+    )
+    prefix = ""
+    if not state.nodepools:
+        prefix = (
+            "no Karpenter NodePools in this cluster: add nodes with this accelerator (a node group with the "
+            "device plugin), or use EKS Auto Mode / Karpenter with a NodePool such as:\n"
+        )
+    else:
+        prefix = "create a NodePool that can launch it, e.g.:\n"
+    suffix = "" if tolerated else "\nand let the pod tolerate the pool's taint:\n" + toleration_fix((taint,))
+    return prefix + pool + suffix
+
+
+def _disagreements(
+    parsed: list[tuple[Event, ParsedMessage]], evaluations: Iterable[TargetEvaluation], verdict: Verdict
+) -> tuple[str, ...]:
+    """Where the provisioner's own latest message names something this analysis does not find now.
+
+    Compared item by item: a taint by key, a label by key, a limit by NodePool; other codes by kind.
+    """
+    blockers = [b for ev in evaluations for b in ev.blockers]
+    ours = {b.code for b in blockers} | {verdict}
+    taints = {str(t).split("=", 1)[0].split(":", 1)[0] for b in blockers for t in b.detail.get("taints", ())}
+    labels = {str(b.detail.get("key")) for b in blockers if b.detail.get("key")}
+    limited = {b.target.name for b in blockers if b.code is Verdict.NODEPOOL_LIMIT_REACHED}
+    latest = next(
+        (
+            (e, m)
+            for e, m in reversed(parsed)
+            if e.reason == "FailedScheduling" and m.source in (Source.KARPENTER, Source.AUTO_MODE)
+        ),
+        None,
+    )
+    if latest is None:
+        return ()
+    event, message = latest
+    out: list[str] = []
+    for part in message.parts:
+        code = part.code
+        missing: str | None = None
+        if code is Code.UNTOLERATED_TAINT:
+            key = getattr(part, "key", None)
+            if key and key not in taints:
+                missing = f"an untolerated taint {key}"
+        elif code in (Code.UNKNOWN_LABEL, Code.REQUIREMENT_CONFLICT):
+            key = getattr(part, "label", None) or getattr(part, "key", None)
+            if key and key not in labels:
+                missing = f"a problem with label {key}"
+        elif code is Code.LIMITS_EXCEEDED:
+            if part.nodepool and part.nodepool not in limited:
+                missing = f"exhausted limits of NodePool {part.nodepool}"
+        else:
+            expected = _EQUIVALENT.get(code)
+            if expected and not (expected & ours):
+                missing = str(code)
+        if missing and not any(missing in line for line in out):
+            out.append(
+                f"{message.source} reported {code} ({missing}: {part.text[:140]}), which this analysis does not "
+                f"find now: the cluster may have changed since, or the data is incomplete"
+            )
+    if verdict is Verdict.NO_BLOCKER_FOUND and message.codes and not out:
+        out.append(f"{message.source} still reports: {event.message[:200]}")
+    return tuple(out)
+
+
+class _Analyser:
+    def __init__(self, state: ClusterState, catalog: Catalog, now: datetime) -> None:
+        self.state = state
+        self.catalog = catalog
+        self.now = now
+        provider = cluster_provider(state)
+        indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
+        self.pools = [
+            PoolTarget(
+                pool,
+                state,
+                catalog,
+                indexes[_pool_provider(pool, provider)],
+                now,
+            )
+            for pool in state.nodepools
+        ]
+        self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
+        self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
+
+    def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
+        """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
+        accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
+        if not self.pools:
+            return [*self.nodes]
+        targets: list[PoolTarget | NodeTarget] = [*self.pools]
+        if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
+            targets += [n for n in self.nodes if n.offers(shape)]
+        return targets
+
+    def evaluate(self, shape: PodShape) -> tuple[TargetEvaluation, ...]:
+        found = self.cache.get(shape.key)
+        if found is None:
+            targets = self._targets(shape)
+            found = tuple(sorted((t.evaluate(shape) for t in targets), key=TargetEvaluation.nearness))
+            self.cache[shape.key] = found
+        return found
+
+    def node_has(self, shape: PodShape) -> bool:
+        return any(
+            all(n.allocatable.get(r, Decimal(0)) > 0 for r in shape.accelerators) for n in self.state.nodes
+        )
+
+    def diagnose(self, pod: Pod) -> PodDiagnosis:
+        shape = shape_of(pod)
+        evaluations = self.evaluate(shape)
+        parsed = _evidence(self.state, pod)
+        evidence = tuple(_evidence_row(e, m) for e, m in parsed)
+        notes = list(shape.requirements.notes) if shape.requirements else []
+        if shape.requirement_error:
+            notes.append(f"pod affinity could not be read: {shape.requirement_error}")
+        if pod.resource_claims and not shape.accelerators:
+            notes.append(
+                "the pod uses DRA ResourceClaims: device availability is checked against ResourceSlices by the "
+                "scheduler; this analysis evaluates its selectors and tolerations only"
+            )
+        offering = [e for e in evaluations if e.offers]
+        candidates = offering or list(evaluations)
+        nearest = candidates[0] if candidates else None
+        blockers = tuple(b for e in evaluations for b in e.blockers)
+        ref = nearest.target if nearest else None
+        fix: str | None
+        if pod.node_name:
+            verdict, reason = Verdict.SCHEDULED_NOT_STARTED, _scheduled_not_started(pod)
+            waiting = next((c.reason for c in pod.containers if c.state == "waiting" and c.reason), "")
+            fix, ref = _scheduled_fix(waiting or ""), TargetRef("Node", pod.node_name)
+        elif (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
+            verdict, reason, fix = Verdict.PROVISIONING, why, "wait: capacity is on its way"
+        elif shape.wants_accelerator and not offering and not self.node_has(shape):
+            verdict = Verdict.NO_ACCELERATOR_NODEPOOL
+            kinds = ", ".join(sorted(shape.accelerators))
+            pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
+            reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
+            fix, ref = _no_pool_fix(self.state, shape, self.catalog), None
+        elif nearest is not None and nearest.blockers:
+            first = nearest.blockers[0]
+            verdict, reason, fix = first.code, first.message, first.fix
+        else:
+            verdict = Verdict.NO_BLOCKER_FOUND
+            where = f"{ref.kind} {ref.name}" if ref else "no target"
+            reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
+            fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
+        return PodDiagnosis(
+            namespace=pod.namespace,
+            name=pod.name,
+            requests=shape.requests,
+            verdict=verdict,
+            reason=reason,
+            nearest=ref,
+            blockers=blockers,
+            evidence=evidence,
+            fix=fix,
+            evaluations=evaluations,
+            disagreements=_disagreements(parsed, evaluations, verdict),
+            notes=tuple(notes),
+            created=pod.meta.created,
+        )
+
+
+def _pool_provider(pool: object, default: str) -> str:
+    ref = getattr(pool, "node_class_ref", None)
+    if ref is not None and ref.group == "eks.amazonaws.com":
+        return "auto"
+    if ref is not None and ref.group == "karpenter.k8s.aws":
+        return "karpenter"
+    return default
+
+
+# Worst first: verdicts that need a human before verdicts that will sort themselves out.
+_SEVERITY = {v: i for i, v in enumerate(Verdict)}
+
+
+def analyse_pending(
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    all_pending: bool = False,
+    pods: Iterable[Pod] | None = None,
+) -> PendingReport:
+    analyser = _Analyser(state, catalog, now)
+    chosen = (
+        list(pods) if pods is not None else [p for p in state.pods if in_scope(p, all_pending=all_pending)]
+    )
+    results = [analyser.diagnose(p) for p in chosen]
+    results.sort(key=lambda d: (not d.verdict.blocking, _SEVERITY[d.verdict], d.namespace, d.name))
+    return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes")

@@ -1,0 +1,62 @@
+"""A pod's scheduling shape: everything the target evaluation depends on, hashable.
+
+Thousands of Pending pods usually share a handful of shapes (one Deployment, one shape), so each shape is
+evaluated against each target once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from kubectl_gpu.core.fleet.accelerators import EFA_RESOURCE, accelerator_requests
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.scheduling.affinity import PodSchedulingRequirements, pod_requirements
+from kubectl_gpu.core.scheduling.requirements import RequirementError
+from kubectl_gpu.core.scheduling.taints import Toleration
+
+__all__ = ["PodShape", "shape_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class PodShape:
+    key: tuple[Any, ...]
+    requests: dict[str, Decimal]  # accelerators, EFA, cpu, memory
+    accelerators: dict[str, Decimal]
+    tolerations: tuple[Toleration, ...]
+    spec: dict[str, Any]  # the pod spec the shape came from (for node affinity matching)
+    requirements: PodSchedulingRequirements | None
+    requirement_error: str | None
+
+    @property
+    def wants_accelerator(self) -> bool:
+        return bool(self.accelerators)
+
+
+_RELEVANT = ("cpu", "memory", EFA_RESOURCE)
+
+
+def shape_of(pod: Pod) -> PodShape:
+    accelerators = accelerator_requests(pod.requests)
+    requests = dict(accelerators)
+    for name in _RELEVANT:
+        if pod.requests.get(name):
+            requests[name] = pod.requests[name]
+    spec = pod.spec
+    affinity = (
+        (spec.get("affinity") or {}).get("nodeAffinity") if isinstance(spec.get("affinity"), dict) else None
+    )
+    key = (
+        tuple(sorted(requests.items())),
+        pod.tolerations,
+        tuple(sorted(pod.node_selector.items())),
+        json.dumps(affinity, sort_keys=True) if affinity else None,
+    )
+    try:
+        reqs: PodSchedulingRequirements | None = pod_requirements(spec)
+        error = None
+    except RequirementError as exc:
+        reqs, error = None, str(exc)
+    return PodShape(key, requests, accelerators, pod.tolerations, spec, reqs, error)

@@ -1,0 +1,180 @@
+"""What the collector found: whether the container saw a device, GPU health findings, and one node's
+`smi` result with its JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kubectl_gpu.core.debugpod.kinds import Accelerator
+from kubectl_gpu.core.probe import ProbeResult
+from kubectl_gpu.core.probe.attribution import (
+    ProcessPod,
+    attribute_processes,
+    attribution_notes,
+    cgroups_problem,
+)
+from kubectl_gpu.core.probe.models import JsonValue
+
+__all__ = ["Finding", "SmiResult", "findings", "sees_accelerator", "unseen_reason"]
+
+
+def sees_accelerator(result: ProbeResult, accelerator: Accelerator) -> bool:
+    if accelerator is Accelerator.NEURON:
+        return result.neuron is not None and bool(result.neuron.devices)
+    return bool(result.gpus)
+
+
+def unseen_reason(result: ProbeResult, accelerator: Accelerator) -> str:
+    """Why the collector found no device, from the first failing tool section."""
+    names = ("neuron-ls",) if accelerator is Accelerator.NEURON else ("nvidia-smi-xml", "nvidia-smi-list")
+    for issue in result.issues:
+        if issue.section in names:
+            return issue.message
+    return "the tools ran but listed no device"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A GPU health problem in nvidia-smi's output. `error` findings make `smi` exit 1."""
+
+    code: str
+    severity: str  # error | warning
+    gpu: int | None
+    message: str
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"code": self.code, "severity": self.severity, "gpu": self.gpu, "message": self.message}
+
+
+_GPU_SECTIONS = ("nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-list")
+_SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
+
+
+def findings(result: ProbeResult) -> tuple[Finding, ...]:
+    """Health findings per GPU: uncorrectable ECC, row-remap failure/pending, pending page retirement,
+    NVML error values (GPU lost / requires reset), hardware slowdowns, a pending MIG change; and
+    `NVIDIA_SMI_FAILED` when the driver is there but nvidia-smi could not list any GPU (after an XID 79
+    "fallen off the bus", every call fails with "GPU is lost")."""
+    out: list[Finding] = []
+    failed = [i for i in result.issues if i.section in _GPU_SECTIONS and i.kind == "failed"]
+    if not result.gpus and failed and (result.driver_version or result.kernel_driver is not None):
+        out.append(
+            Finding("NVIDIA_SMI_FAILED", "error", None, f"nvidia-smi fails on this node: {failed[0].message}")
+        )
+    for gpu in result.gpus:
+        i = gpu.index
+        ecc = gpu.ecc
+        if ecc is not None and (ecc.volatile_uncorrectable or 0) > 0:
+            out.append(
+                Finding(
+                    "ECC_UNCORRECTABLE",
+                    "error",
+                    i,
+                    f"GPU {i}: {ecc.volatile_uncorrectable} uncorrectable ECC errors since the driver loaded",
+                )
+            )
+        rows = gpu.remapped_rows
+        if rows is not None and rows.failure:
+            out.append(Finding("ROW_REMAP_FAILURE", "error", i, f"GPU {i}: row remapping failed; replace it"))
+        if rows is not None and rows.pending:
+            out.append(
+                Finding("ROW_REMAP_PENDING", "error", i, f"GPU {i}: row remapping pending; reset the GPU")
+            )
+        pages = gpu.retired_pages
+        if pages is not None and pages.pending:
+            out.append(
+                Finding(
+                    "PAGE_RETIREMENT_PENDING", "error", i, f"GPU {i}: page retirement pending; reset the GPU"
+                )
+            )
+        for error in gpu.errors:
+            out.append(Finding("GPU_ERROR", "error", i, f"GPU {i}: nvidia-smi reports {error!r}"))
+        slow = [r for r in gpu.clock_event_reasons if r in _SLOWDOWNS]
+        if slow:
+            out.append(Finding("CLOCK_SLOWDOWN", "warning", i, f"GPU {i}: clocks slowed: {', '.join(slow)}"))
+        if gpu.mig_mode_pending and gpu.mig_mode and gpu.mig_mode_pending != gpu.mig_mode:
+            out.append(
+                Finding(
+                    "MIG_CHANGE_PENDING",
+                    "warning",
+                    i,
+                    f"GPU {i}: MIG mode {gpu.mig_mode} -> {gpu.mig_mode_pending} waits for a GPU reset",
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class SmiResult:
+    """One node's `smi` outcome: the parsed collector output, or the error that prevented it."""
+
+    node: str | None
+    strategy: str | None
+    probe: ProbeResult | None
+    error: str | None = None
+    raw: str | None = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
+    image: str | None = None
+    #: The node's pods, UID -> `namespace/name` (see `attribution.pod_names_by_uid`); None: no pod list.
+    pods: Mapping[str, str] | None = field(default=None, hash=False)
+    #: Why there is no pod list (`pods` is None), for the note on processes left without a pod.
+    pods_unknown: str | None = None
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return findings(self.probe) if self.probe is not None else ()
+
+    def attribution(self) -> tuple[ProcessPod, ...]:
+        """The pod of every process (GPU, MIG, Neuron), or why it has none."""
+        return attribute_processes(self.probe, self.pods) if self.probe is not None else ()
+
+    def process_pods(self) -> dict[int, str]:
+        """PID -> `namespace/name` of the processes attributed to a pod."""
+        return {p.pid: p.pod for p in self.attribution() if p.pid is not None and p.pod is not None}
+
+    def all_notes(self) -> tuple[str, ...]:
+        notes = list(self.notes)
+        if self.probe is not None:
+            notes += attribution_notes(
+                self.attribution(),
+                section_problem=cgroups_problem(self.probe),
+                pods_problem=self.pods_unknown,
+            )
+        return tuple(notes)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The `SmiReport` result: the contract keys first, then findings, notes and tool issues."""
+        probe = self.probe
+        pods = self.process_pods()
+        out: dict[str, JsonValue] = {
+            "node": self.node,
+            "strategy": self.strategy,
+            "driverVersion": probe.driver_version if probe else None,
+            "cudaVersion": probe.cuda_version if probe else None,
+            "gpus": [g.to_dict(detail=True, pods=pods) for g in probe.gpus] if probe else [],
+            "error": self.error,
+        }
+        if probe is not None and probe.neuron is not None:
+            out["neuronDevices"] = [
+                {
+                    "index": d.index,
+                    "ncCount": d.nc_count,
+                    "memoryBytes": d.memory_bytes,
+                    "bdf": d.bdf,
+                    "processes": [
+                        {
+                            "pid": p.pid,
+                            "command": p.command,
+                            "pod": None if p.pid is None else pods.get(p.pid),
+                        }
+                        for p in d.processes
+                    ],
+                }
+                for d in probe.neuron.devices
+            ]
+        out["image"] = self.image
+        out["findings"] = [f.to_dict() for f in self.findings]
+        out["notes"] = list(self.all_notes())
+        out["issues"] = [i.to_dict() for i in probe.issues] if probe else []
+        return out

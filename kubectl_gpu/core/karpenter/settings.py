@@ -1,0 +1,88 @@
+"""The NodePool/NodeClaim fields that bound a node's life (expireAfter, terminationGracePeriod), the value
+that applies to a node, and where it came from: the NodeClaim, the pool, or a documented default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from kubectl_gpu.core.k8s.models import NodeClaim, NodePool
+from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+
+__all__ = [
+    "AUTO_MODE_BUILTIN_EXPIRE_AFTER",
+    "AUTO_MODE_BUILTIN_POOLS",
+    "AUTO_MODE_BUILTIN_TGP",
+    "AUTO_MODE_MAX_LIFETIME",
+    "DEFAULT_POLICY",
+    "KARPENTER_DEFAULT_EXPIRE_AFTER",
+    "Setting",
+    "expire_after_of",
+    "is_builtin_pool",
+    "setting_duration",
+    "termination_grace_of",
+]
+
+AUTO_MODE_MAX_LIFETIME = timedelta(days=21)
+KARPENTER_DEFAULT_EXPIRE_AFTER = "720h"
+AUTO_MODE_BUILTIN_EXPIRE_AFTER = "336h"
+AUTO_MODE_BUILTIN_TGP = "24h0m0s"
+AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
+DEFAULT_POLICY = "WhenEmptyOrUnderutilized"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A NodePool/NodeClaim field as it applies to a node, and where the value came from."""
+
+    value: str | None
+    source: str  # nodeclaim | nodepool | karpenter-default | automode-builtin-default | unset | unknown
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "source": self.source}
+
+
+def is_builtin_pool(pool: NodePool) -> bool:
+    """Auto Mode's own `general-purpose` / `system` pools (managed by EKS, not editable)."""
+    if pool.name not in AUTO_MODE_BUILTIN_POOLS:
+        return False
+    ref = pool.node_class_ref
+    return pool.meta.labels.get("app.kubernetes.io/managed-by") == "eks" or (
+        ref is not None and ref.group == "eks.amazonaws.com"
+    )
+
+
+def expire_after_of(claim: NodeClaim | None, pool: NodePool | None) -> Setting:
+    """The NodeClaim's value wins (it is what the expiration controller reads); else the pool's, else the
+    documented default: 336h for the Auto Mode built-in pools, the CRD's 720h for every other pool."""
+    if claim is not None and claim.expire_after:
+        return Setting(claim.expire_after, "nodeclaim")
+    if pool is not None and pool.expire_after:
+        return Setting(pool.expire_after, "nodepool")
+    if pool is not None and is_builtin_pool(pool):
+        return Setting(AUTO_MODE_BUILTIN_EXPIRE_AFTER, "automode-builtin-default")
+    if pool is not None or claim is not None:
+        return Setting(KARPENTER_DEFAULT_EXPIRE_AFTER, "karpenter-default")
+    return Setting(None, "unknown")
+
+
+def termination_grace_of(claim: NodeClaim | None, pool: NodePool | None) -> Setting:
+    if claim is not None and claim.termination_grace_period:
+        return Setting(claim.termination_grace_period, "nodeclaim")
+    if pool is not None and pool.termination_grace_period:
+        return Setting(pool.termination_grace_period, "nodepool")
+    if pool is not None and is_builtin_pool(pool):
+        return Setting(AUTO_MODE_BUILTIN_TGP, "automode-builtin-default")
+    if pool is not None or claim is not None:
+        return Setting(None, "unset")
+    return Setting(None, "unknown")
+
+
+def setting_duration(setting: Setting) -> timedelta | None:
+    if setting.value is None or setting.value == "Never":
+        return None
+    try:
+        return parse_duration(setting.value)
+    except TimeError:
+        return None

@@ -1,0 +1,321 @@
+"""Snapshot source: files or directories of `kubectl get -o json|yaml` output, or our own bundle.
+
+Accepted inputs, mixed freely:
+- a `List` (what `kubectl get nodes,pods,... -A -o json` prints) or a typed list (`NodeList`),
+- a single object, multi-document YAML,
+- our bundle (`kind: Snapshot`, written by `kubectl gpu snapshot`), which adds capture time, context,
+  notes (403s, absent CRDs at capture time) and probe outputs per node.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from kubectl_gpu import __version__
+from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.k8s.times import TimeError, parse_time
+from kubectl_gpu.errors import InputError
+from kubectl_gpu.kube.heap import bulk_load
+
+__all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "redact", "write_bundle"]
+
+BUNDLE_API_VERSION = "kubectl-gpu/v1"
+BUNDLE_KIND = "Snapshot"
+_SUFFIXES = {".json", ".yaml", ".yml"}
+_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+_YamlBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _YamlLoader(_YamlBase):  # type: ignore[misc]
+    """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
+    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost."""
+
+
+_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+# Aliases may repeat a node, not multiply a small file into a huge document ("billion laughs"): past this
+# many nodes, and ten times as many as the file really holds, the input is refused.
+_MAX_EXPANDED_NODES = 1_000_000
+
+
+def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
+    for raw in paths:
+        if not str(raw):  # Path("") is ".": never read the working directory by accident
+            raise InputError("empty path given", "name a file or directory")
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
+            if not found:
+                raise InputError(f"{path}: no .json or .yaml files in this directory")
+            yield from found
+        elif path.is_file():
+            yield path
+        elif path.exists():
+            raise InputError(f"{path}: not a regular file or directory")
+        else:
+            raise InputError(f"{path}: no such file or directory", "check the path")
+
+
+def _documents(path: Path) -> list[Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return _decode(data, str(path))
+
+
+def _decode(data: bytes, source: str) -> list[Any]:
+    """JSON (one document) or YAML (any number of documents), by the first character."""
+    stripped = data.lstrip()
+    if not stripped:
+        raise InputError(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
+    if stripped[:1] in (b"{", b"["):
+        try:
+            return [orjson.loads(data)]
+        except orjson.JSONDecodeError as exc:
+            if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
+                raise InputError(f"{source}: JSON nested too deeply ({exc})") from None
+            raise InputError(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
+    try:
+        docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "malformed document"
+        if "depth" in problem:  # libyaml's nesting limit: not a truncation
+            raise InputError(f"{source}: YAML nested too deeply{where} ({problem})") from None
+        raise InputError(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{source}: not a text file (expected JSON or YAML)") from None
+    if not docs:  # only comments or `---`: as good as empty (a failed `kubectl get > file` often is)
+        raise InputError(f"{source}: no YAML document in it")
+    if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
+        _check_aliases(docs, source)
+    return docs
+
+
+def _check_aliases(docs: list[Any], source: str) -> None:
+    """Refuse YAML whose aliases loop or expand into far more nodes than the file holds."""
+    sizes: dict[int, int] = {}  # id -> nodes in the expanded subtree, for every distinct dict and list
+    expanded = 0
+    for doc in docs:
+        if not isinstance(doc, (dict, list)):
+            expanded += 1
+            continue
+        on_path: set[int] = set()
+        stack: list[tuple[Any, bool]] = [(doc, False)]
+        while stack:
+            node, done = stack.pop()
+            key = id(node)
+            values = node.values() if isinstance(node, dict) else node
+            children = [c for c in values if isinstance(c, (dict, list))]
+            if done:
+                on_path.discard(key)
+                sizes[key] = 1 + len(node) - len(children) + sum(sizes[id(c)] for c in children)
+                continue
+            if key in sizes:
+                continue
+            if key in on_path:
+                raise InputError(f"{source}: a YAML alias refers to a node that contains it")
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+        expanded += sizes[id(doc)]
+    if expanded > max(_MAX_EXPANDED_NODES, 10 * len(sizes)):
+        raise InputError(
+            f"{source}: YAML aliases expand to over {_MAX_EXPANDED_NODES:,} nodes",
+            "refusing what looks like an alias bomb; expand the aliases if the file is genuine",
+        )
+
+
+def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
+    if isinstance(doc, list):
+        for index, item in enumerate(doc):
+            yield from _objects(item, path, f"{where}[{index}]")
+        return
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
+        raise InputError(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
+    kind = doc["kind"]
+    if kind == "List" or (kind.endswith("List") and "items" in doc):
+        items = doc.get("items")
+        if items is None:
+            return
+        if not isinstance(items, list):
+            raise InputError(f"{path}: {kind}.items must be a list")
+        item_kind = kind[: -len("List")] if kind != "List" else None
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and item_kind and "kind" not in item:
+                # Typed lists from the API omit kind/apiVersion on items.
+                item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
+            yield from _objects(item, path, f"items[{index}]")
+        return
+    yield doc
+
+
+def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[Any]:
+    version = doc.get("apiVersion")
+    if version != BUNDLE_API_VERSION:
+        raise InputError(
+            f"{path}: snapshot bundle version {version!r} is not supported",
+            f"this kubectl-gpu reads {BUNDLE_API_VERSION}; upgrade kubectl-gpu",
+        )
+    captured = doc.get("capturedAt")
+    if captured is not None:
+        try:
+            state.captured_at = parse_time(str(captured))
+        except TimeError as exc:
+            raise InputError(f"{path}: capturedAt: {exc}") from None
+        except OverflowError:  # an offset past year 9999
+            state.captured_at = datetime.max.replace(tzinfo=UTC)
+        if not _EARLIEST <= state.captured_at < _LATEST:
+            # The analyses add expiry periods to it: keep far from datetime's limits.
+            raise InputError(f"{path}: capturedAt {captured!r} is out of range (1970 to 2999)")
+    context = doc.get("context")
+    if context is not None and not isinstance(context, str):
+        raise InputError(f"{path}: context must be a string, got {type(context).__name__}")
+    state.context = context or state.context
+    notes = doc.get("notes") or []
+    absent = doc.get("absent") or []
+    if not isinstance(notes, list) or not isinstance(absent, list):
+        raise InputError(f"{path}: notes and absent must be lists")
+    for note in notes:
+        if isinstance(note, dict) and isinstance(note.get("message"), str):
+            kind = note.get("kind")
+            state.note(
+                str(note.get("code", "NOTE")), note["message"], kind if isinstance(kind, str) else None
+            )
+    state.absent.update(str(k) for k in absent)
+    probes = doc.get("probes") or {}
+    if not isinstance(probes, dict):
+        raise InputError(f"{path}: probes must be an object keyed by node name")
+    state.probes.update(probes)
+    objects = doc.get("objects")
+    if not isinstance(objects, list):
+        raise InputError(f"{path}: snapshot bundle has no 'objects' list")
+    return objects
+
+
+def load_snapshot(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
+    """Load and parse every object from the given files and directories into one ClusterState."""
+    with bulk_load():
+        files = list(_files(paths))
+        state = _load((str(path), _documents(path)) for path in files)
+        state.source = ", ".join(str(p) for p in files)
+        return state
+
+
+def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
+    """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
+    data = text.encode() if isinstance(text, str) else text
+    state = _load([(source, _decode(data, source))])
+    state.source = source
+    return state
+
+
+def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
+    state = ClusterState()
+    seen: dict[tuple[str, str, str | None, str], Any] = {}
+    skipped: dict[str, int] = {}
+    for source, docs_of_source in documents:
+        for doc in docs_of_source:
+            if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
+                docs: Any = _bundle_meta(doc, source, state)
+            else:
+                docs = doc
+            for obj in _objects(docs, source, ""):
+                try:
+                    model = parse_object(obj)
+                except ModelError as exc:
+                    raise InputError(f"{source}: {exc}") from None
+                group, kind = kind_of(obj)
+                if model is None:
+                    label = f"{kind}.{group}" if group else kind
+                    skipped[label] = skipped.get(label, 0) + 1
+                    continue
+                seen[(group, kind, model.meta.namespace, model.meta.name)] = model
+    state.add(seen.values())
+    if skipped:
+        detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
+        state.note(
+            "SKIPPED", f"skipped {sum(skipped.values())} objects of kinds this tool does not read ({detail})"
+        )
+    return state
+
+
+_REDACTED = "<redacted>"
+_DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+
+
+def _redact_containers(containers: Any) -> None:
+    if not isinstance(containers, list):
+        return
+    for container in containers:
+        if not isinstance(container, dict):
+            continue
+        for env in container.get("env") or []:
+            if isinstance(env, dict) and "value" in env:
+                env["value"] = _REDACTED
+        if isinstance(container.get("args"), list):
+            # Arguments carry tokens as often as env does; keep their count, not their text.
+            container["args"] = [_REDACTED for _ in container["args"]]
+
+
+def redact(obj: dict[str, Any]) -> dict[str, Any]:
+    """Remove what a support bundle must not carry: env values, args, last-applied configuration.
+
+    Works in place on a fresh dict from the API (the live source owns it) and returns it.
+    """
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
+        for key in _DROP_ANNOTATIONS:
+            meta["annotations"].pop(key, None)
+    spec = obj.get("spec")
+    if obj.get("kind") == "Pod" and isinstance(spec, dict):
+        for key in ("containers", "initContainers", "ephemeralContainers"):
+            _redact_containers(spec.get(key))
+    return obj
+
+
+def build_bundle(
+    objects: list[dict[str, Any]],
+    *,
+    captured_at: datetime,
+    context: str | None,
+    notes: list[dict[str, Any]],
+    absent: Iterable[str],
+    probes: dict[str, Any] | None = None,
+    redacted: bool = True,
+) -> dict[str, Any]:
+    return {
+        "apiVersion": BUNDLE_API_VERSION,
+        "kind": BUNDLE_KIND,
+        "capturedAt": captured_at.isoformat().replace("+00:00", "Z"),
+        "context": context,
+        "tool": {"name": "kubectl-gpu", "version": __version__},
+        "redacted": redacted,
+        "notes": notes,
+        "absent": sorted(absent),
+        "probes": probes or {},
+        "objects": objects,
+    }
+
+
+def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write atomically: a half-written bundle must never replace a good one."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n")
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{target}: cannot write snapshot: {exc.strerror or exc}") from None

@@ -1,0 +1,111 @@
+"""Human views for `kubectl gpu pending` (a table, worst first) and `kubectl gpu explain` (target by target)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from kubectl_gpu.core.analyses.pending.report import PendingReport, PodDiagnosis
+from kubectl_gpu.core.analyses.pending.verdicts import Verdict
+from kubectl_gpu.core.k8s.times import format_age
+
+__all__ = ["explain_view", "pending_table"]
+
+_STYLE = {
+    Verdict.PROVISIONING: "cyan",
+    Verdict.NO_BLOCKER_FOUND: "yellow",
+    Verdict.SCHEDULED_NOT_STARTED: "yellow",
+}
+
+
+def _requests(diag: PodDiagnosis) -> str:
+    def num(v: Decimal) -> str:
+        return str(int(v)) if v == v.to_integral_value() else str(v.normalize())
+
+    parts = [f"{k}={num(v)}" for k, v in diag.requests.items() if k not in ("cpu", "memory")]
+    return ",".join(parts) or "-"
+
+
+def _one_line(text: str | None, limit: int = 90) -> str:
+    if not text:
+        return "-"
+    first = text.strip().splitlines()[0]
+    if text.strip().startswith(("tolerations:", "nodeSelector:")):
+        first = " ".join(line.strip() for line in text.strip().splitlines())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def pending_table(report: PendingReport, *, wide: bool) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    columns = ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON", "FIX"]
+    if wide:
+        columns.insert(6, "AGE")
+    for column in columns:
+        table.add_column(column, no_wrap=column not in ("REASON", "FIX"), overflow="fold")
+    for diag in report.pods:
+        nearest = f"{diag.nearest.kind.lower()}/{diag.nearest.name}" if diag.nearest else "-"
+        cells: list[RenderableType] = [
+            diag.namespace,
+            diag.name,
+            _requests(diag),
+            Text(str(diag.verdict), style=_STYLE.get(diag.verdict, "red")),
+            nearest,
+            _one_line(diag.reason, 110 if wide else 80),
+        ]
+        if wide:
+            cells.append(format_age(report.now - diag.created) if diag.created else "-")
+        cells.append(_one_line(diag.fix, 110 if wide else 60))
+        table.add_row(*cells)
+    return table
+
+
+def _mark(ok: bool | None) -> Text:
+    if ok is None:
+        return Text("?", style="yellow")
+    return Text("ok", style="green") if ok else Text("NO", style="bold red")
+
+
+def explain_view(diag: PodDiagnosis, now_console: Console | None = None) -> Group:
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append(f"Pod {diag.namespace}/{diag.name}", style="bold")
+    head.append(f"  requests {_requests(diag)}\n")
+    head.append("Verdict: ")
+    head.append(str(diag.verdict), style=_STYLE.get(diag.verdict, "bold red"))
+    if diag.nearest:
+        head.append(f"  (nearest: {diag.nearest.kind} {diag.nearest.name})")
+    head.append(f"\n{diag.reason}\n")
+    parts.append(head)
+    for evaluation in diag.evaluations:
+        title = f"{evaluation.target.kind} {evaluation.target.name}"
+        if not evaluation.offers:
+            title += "  (cannot offer the requested accelerator)"
+        table = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=False)
+        table.add_column("check", style="bold", no_wrap=True)
+        table.add_column("ok", no_wrap=True)
+        table.add_column("detail", overflow="fold")
+        for check in evaluation.checks:
+            table.add_row(check.name, _mark(check.ok), check.detail)
+        parts.append(table)
+        parts.append(Text(""))
+    if diag.evidence:
+        events = Table(title="Events", title_justify="left", box=None, pad_edge=False, header_style="bold")
+        for column in ("SOURCE", "REASON", "COUNT", "LAST SEEN", "MESSAGE"):
+            events.add_column(column, overflow="fold", no_wrap=column != "MESSAGE")
+        for ev in diag.evidence:
+            seen = ev.last_seen.isoformat().replace("+00:00", "Z") if ev.last_seen else "-"
+            events.add_row(ev.source, ev.reason, str(ev.count), seen, ev.message)
+        parts.append(events)
+    else:
+        parts.append(Text("Events: none recorded for this pod", style="dim"))
+    for line in diag.disagreements:
+        parts.append(Text(f"Disagreement: {line}", style="yellow"))
+    for note in diag.notes:
+        parts.append(Text(f"Note: {note}", style="dim"))
+    if diag.fix:
+        parts.append(Text("\nFix:", style="bold"))
+        parts.append(Text(diag.fix))
+    return Group(*parts)

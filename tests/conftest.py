@@ -1,0 +1,47 @@
+"""Fixtures every test gets: a home and a kubeconfig of its own, and the CLI run in-process.
+
+Nothing on the developer's machine leaks in: `HOME` is a fresh directory (so `~/.kube/config` and
+`~/.config/kubectl-gpu` do not exist) and `KUBECONFIG`, `NO_COLOR` and the tool's own variables are unset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_LEAKY = ("KUBECONFIG", "NO_COLOR", "KUBECTL_GPU_IMAGE", "KUBECTL_GPU_NEURON_IMAGE", "KUBECTL_GPU_CONFIG")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    for name in _LEAKY:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
+    """Run `kubectl-gpu ARGS` in-process; returns exit code, stdout and stderr."""
+    from kubectl_gpu.cli.app import main
+
+    def run(*args: str) -> Result:
+        with pytest.raises(SystemExit) as info:
+            main(list(args))
+        captured = capsys.readouterr()
+        code = info.value.code
+        return Result(code if isinstance(code, int) else 1, captured.out, captured.err)
+
+    return run
