@@ -23,7 +23,7 @@ from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli.options import collect, global_parameters
-from kubectl_gpu.errors import ExitCode, Interrupted, KubectlGpuError
+from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError
 
 __all__ = ["app", "main"]
 

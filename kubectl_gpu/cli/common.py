@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.state import ClusterState, Note
-from kubectl_gpu.errors import InputError
 from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
 
 if TYPE_CHECKING:
@@ -43,12 +43,12 @@ def load_state(
 
 
 def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tuple[str, str]:
-    """NAMESPACE/NAME or NAME (then -n, else "default") as (namespace, name); InputError when malformed."""
+    """NAMESPACE/NAME or NAME (then -n, else "default") as (namespace, name); InvalidInput when malformed."""
     namespace, slash, name = text.partition("/")
     if not slash:
         namespace, name = default_namespace or "default", text
     if not name or not namespace or "/" in name:
-        raise InputError(f"{what}: not a pod name: {text!r}", "write NAME or NAMESPACE/NAME")
+        raise InvalidInput(f"{what}: not a pod name: {text!r}", "write NAME or NAMESPACE/NAME")
     return namespace, name
 
 
@@ -79,7 +79,7 @@ def _filter_snapshot(state: ClusterState, opts: GlobalOptions, selector_on: str)
         try:
             selector = parse_selector(opts.selector)
         except ValueError as exc:
-            raise InputError(f"-l/--selector: {exc}") from None
+            raise InvalidInput(f"-l/--selector: {exc}") from None
         if selector_on == "nodes":
             state.nodes = [n for n in state.nodes if matches_selector(selector, n.labels)]
         elif selector_on == "pods":

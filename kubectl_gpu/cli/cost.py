@@ -13,7 +13,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -49,24 +49,24 @@ _KINDS = ["nodes", "pods", "nodepools", "nodeclaims", "resourceslices"]
 
 
 def read_price_file(path: str) -> object:
-    """The parsed content of a price file (YAML, of which JSON is a subset); InputError on failure."""
+    """The parsed content of a price file (YAML, of which JSON is a subset); InvalidInput on failure."""
     import yaml
 
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(
+        raise InvalidInput(
             f"--price-file {path}: cannot read it ({exc.strerror or exc})", "check the path"
         ) from None
     except UnicodeDecodeError:
-        raise InputError(f"--price-file {path}: not a text file", "write YAML or JSON") from None
+        raise InvalidInput(f"--price-file {path}: not a text file", "write YAML or JSON") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
-        raise InputError(
+        raise InvalidInput(
             f"--price-file {path}: not valid YAML or JSON{where}: {problem}", "fix the file"
         ) from None
 
@@ -82,7 +82,7 @@ def load_price_book(
         detected = cluster_regions((n.labels for n in state.nodes), state.context)
         return price_book(catalog, price_file=parsed, region=region, detected=detected)
     except PriceFileError as exc:
-        raise InputError(str(exc)) from None
+        raise InvalidInput(str(exc)) from None
 
 
 def table_notes(notes: Iterable[Note], *, shows_prices: bool) -> list[Note]:
@@ -102,9 +102,9 @@ def _min_idle(text: str) -> timedelta:
     try:
         return parse_duration(text)
     except TimeError:
-        raise InputError(f"--min-idle: not a duration: {text!r}", "use forms like 15m, 1h, 0s") from None
+        raise InvalidInput(f"--min-idle: not a duration: {text!r}", "use forms like 15m, 1h, 0s") from None
     except OverflowError:  # beyond timedelta's range
-        raise InputError(f"--min-idle: {text!r} is too long", "use forms like 15m, 1h, 0s") from None
+        raise InvalidInput(f"--min-idle: {text!r} is too long", "use forms like 15m, 1h, 0s") from None
 
 
 def cost(

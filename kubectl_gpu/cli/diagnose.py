@@ -8,7 +8,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 __all__ = ["register"]
 
@@ -36,13 +36,13 @@ def diagnose(
     from kubectl_gpu.core.report import Severity
 
     if fail_on not in ("warning", "error"):
-        raise InputError(f"--fail-on must be warning or error, not {fail_on!r}")
+        raise InvalidInput(f"--fail-on must be warning or error, not {fail_on!r}")
     if only:  # repeatable, and (as kubectl lists) comma-separated
         only = [name.strip() for item in only for name in item.split(",")]
     unknown = sorted(set(only or ()) - set(ANALYSES))
     if unknown:
         names = ", ".join(name or "''" for name in unknown)
-        raise InputError(f"--only: unknown analysis {names}", f"choose from {', '.join(ANALYSES)}")
+        raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(ANALYSES)}")
     loaded = load_state(opts, None, selector_on="none")
     report = run(loaded.state, load_catalog(), loaded.now, only=only)
     code = ExitCode.FINDINGS if report.fails(Severity(fail_on)) else ExitCode.OK

@@ -9,7 +9,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, pod_ref, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 __all__ = ["register"]
 
@@ -60,13 +60,13 @@ def lifecycle(
         try:
             delta = parse_duration(needs)
         except TimeError as exc:
-            raise InputError(f"--needs: {exc}") from None
+            raise InvalidInput(f"--needs: {exc}") from None
         except OverflowError:  # beyond timedelta's range
             delta = _MAX_NEEDS + _MAX_NEEDS
         if delta.total_seconds() <= 0:
-            raise InputError(f"--needs must be positive, got {needs!r}")
+            raise InvalidInput(f"--needs must be positive, got {needs!r}")
         if delta > _MAX_NEEDS:  # the analysis adds it to dates: keep it far from datetime's year 9999
-            raise InputError(f"--needs: {needs!r} is too long", "at most 36500d (100 years)")
+            raise InvalidInput(f"--needs: {needs!r} is too long", "at most 36500d (100 years)")
         wanted = (delta, needs)
     target: tuple[str, str] | None = None
     if pod is not None:
@@ -75,14 +75,14 @@ def lifecycle(
     if target is not None:
         found = next((p for p in loaded.state.pods if (p.namespace, p.name) == target), None)
         if found is None:
-            raise InputError(f"pod {target[0]}/{target[1]} not found", "check the name and -n NAMESPACE")
+            raise InvalidInput(f"pod {target[0]}/{target[1]} not found", "check the name and -n NAMESPACE")
         if found.node_name is None:
-            raise InputError(
+            raise InvalidInput(
                 f"pod {target[0]}/{target[1]} is not bound to a node ({found.phase})",
                 "for a Pending pod run `kubectl gpu explain`",
             )
         if found.node_name not in loaded.state.node_by_name:
-            raise InputError(f"node {found.node_name} of pod {target[0]}/{target[1]} was not read")
+            raise InvalidInput(f"node {found.node_name} of pod {target[0]}/{target[1]} was not read")
     report = analyse_lifecycle(
         loaded.state, load_catalog(), loaded.now, pod=target, needs=wanted, include_all=include_all
     )

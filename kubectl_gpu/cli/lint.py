@@ -10,7 +10,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.k8s.state import ClusterState
@@ -40,7 +40,7 @@ def _from_files(paths: list[str]) -> ClusterState:
     files = [p for p in paths if p != "-"]
     state = load_snapshot(files) if files else ClusterState()
     if "-" in paths:
-        # Bytes where there is a buffer: binary input is then an InputError, not a UnicodeEncodeError.
+        # Bytes where there is a buffer: binary input is then an InvalidInput, not a UnicodeEncodeError.
         _merge(state, load_text(getattr(sys.stdin, "buffer", sys.stdin).read()))
     return state
 
@@ -73,7 +73,7 @@ def lint(
     if filename:
         state = _from_files(filename)
         if not state.nodepools and not state.nodeclasses:
-            raise InputError(
+            raise InvalidInput(
                 f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
                 "pass the manifests that define them",
             )

@@ -8,7 +8,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode
+from kubectl_gpu.core.errors import ExitCode
 
 __all__ = ["register"]
 

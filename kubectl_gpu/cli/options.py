@@ -18,9 +18,9 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration, parse_time
-from kubectl_gpu.errors import InputError
 
 __all__ = ["GlobalOptions", "OutputFormat", "with_global_options"]
 
@@ -75,20 +75,20 @@ class GlobalOptions:
                 float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
             )
         except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
-            raise InputError(
+            raise InvalidInput(
                 f"--request-timeout: not a duration: {text!r}", "use forms like 10s, 1m, 0"
             ) from None
         except OverflowError:  # beyond timedelta's range
             seconds = float("inf")
         if seconds > _MAX_TIMEOUT_S:  # sockets overflow on timeouts of millennia
-            raise InputError(f"--request-timeout: {text!r} is too long", "at most 24h; 0 means none")
+            raise InvalidInput(f"--request-timeout: {text!r} is too long", "at most 24h; 0 means none")
         return seconds or None
 
     def kubeconfig_path(self) -> str | None:
         """--kubeconfig, checked as kubectl checks it: a missing file is bad input, not "no configuration"."""
         path = self.kubeconfig
         if path and not os.path.exists(path):
-            raise InputError(
+            raise InvalidInput(
                 f"--kubeconfig {path}: no such file",
                 "check the path, or drop it to use KUBECONFIG or ~/.kube/config",
             )
@@ -100,12 +100,12 @@ class GlobalOptions:
             try:
                 value = parse_time(self.now)
             except TimeError as exc:
-                raise InputError(f"--now: {exc}") from None
+                raise InvalidInput(f"--now: {exc}") from None
             except OverflowError:  # an offset that pushes the instant past year 9999 or before year 1
                 value = datetime.max.replace(tzinfo=UTC)
             if not _NOW_EARLIEST <= value < _NOW_LATEST:
                 # Analyses add expiry periods and budget windows to it: keep far from datetime's limits.
-                raise InputError(
+                raise InvalidInput(
                     f"--now: {self.now!r} is out of range",
                     f"use an instant from {_NOW_EARLIEST.year} to {_NOW_LATEST.year - 1}",
                 )
@@ -238,17 +238,17 @@ def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Calla
         root = ctx.find_root().obj if ctx.find_root().obj is not None else GlobalOptions()
         opts = root.merged(later)
         if opts.output is OutputFormat.csv and not csv:
-            raise InputError(
+            raise InvalidInput(
                 f"-o csv is not supported by {ctx.info_name or 'this command'}",
                 "use -o table, wide, json or yaml (csv: inventory)",
             )
         if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
-            raise InputError("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
+            raise InvalidInput("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
         if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)
             try:
                 parse_selector(opts.selector)
             except ValueError as exc:
-                raise InputError(f"-l/--selector: {exc}") from None
+                raise InvalidInput(f"-l/--selector: {exc}") from None
         return func(*args, opts=opts, **kwargs)
 
     params = own + global_parameters()

@@ -8,7 +8,7 @@ import typer
 
 from kubectl_gpu.cli.common import emit_data, load_state, pod_ref, print_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 __all__ = ["register"]
 
@@ -70,10 +70,10 @@ def explain(
     loaded = load_state(opts, _KINDS, selector_on="none")
     found = [p for p in loaded.state.pods if p.name == name and p.namespace == namespace]
     if not found:
-        raise InputError(f"pod {namespace}/{name} not found", "check the name and -n NAMESPACE")
+        raise InvalidInput(f"pod {namespace}/{name} not found", "check the name and -n NAMESPACE")
     target = found[0]
     if target.phase != "Pending":
-        raise InputError(
+        raise InvalidInput(
             f"pod {namespace}/{name} is {target.phase}, not Pending", "explain diagnoses Pending pods"
         )
     report = analyse_pending(loaded.state, load_catalog(), loaded.now, pods=found)

@@ -10,7 +10,7 @@ import typer
 
 from kubectl_gpu.cli.common import live_source
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 __all__ = ["register"]
 
@@ -38,15 +38,15 @@ def snapshot(
     from kubectl_gpu.render.output import make_console
 
     if not out:
-        raise InputError("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
+        raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
-        raise InputError("snapshot reads a live cluster; --snapshot cannot be its input")
+        raise InvalidInput("snapshot reads a live cluster; --snapshot cannot be its input")
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
     target = Path(out)
     if target.is_dir():
-        raise InputError(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
+        raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
     if not target.parent.is_dir():
-        raise InputError(f"--out {out}: no such directory: {target.parent}", "create it first")
+        raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
     captured_at = opts.now_or(datetime.now(UTC))
     source = live_source(opts)
     fetched = source.fetch()

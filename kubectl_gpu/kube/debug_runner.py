@@ -37,11 +37,11 @@ from kubectl_gpu.core.debugpod import (
     shell_command,
     unseen_reason,
 )
+from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.parse import ModelError, parse_pod
 from kubectl_gpu.core.probe import ProbeResult, parse_collector_output
 from kubectl_gpu.core.probe.attribution import pod_names_by_uid
-from kubectl_gpu.errors import ClusterError
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi, RequestTimedOut
 
 __all__ = [

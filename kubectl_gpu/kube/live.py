@@ -20,9 +20,9 @@ from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note
-from kubectl_gpu.errors import ClusterError, InputError
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
 
@@ -70,15 +70,15 @@ class LiveSource:
                 "set KUBECONFIG or --kubeconfig, or analyse a saved cluster with --snapshot",
             ) from None
         except OSError as exc:
-            raise InputError(f"cannot read kubeconfig: {exc}") from None
+            raise InvalidInput(f"cannot read kubeconfig: {exc}") from None
         except (yaml.YAMLError, UnicodeDecodeError, TypeError, AttributeError, KeyError, ValueError) as exc:
             first = " ".join(str(exc).split())[:200]
-            raise InputError(f"malformed kubeconfig: {type(exc).__name__}: {first}") from None
+            raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}: {first}") from None
         name = self.options.context or (active or {}).get("name")
         chosen = next((c for c in contexts or [] if c.get("name") == name), None)
         if chosen is None:
             known = ", ".join(sorted(c.get("name", "") for c in contexts or [])) or "none"
-            raise InputError(f"context {name!r} not found in kubeconfig", f"known contexts: {known}")
+            raise InvalidInput(f"context {name!r} not found in kubeconfig", f"known contexts: {known}")
         namespace = (chosen.get("context") or {}).get("namespace") or "default"
         return name, namespace
 

@@ -16,7 +16,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from kubectl_gpu.core.debugpod import CONTAINER
-from kubectl_gpu.errors import ClusterError
+from kubectl_gpu.core.errors import ClusterError
 
 __all__ = ["ApiFailure", "PodApi", "RequestTimedOut"]
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.debugpod import Accelerator, Mode, accelerator_of, is_gke_autopilot, node_blockers
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.fleet.nodes import build_node_row
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.parse import ModelError, parse_node, parse_pod
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.errors import ClusterError, InputError
 from kubectl_gpu.kube.debug_runner import NodeTarget
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi
 
@@ -70,7 +70,7 @@ def check_pod_security(api: PodApi, namespace: str) -> list[str]:
         ns = api.get_namespace(namespace)
     except ApiFailure as exc:
         if exc.status == 404:
-            raise InputError(f"namespace {namespace} not found", "choose an existing one with -n") from None
+            raise InvalidInput(f"namespace {namespace} not found", "choose an existing one with -n") from None
         if exc.status == 403:
             return [
                 f"could not check the Pod Security level of namespace {namespace} (forbidden to get "
@@ -131,7 +131,7 @@ def _fetch_nodes(
                 raise ClusterError(f"cannot read node {name}: {exc}") from None
         return _node_models(raw, targets)
     if not (selector or all_gpu):
-        raise InputError("name the nodes, or use --all or -l SELECTOR", "e.g. kubectl gpu smi i-0abc")
+        raise InvalidInput("name the nodes, or use --all or -l SELECTOR", "e.g. kubectl gpu smi i-0abc")
     try:
         return _node_models(api.list_nodes(label=selector), targets)
     except ApiFailure as exc:
@@ -194,5 +194,5 @@ def resolve_targets(
         targets.ready.append(NodeTarget(node, accelerator, image_for(accelerator), resource, free))
     if not names and not targets.ready and not targets.errors:
         where = f" matching {selector!r}" if selector else ""
-        raise InputError(f"no accelerator nodes{where}", "list them with kubectl gpu nodes")
+        raise InvalidInput(f"no accelerator nodes{where}", "list them with kubectl gpu nodes")
     return targets

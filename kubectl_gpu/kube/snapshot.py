@@ -19,10 +19,10 @@ import orjson
 import yaml
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
-from kubectl_gpu.errors import InputError
 from kubectl_gpu.kube.heap import bulk_load
 
 __all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "redact", "write_bundle"]
@@ -50,26 +50,26 @@ _MAX_EXPANDED_NODES = 1_000_000
 def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     for raw in paths:
         if not str(raw):  # Path("") is ".": never read the working directory by accident
-            raise InputError("empty path given", "name a file or directory")
+            raise InvalidInput("empty path given", "name a file or directory")
         path = Path(raw)
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
             if not found:
-                raise InputError(f"{path}: no .json or .yaml files in this directory")
+                raise InvalidInput(f"{path}: no .json or .yaml files in this directory")
             yield from found
         elif path.is_file():
             yield path
         elif path.exists():
-            raise InputError(f"{path}: not a regular file or directory")
+            raise InvalidInput(f"{path}: not a regular file or directory")
         else:
-            raise InputError(f"{path}: no such file or directory", "check the path")
+            raise InvalidInput(f"{path}: no such file or directory", "check the path")
 
 
 def _documents(path: Path) -> list[Any]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     return _decode(data, str(path))
 
 
@@ -77,14 +77,14 @@ def _decode(data: bytes, source: str) -> list[Any]:
     """JSON (one document) or YAML (any number of documents), by the first character."""
     stripped = data.lstrip()
     if not stripped:
-        raise InputError(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
+        raise InvalidInput(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
     if stripped[:1] in (b"{", b"["):
         try:
             return [orjson.loads(data)]
         except orjson.JSONDecodeError as exc:
             if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
-                raise InputError(f"{source}: JSON nested too deeply ({exc})") from None
-            raise InputError(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
+                raise InvalidInput(f"{source}: JSON nested too deeply ({exc})") from None
+            raise InvalidInput(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
     try:
         docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
     except yaml.YAMLError as exc:
@@ -92,12 +92,12 @@ def _decode(data: bytes, source: str) -> list[Any]:
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "malformed document"
         if "depth" in problem:  # libyaml's nesting limit: not a truncation
-            raise InputError(f"{source}: YAML nested too deeply{where} ({problem})") from None
-        raise InputError(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
+            raise InvalidInput(f"{source}: YAML nested too deeply{where} ({problem})") from None
+        raise InvalidInput(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
     except UnicodeDecodeError:
-        raise InputError(f"{source}: not a text file (expected JSON or YAML)") from None
+        raise InvalidInput(f"{source}: not a text file (expected JSON or YAML)") from None
     if not docs:  # only comments or `---`: as good as empty (a failed `kubectl get > file` often is)
-        raise InputError(f"{source}: no YAML document in it")
+        raise InvalidInput(f"{source}: no YAML document in it")
     if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
         _check_aliases(docs, source)
     return docs
@@ -125,13 +125,13 @@ def _check_aliases(docs: list[Any], source: str) -> None:
             if key in sizes:
                 continue
             if key in on_path:
-                raise InputError(f"{source}: a YAML alias refers to a node that contains it")
+                raise InvalidInput(f"{source}: a YAML alias refers to a node that contains it")
             on_path.add(key)
             stack.append((node, True))
             stack.extend((c, False) for c in children)
         expanded += sizes[id(doc)]
     if expanded > max(_MAX_EXPANDED_NODES, 10 * len(sizes)):
-        raise InputError(
+        raise InvalidInput(
             f"{source}: YAML aliases expand to over {_MAX_EXPANDED_NODES:,} nodes",
             "refusing what looks like an alias bomb; expand the aliases if the file is genuine",
         )
@@ -143,14 +143,14 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
             yield from _objects(item, path, f"{where}[{index}]")
         return
     if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
-        raise InputError(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
+        raise InvalidInput(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
     kind = doc["kind"]
     if kind == "List" or (kind.endswith("List") and "items" in doc):
         items = doc.get("items")
         if items is None:
             return
         if not isinstance(items, list):
-            raise InputError(f"{path}: {kind}.items must be a list")
+            raise InvalidInput(f"{path}: {kind}.items must be a list")
         item_kind = kind[: -len("List")] if kind != "List" else None
         for index, item in enumerate(items):
             if isinstance(item, dict) and item_kind and "kind" not in item:
@@ -164,7 +164,7 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
 def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[Any]:
     version = doc.get("apiVersion")
     if version != BUNDLE_API_VERSION:
-        raise InputError(
+        raise InvalidInput(
             f"{path}: snapshot bundle version {version!r} is not supported",
             f"this kubectl-gpu reads {BUNDLE_API_VERSION}; upgrade kubectl-gpu",
         )
@@ -173,20 +173,20 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[An
         try:
             state.captured_at = parse_time(str(captured))
         except TimeError as exc:
-            raise InputError(f"{path}: capturedAt: {exc}") from None
+            raise InvalidInput(f"{path}: capturedAt: {exc}") from None
         except OverflowError:  # an offset past year 9999
             state.captured_at = datetime.max.replace(tzinfo=UTC)
         if not _EARLIEST <= state.captured_at < _LATEST:
             # The analyses add expiry periods to it: keep far from datetime's limits.
-            raise InputError(f"{path}: capturedAt {captured!r} is out of range (1970 to 2999)")
+            raise InvalidInput(f"{path}: capturedAt {captured!r} is out of range (1970 to 2999)")
     context = doc.get("context")
     if context is not None and not isinstance(context, str):
-        raise InputError(f"{path}: context must be a string, got {type(context).__name__}")
+        raise InvalidInput(f"{path}: context must be a string, got {type(context).__name__}")
     state.context = context or state.context
     notes = doc.get("notes") or []
     absent = doc.get("absent") or []
     if not isinstance(notes, list) or not isinstance(absent, list):
-        raise InputError(f"{path}: notes and absent must be lists")
+        raise InvalidInput(f"{path}: notes and absent must be lists")
     for note in notes:
         if isinstance(note, dict) and isinstance(note.get("message"), str):
             kind = note.get("kind")
@@ -196,11 +196,11 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[An
     state.absent.update(str(k) for k in absent)
     probes = doc.get("probes") or {}
     if not isinstance(probes, dict):
-        raise InputError(f"{path}: probes must be an object keyed by node name")
+        raise InvalidInput(f"{path}: probes must be an object keyed by node name")
     state.probes.update(probes)
     objects = doc.get("objects")
     if not isinstance(objects, list):
-        raise InputError(f"{path}: snapshot bundle has no 'objects' list")
+        raise InvalidInput(f"{path}: snapshot bundle has no 'objects' list")
     return objects
 
 
@@ -235,7 +235,7 @@ def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
                 try:
                     model = parse_object(obj)
                 except ModelError as exc:
-                    raise InputError(f"{source}: {exc}") from None
+                    raise InvalidInput(f"{source}: {exc}") from None
                 group, kind = kind_of(obj)
                 if model is None:
                     label = f"{kind}.{group}" if group else kind
@@ -318,4 +318,4 @@ def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise InputError(f"{target}: cannot write snapshot: {exc.strerror or exc}") from None
+        raise InvalidInput(f"{target}: cannot write snapshot: {exc.strerror or exc}") from None

@@ -17,7 +17,7 @@ from kubernetes import config
 
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.debugpod import Accelerator, Strategy
-from kubectl_gpu.errors import ClusterError, InputError
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.kube.debug_runner import (
     Cancelled,
     DebugRunner,
@@ -528,7 +528,7 @@ def test_pod_security_preflight(apiserver: FakeKubeAPI, api: PodApi) -> None:
     with pytest.raises(ClusterError, match="namespace locked enforces Pod Security level 'baseline'"):
         check_pod_security(api, "locked")
     assert check_pod_security(api, "ops") == []
-    with pytest.raises(InputError, match="namespace nowhere not found"):
+    with pytest.raises(InvalidInput, match="namespace nowhere not found"):
         check_pod_security(api, "nowhere")
     apiserver.fault(path="/namespaces/default$", status=403)
     assert (
@@ -557,7 +557,7 @@ def test_targets_skip_cpu_nodes_and_report_unusable_ones(apiserver: FakeKubeAPI,
 def test_selector_with_no_gpu_nodes(apiserver: FakeKubeAPI, api: PodApi) -> None:
     apiserver.add(gpu_node("i-0aaa", labels={"pool": "a"}))
     assert [t.name for t in targets(api, selector="pool=a").ready] == ["i-0aaa"]
-    with pytest.raises(InputError, match="no accelerator nodes matching 'pool=b'"):
+    with pytest.raises(InvalidInput, match="no accelerator nodes matching 'pool=b'"):
         targets(api, selector="pool=b")
 
 

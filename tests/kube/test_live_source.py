@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_gpu.errors import ClusterError, ExitCode, InputError
+from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 from kubectl_gpu.kube.kinds import EVENT_REASONS
 from kubectl_gpu.kube.live import PAGE_SIZE, LiveOptions, LiveSource
 from tests.helpers import node, pod
@@ -139,7 +139,7 @@ def test_connection_refused(kubeconfig: Path) -> None:
 
 
 def test_unknown_context_is_usage_error(kubeconfig: Path) -> None:
-    with pytest.raises(InputError, match="context 'nope' not found"):
+    with pytest.raises(InvalidInput, match="context 'nope' not found"):
         _source(kubeconfig, context="nope")
 
 

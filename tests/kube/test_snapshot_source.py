@@ -9,7 +9,7 @@ import orjson
 import pytest
 import yaml
 
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot, redact, write_bundle
 from tests.helpers import FIXTURES, as_list, node, pod
 
@@ -110,7 +110,7 @@ def test_redact_drops_last_applied_configuration() -> None:
 def test_malformed_input_is_one_line_exit_2(tmp_path: Path, content: bytes, message: str) -> None:
     f = tmp_path / "bad.json"
     f.write_bytes(content)
-    with pytest.raises(InputError) as info:
+    with pytest.raises(InvalidInput) as info:
         load_snapshot([f])
     assert info.value.exit_code == ExitCode.USAGE
     assert message in info.value.line()
@@ -119,10 +119,10 @@ def test_malformed_input_is_one_line_exit_2(tmp_path: Path, content: bytes, mess
 
 
 def test_missing_path(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="no such file"):
+    with pytest.raises(InvalidInput, match="no such file"):
         load_snapshot([tmp_path / "nope.json"])
 
 
 def test_empty_directory(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"no \.json or \.yaml"):
+    with pytest.raises(InvalidInput, match=r"no \.json or \.yaml"):
         load_snapshot([tmp_path])

@@ -11,7 +11,7 @@ import typer
 from kubectl_gpu.cli.debug.common import connect
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.core.debugpod import DEBUG_POD_SELECTOR
-from kubectl_gpu.errors import ClusterError, ExitCode
+from kubectl_gpu.core.errors import ClusterError, ExitCode
 
 __all__ = ["cleanup", "register"]
 

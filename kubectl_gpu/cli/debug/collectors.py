@@ -19,7 +19,7 @@ from kubectl_gpu.cli.debug.common import (
 )
 from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.debugpod import Mode, SmiResult, Strategy
-from kubectl_gpu.errors import ClusterError, InputError, Interrupted
+from kubectl_gpu.core.errors import ClusterError, Interrupted, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.debug_runner import NodeTarget
@@ -94,7 +94,7 @@ def probe_for_snapshot(
             concurrency=concurrency,
             no_color=opts.no_color,
         )
-    except (ClusterError, InputError) as exc:
+    except (ClusterError, InvalidInput) as exc:
         return {}, [*warnings, f"--probe: no probes: {exc.line()}"]
     captured = datetime.now(UTC).isoformat().replace("+00:00", "Z")
     probes: dict[str, Any] = {}

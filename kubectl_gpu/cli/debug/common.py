@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_image
+from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
-from kubectl_gpu.errors import InputError
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.pod_api import PodApi
@@ -39,17 +39,17 @@ NEURON_HELP = "Debug image for Neuron nodes (else KUBECTL_GPU_NEURON_IMAGE, the 
 
 
 def parse_seconds(text: str, flag: str) -> float:
-    """`90`, `90s`, `5m` -> seconds; InputError naming `flag` unless positive."""
+    """`90`, `90s`, `5m` -> seconds; InvalidInput naming `flag` unless positive."""
     try:
         seconds = float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
     except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
-        raise InputError(f"{flag}: not a duration: {text!r}", "use forms like 90s, 5m") from None
+        raise InvalidInput(f"{flag}: not a duration: {text!r}", "use forms like 90s, 5m") from None
     except OverflowError:  # beyond timedelta's range
         seconds = float("inf")
     if seconds <= 0:
-        raise InputError(f"{flag} must be positive")
+        raise InvalidInput(f"{flag} must be positive")
     if seconds > _MAX_SECONDS:  # sockets and deadlines overflow on timeouts of millennia
-        raise InputError(f"{flag}: {text!r} is too long", "at most 24h")
+        raise InvalidInput(f"{flag}: {text!r} is too long", "at most 24h")
     return seconds
 
 
@@ -71,17 +71,17 @@ def read_config(path: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
+        raise InvalidInput(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError:
-        raise InputError(f"{path}: not valid YAML") from None
+        raise InvalidInput(f"{path}: not valid YAML") from None
     if data is None:
         return None
     if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a mapping (e.g. image: {{nvidia: REF, neuron: REF}})")
+        raise InvalidInput(f"{path}: expected a mapping (e.g. image: {{nvidia: REF, neuron: REF}})")
     return data
 
 
@@ -96,7 +96,7 @@ def image_chooser(image: str | None, neuron_image: str | None) -> Callable[[Acce
         try:
             return resolve_image(accelerator, flag=flag, env=env, config=config, config_path=str(path))
         except ValueError as exc:
-            raise InputError(str(exc)) from None
+            raise InvalidInput(str(exc)) from None
 
     return choose
 
@@ -106,7 +106,7 @@ def connect(opts: GlobalOptions) -> PodApi:
     from kubectl_gpu.kube.pod_api import PodApi
 
     if opts.snapshot:
-        raise InputError("debug pods need a live cluster; --snapshot cannot be used here")
+        raise InvalidInput("debug pods need a live cluster; --snapshot cannot be used here")
     source = LiveSource(
         LiveOptions(
             kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds

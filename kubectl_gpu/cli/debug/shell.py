@@ -29,7 +29,7 @@ from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.debugpod import Accelerator, Mode, Strategy
 from kubectl_gpu.core.debugpod.commands import SHELL_EXEC
-from kubectl_gpu.errors import ClusterError, ExitCode, InputError
+from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.debug_runner import NodeTarget, ShellPod
@@ -40,7 +40,7 @@ __all__ = ["exec_argv", "greeting", "register", "shell"]
 def _kubectl_binary() -> str:
     found = os.environ.get("KUBECTL_GPU_KUBECTL") or shutil.which("kubectl")
     if not found:
-        raise InputError(
+        raise InvalidInput(
             "kubectl not found on PATH", "the shell hands the terminal to kubectl exec; install kubectl"
         )
     return found
@@ -91,7 +91,7 @@ def _run_in_foreground(argv: Sequence[str]) -> int:
     try:
         return subprocess.call(list(argv))
     except OSError as exc:
-        raise InputError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        raise InvalidInput(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -25,7 +25,7 @@ from kubectl_gpu.cli.debug.common import (
 from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.core.debugpod import Mode, SmiResult, Strategy, parse_saved_output
-from kubectl_gpu.errors import ExitCode, InputError
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.k8s.state import ClusterState
@@ -79,13 +79,13 @@ def _from_file(path: str) -> SmiResult:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not text.strip():
-        raise InputError(f"{path}: file is empty")
+        raise InvalidInput(f"{path}: file is empty")
     try:
         probe = parse_saved_output(text)
     except ProbeParseError as exc:
-        raise InputError(
+        raise InvalidInput(
             f"{path}: {exc}", "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
         ) from None
     error = None
@@ -120,7 +120,7 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
 
     state = load_snapshot(opts.snapshot)
     if not state.probes:
-        raise InputError(
+        raise InvalidInput(
             "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"
         )
     pods_of = _snapshot_pods(state)
@@ -188,12 +188,12 @@ def smi(
     names = list(nodes or [])
     if from_file is not None:
         if names or all_nodes or opts.snapshot:
-            raise InputError("--from-file reads no cluster; drop the node names, --all and --snapshot")
+            raise InvalidInput("--from-file reads no cluster; drop the node names, --all and --snapshot")
         return _emit([_from_file(from_file)], opts, raw)
     if opts.snapshot:
         return _emit(_from_snapshot(opts, names), opts, raw)
     if names and (all_nodes or opts.selector):
-        raise InputError("name nodes or use --all / -l, not both")
+        raise InvalidInput("name nodes or use --all / -l, not both")
     seconds = parse_seconds(timeout, "--timeout")
     chooser = image_chooser(image, neuron_image)
     api = connect(opts)

@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Final
 
 from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = [
     "CATALOG_REGION",
@@ -48,7 +49,7 @@ _ARN_REGION = re.compile(r"^arn:aws[a-z-]*:eks:([a-z0-9-]+):")
 _FILE_KEYS: Final = frozenset({"region", "currency", "prices"})
 
 
-class PriceFileError(ValueError):
+class PriceFileError(InvalidInput):
     """A price file we cannot use; the message is one line and names the entry."""
 
 

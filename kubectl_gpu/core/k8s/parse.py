@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.models import (
     Budget,
     Condition,
@@ -39,7 +40,7 @@ Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice
 __all__ = ["KINDS", "Model", "ModelError", "kind_of", "parse_object"]
 
 
-class ModelError(ValueError):
+class ModelError(InvalidInput):
     """A Kubernetes object of a kind we know, with a field we cannot read."""
 
 

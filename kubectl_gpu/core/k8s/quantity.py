@@ -11,6 +11,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from kubectl_gpu.core.errors import InvalidInput
+
 __all__ = ["QuantityError", "format_quantity", "parse_quantity"]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
@@ -34,7 +36,7 @@ _PATTERN = re.compile(
 _ABSURD = Decimal("1e30")
 
 
-class QuantityError(ValueError):
+class QuantityError(InvalidInput):
     """A string that is not a Kubernetes quantity."""
 
 

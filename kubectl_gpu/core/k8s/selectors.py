@@ -6,10 +6,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kubectl_gpu.core.errors import InvalidInput
+
 __all__ = ["SelectorError", "matches_selector", "parse_selector"]
 
 
-class SelectorError(ValueError):
+class SelectorError(InvalidInput):
     """A label selector we cannot parse."""
 
 

@@ -6,10 +6,12 @@ import re
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
+from kubectl_gpu.core.errors import InvalidInput
+
 __all__ = ["TimeError", "format_age", "parse_duration", "parse_go_duration", "parse_time"]
 
 
-class TimeError(ValueError):
+class TimeError(InvalidInput):
     """A timestamp or duration we cannot read."""
 
 

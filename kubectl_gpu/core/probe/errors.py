@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kubectl_gpu.core.errors import InvalidInput
+
 __all__ = ["ProbeParseError", "snippet"]
 
 
@@ -13,7 +15,7 @@ def snippet(text: str, limit: int = 40) -> str:
     return repr(flat)
 
 
-class ProbeParseError(ValueError):
+class ProbeParseError(InvalidInput):
     """Input of a known format (``fmt``) that could not be parsed (``problem``).
 
     The message is one short line: ``"<format>: <problem>"``.

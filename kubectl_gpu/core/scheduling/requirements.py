@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubectl_gpu.core.errors import InvalidInput
+
 __all__ = [
     "BOUND_OPERATORS",
     "CORE_WELL_KNOWN_LABELS",
@@ -108,7 +110,7 @@ _INT64_MAX = 2**63 - 1
 _ATOI = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)
 
 
-class RequirementError(ValueError):
+class RequirementError(InvalidInput):
     """A requirement that Karpenter / the API server would reject (one-line message)."""
 
 

@@ -1,10 +1,13 @@
-"""Exit codes and the errors that map to them. Every front end shows these as one line, no traceback."""
+"""Exit codes and the errors that map to them. Every front end shows these as one line, no traceback.
+
+Every input error, wherever it is raised (a parser, a catalog lookup, a flag), subclasses `InvalidInput`,
+which is also a `ValueError`; the front ends map `KubectlGpuError.exit_code` in one place (`cli/app.py`)."""
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["ClusterError", "ExitCode", "InputError", "Interrupted", "KubectlGpuError"]
+__all__ = ["ClusterError", "ExitCode", "Interrupted", "InvalidInput", "KubectlGpuError"]
 
 
 class ExitCode(IntEnum):
@@ -29,7 +32,9 @@ class KubectlGpuError(Exception):
         return f"{self.message}; {self.hint}" if self.hint else self.message
 
 
-class InputError(KubectlGpuError):
+class InvalidInput(KubectlGpuError, ValueError):
+    """Bad input: a flag, a file, a manifest or an object field we cannot use. Exit code 2."""
+
     exit_code = ExitCode.USAGE
 
 
