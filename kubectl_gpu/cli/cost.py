@@ -4,25 +4,25 @@ accelerators, idle GPU nodes and what keeps them. Also the price options shared 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, print_notes
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.errors import ExitCode, InvalidInput
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.run import load, run_report
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.state import Note
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.core.catalog.pricing import PriceBook
-    from kubectl_gpu.core.k8s.state import ClusterState, Note
+    from kubectl_gpu.core.k8s.state import ClusterState
 
-__all__ = ["PriceFileOption", "RegionOption", "load_price_book", "register", "table_notes"]
+__all__ = ["PriceFileOption", "RegionOption", "load_price_book", "price_notes", "register", "table_notes"]
 
 _PRICES = "Prices"
 
@@ -44,8 +44,6 @@ PriceFileOption = Annotated[
         rich_help_panel=_PRICES,
     ),
 ]
-
-_KINDS = ["nodes", "pods", "nodepools", "nodeclaims", "resourceslices"]
 
 
 def read_price_file(path: str) -> object:
@@ -83,6 +81,11 @@ def load_price_book(
         return price_book(catalog, price_file=parsed, region=region, detected=detected)
     except PriceFileError as exc:
         raise InvalidInput(str(exc)) from None
+
+
+def price_notes(prices: PriceBook, instance_types: Iterable[str | None]) -> list[Note]:
+    """What the user must know about the prices of these instance types (region, unpriced types)."""
+    return [Note("PRICES", text) for text in prices.notes(instance_types)]
 
 
 def table_notes(notes: Iterable[Note], *, shows_prices: bool) -> list[Note]:
@@ -123,38 +126,26 @@ def cost(
     """Accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle accelerators,
     GPU nodes without GPU pods (since when) and what keeps them (consolidation policy, consolidateAfter,
     do-not-disrupt, budgets). Always exit code 0: findings are information."""
-    from kubectl_gpu.core.analyses.cost.analysis import analyse_cost
+    from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.core.k8s.state import Note
+    from kubectl_gpu.render.cost_view import cost_view
 
     wait = _min_idle(min_idle)
-    # Node figures need every pod: -n only narrows the namespace rows.
-    namespace = None if opts.all_namespaces else opts.namespace
-    loaded = load_state(replace(opts, namespace=None, all_namespaces=True), _KINDS, selector_on="nodes")
-    catalog = load_catalog()
-    prices = load_price_book(catalog, loaded.state, region, price_file)
-    report = analyse_cost(
-        loaded.state,
-        catalog,
-        prices,
-        loaded.now,
-        min_idle=wait,
-        namespace=namespace,
-        price_file=price_file,
+    loaded = load(opts, analysis.KINDS, "nodes")
+    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    # Node figures count every pod; -n narrows the namespace rows only.
+    namespace = loaded.state.scope.namespace
+    return run_report(
+        opts,
+        loaded=loaded,
+        kinds=analysis.KINDS,
+        analyse=lambda state, catalog, now: analysis.analyse(
+            state, catalog, now, prices=prices, min_idle=wait, namespace=namespace, price_file=price_file
+        ),
+        view=lambda report, wide: cost_view(report, wide=wide),
+        notes=lambda report: [Note("PRICES", text) for text in report.price_notes],
+        table_notes=lambda notes: table_notes(notes, shows_prices=True),
     )
-    notes = [*loaded.state.notes, *(Note("PRICES", text) for text in report.price_notes)]
-    if emit_data(report.to_dict, opts.format, notes):
-        return ExitCode.OK
-    from kubectl_gpu.render.cost_view import cost_view
-    from kubectl_gpu.render.output import make_console, print_table
-
-    print_notes(table_notes(notes, shows_prices=True), no_color=opts.no_color)
-    console = make_console(no_color=opts.no_color)
-    if not report.nodes:
-        console.print("No nodes with accelerators.", markup=False)
-        return ExitCode.OK
-    print_table(console, cost_view(report, wide=opts.format is OutputFormat.wide))
-    return ExitCode.OK
 
 
 def register(app: typer.Typer) -> None:

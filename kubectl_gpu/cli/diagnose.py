@@ -6,9 +6,10 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, print_notes
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.errors import ExitCode, InvalidInput
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.run import run_report
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.report import FailOn
 
 __all__ = ["register"]
 
@@ -16,9 +17,9 @@ __all__ = ["register"]
 def diagnose(
     ctx: typer.Context,
     fail_on: Annotated[
-        str,
+        FailOn,
         typer.Option("--fail-on", help="Exit 1 when a finding is at least this severe: warning or error."),
-    ] = "error",
+    ] = FailOn.error,
     only: Annotated[
         list[str] | None,
         typer.Option(
@@ -30,36 +31,22 @@ def diagnose(
 ) -> int:
     """Every analysis (node health, Pending pods, drivers, NVMe, lifecycle, NodePool lint, cost) in one
     report, worst first. Exit 1 when any finding reaches --fail-on (default error)."""
-    from kubectl_gpu.core.analyses.diagnose.analysis import ANALYSES
-    from kubectl_gpu.core.analyses.diagnose.analysis import diagnose as run
-    from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.core.report import Severity
+    from kubectl_gpu.core.analyses import diagnose as analysis
+    from kubectl_gpu.render.findings_table import diagnose_view
 
-    if fail_on not in ("warning", "error"):
-        raise InvalidInput(f"--fail-on must be warning or error, not {fail_on!r}")
     if only:  # repeatable, and (as kubectl lists) comma-separated
         only = [name.strip() for item in only for name in item.split(",")]
-    unknown = sorted(set(only or ()) - set(ANALYSES))
+    unknown = sorted(set(only or ()) - set(analysis.ANALYSES))
     if unknown:
         names = ", ".join(name or "''" for name in unknown)
-        raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(ANALYSES)}")
-    loaded = load_state(opts, None, selector_on="none")
-    report = run(loaded.state, load_catalog(), loaded.now, only=only)
-    code = ExitCode.FINDINGS if report.fails(Severity(fail_on)) else ExitCode.OK
-    if emit_data(report.to_dict, opts.format, loaded.state.notes):
-        return code
-    from kubectl_gpu.render.findings_table import findings_table
-    from kubectl_gpu.render.output import make_console, print_table
-
-    print_notes(loaded.state.notes, no_color=opts.no_color)
-    console = make_console(no_color=opts.no_color)
-    if not report.findings:
-        console.print(f"No findings ({', '.join(report.analyses)}).")
-        return code
-    print_table(console, findings_table(report.findings, wide=opts.format is OutputFormat.wide))
-    counts = report.counts()
-    console.print(f"\n{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info")
-    return code
+        raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(analysis.ANALYSES)}")
+    return run_report(
+        opts,
+        kinds=analysis.kinds_for(only),
+        analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, only=only),
+        view=lambda report, wide: diagnose_view(report, wide=wide),
+        fail_on=fail_on,
+    )
 
 
 def register(app: typer.Typer) -> None:

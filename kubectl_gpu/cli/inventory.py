@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, print_notes
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, table_notes
+from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.errors import ExitCode
+from kubectl_gpu.cli.run import load, run_report
 
 __all__ = ["register", "to_csv"]
 
@@ -40,46 +38,27 @@ def inventory(
     """Every accelerator instance: EC2 instance ID, type, zone, NodePool, NodeClaim, AMI, launch time and
     compute type (also instances whose node has not registered yet). For cost and compliance tools that no
     longer see Auto Mode's instances in EC2 DescribeInstances. -o csv writes RFC 4180 CSV with a header."""
-    from kubectl_gpu.core.analyses.cost.inventory import COLUMNS, build_inventory
+    from kubectl_gpu.core.analyses import cost as analysis
+    from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.core.k8s.state import Note
+    from kubectl_gpu.render.cost_view import inventory_view
 
-    loaded = load_state(opts, ["nodes", "nodeclaims", "resourceslices"], selector_on="nodes")
-    state = loaded.state
-    if opts.selector:
-        from kubectl_gpu.core.k8s.selectors import matches_selector, parse_selector
-
-        selector = parse_selector(opts.selector)
-        state.nodeclaims = [
-            c for c in state.nodeclaims if c.node_name or matches_selector(selector, c.meta.labels)
-        ]
-    catalog = load_catalog()
-    prices = load_price_book(catalog, state, region, price_file)
-    result = build_inventory(state, catalog, prices, loaded.now, include_all=include_all)
-    notes = [
-        *state.notes,
-        *(Note("PRICES", t) for t in prices.notes(i.instance_type for i in result.instances)),
-    ]
-    if opts.format is OutputFormat.csv:
-        print_notes(notes, no_color=True)
-        sys.stdout.write(to_csv(COLUMNS, [i.to_dict() for i in result.instances]))
-        return ExitCode.OK
-    if emit_data(result.to_dict, opts.format, notes):
-        return ExitCode.OK
-    from kubectl_gpu.render.cost_view import inventory_table, list_price_footnote
-    from kubectl_gpu.render.output import make_console, print_table
-
-    print_notes(table_notes(notes, shows_prices=opts.format is OutputFormat.wide), no_color=opts.no_color)
-    console = make_console(no_color=opts.no_color)
-    if not result.instances:
-        where = "" if include_all else " with accelerators (use --all to list every instance)"
-        console.print(f"No instances{where}.", markup=False)
-        return ExitCode.OK
-    wide = opts.format is OutputFormat.wide
-    print_table(console, inventory_table(result, wide=wide))
-    if wide and any(i.price and i.price.source == "list-us-east-1" for i in result.instances):
-        console.print(list_price_footnote(prices.region), markup=False, style="dim")
-    return ExitCode.OK
+    loaded = load(opts, analysis.INVENTORY_KINDS, "nodes")
+    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    return run_report(
+        opts,
+        loaded=loaded,
+        kinds=analysis.INVENTORY_KINDS,
+        analyse=lambda state, catalog, now: analysis.analyse_inventory(
+            state, catalog, now, prices=prices, include_all=include_all
+        ),
+        view=lambda report, wide: inventory_view(
+            report, wide=wide, include_all=include_all, price_region=prices.region
+        ),
+        notes=lambda report: price_notes(prices, (i.instance_type for i in report.instances)),
+        table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
+        csv=lambda report: to_csv(COLUMNS, [i.to_dict() for i in report.instances]),
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -7,22 +7,12 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.common import emit_data, load_state, pod_ref, print_notes
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.errors import ExitCode, InvalidInput
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.run import load, pod_ref, run_report
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
-
-_KINDS = [
-    "nodes",
-    "pods",
-    "events",
-    "nodepools",
-    "nodeclaims",
-    "nodeclasses",
-    "ec2nodeclasses",
-    "resourceslices",
-]
 
 
 _MAX_NEEDS = timedelta(days=36500)
@@ -51,9 +41,9 @@ def lifecycle(
     when it expires and why, Drifted, disruption budgets (UTC windows) and when disruption is next allowed,
     consolidation policy, do-not-disrupt. Per running GPU pod: how long it has run, what can disrupt it next and
     when, and a risk level. --pod NS/NAME --needs 11d answers "will this job survive 11 more days?"."""
-    from kubectl_gpu.core.analyses.lifecycle.analysis import analyse_lifecycle
-    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+    from kubectl_gpu.render.lifecycle_view import lifecycle_view
 
     wanted: tuple[timedelta, str] | None = None
     if needs is not None:
@@ -71,35 +61,32 @@ def lifecycle(
     target: tuple[str, str] | None = None
     if pod is not None:
         target = pod_ref(pod, opts.namespace, "--pod")
-    loaded = load_state(opts, _KINDS, selector_on="none" if target else "nodes")
+    loaded = load(opts, analysis.KINDS, "none" if target else "nodes")
     if target is not None:
-        found = next((p for p in loaded.state.pods if (p.namespace, p.name) == target), None)
-        if found is None:
-            raise InvalidInput(f"pod {target[0]}/{target[1]} not found", "check the name and -n NAMESPACE")
-        if found.node_name is None:
-            raise InvalidInput(
-                f"pod {target[0]}/{target[1]} is not bound to a node ({found.phase})",
-                "for a Pending pod run `kubectl gpu explain`",
-            )
-        if found.node_name not in loaded.state.node_by_name:
-            raise InvalidInput(f"node {found.node_name} of pod {target[0]}/{target[1]} was not read")
-    report = analyse_lifecycle(
-        loaded.state, load_catalog(), loaded.now, pod=target, needs=wanted, include_all=include_all
+        _check_target(loaded.state, target)
+    return run_report(
+        opts,
+        loaded=loaded,
+        kinds=analysis.KINDS,
+        analyse=lambda state, catalog, now: analysis.analyse(
+            state, catalog, now, pod=target, needs=wanted, include_all=include_all
+        ),
+        view=lambda report, wide: lifecycle_view(report, wide=wide, include_all=include_all),
     )
-    code = ExitCode.FINDINGS if report.survival_failed else ExitCode.OK
-    if emit_data(report.to_dict, opts.format, loaded.state.notes):
-        return code
-    from kubectl_gpu.render.lifecycle_view import lifecycle_view
-    from kubectl_gpu.render.output import make_console
 
-    print_notes(loaded.state.notes, no_color=opts.no_color)
-    console = make_console(no_color=opts.no_color)
-    if not report.nodes:
-        where = "" if include_all else " with accelerators (use --all for every Karpenter node)"
-        console.print(f"No nodes{where}.", markup=False)
-        return code
-    lifecycle_view(console, report, wide=opts.format is OutputFormat.wide)
-    return code
+
+def _check_target(state: ClusterState, target: tuple[str, str]) -> None:
+    """`--pod` must name a pod bound to a node that was read."""
+    found = next((p for p in state.pods if (p.namespace, p.name) == target), None)
+    if found is None:
+        raise InvalidInput(f"pod {target[0]}/{target[1]} not found", "check the name and -n NAMESPACE")
+    if found.node_name is None:
+        raise InvalidInput(
+            f"pod {target[0]}/{target[1]} is not bound to a node ({found.phase})",
+            "for a Pending pod run `kubectl gpu explain`",
+        )
+    if found.node_name not in state.node_by_name:
+        raise InvalidInput(f"node {found.node_name} of pod {target[0]}/{target[1]} was not read")
 
 
 def register(app: typer.Typer) -> None:

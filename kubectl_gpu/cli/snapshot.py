@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.common import live_source
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.run import source_options
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 __all__ = ["register"]
@@ -48,7 +48,9 @@ def snapshot(
     if not target.parent.is_dir():
         raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
     captured_at = opts.now_or(datetime.now(UTC))
-    source = live_source(opts)
+    from kubectl_gpu.kube.source import LiveClusterSource
+
+    source = LiveClusterSource(source_options(opts)).live
     fetched = source.fetch()
     objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
     probes: dict[str, Any] = {}

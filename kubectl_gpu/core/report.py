@@ -1,16 +1,32 @@
-"""One finding type shared by every analysis, so `diagnose` can merge them worst first.
+"""What every analysis returns: a `Report` with findings, one JSON envelope and one exit rule.
 
-Codes are stable (runbooks match on them); each analysis owns a prefix-free set of UPPER_SNAKE names
-and documents them in README.
+One finding type is shared by every analysis, so `diagnose` can merge them worst first. Codes are stable
+(runbooks match on them); each analysis owns a prefix-free set of UPPER_SNAKE names, listed in
+docs/codes.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-__all__ = ["Finding", "ObjectRef", "Severity"]
+from kubectl_gpu.core.errors import ExitCode
+
+__all__ = [
+    "API_VERSION",
+    "FailOn",
+    "Finding",
+    "ObjectRef",
+    "Report",
+    "ReportBase",
+    "Severity",
+    "envelope",
+    "severity_counts",
+]
+
+API_VERSION = "kubectl-gpu/v1"
 
 
 class Severity(StrEnum):
@@ -62,3 +78,67 @@ class Finding:
             "fix": self.fix,
             "source": self.source,
         }
+
+
+class FailOn(StrEnum):
+    """`--fail-on`: the least severe finding that makes a command exit 1."""
+
+    warning = "warning"
+    error = "error"
+
+    @property
+    def severity(self) -> Severity:
+        return Severity(self.value)
+
+
+def envelope(kind: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The versioned JSON document every report writes: apiVersion, kind, then the report's own fields."""
+    return {"apiVersion": API_VERSION, "kind": kind, **body}
+
+
+class Report(Protocol):
+    """The contract between an analysis and the front ends."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def findings(self) -> Sequence[Finding]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode: ...
+
+
+class ReportBase:
+    """`to_dict` and `exit_code` for reports whose findings decide the exit code.
+
+    A report names its `kind`, writes its own fields in `body()` and says which findings fail it by
+    default (`default_fail_on`; None: findings are information and the command exits 0).
+    """
+
+    __slots__ = ()
+    kind: ClassVar[str]
+    default_fail_on: ClassVar[FailOn | None] = FailOn.error
+
+    if TYPE_CHECKING:  # Subclasses have `findings` (a field or a property). Only declared for the type
+        # checker: at run time a dataclass would take an inherited attribute for its field's default.
+        @property
+        def findings(self) -> Sequence[Finding]: ...
+
+    def body(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        return envelope(self.kind, self.body())
+
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        threshold = fail_on or self.default_fail_on
+        if threshold is None:
+            return ExitCode.OK
+        failing = any(f.severity.at_least(threshold.severity) for f in self.findings)
+        return ExitCode.FINDINGS if failing else ExitCode.OK
+
+
+def severity_counts(findings: Sequence[Finding]) -> dict[str, int]:
+    return {str(s): sum(1 for f in findings if f.severity is s) for s in Severity}

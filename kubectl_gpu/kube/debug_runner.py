@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from kubectl_gpu.core.analyses.smi import SmiResult, sees_accelerator, unseen_reason
 from kubectl_gpu.core.debugpod import (
     SUFFIX_ALPHABET,
     Accelerator,
@@ -26,16 +27,13 @@ from kubectl_gpu.core.debugpod import (
     Mode,
     PodProgress,
     ShellProbe,
-    SmiResult,
     Strategy,
     attempts,
     build_debug_pod,
     collector_command,
     parse_shell_probe,
     pod_progress,
-    sees_accelerator,
     shell_command,
-    unseen_reason,
 )
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.models import Node, Pod

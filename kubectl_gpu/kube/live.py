@@ -22,7 +22,7 @@ from kubernetes.config.config_exception import ConfigException
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
-from kubectl_gpu.core.k8s.state import ClusterState, Note
+from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
 
@@ -35,11 +35,8 @@ PAGE_SIZE = 500
 class LiveOptions:
     kubeconfig: str | None = None
     context: str | None = None
-    namespace: str | None = None  # None: the context's namespace; "" with all_namespaces
-    all_namespaces: bool = True
     request_timeout: float | None = 30.0
-    node_selector: str | None = None
-    pod_selector: str | None = None
+    scope: Scope = field(default_factory=Scope)  # -n, -l; pods read cluster-wide where allowed (_fetch_pods)
 
 
 @dataclass
@@ -103,10 +100,8 @@ class LiveSource:
 
     @property
     def namespace(self) -> str | None:
-        """The namespace to read pods from; None means all namespaces."""
-        if self.options.all_namespaces:
-            return None
-        return self.options.namespace or self.default_namespace
+        """The namespace the user scoped pods to (-n); None means all namespaces."""
+        return self.options.scope.namespace
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -214,9 +209,9 @@ class LiveSource:
 
     def _fetch_one(self, spec: KindSpec) -> list[dict[str, Any]] | None:
         if spec.name == "nodes":
-            return self.list_kind(spec, label=self.options.node_selector)
+            return self.list_kind(spec, label=self.options.scope.node_selector)
         if spec.name == "pods":
-            return self.list_kind(spec, namespace=self.namespace, label=self.options.pod_selector)
+            return self._fetch_pods(spec)
         if spec.name == "events":
             found: dict[str, dict[str, Any]] = {}
             selectors = [f"reason={r}" for r in EVENT_REASONS]
@@ -228,10 +223,40 @@ class LiveSource:
             return list(found.values())
         return self.list_kind(spec)
 
+    def _fetch_pods(self, spec: KindSpec) -> list[dict[str, Any]] | None:
+        """Every pod, so that node figures count them all; `-n`/`-l` narrow what is listed, later.
+
+        Where listing pods cluster-wide is forbidden (namespace-scoped RBAC), the scoped list still
+        answers, and a note says that node figures count only the pods that could be read."""
+        scope = self.options.scope
+        if not scope.narrows_pods:
+            return self.list_kind(spec)
+        try:
+            return self.list_kind(spec)
+        except ApiException as exc:
+            if exc.status != 403:
+                raise
+        items = self.list_kind(spec, namespace=scope.namespace, label=scope.pod_selector)
+        where = f"namespace {scope.namespace}" if scope.namespace else f"pods matching {scope.pod_selector}"
+        self._notes.append(
+            Note(
+                "PARTIAL",
+                f"forbidden to list pods cluster-wide: GPU requested/free on nodes count only the pods of "
+                f"{where} (needs RBAC verb 'list' on pods cluster-wide)",
+                "pods",
+            )
+        )
+        return items
+
     def fetch(self, kinds: Iterable[str] | None = None) -> Fetched:
         """List every kind concurrently. 403 degrades, 404 means absent, the rest is fatal."""
-        specs = [by_name(k) for k in kinds] if kinds is not None else list(ALL_KINDS)
+        if kinds is None:
+            specs = list(ALL_KINDS)
+        else:
+            wanted = {by_name(k).name for k in kinds}  # KeyError on a kind we do not know
+            specs = [spec for spec in ALL_KINDS if spec.name in wanted]
         result = Fetched()
+        self._notes: list[Note] = []
         with ThreadPoolExecutor(max_workers=min(8, len(specs))) as pool:
             futures = [(spec, pool.submit(self._fetch_one, spec)) for spec in specs]
             outcomes: list[tuple[KindSpec, list[dict[str, Any]] | BaseException | None]] = []
@@ -261,6 +286,7 @@ class LiveSource:
                 result.absent.add(spec.name)
             elif isinstance(outcome, list):
                 result.objects.extend(outcome)
+        result.notes.extend(self._notes)
         return result
 
     def _api_error(self, exc: ApiException) -> ClusterError:
@@ -279,7 +305,7 @@ class LiveSource:
 
     def _load(self, kinds: Iterable[str] | None) -> tuple[ClusterState, Fetched]:
         fetched = self.fetch(kinds)
-        state = ClusterState(source=f"context {self.context} ({self.server})", context=self.context)
+        state = StateBuilder()
         models = []
         for obj in fetched.objects:
             try:
@@ -292,7 +318,7 @@ class LiveSource:
         state.add(models)
         state.notes.extend(fetched.notes)
         state.absent |= fetched.absent
-        return state, fetched
+        return state.build(source=f"context {self.context} ({self.server})", context=self.context), fetched
 
 
 def _text(data: object) -> str:

@@ -15,7 +15,7 @@ from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.fleet.nodes import build_node_row
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.parse import ModelError, parse_node, parse_pod
-from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.k8s.state import StateBuilder
 from kubectl_gpu.kube.debug_runner import NodeTarget
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi
 
@@ -168,13 +168,14 @@ def resolve_targets(
     nodes = _fetch_nodes(api, names, selector, all_gpu, targets)
     targets.nodes = nodes
     check_autopilot(nodes)
-    state = ClusterState()
-    state.add(nodes)
+    builder = StateBuilder()
+    builder.add(nodes)
     for obj in _fetch_pods(api, nodes, targets):
         try:
-            state.add([parse_pod(obj)])
+            builder.add([parse_pod(obj)])
         except ModelError:
             continue
+    state = builder.build()
     for node in nodes:
         row = build_node_row(node, state, catalog)
         if row.accelerator is None:

@@ -21,7 +21,7 @@ import yaml
 from kubectl_gpu import __version__
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
-from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.k8s.state import ClusterState, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.heap import bulk_load
 
@@ -161,7 +161,7 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
     yield doc
 
 
-def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[Any]:
+def _bundle_meta(doc: dict[str, Any], path: str, state: StateBuilder, meta: dict[str, Any]) -> list[Any]:
     version = doc.get("apiVersion")
     if version != BUNDLE_API_VERSION:
         raise InvalidInput(
@@ -171,18 +171,18 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: ClusterState) -> list[An
     captured = doc.get("capturedAt")
     if captured is not None:
         try:
-            state.captured_at = parse_time(str(captured))
+            meta["captured_at"] = parse_time(str(captured))
         except TimeError as exc:
             raise InvalidInput(f"{path}: capturedAt: {exc}") from None
         except OverflowError:  # an offset past year 9999
-            state.captured_at = datetime.max.replace(tzinfo=UTC)
-        if not _EARLIEST <= state.captured_at < _LATEST:
+            meta["captured_at"] = datetime.max.replace(tzinfo=UTC)
+        if not _EARLIEST <= meta["captured_at"] < _LATEST:
             # The analyses add expiry periods to it: keep far from datetime's limits.
             raise InvalidInput(f"{path}: capturedAt {captured!r} is out of range (1970 to 2999)")
     context = doc.get("context")
     if context is not None and not isinstance(context, str):
         raise InvalidInput(f"{path}: context must be a string, got {type(context).__name__}")
-    state.context = context or state.context
+    meta["context"] = context or meta.get("context")
     notes = doc.get("notes") or []
     absent = doc.get("absent") or []
     if not isinstance(notes, list) or not isinstance(absent, list):
@@ -208,27 +208,24 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
     """Load and parse every object from the given files and directories into one ClusterState."""
     with bulk_load():
         files = list(_files(paths))
-        state = _load((str(path), _documents(path)) for path in files)
-        state.source = ", ".join(str(p) for p in files)
-        return state
+        return _load(((str(path), _documents(path)) for path in files), ", ".join(str(p) for p in files))
 
 
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
     data = text.encode() if isinstance(text, str) else text
-    state = _load([(source, _decode(data, source))])
-    state.source = source
-    return state
+    return _load([(source, _decode(data, source))], source)
 
 
-def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
-    state = ClusterState()
+def _load(documents: Iterable[tuple[str, list[Any]]], source_name: str) -> ClusterState:
+    state = StateBuilder()
+    meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
     for source, docs_of_source in documents:
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
-                docs: Any = _bundle_meta(doc, source, state)
+                docs: Any = _bundle_meta(doc, source, state, meta)
             else:
                 docs = doc
             for obj in _objects(docs, source, ""):
@@ -248,7 +245,7 @@ def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
         state.note(
             "SKIPPED", f"skipped {sum(skipped.values())} objects of kinds this tool does not read ({detail})"
         )
-    return state
+    return state.build(source=source_name, **meta)
 
 
 _REDACTED = "<redacted>"

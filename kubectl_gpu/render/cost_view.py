@@ -14,7 +14,7 @@ from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import Severity
 
-__all__ = ["LIST_MARK", "cost_view", "inventory_table", "list_price_footnote", "price_cell"]
+__all__ = ["LIST_MARK", "cost_view", "inventory_table", "inventory_view", "list_price_footnote", "price_cell"]
 
 LIST_MARK = "*"
 _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -139,7 +139,9 @@ def _findings(report: CostReport) -> Table:
     return table
 
 
-def cost_view(report: CostReport, *, wide: bool) -> Group:
+def cost_view(report: CostReport, *, wide: bool) -> RenderableType:
+    if not report.nodes:
+        return Text("No nodes with accelerators.")
     parts: list[RenderableType] = [_pools(report)]
     if report.namespaces:
         parts += [Text(""), _namespaces(report)]
@@ -178,3 +180,15 @@ def inventory_table(inventory: Inventory, *, wide: bool) -> Table:
             ]
         table.add_row(*cells)
     return table
+
+
+def inventory_view(
+    inventory: Inventory, *, wide: bool, include_all: bool = False, price_region: str | None = None
+) -> RenderableType:
+    if not inventory.instances:
+        where = "" if include_all else " with accelerators (use --all to list every instance)"
+        return Text(f"No instances{where}.")
+    parts: list[RenderableType] = [inventory_table(inventory, wide=wide)]
+    if wide and any(i.price and i.price.source == "list-us-east-1" for i in inventory.instances):
+        parts.append(Text(list_price_footnote(price_region), style="dim"))
+    return Group(*parts)

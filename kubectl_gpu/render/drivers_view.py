@@ -76,7 +76,9 @@ def _list(items: Iterable[str], limit: int = 3) -> str:
     return ",".join(values[:limit]) + extra
 
 
-def drivers_view(report: DriverReport, *, wide: bool) -> Group:
+def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
+    if not report.nodes and not report.workloads:
+        return Text("No NVIDIA GPU nodes or GPU workloads.")
     parts: list[RenderableType] = []
     nodes = _table(
         "NODES",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from kubectl_gpu.core.analyses.diagnose import DiagnoseReport
 from kubectl_gpu.core.report import Finding, Severity
 
-__all__ = ["findings_table"]
+__all__ = ["diagnose_view", "findings_table"]
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -35,3 +37,11 @@ def findings_table(findings: Iterable[Finding], *, wide: bool = False) -> Table:
             _first_line(finding.fix, limit if wide else 70),
         )
     return table
+
+
+def diagnose_view(report: DiagnoseReport, *, wide: bool) -> RenderableType:
+    if not report.findings:
+        return Text(f"No findings ({', '.join(report.analyses)}).")
+    counts = report.counts()
+    summary = f"\n{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info"
+    return Group(findings_table(report.findings, wide=wide), Text(summary))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.console import Console
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -16,7 +16,6 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
 )
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.render.lint_view import findings_text
-from kubectl_gpu.render.output import print_table
 
 __all__ = ["lifecycle_view", "nodes_table", "pods_table"]
 
@@ -166,11 +165,13 @@ def _pod_dnd(pod: PodLifecycle, now: datetime) -> str:
     return f"{p.value} ({'until ' + _rel(p.until, now) if p.active_at(now) else 'lapsed'})"
 
 
-def lifecycle_view(console: Console, report: LifecycleReport, *, wide: bool) -> None:
-    print_table(console, nodes_table(report, wide=wide))
+def lifecycle_view(report: LifecycleReport, *, wide: bool, include_all: bool = False) -> Group:
+    if not report.nodes:
+        where = "" if include_all else " with accelerators (use --all for every Karpenter node)"
+        return Group(Text(f"No nodes{where}."))
+    parts: list[RenderableType] = [nodes_table(report, wide=wide)]
     if report.pods:
-        console.print()
-        print_table(console, pods_table(report, wide=wide))
+        parts += [Text(""), pods_table(report, wide=wide)]
     for pod in report.pods:
         if pod.survival is None:
             continue
@@ -182,12 +183,10 @@ def lifecycle_view(console: Console, report: LifecycleReport, *, wide: bool) -> 
             {"yes": "survives", "no": "will NOT survive", "at-risk": "at risk"}[s.verdict],
             style=_VERDICT[s.verdict],
         )
-        console.print(head)
-        for reason in s.reasons:
-            console.print(f"  - {reason}", markup=False, highlight=False)
-    notes = [(life.name, note) for life in report.nodes for note in life.notes]
-    for name, note in notes:
-        console.print(f"note: {name}: {note}", markup=False, highlight=False, style="dim")
+        parts.append(head)
+        parts += [Text(f"  - {reason}") for reason in s.reasons]
+    for life in report.nodes:
+        parts += [Text(f"note: {life.name}: {note}", style="dim") for note in life.notes]
     if report.findings:
-        console.print()
-        console.print(findings_text(report.findings), end="")
+        parts += [Text(""), findings_text(report.findings, trailing_newline=False)]
+    return Group(*parts)

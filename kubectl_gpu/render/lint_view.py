@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.console import Console
+from rich.console import Group
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.lint.analysis import LintReport
@@ -16,7 +16,7 @@ __all__ = ["findings_text", "lint_view"]
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def findings_text(findings: Iterable[Finding]) -> Text:
+def findings_text(findings: Iterable[Finding], *, trailing_newline: bool = True) -> Text:
     out = Text()
     for finding in findings:
         out.append(f"{finding.severity.value.upper():<8}", style=_STYLE[finding.severity])
@@ -28,24 +28,29 @@ def findings_text(findings: Iterable[Finding]) -> Text:
             out.append(f"  fix: {lines[0]}\n", style="green")
             for line in lines[1:]:
                 out.append(f"       {line}\n", style="green")
+    if not trailing_newline:
+        out.rstrip()
     return out
 
 
-def lint_view(console: Console, report: LintReport, *, fail_on: Severity, wide: bool) -> None:
+def lint_view(report: LintReport, *, wide: bool) -> Group:
     checked = f"{len(report.pools)} NodePool(s), {len(report.node_classes)} NodeClass(es)"
     if wide:
         gpu = [p.name for p in report.pools if p.gpu]
         training = [p.name for p in report.pools if p.training]
         checked += f"; GPU pools: {', '.join(gpu) or '-'}; training pools: {', '.join(training) or '-'}"
+    if not report.pools and not report.node_classes:
+        return Group(Text("No NodePools or NodeClasses to check."))
     if not report.findings:
-        console.print(f"No findings ({checked}).", markup=False, highlight=False)
-        return
-    console.print(findings_text(report.findings), end="")
+        return Group(Text(f"No findings ({checked})."))
     counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
-    failing = report.failing(fail_on)
+    failing = report.exit_code() != 0
     summary = (
         f"{len(report.findings)} finding(s): {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, "
-        f"{counts[Severity.INFO]} info; checked {checked}; --fail-on {fail_on.value}: "
+        f"{counts[Severity.INFO]} info; checked {checked}; --fail-on {report.fail_on.value}: "
         f"{'FAIL' if failing else 'pass'}"
     )
-    console.print(summary, markup=False, highlight=False, style="bold red" if failing else None)
+    return Group(
+        findings_text(report.findings, trailing_newline=False),
+        Text(summary, style="bold red" if failing else ""),
+    )

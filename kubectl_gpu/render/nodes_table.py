@@ -5,13 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from kubectl_gpu.core.fleet.nodes import NodeReport, NodeRow
+from kubectl_gpu.core.analyses.nodes import NodeReport
+from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.times import format_age
 
-__all__ = ["nodes_table"]
+__all__ = ["nodes_table", "nodes_view"]
 
 
 def _n(value: Decimal) -> str:
@@ -121,3 +123,17 @@ def nodes_table(report: NodeReport, *, wide: bool) -> Table:
             ]
         table.add_row(*cells)
     return table
+
+
+def nodes_view(
+    report: NodeReport, *, wide: bool, include_all: bool = False, price_region: str | None = None
+) -> RenderableType:
+    if not report.rows:
+        where = "" if include_all else " with accelerators (use --all to list every node)"
+        return Text(f"No nodes{where}.")
+    parts: list[RenderableType] = [nodes_table(report, wide=wide)]
+    if wide and any(r.price_source == "list-us-east-1" for r in report.rows):
+        from kubectl_gpu.render.cost_view import list_price_footnote
+
+        parts.append(Text(list_price_footnote(price_region), style="dim"))
+    return Group(*parts)

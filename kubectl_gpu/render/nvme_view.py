@@ -29,7 +29,10 @@ def _requested(row: NvmeRow) -> str:
     return "-"
 
 
-def nvme_view(report: NvmeReport, *, wide: bool) -> Group:
+def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> RenderableType:
+    if not report.rows:
+        where = "" if include_all else " with accelerators (use --all to list every node)"
+        return Text(f"No nodes{where}.")
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = ["NAME", "INSTANCE", "NODEPOOL", "NVME", "STATE", "DEVICES", "REQUESTED", "EPHEMERAL-CAP"]
     if wide:

@@ -12,7 +12,7 @@ from kubectl_gpu.core.analyses.pending.report import PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.k8s.times import format_age
 
-__all__ = ["explain_view", "pending_table"]
+__all__ = ["explain_view", "pending_table", "pending_view"]
 
 _STYLE = {
     Verdict.PROVISIONING: "cyan",
@@ -109,3 +109,10 @@ def explain_view(diag: PodDiagnosis, now_console: Console | None = None) -> Grou
         parts.append(Text("\nFix:", style="bold"))
         parts.append(Text(diag.fix))
     return Group(*parts)
+
+
+def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> RenderableType:
+    if not report.pods:
+        scope = "Pending pods" if all_pending else "Pending pods requesting accelerators"
+        return Text(f"No {scope}.")
+    return pending_table(report, wide=wide)

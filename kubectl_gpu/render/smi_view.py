@@ -12,7 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kubectl_gpu.core.debugpod import KubectlDebugCommand, SmiResult
+from kubectl_gpu.core.analyses.smi import SmiResult
+from kubectl_gpu.core.debugpod import KubectlDebugCommand
 from kubectl_gpu.core.k8s.times import format_age, parse_time
 from kubectl_gpu.core.probe import Gpu
 from kubectl_gpu.render.output import dump_yaml, print_table

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.debugpod import SmiResult
+from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.core.k8s.parse import parse_pod
 from kubectl_gpu.core.probe import parse_collector_output, parse_saved_output
 from kubectl_gpu.core.probe.attribution import (

@@ -43,9 +43,8 @@ def items(name: str) -> list[dict[str, Any]]:
 
 
 def state_of(objs: list[dict[str, Any]]) -> ClusterState:
-    state = ClusterState()
     models, _ = parse_objects(objs)
-    state.add(models)
+    state = ClusterState.of(models)
     return state
 
 

@@ -9,17 +9,16 @@ from typing import Any
 import pytest
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.analyses.smi import SmiResult, findings, sees_accelerator, unseen_reason
 from kubectl_gpu.core.debugpod import (
     DEBUG_POD_SELECTOR,
     Accelerator,
     DebugPodSpec,
     Mode,
-    SmiResult,
     Strategy,
     accelerator_of,
     attempts,
     build_debug_pod,
-    findings,
     is_gke_autopilot,
     kubectl_debug_command,
     node_blockers,
@@ -29,9 +28,7 @@ from kubectl_gpu.core.debugpod import (
     pod_name,
     pod_progress,
     resolve_image,
-    sees_accelerator,
     shell_command,
-    unseen_reason,
 )
 from kubectl_gpu.core.k8s.parse import parse_node
 from kubectl_gpu.core.probe import ProbeParseError

@@ -49,9 +49,8 @@ def _findings(report: DriverReport) -> dict[tuple[str, str], Any]:
 
 
 def _state(*objects: dict[str, Any]) -> ClusterState:
-    state = ClusterState()
     models, _ = parse_objects(objects)
-    state.add(models)
+    state = ClusterState.of(models)
     return state
 
 

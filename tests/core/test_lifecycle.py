@@ -58,8 +58,7 @@ def state_of(path: Path, mutate: Callable[[list[Obj]], None] | None = None) -> C
     if mutate is not None:
         mutate(items)
     models, _ = parse_objects(items)
-    state = ClusterState()
-    state.add(models)
+    state = ClusterState.of(models)
     return state
 
 

@@ -12,7 +12,7 @@ from kubectl_gpu.core.analyses.lint.analysis import CODES, LintReport, PoolFacts
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.k8s.parse import parse_objects
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.report import Finding, Severity
+from kubectl_gpu.core.report import FailOn, Finding, Severity
 from tests.helpers import load_yaml_docs
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "karpenter"
@@ -27,8 +27,7 @@ def _state(*paths: Path) -> ClusterState:
         for doc in load_yaml_docs(path):
             items.extend(doc["items"] if doc.get("kind") == "List" else [doc])
     models, _ = parse_objects(items)
-    state = ClusterState()
-    state.add(models)
+    state = ClusterState.of(models)
     return state
 
 
@@ -67,7 +66,7 @@ class TestRealManifests:
         assert not any(f.code.startswith("LINT_LIMITS") for f in report.findings)
         fix = finding(report, "LINT_HARDCODED_INSTANCE_TYPES", "gpu").fix or ""
         assert "karpenter.k8s.aws/instance-gpu-memory, operator: Gt" in fix and "values: [g]" in fix
-        assert not report.failing(Severity.ERROR) and report.failing(Severity.WARNING)
+        assert report.exit_code(FailOn.error) == 0 and report.exit_code(FailOn.warning) == 1
 
     def test_data_on_eks_pool_with_its_ec2nodeclasses(self) -> None:
         """The gpu EC2NodeClass has instanceStorePolicy RAID0: no NVMe finding; the other six are unused."""
@@ -239,7 +238,7 @@ class TestAutoModeScenario:
         assert "the default when consolidationPolicy is unset" in default.message
 
     def test_failing_thresholds(self, automode: LintReport) -> None:
-        assert automode.failing(Severity.ERROR) and automode.failing(Severity.WARNING)
+        assert automode.exit_code(FailOn.error) == 1 and automode.exit_code(FailOn.warning) == 1
 
     def test_json_shape(self, automode: LintReport) -> None:
         data = automode.to_dict()

@@ -11,7 +11,7 @@ import pytest
 
 from kubectl_gpu.core.analyses.health.analysis import load_health_catalog, node_findings
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.fleet.nodes import build_node_report
+from kubectl_gpu.core.fleet.nodes import node_rows
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
 from tests.helpers import node
@@ -48,12 +48,11 @@ def _agent_event(
 
 
 def _findings(*objects: dict[str, Any]) -> list[tuple[str, str, str]]:
-    state = ClusterState()
-    state.add(m for m in (parse_object(o) for o in objects) if m is not None)
-    report = build_node_report(state, load_catalog(), NOW)
+    state = ClusterState.of(parse_object(o) for o in objects)
+    rows = node_rows(state, load_catalog())
     return [
         (f.code, str(f.severity), f.message)
-        for f in node_findings(report.rows, state, NOW, load_health_catalog())
+        for f in node_findings(rows, state, NOW, load_health_catalog())
     ]
 
 

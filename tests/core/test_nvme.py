@@ -200,9 +200,8 @@ def _auto_state(size: str | None, itype: str, capacity: str | None) -> ClusterSt
         "metadata": {"name": "nc"},
         "spec": spec,
     }
-    state = ClusterState()
     models, _ = parse_objects([node("n", labels=labels, capacity=cap), nodeclass])
-    state.add(models)
+    state = ClusterState.of(models)
     return state
 
 

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
+from kubectl_gpu.core.k8s.state import Scope
 from kubectl_gpu.kube.kinds import EVENT_REASONS
 from kubectl_gpu.kube.live import PAGE_SIZE, LiveOptions, LiveSource
+from kubectl_gpu.kube.source import LiveClusterSource, SourceOptions
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_exec_kubeconfig
@@ -98,11 +100,30 @@ def test_events_use_field_selectors_per_reason(apiserver: FakeKubeAPI, kubeconfi
     assert "reportingComponent=eks-node-monitoring-agent" in selectors
 
 
-def test_namespace_scoping(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+def test_namespace_scoping_lists_the_namespace_and_counts_every_pod(
+    apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    # -n ml: the pods listed are ml's, but node figures need every pod, so all are read where allowed.
     apiserver.add(pod("a", "ml"), pod("b", "serving"))
-    state, _ = _source(kubeconfig, namespace="ml", all_namespaces=False).load(["pods"])
-    assert [p.name for p in state.pods] == ["a"]
+    source = LiveClusterSource(SourceOptions(kubeconfig=str(kubeconfig), scope=Scope(namespace="ml")))
+    state = source.load(["pods"])
+    assert sorted(p.name for p in state.pods) == ["a", "b"]
+    assert [p.name for p in state.listed_pods] == ["a"]
+    assert any(r.path == "/api/v1/pods" for r in apiserver.requests)
+    assert not state.notes
+
+
+def test_namespace_scoping_falls_back_to_the_namespace_when_cluster_wide_pods_are_forbidden(
+    apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    apiserver.add(pod("a", "ml"), pod("b", "serving"))
+    apiserver.fault(path=r"^/api/v1/pods$", status=403)
+    source = LiveClusterSource(SourceOptions(kubeconfig=str(kubeconfig), scope=Scope(namespace="ml")))
+    state = source.load(["pods"])
+    assert [p.name for p in state.pods] == ["a"] and [p.name for p in state.listed_pods] == ["a"]
     assert any(r.path == "/api/v1/namespaces/ml/pods" for r in apiserver.requests)
+    (note,) = state.notes
+    assert note.code == "PARTIAL" and "count only the pods of namespace ml" in note.message
 
 
 @pytest.mark.parametrize(
@@ -196,8 +217,8 @@ def test_kubeconfig_env_merges_several_files_like_kubectl(
     merged = os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b")])
     monkeypatch.setenv("KUBECONFIG", merged)
     monkeypatch.setattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", merged)
-    source = LiveSource(LiveOptions(context="prod", all_namespaces=False))
-    assert source.context == "prod" and source.namespace == "ml"  # the context's namespace, as kubectl
+    source = LiveSource(LiveOptions(context="prod"))
+    assert source.context == "prod" and source.default_namespace == "ml"  # the context's, as kubectl
     state, _ = source.load(["nodes"])
     assert [n.name for n in state.nodes] == ["n1"]
     # The first file's current-context wins when --context is not given, as with kubectl.

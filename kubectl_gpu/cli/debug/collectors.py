@@ -18,7 +18,8 @@ from kubectl_gpu.cli.debug.common import (
     warn_left,
 )
 from kubectl_gpu.cli.options import GlobalOptions
-from kubectl_gpu.core.debugpod import Mode, SmiResult, Strategy
+from kubectl_gpu.core.analyses.smi import SmiResult
+from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, Interrupted, InvalidInput
 
 if TYPE_CHECKING:

@@ -24,7 +24,8 @@ from kubectl_gpu.cli.debug.common import (
 )
 from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.debugpod import Mode, SmiResult, Strategy, parse_saved_output
+from kubectl_gpu.core.analyses.smi import SmiResult
+from kubectl_gpu.core.debugpod import Mode, Strategy, parse_saved_output
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
@@ -72,8 +73,8 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
 
 
 def _from_file(path: str) -> SmiResult:
+    from kubectl_gpu.core.analyses.smi import sees_accelerator, unseen_reason
     from kubectl_gpu.core.debugpod import Accelerator as Acc
-    from kubectl_gpu.core.debugpod import sees_accelerator, unseen_reason
     from kubectl_gpu.core.probe import ProbeParseError
 
     try:

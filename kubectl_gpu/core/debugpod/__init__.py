@@ -7,17 +7,10 @@ the image come in as arguments.
 
 Modules: `kinds` (accelerator, mode, strategy), `names` (pod name, labels), `commands` (what the container
 runs, the shell pod's report), `spec` (the manifest), `kubectl_debug` (the same through kubectl debug),
-`nodes` (before creating anything), `images` (which image), `progress` (the pod's status), `smi` (results
-and GPU health findings).
+`nodes` (before creating anything), `images` (which image), `progress` (the pod's status). What the pod
+found is read by `core.analyses.smi`.
 """
 
-from kubectl_gpu.core.analyses.smi.analysis import (
-    Finding,
-    SmiResult,
-    findings,
-    sees_accelerator,
-    unseen_reason,
-)
 from kubectl_gpu.core.debugpod.commands import SHELL_EXEC as SHELL_EXEC
 from kubectl_gpu.core.debugpod.commands import SHELL_READY as SHELL_READY
 from kubectl_gpu.core.debugpod.commands import (
@@ -67,19 +60,16 @@ __all__ = [
     "SUFFIX_ALPHABET",
     "Accelerator",
     "DebugPodSpec",
-    "Finding",
     "ImageChoice",
     "KubectlDebugCommand",
     "Mode",
     "PodProgress",
     "ShellProbe",
-    "SmiResult",
     "Strategy",
     "accelerator_of",
     "attempts",
     "build_debug_pod",
     "collector_command",
-    "findings",
     "is_gke_autopilot",
     "kubectl_debug_command",
     "node_blockers",
@@ -89,7 +79,5 @@ __all__ = [
     "pod_name",
     "pod_progress",
     "resolve_image",
-    "sees_accelerator",
     "shell_command",
-    "unseen_reason",
 ]

@@ -23,10 +23,9 @@ from kubectl_gpu.core.k8s.state import ClusterState
 __all__ = [
     "AcceleratorUsage",
     "DriverInfo",
-    "NodeReport",
     "NodeRow",
-    "build_node_report",
     "compute_type",
+    "node_rows",
     "usage_fraction",
 ]
 
@@ -142,19 +141,6 @@ class NodeRow:
             "pricePerHour": self.price_per_hour,
             "priceSource": self.price_source,
             "idleAccelerators": None if self.idle_accelerators is None else _num(self.idle_accelerators),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class NodeReport:
-    rows: tuple[NodeRow, ...]
-    now: datetime
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "NodeReport",
-            "nodes": [row.to_dict() for row in self.rows],
         }
 
 
@@ -335,16 +321,12 @@ def build_node_row(
     )
 
 
-def build_node_report(
-    state: ClusterState,
-    catalog: Catalog,
-    now: datetime,
-    *,
-    include_all: bool = False,
-    prices: PriceBook | None = None,
-) -> NodeReport:
+def node_rows(
+    state: ClusterState, catalog: Catalog, *, include_all: bool = False, prices: PriceBook | None = None
+) -> tuple[NodeRow, ...]:
+    """One row per node with accelerators (every node with `include_all`), by pool, type and name."""
     rows = [build_node_row(node, state, catalog, prices) for node in state.nodes]
     if not include_all:
         rows = [r for r in rows if r.accelerator is not None]
     rows.sort(key=lambda r: (r.node_pool or "~", r.instance_type or "", r.name))
-    return NodeReport(tuple(rows), now)
+    return tuple(rows)

@@ -1,14 +1,18 @@
-"""One cluster's state as the analyses see it, from either source, with the indexes they share."""
+"""One cluster's state as the analyses see it, from either source, with the indexes they share.
+
+A source builds it once (`StateBuilder`), then nobody changes it: `ClusterState` is frozen, its lists are
+tuples, and its indexes are computed on first use from data that can no longer move under them.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from kubectl_gpu.core.k8s.models import (
     Event,
@@ -21,6 +25,7 @@ from kubectl_gpu.core.k8s.models import (
     ResourceSlice,
 )
 from kubectl_gpu.core.k8s.parse import Model
+from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
 from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
 
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
@@ -41,7 +46,7 @@ def _parse_probe(value: object) -> ProbeResult | None:
     return None
 
 
-__all__ = ["ClusterState", "Note"]
+__all__ = ["ClusterState", "Note", "Scope", "StateBuilder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,45 +58,101 @@ class Note:
     kind: str | None = None
 
 
-@dataclass
-class ClusterState:
-    """Everything read from one source. Built once; analyses only read it."""
+SelectorTarget = Literal["nodes", "pods", "none"]
 
-    nodes: list[Node] = field(default_factory=list)
-    pods: list[Pod] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    nodepools: list[NodePool] = field(default_factory=list)
-    nodeclaims: list[NodeClaim] = field(default_factory=list)
-    nodeclasses: list[NodeClass] = field(default_factory=list)
-    resourceslices: list[ResourceSlice] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What the user asked to see: `-n` and `-l`, applied by the source (kubectl applies -l to the listed kind).
+
+    Node figures (GPUs requested and free) always count every pod the source could read: `-n ml` narrows
+    the pods listed, never a node's usage.
+    """
+
+    namespace: str | None = None  # None: every namespace
+    selector: str | None = None
+    selector_on: SelectorTarget = "none"
+
+    @property
+    def terms(self) -> tuple[Term, ...]:
+        return parse_selector(self.selector) if self.selector else ()
+
+    @property
+    def node_selector(self) -> str | None:
+        return self.selector if self.selector_on == "nodes" else None
+
+    @property
+    def pod_selector(self) -> str | None:
+        return self.selector if self.selector_on == "pods" else None
+
+    @property
+    def narrows_pods(self) -> bool:
+        return self.namespace is not None or self.pod_selector is not None
+
+    def lists_pod(self, pod: Pod, terms: tuple[Term, ...] = ()) -> bool:
+        if self.namespace is not None and pod.namespace != self.namespace:
+            return False
+        return not (self.pod_selector and not matches_selector(terms or self.terms, pod.meta.labels))
+
+
+_KIND_FIELDS: dict[type, str] = {
+    Node: "nodes",
+    Pod: "pods",
+    Event: "events",
+    NodePool: "nodepools",
+    NodeClaim: "nodeclaims",
+    NodeClass: "nodeclasses",
+    ResourceSlice: "resourceslices",
+}
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """Everything read from one source, frozen. Analyses only read it."""
+
+    nodes: tuple[Node, ...] = ()
+    pods: tuple[Pod, ...] = ()  # every pod read (node usage); `listed_pods` are those in scope
+    events: tuple[Event, ...] = ()
+    nodepools: tuple[NodePool, ...] = ()
+    nodeclaims: tuple[NodeClaim, ...] = ()
+    nodeclasses: tuple[NodeClass, ...] = ()
+    resourceslices: tuple[ResourceSlice, ...] = ()
+    notes: tuple[Note, ...] = ()
     source: str = ""
     context: str | None = None
     captured_at: datetime | None = None
     # Kinds whose absence is a fact (CRD not installed) rather than a gap (403): "nodepools", ...
-    absent: set[str] = field(default_factory=set)
+    absent: frozenset[str] = frozenset()
     # Probe outputs per node name (collector text), from `snapshot --probe` bundles.
-    probes: dict[str, Any] = field(default_factory=dict)
-    _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False)
+    probes: Mapping[str, Any] = field(default_factory=dict)
+    scope: Scope = field(default_factory=Scope)
+    _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False, compare=False)
 
-    def add(self, models: Iterable[Model]) -> None:
-        lists: dict[type, list[Any]] = {
-            Node: self.nodes,
-            Pod: self.pods,
-            Event: self.events,
-            NodePool: self.nodepools,
-            NodeClaim: self.nodeclaims,
-            NodeClass: self.nodeclasses,
-            ResourceSlice: self.resourceslices,
-        }
-        for model in models:
-            lists[type(model)].append(model)
+    def __post_init__(self) -> None:
+        # Plain lists and sets are accepted (tests, callers) and frozen here.
+        for name in (*_KIND_FIELDS.values(), "notes"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
+        if not isinstance(self.absent, frozenset):
+            object.__setattr__(self, "absent", frozenset(self.absent))  # type: ignore[unreachable]
 
-    def note(self, code: str, message: str, kind: str | None = None) -> None:
-        if not any(n.code == code and n.message == message for n in self.notes):
-            self.notes.append(Note(code, message, kind))
+    @classmethod
+    def of(cls, models: Iterable[Model | None], **fields: Any) -> ClusterState:
+        """A state holding `models` (None entries skipped), with the other fields as given."""
+        builder = StateBuilder()
+        builder.add(m for m in models if m is not None)
+        return builder.build(**fields)
 
-    # Indexes, computed on first use. The state is not mutated after loading.
+    # Indexes, computed on first use.
+
+    @cached_property
+    def listed_pods(self) -> tuple[Pod, ...]:
+        """The pods the user asked about (-n, -l on pods); every pod when the scope does not narrow them."""
+        if not self.scope.narrows_pods:
+            return self.pods
+        terms = self.scope.terms
+        return tuple(p for p in self.pods if self.scope.lists_pod(p, terms))
 
     @cached_property
     def node_by_name(self) -> dict[str, Node]:
@@ -168,3 +229,41 @@ class ClusterState:
     def has_karpenter(self) -> bool:
         """NodePools exist (Auto Mode or self-managed Karpenter)."""
         return bool(self.nodepools)
+
+
+class StateBuilder:
+    """What a source fills while it reads; `build()` freezes it into a `ClusterState`."""
+
+    def __init__(self) -> None:
+        self.lists: dict[str, list[Any]] = {name: [] for name in _KIND_FIELDS.values()}
+        self.notes: list[Note] = []
+        self.absent: set[str] = set()
+        self.probes: dict[str, Any] = {}
+
+    def add(self, models: Iterable[Model]) -> None:
+        lists = self.lists
+        for model in models:
+            lists[_KIND_FIELDS[type(model)]].append(model)
+
+    def note(self, code: str, message: str, kind: str | None = None) -> None:
+        if not any(n.code == code and n.message == message for n in self.notes):
+            self.notes.append(Note(code, message, kind))
+
+    def extend(self, other: ClusterState) -> None:
+        """Add another state's objects, notes, absences and probes (several inputs read as one)."""
+        for name, items in self.lists.items():
+            items.extend(getattr(other, name))
+        for n in other.notes:
+            self.note(n.code, n.message, n.kind)
+        self.absent |= other.absent
+        self.probes.update(other.probes)
+
+    def build(self, **fields: Any) -> ClusterState:
+        lists: dict[str, Any] = {name: tuple(items) for name, items in self.lists.items()}
+        return ClusterState(
+            **lists,
+            notes=tuple(self.notes),
+            absent=frozenset(self.absent),
+            probes=dict(self.probes),
+            **fields,
+        )

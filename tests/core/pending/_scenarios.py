@@ -53,8 +53,7 @@ def catalog() -> Catalog:
 
 
 def state_of(objects: Iterable[Obj]) -> ClusterState:
-    state = ClusterState()
-    state.add(m for m in (parse_object(o) for o in objects) if m is not None)
+    state = ClusterState.of(parse_object(o) for o in objects)
     return state
 
 

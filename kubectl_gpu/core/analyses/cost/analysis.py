@@ -1,7 +1,7 @@
 """`kubectl gpu cost`: what the accelerators cost per hour, how much of it is idle, and why idle GPU nodes stay.
 
 Figures are per hour at the instant `now`, from requests (what the scheduler reserved), not from GPU
-utilisation metrics. On each GPU node (a node `build_node_report` lists):
+utilisation metrics. On each GPU node (a node `node_rows` lists):
 
 * capacity: accelerators the instance has (and is billed for), in its primary resource's units;
 * allocated: the share non-terminated pods request, as a fraction of the node (the largest
@@ -26,17 +26,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import CATALOG_REGION, SOURCE_LIST, Price, PriceBook
 from kubectl_gpu.core.fleet.accelerators import accelerator_requests
-from kubectl_gpu.core.fleet.nodes import NodeRow, build_node_report, usage_fraction
+from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows, usage_fraction
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, format_age, parse_duration, parse_optional_time
 from kubectl_gpu.core.karpenter.budgets import BudgetSpec
-from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
 __all__ = [
     "FINDING_CODES",
@@ -48,6 +48,7 @@ __all__ = [
     "NamespaceCost",
     "NodeCost",
     "PoolCost",
+    "analyse",
     "analyse_cost",
 ]
 
@@ -348,7 +349,11 @@ class NamespaceCost:
 
 
 @dataclass(frozen=True, slots=True)
-class CostReport:
+class CostReport(ReportBase):
+    """Findings are information: cost always exits 0."""
+
+    kind: ClassVar[str] = "CostReport"
+    default_fail_on: ClassVar[FailOn | None] = None
     now: datetime
     nodes: tuple[NodeCost, ...]
     pools: tuple[PoolCost, ...]
@@ -361,10 +366,8 @@ class CostReport:
     price_file: str | None
     price_notes: tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "CostReport",
             "now": _iso(self.now),
             "pricing": {
                 "currency": "USD",
@@ -713,7 +716,7 @@ def analyse_cost(
     price_file: str | None = None,
 ) -> CostReport:
     """The cost report at `now`. `namespace` limits the namespace rows (node figures use every pod)."""
-    rows = build_node_report(state, catalog, now, prices=prices).rows
+    rows = node_rows(state, catalog, prices=prices)
     costs = [_node_cost(row, state, prices) for row in rows]
     idle_nodes = [_idle_node(c, state, now) for c in costs if not c.gpu_pods]
     idle_names = {i.name for i in idle_nodes}
@@ -780,4 +783,25 @@ def analyse_cost(
         region=prices.region,
         price_file=price_file,
         price_notes=tuple(notes),
+    )
+
+
+def analyse(
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    prices: PriceBook | None = None,
+    min_idle: timedelta = DEFAULT_MIN_IDLE,
+    namespace: str | None = None,
+    price_file: str | None = None,
+) -> CostReport:
+    return analyse_cost(
+        state,
+        catalog,
+        prices or PriceBook(catalog),
+        now,
+        min_idle=min_idle,
+        namespace=namespace,
+        price_file=price_file,
     )

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import Price, PriceBook
-from kubectl_gpu.core.fleet.nodes import build_node_report, compute_type
+from kubectl_gpu.core.fleet.nodes import compute_type, node_rows
 from kubectl_gpu.core.k8s.models import NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 
-__all__ = ["COLUMNS", "Instance", "Inventory", "build_inventory", "parse_provider_id"]
+__all__ = ["COLUMNS", "Instance", "Inventory", "analyse_inventory", "build_inventory", "parse_provider_id"]
 
 # Stable column order of the CSV (and key order of the JSON records). Add columns at the end only.
 COLUMNS: Final = (
@@ -96,13 +97,19 @@ class Instance:
 
 
 @dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(ReportBase):
+    """A list of instances: no findings, always exit 0."""
+
+    kind: ClassVar[str] = "Inventory"
+    default_fail_on: ClassVar[FailOn | None] = None
     instances: tuple[Instance, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return ()
+
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "Inventory",
             "columns": list(COLUMNS),
             "instances": [i.to_dict() for i in self.instances],
         }
@@ -133,7 +140,7 @@ def build_inventory(
     include_all: bool = False,
 ) -> Inventory:
     out: list[Instance] = []
-    rows = build_node_report(state, catalog, now, include_all=include_all, prices=prices).rows
+    rows = node_rows(state, catalog, include_all=include_all, prices=prices)
     for row in rows:
         node = state.node_by_name[row.name]
         claim = state.nodeclaim_by_node.get(row.name)
@@ -199,3 +206,14 @@ def build_inventory(
         )
     out.sort(key=lambda i: (i.node_pool or "~", i.instance_type or "", i.instance_id or "", i.node or ""))
     return Inventory(tuple(out))
+
+
+def analyse_inventory(
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    prices: PriceBook | None = None,
+    include_all: bool = False,
+) -> Inventory:
+    return build_inventory(state, catalog, prices or PriceBook(catalog), now, include_all=include_all)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.drivers.workload_cuda import (
     Confidence,
@@ -37,7 +37,7 @@ from kubectl_gpu.core.fleet.nodes import compute_type, driver_from_labels
 from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult
-from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity
 from kubectl_gpu.core.scheduling.affinity import node_matches
 from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import untolerated
@@ -49,6 +49,7 @@ __all__ = [
     "NodeCheck",
     "NodeDriver",
     "Workload",
+    "analyse",
     "build_driver_report",
     "is_nvidia_node",
     "node_driver",
@@ -365,7 +366,7 @@ def _workloads(
 ) -> list[Workload]:
     nvidia_nodes = [n for n in state.nodes if n.name in rows]
     groups: dict[tuple[str, str, str], list[Pod]] = defaultdict(list)
-    for pod in state.pods:
+    for pod in state.listed_pods:
         if pod.terminated or not (_gpu_resources(pod) or pod.resource_claims):
             continue
         kind, name = _owner(pod)
@@ -566,7 +567,8 @@ def _node_findings(rows: Iterable[NodeDriver]) -> list[Finding]:
 
 
 @dataclass(frozen=True, slots=True)
-class DriverReport:
+class DriverReport(ReportBase):
+    kind: ClassVar[str] = "DriverReport"
     nodes: tuple[NodeDriver, ...]
     groups: tuple[DriverGroup, ...]
     workloads: tuple[Workload, ...]
@@ -578,10 +580,8 @@ class DriverReport:
     def has_errors(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "DriverReport",
             "nodes": [n.to_dict() for n in self.nodes],
             "groups": [g.to_dict() for g in self.groups],
             "workloads": [w.to_dict() for w in self.workloads],
@@ -609,3 +609,7 @@ def build_driver_report(
         findings += _workload_findings(w)
     findings.sort(key=Finding.sort_key)
     return DriverReport(tuple(rows), _groups(rows), tuple(workloads), tuple(findings), now)
+
+
+def analyse(state: ClusterState, catalog: Catalog, now: datetime) -> DriverReport:
+    return build_driver_report(state, catalog, now)

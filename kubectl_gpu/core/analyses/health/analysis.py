@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
-from kubectl_gpu.core.fleet.nodes import NodeRow
+from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows
 from kubectl_gpu.core.k8s.conditions import NODE_MONITORING_CONDITIONS
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity
 
-__all__ = ["HealthCatalog", "Issue", "load_health_catalog", "node_findings"]
+__all__ = ["HealthCatalog", "HealthReport", "Issue", "analyse", "load_health_catalog", "node_findings"]
 
 SOURCE = "nodes"
 AGENT = "eks-node-monitoring-agent"
@@ -186,3 +187,20 @@ def node_findings(
             )
         )
     return sorted(out, key=Finding.sort_key)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthReport(ReportBase):
+    """GPU node health (conditions, the node monitoring agent, XID events): part of `diagnose`."""
+
+    kind: ClassVar[str] = "HealthReport"
+    findings: tuple[Finding, ...]
+    now: datetime
+
+    def body(self) -> dict[str, Any]:
+        return {"findings": [f.to_dict() for f in self.findings]}
+
+
+def analyse(state: ClusterState, catalog: Catalog, now: datetime) -> HealthReport:
+    found = node_findings(node_rows(state, catalog), state, now, load_health_catalog())
+    return HealthReport(tuple(found), now)

@@ -93,6 +93,7 @@ __all__ = [
     "Protection",
     "Setting",
     "Survival",
+    "analyse",
     "analyse_lifecycle",
 ]
 
@@ -319,8 +320,11 @@ def analyse_lifecycle(
     contexts.sort(key=lambda c: (c.life.node_pool or "~", c.life.expires_at or FOREVER, c.life.name))
 
     pods: list[PodLifecycle] = []
+    terms = state.scope.terms
     for ctx in contexts:
         for p in state.pods_by_node.get(ctx.node.name, []):
+            if not state.scope.lists_pod(p, terms):
+                continue
             if pod is not None:
                 if (p.namespace, p.name) != pod:
                     continue
@@ -341,3 +345,15 @@ def analyse_lifecycle(
         findings.extend(_pod_findings(life, now))
     findings.sort(key=Finding.sort_key)
     return LifecycleReport(now, tuple(c.life for c in contexts), tuple(pods), tuple(findings))
+
+
+def analyse(
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    pod: tuple[str, str] | None = None,
+    needs: tuple[timedelta, str] | None = None,
+    include_all: bool = False,
+) -> LifecycleReport:
+    return analyse_lifecycle(state, catalog, now, pod=pod, needs=needs, include_all=include_all)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
+from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.k8s.durations import FOREVER, duration_text, timestamp
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.karpenter.budgets import BudgetState
 from kubectl_gpu.core.karpenter.do_not_disrupt import Protection
 from kubectl_gpu.core.karpenter.settings import Setting
-from kubectl_gpu.core.report import Finding
+from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 
 __all__ = [
     "Allowance",
@@ -207,7 +208,8 @@ class PodLifecycle:
 
 
 @dataclass(frozen=True, slots=True)
-class LifecycleReport:
+class LifecycleReport(ReportBase):
+    kind: ClassVar[str] = "LifecycleReport"
     now: datetime
     nodes: tuple[NodeLifecycle, ...]
     pods: tuple[PodLifecycle, ...]
@@ -217,10 +219,12 @@ class LifecycleReport:
     def survival_failed(self) -> bool:
         return any(p.survival is not None and p.survival.verdict != "yes" for p in self.pods)
 
-    def to_dict(self) -> dict[str, Any]:
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        """Exit 1 when a pod asked about (`--needs`) does not surely survive; findings are information."""
+        return ExitCode.FINDINGS if self.survival_failed else ExitCode.OK
+
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "LifecycleReport",
             "now": timestamp(self.now),
             "nodes": [n.to_dict(self.now) for n in self.nodes],
             "pods": [p.to_dict(self.now) for p in self.pods],

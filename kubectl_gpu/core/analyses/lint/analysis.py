@@ -30,12 +30,14 @@ EKS-FACTS §3.3).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.pending.targets import cluster_provider
 from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType, Provider, parse_instance_type_name
+from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.fleet.accelerators import is_accelerator_resource
 from kubectl_gpu.core.k8s.models import NodeClass, NodePool
 from kubectl_gpu.core.k8s.quantity import parse_quantity
@@ -44,7 +46,7 @@ from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
 from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT
 from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME
-from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity, severity_counts
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import (
     Requirement,
@@ -53,7 +55,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     nodepool_requirements,
 )
 
-__all__ = ["CODES", "LintReport", "PoolFacts", "lint"]
+__all__ = ["CODES", "LintReport", "PoolFacts", "analyse", "lint"]
 
 SOURCE = "lint"
 PREFIX: dict[Provider, str] = {"auto": "eks.amazonaws.com", "karpenter": "karpenter.k8s.aws"}
@@ -127,23 +129,25 @@ class PoolFacts:
 
 
 @dataclass(frozen=True, slots=True)
-class LintReport:
+class LintReport(ReportBase):
+    """Exit 1 when a finding reaches `fail_on` (the threshold it was run with; `--fail-on`, default error)."""
+
+    kind: ClassVar[str] = "LintReport"
     findings: tuple[Finding, ...]
     pools: tuple[PoolFacts, ...]
     node_classes: tuple[str, ...]
+    fail_on: FailOn = FailOn.error
 
-    def failing(self, threshold: Severity) -> bool:
-        return any(f.severity.at_least(threshold) for f in self.findings)
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        return ReportBase.exit_code(self, fail_on or self.fail_on)
 
-    def to_dict(self) -> dict[str, Any]:
-        summary = {s.value: sum(1 for f in self.findings if f.severity is s) for s in Severity}
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "LintReport",
             "findings": [f.to_dict() for f in self.findings],
-            "summary": summary,
+            "summary": severity_counts(self.findings),
             "nodePools": [p.to_dict() for p in self.pools],
             "nodeClasses": list(self.node_classes),
+            "failOn": self.fail_on.value,
         }
 
 
@@ -668,3 +672,10 @@ def lint(state: ClusterState, catalog: Catalog) -> LintReport:
     findings.sort(key=Finding.sort_key)
     classes = tuple(f"{c.kind}/{c.name}" for c in sorted(state.nodeclasses, key=lambda c: (c.kind, c.name)))
     return LintReport(tuple(findings), tuple(facts), classes)
+
+
+def analyse(
+    state: ClusterState, catalog: Catalog, now: datetime, *, fail_on: FailOn = FailOn.error
+) -> LintReport:
+    """Lint needs no clock; `now` is taken for the common signature."""
+    return replace(lint(state, catalog), fail_on=fail_on)

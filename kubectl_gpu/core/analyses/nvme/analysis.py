@@ -23,16 +23,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.drivers.analysis import probe_for_node
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import build_node_report, compute_type
+from kubectl_gpu.core.fleet.nodes import compute_type, node_rows
 from kubectl_gpu.core.k8s.models import Node, NodeClass
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import BlockDevice, LsblkReport, ProbeResult
-from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity
 
 __all__ = [
     "AUTO_MODE_DEFAULT_EPHEMERAL",
@@ -41,6 +41,7 @@ __all__ = [
     "NvmeSpec",
     "NvmeState",
     "ProbeStorage",
+    "analyse",
     "build_nvme_report",
     "capacity_matches",
     "format_bytes",
@@ -694,7 +695,8 @@ def _findings(rows: Iterable[NvmeRow]) -> list[Finding]:
 
 
 @dataclass(frozen=True, slots=True)
-class NvmeReport:
+class NvmeReport(ReportBase):
+    kind: ClassVar[str] = "NvmeReport"
     rows: tuple[NvmeRow, ...]
     findings: tuple[Finding, ...]
     now: datetime
@@ -703,10 +705,8 @@ class NvmeReport:
     def has_errors(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "NvmeReport",
             "nodes": [r.to_dict() for r in self.rows],
             "findings": [f.to_dict() for f in self.findings],
         }
@@ -719,9 +719,13 @@ def build_nvme_report(
     if include_all:
         nodes = list(state.nodes)
     else:
-        names = {r.name for r in build_node_report(state, catalog, now).rows}
+        names = {r.name for r in node_rows(state, catalog)}
         nodes = [n for n in state.nodes if n.name in names]
     rows = [_row(node, state, catalog) for node in nodes]
     rows.sort(key=lambda r: (r.node_pool or "~", r.instance_type or "", r.name))
     findings = sorted(_findings(rows), key=Finding.sort_key)
     return NvmeReport(tuple(rows), tuple(findings), now)
+
+
+def analyse(state: ClusterState, catalog: Catalog, now: datetime, *, include_all: bool = False) -> NvmeReport:
+    return build_nvme_report(state, catalog, now, include_all=include_all)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
-from kubectl_gpu.core.analyses.pending.report import Evidence, PendingReport, PodDiagnosis
+from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.targets import (
     NodeTarget,
@@ -25,7 +25,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
-__all__ = ["analyse_pending", "in_scope"]
+__all__ = ["analyse", "analyse_pending", "explain", "in_scope"]
 
 # A Nominated event older than this no longer means "a node is on its way".
 NOMINATION_WINDOW = timedelta(minutes=15)
@@ -372,8 +372,22 @@ def analyse_pending(
 ) -> PendingReport:
     analyser = _Analyser(state, catalog, now)
     chosen = (
-        list(pods) if pods is not None else [p for p in state.pods if in_scope(p, all_pending=all_pending)]
+        list(pods)
+        if pods is not None
+        else [p for p in state.listed_pods if in_scope(p, all_pending=all_pending)]
     )
     results = [analyser.diagnose(p) for p in chosen]
     results.sort(key=lambda d: (not d.verdict.blocking, _SEVERITY[d.verdict], d.namespace, d.name))
     return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes")
+
+
+def analyse(
+    state: ClusterState, catalog: Catalog, now: datetime, *, all_pending: bool = False
+) -> PendingReport:
+    """Every Pending pod in scope that wants an accelerator (every Pending pod with `all_pending`)."""
+    return analyse_pending(state, catalog, now, all_pending=all_pending)
+
+
+def explain(state: ClusterState, catalog: Catalog, now: datetime, pod: Pod) -> ExplainReport:
+    """One Pending pod, target by target."""
+    return ExplainReport(analyse_pending(state, catalog, now, pods=[pod]))

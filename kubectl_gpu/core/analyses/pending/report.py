@@ -5,12 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.errors import ExitCode
+from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
-__all__ = ["Evidence", "PendingReport", "PodDiagnosis"]
+__all__ = ["Evidence", "ExplainReport", "PendingReport", "PodDiagnosis"]
+
+# A verdict as a finding (diagnose): waiting for capacity is information, "nothing blocks it" a warning.
+_FINDING_SEVERITY = {Verdict.PROVISIONING: Severity.INFO, Verdict.NO_BLOCKER_FOUND: Severity.WARNING}
 
 
 def _num(value: Decimal) -> int | float:
@@ -78,7 +83,10 @@ class PodDiagnosis:
 
 
 @dataclass(frozen=True, slots=True)
-class PendingReport:
+class PendingReport(ReportBase):
+    """Exit 1 when any pod is blocked (anything but PROVISIONING); `--fail-on` does not apply."""
+
+    kind: ClassVar[str] = "PendingReport"
     pods: tuple[PodDiagnosis, ...]
     now: datetime
     targets: str  # "nodepools" | "nodes"
@@ -87,11 +95,58 @@ class PendingReport:
     def blocking(self) -> bool:
         return any(p.verdict.blocking for p in self.pods)
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(
+            Finding(
+                str(diag.verdict),
+                _FINDING_SEVERITY.get(diag.verdict, Severity.ERROR),
+                ObjectRef("Pod", diag.name, diag.namespace),
+                diag.reason,
+                diag.fix,
+                "pending",
+            )
+            for diag in self.pods
+        )
+
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        return ExitCode.FINDINGS if self.blocking else ExitCode.OK
+
+    def body(self) -> dict[str, Any]:
         return {
-            "apiVersion": "kubectl-gpu/v1",
-            "kind": "PendingReport",
             "evaluatedAt": _time(self.now),
             "targets": self.targets,
             "pods": [p.to_dict() for p in self.pods],
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainReport(ReportBase):
+    """One pod, target by target (`kubectl gpu explain`): the pending report plus every check made."""
+
+    kind: ClassVar[str] = "PendingExplanation"
+    pending: PendingReport
+
+    @property
+    def pod(self) -> PodDiagnosis:
+        return self.pending.pods[0]
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.pending.findings
+
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        return ExitCode.FINDINGS if self.pod.verdict.blocking else ExitCode.OK
+
+    def body(self) -> dict[str, Any]:
+        data = self.pending.body()
+        data["pods"][0]["targets"] = [
+            {
+                "target": e.target.to_dict(),
+                "offersAccelerator": e.offers,
+                "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in e.checks],
+                "fittingInstanceTypes": list(e.fitting_types),
+            }
+            for e in self.pod.evaluations
+        ]
+        return data

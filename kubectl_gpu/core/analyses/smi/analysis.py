@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
 
+from kubectl_gpu.core import report
+from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.debugpod.kinds import Accelerator
+from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult
 from kubectl_gpu.core.probe.attribution import (
     ProcessPod,
@@ -16,7 +21,15 @@ from kubectl_gpu.core.probe.attribution import (
 )
 from kubectl_gpu.core.probe.models import JsonValue
 
-__all__ = ["Finding", "SmiResult", "findings", "sees_accelerator", "unseen_reason"]
+__all__ = [
+    "Finding",
+    "ProbeHealthReport",
+    "SmiResult",
+    "analyse",
+    "findings",
+    "sees_accelerator",
+    "unseen_reason",
+]
 
 
 def sees_accelerator(result: ProbeResult, accelerator: Accelerator) -> bool:
@@ -178,3 +191,37 @@ class SmiResult:
         out["notes"] = list(self.all_notes())
         out["issues"] = [i.to_dict() for i in probe.issues] if probe else []
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeHealthReport(report.ReportBase):
+    """GPU health read by nvidia-smi in debug pods, from the probes `snapshot --probe` stored (diagnose)."""
+
+    kind: ClassVar[str] = "ProbeHealthReport"
+    findings: tuple[report.Finding, ...]
+
+    def body(self) -> dict[str, Any]:
+        return {"findings": [f.to_dict() for f in self.findings]}
+
+
+def analyse(state: ClusterState, catalog: Catalog, now: datetime) -> ProbeHealthReport:
+    out = []
+    for node in state.nodes:
+        probe = state.probe(node.name)
+        if probe is None:
+            continue
+        for found in findings(probe):
+            where = (
+                f"GPU {found.gpu}: " if found.gpu is not None and not found.message.startswith("GPU") else ""
+            )
+            out.append(
+                report.Finding(
+                    found.code,
+                    report.Severity(found.severity),
+                    report.ObjectRef("Node", node.name),
+                    where + found.message,
+                    f"kubectl gpu smi {node.name} for the current state; kubectl gpu shell {node.name} for dmesg",
+                    "smi",
+                )
+            )
+    return ProbeHealthReport(tuple(out))

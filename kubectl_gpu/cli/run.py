@@ -1,0 +1,136 @@
+"""The one pipeline every read-only command runs: open the source, analyse, then JSON, YAML or a view.
+
+A command module is its options plus one `run_report` call; the exit code is the report's own rule
+(`Report.exit_code`), so "findings" mean the same in the table, the JSON and the exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
+
+from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
+from kubectl_gpu.core.report import FailOn, Report
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from kubectl_gpu.core.catalog import Catalog
+    from kubectl_gpu.kube.source import SourceOptions
+
+__all__ = ["Loaded", "emit", "load", "pod_ref", "print_notes", "run_report", "scope_of", "source_options"]
+
+R = TypeVar("R", bound=Report)
+
+
+class Loaded:
+    """A loaded cluster and the instant its time-based checks are evaluated at."""
+
+    def __init__(self, state: ClusterState, now: datetime) -> None:
+        self.state = state
+        self.now = now
+
+
+def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
+    """-n (unless -A) and -l, and which kind -l selects (kubectl applies it to the listed kind)."""
+    namespace = opts.namespace if opts.namespace and not opts.all_namespaces else None
+    selector = opts.selector if selector_on != "none" else None
+    return Scope(namespace=namespace, selector=selector, selector_on=selector_on)
+
+
+def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") -> SourceOptions:
+    from kubectl_gpu.kube.source import SourceOptions
+
+    scope = scope_of(opts, selector_on)
+    try:
+        scope.terms  # noqa: B018 (a malformed -l is a usage error before anything is read)
+    except ValueError as exc:
+        raise InvalidInput(f"-l/--selector: {exc}") from None
+    if opts.snapshot:
+        return SourceOptions(snapshot=opts.snapshot, scope=scope)
+    return SourceOptions(
+        kubeconfig=opts.kubeconfig_path(),
+        context=opts.context,
+        request_timeout=opts.timeout_seconds,
+        scope=scope,
+    )
+
+
+def load(opts: GlobalOptions, kinds: Iterable[str] | None, selector_on: SelectorTarget = "none") -> Loaded:
+    """Read the kinds an analysis declares from --snapshot or the live cluster, scoped as asked."""
+    from kubectl_gpu.kube.source import open_source
+
+    state = open_source(source_options(opts, selector_on)).load(kinds)
+    return Loaded(state, opts.now_or(state.captured_at))
+
+
+def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tuple[str, str]:
+    """NAMESPACE/NAME or NAME (then -n, else "default") as (namespace, name); InvalidInput when malformed."""
+    namespace, slash, name = text.partition("/")
+    if not slash:
+        namespace, name = default_namespace or "default", text
+    if not name or not namespace or "/" in name:
+        raise InvalidInput(f"{what}: not a pod name: {text!r}", "write NAME or NAMESPACE/NAME")
+    return namespace, name
+
+
+def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
+    from kubectl_gpu.render.output import make_console
+
+    console = make_console(stderr=True, no_color=no_color)
+    for note in notes:
+        style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL") else "dim"
+        console.print(f"warning: {note.message}", style=style, markup=False, highlight=False)
+
+
+def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
+    """Write the report as JSON/YAML to stdout; True when the format was machine-readable.
+
+    The document is built only here: a table never pays for it (on a large cluster the pending report
+    alone holds millions of blocker entries)."""
+    if fmt not in (OutputFormat.json, OutputFormat.yaml):
+        return False
+    from kubectl_gpu.render.output import dump_json, dump_yaml
+
+    data = report.to_dict()
+    if notes:
+        data = {**data, "notes": [{"code": n.code, "message": n.message, "kind": n.kind} for n in notes]}
+    sys.stdout.write(dump_json(data) if fmt is OutputFormat.json else dump_yaml(data))
+    return True
+
+
+def run_report(
+    opts: GlobalOptions,
+    *,
+    kinds: Iterable[str] | None,
+    analyse: Callable[[ClusterState, Catalog, datetime], R],
+    view: Callable[[R, bool], RenderableType],
+    selector_on: SelectorTarget = "none",
+    fail_on: FailOn | None = None,
+    notes: Callable[[R], Sequence[Note]] | None = None,
+    table_notes: Callable[[Sequence[Note]], Sequence[Note]] | None = None,
+    loaded: Loaded | None = None,
+    csv: Callable[[R], str] | None = None,
+) -> int:
+    """Load (unless `loaded` is given), analyse, then write JSON/YAML or the view; the exit code."""
+    from kubectl_gpu.core.catalog import load_catalog
+
+    loaded = loaded or load(opts, kinds, selector_on)
+    report = analyse(loaded.state, load_catalog(), loaded.now)
+    all_notes = [*loaded.state.notes, *(notes(report) if notes else ())]
+    code = report.exit_code(fail_on)
+    if csv is not None and opts.format is OutputFormat.csv:
+        print_notes(all_notes, no_color=True)
+        sys.stdout.write(csv(report))
+        return code
+    if emit(report, opts.format, all_notes):
+        return code
+    from kubectl_gpu.render.output import make_console, print_table
+
+    print_notes(table_notes(all_notes) if table_notes else all_notes, no_color=opts.no_color)
+    print_table(make_console(no_color=opts.no_color), view(report, opts.format is OutputFormat.wide))
+    return code

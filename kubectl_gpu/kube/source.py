@@ -1,0 +1,108 @@
+"""Where the cluster comes from: a live API server or saved files, behind one `ClusterSource`.
+
+Both front ends call `open_source(options)` and `source.load(kinds)`; both sources return the same frozen
+`ClusterState`, already scoped (`-n`, `-l`) the way the API server scopes a list, so live and snapshot
+answers agree. The kinds come from the analysis (`core.analyses.<name>.KINDS`): the live source lists
+exactly those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kubectl_gpu.core.k8s.selectors import matches_selector
+from kubectl_gpu.core.k8s.state import ClusterState, Scope
+
+NO_SCOPE = Scope()
+
+__all__ = [
+    "ClusterSource",
+    "LiveClusterSource",
+    "SnapshotSource",
+    "SourceOptions",
+    "apply_scope",
+    "open_source",
+]
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """What a front end knows about where to read from: kubectl's options, or snapshot paths."""
+
+    snapshot: tuple[str, ...] = ()
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: float | None = 30.0
+    scope: Scope = field(default_factory=Scope)
+
+
+class ClusterSource(Protocol):
+    @property
+    def description(self) -> str: ...
+
+    def load(self, kinds: Iterable[str] | None = None) -> ClusterState: ...
+
+
+def apply_scope(state: ClusterState, scope: Scope) -> ClusterState:
+    """The scope as the API server applies it: -l on nodes selects nodes (and NodeClaims whose node has not
+    registered yet, by the labels they will carry); -n and -l on pods narrow `listed_pods` only, so node
+    figures still count every pod."""
+    terms = scope.terms if scope.node_selector else ()
+    nodes, claims = state.nodes, state.nodeclaims
+    if terms:
+        nodes = tuple(n for n in nodes if matches_selector(terms, n.labels))
+        claims = tuple(c for c in claims if c.node_name or matches_selector(terms, c.meta.labels))
+    return dataclasses.replace(state, nodes=nodes, nodeclaims=claims, scope=scope)
+
+
+class SnapshotSource:
+    """Saved `kubectl get -o json|yaml` output or our bundles; every kind the files hold."""
+
+    def __init__(self, paths: tuple[str, ...], scope: Scope = NO_SCOPE) -> None:
+        self.paths = paths
+        self.scope = scope
+        scope.terms  # noqa: B018 (a malformed -l is bad input before any file is read)
+
+    @property
+    def description(self) -> str:
+        return ", ".join(self.paths)
+
+    def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
+        from kubectl_gpu.kube.snapshot import load_snapshot
+
+        return apply_scope(load_snapshot(self.paths), self.scope)
+
+
+class LiveClusterSource:
+    """The API server of a kubeconfig context, through the official client (see `kube.live`)."""
+
+    def __init__(self, options: SourceOptions) -> None:
+        from kubectl_gpu.kube.live import LiveOptions, LiveSource
+
+        self.scope = options.scope
+        self.live = LiveSource(
+            LiveOptions(
+                kubeconfig=options.kubeconfig,
+                context=options.context,
+                request_timeout=options.request_timeout,
+                scope=options.scope,
+            )
+        )
+
+    @property
+    def description(self) -> str:
+        return f"context {self.live.context} ({self.live.server})"
+
+    def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
+        state, _ = self.live.load(kinds)
+        return apply_scope(state, self.scope)
+
+
+def open_source(options: SourceOptions) -> ClusterSource:
+    """The snapshot when paths are given, else the live cluster of the chosen context."""
+    if options.snapshot:
+        return SnapshotSource(options.snapshot, options.scope)
+    return LiveClusterSource(options)
