@@ -35,7 +35,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from kubectl_gpu.core.analyses.pending.targets import cluster_provider
 from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType, Provider, parse_instance_type_name
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.fleet.accelerators import is_accelerator_resource
@@ -45,6 +44,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
 from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT
+from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity, severity_counts
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of

@@ -25,7 +25,6 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from kubectl_gpu.core.analyses.drivers.analysis import probe_for_node
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.fleet.nodes import compute_type, node_rows
 from kubectl_gpu.core.k8s.models import Node, NodeClass
@@ -523,7 +522,7 @@ def _row(node: Node, state: ClusterState, catalog: Catalog) -> NvmeRow:
             reason=reason if reason is not None else (evidence[-1] if evidence else None),
         )
 
-    probe = probe_for_node(state, node.name)
+    probe = state.probe(node.name)
     if probe is not None:
         seen = probe_storage(probe, spec.count if spec else None)
         if seen is not None:

@@ -9,12 +9,7 @@ from decimal import Decimal
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets import (
-    NodeTarget,
-    PoolTarget,
-    TargetEvaluation,
-    cluster_provider,
-)
+from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
@@ -22,6 +17,7 @@ from kubectl_gpu.core.evidence.model import Code, ParsedMessage, Source
 from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.models import Event, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 

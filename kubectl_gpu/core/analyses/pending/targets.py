@@ -32,7 +32,7 @@ from kubectl_gpu.core.scheduling.requirements import (
 )
 from kubectl_gpu.core.scheduling.taints import Taint, pretty, untolerated
 
-__all__ = ["Check", "NodeTarget", "PoolTarget", "TargetEvaluation", "cluster_provider"]
+__all__ = ["Check", "NodeTarget", "PoolTarget", "TargetEvaluation"]
 
 SPEC, CAPACITY = BlockerClass.SPEC, BlockerClass.CAPACITY
 ZERO = Decimal(0)
@@ -79,17 +79,6 @@ class TargetEvaluation:
         """Sort key: offering targets first, then fewest spec blockers, fewest capacity blockers,
         highest weight, name."""
         return (not self.offers, self.spec_blockers, self.capacity_blockers, -self.weight, self.target.name)
-
-
-def cluster_provider(state: ClusterState) -> Provider:
-    """Auto Mode when any node, NodePool or NodeClass says so; self-managed Karpenter otherwise."""
-    if any(n.labels.get("eks.amazonaws.com/compute-type") == "auto" for n in state.nodes):
-        return "auto"
-    if any(c.kind == "NodeClass" for c in state.nodeclasses):
-        return "auto"
-    if any(p.node_class_ref and p.node_class_ref.group == "eks.amazonaws.com" for p in state.nodepools):
-        return "auto"
-    return "karpenter"
 
 
 def _taint_list(taints: tuple[Taint, ...]) -> str:
