@@ -1,0 +1,123 @@
+"""Karpenter's kinds: NodePool, NodeClaim, and the node classes (Auto Mode NodeClass, EC2NodeClass)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+
+from kubectl_gpu.core.k8s.models import Budget, NodeClaim, NodeClass, NodePool, Raw
+from kubectl_gpu.core.k8s.parse.common import (
+    ModelError,
+    as_dict,
+    as_list,
+    conditions,
+    meta,
+    node_class_ref,
+    opt_int,
+    opt_str,
+    resources,
+    str_map,
+    taints,
+)
+
+__all__ = ["nodeclass_parser", "parse_nodeclaim", "parse_nodepool"]
+
+
+def _requirements(value: object, where: str) -> tuple[Raw, ...]:
+    items = as_list(value, where)
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise ModelError(f"{where} entries need a key")
+    return tuple(items)
+
+
+def _budgets(disruption: Raw, where: str) -> tuple[Budget, ...]:
+    budgets = []
+    for item in as_list(disruption.get("budgets"), f"{where} spec.disruption.budgets"):
+        if isinstance(item, dict):
+            budgets.append(
+                Budget(
+                    nodes=str(item.get("nodes", "10%")),
+                    schedule=opt_str(item.get("schedule")),
+                    duration=opt_str(item.get("duration")),
+                    reasons=tuple(str(r) for r in as_list(item.get("reasons"), f"{where} budget reasons")),
+                )
+            )
+    return tuple(budgets)
+
+
+def parse_nodepool(obj: Raw) -> NodePool:
+    m = meta(obj, "NodePool")
+    where = f"NodePool {m.name}"
+    spec = as_dict(obj.get("spec"), f"{where} spec")
+    template = as_dict(spec.get("template"), f"{where} spec.template")
+    tmeta = as_dict(template.get("metadata"), f"{where} spec.template.metadata")
+    tspec = as_dict(template.get("spec"), f"{where} spec.template.spec")
+    disruption = as_dict(spec.get("disruption"), f"{where} spec.disruption")
+    status = as_dict(obj.get("status"), f"{where} status")
+    return NodePool(
+        meta=m,
+        requirements=_requirements(tspec.get("requirements"), f"{where} spec.template.spec.requirements"),
+        template_labels=str_map(tmeta.get("labels"), f"{where} spec.template.metadata.labels"),
+        taints=taints(tspec.get("taints"), f"{where} spec.template.spec.taints"),
+        startup_taints=taints(tspec.get("startupTaints"), f"{where} spec.template.spec.startupTaints"),
+        node_class_ref=node_class_ref(tspec.get("nodeClassRef")),
+        expire_after=opt_str(tspec.get("expireAfter")),
+        termination_grace_period=opt_str(tspec.get("terminationGracePeriod")),
+        consolidation_policy=opt_str(disruption.get("consolidationPolicy")),
+        consolidate_after=opt_str(disruption.get("consolidateAfter")),
+        budgets=_budgets(disruption, where),
+        limits=resources(spec.get("limits"), f"{where} spec.limits"),
+        weight=opt_int(spec.get("weight"), f"{where} spec.weight"),
+        replicas=opt_int(spec.get("replicas"), f"{where} spec.replicas"),
+        conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
+        status_resources=resources(status.get("resources"), f"{where} status.resources"),
+        raw=obj,
+    )
+
+
+def parse_nodeclaim(obj: Raw) -> NodeClaim:
+    m = meta(obj, "NodeClaim")
+    where = f"NodeClaim {m.name}"
+    spec = as_dict(obj.get("spec"), f"{where} spec")
+    status = as_dict(obj.get("status"), f"{where} status")
+    return NodeClaim(
+        meta=m,
+        node_pool=m.labels.get("karpenter.sh/nodepool"),
+        node_class_ref=node_class_ref(spec.get("nodeClassRef")),
+        requirements=_requirements(spec.get("requirements"), f"{where} spec.requirements"),
+        taints=taints(spec.get("taints"), f"{where} spec.taints"),
+        expire_after=opt_str(spec.get("expireAfter")),
+        termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
+        requested=resources(as_dict(spec.get("resources"), where).get("requests"), f"{where} spec.resources"),
+        node_name=opt_str(status.get("nodeName")),
+        provider_id=opt_str(status.get("providerID")),
+        image_id=opt_str(status.get("imageID")),
+        capacity=resources(status.get("capacity"), f"{where} status.capacity"),
+        allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
+        conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
+        raw=obj,
+    )
+
+
+def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
+    def parse(obj: Raw) -> NodeClass:
+        m = meta(obj, kind)
+        where = f"{kind} {m.name}"
+        spec = as_dict(obj.get("spec"), f"{where} spec")
+        size: Decimal | None = None
+        eph = spec.get("ephemeralStorage")
+        if isinstance(eph, dict) and eph.get("size") is not None:
+            size = resources({"size": eph["size"]}, f"{where} spec.ephemeralStorage")["size"]
+        status = as_dict(obj.get("status"), f"{where} status")
+        return NodeClass(
+            meta=m,
+            kind=kind,
+            group=group,
+            ephemeral_storage_size=size,
+            instance_store_policy=opt_str(spec.get("instanceStorePolicy")),
+            conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
+            raw=obj,
+        )
+
+    return parse
