@@ -39,11 +39,15 @@ from kubectl_gpu.core.scheduling.requirements import (
 
 __all__ = [
     "KUBE_SCHEDULER_AFFINITY_REASON",
+    "NO_NODE_AFFINITY",
+    "NodeAffinity",
     "NodeSelectorTerm",
     "PodSchedulingRequirements",
     "PreferredTerm",
     "node_matches",
     "pod_requirements",
+    "scheduling_requirements",
+    "selector_matches",
 ]
 
 KUBE_SCHEDULER_AFFINITY_REASON = "node(s) didn't match Pod's node affinity/selector"
@@ -238,15 +242,77 @@ def _preferred_terms(spec: Mapping[str, Any]) -> tuple[PreferredTerm, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class NodeAffinity:
+    """A pod's `spec.affinity.nodeAffinity`, read once (when the pod is parsed) and hashable.
+
+    A part that does not parse (an unknown operator, a non-integer weight) is kept as its error message and
+    raised as `RequirementError` by `required()` / `preferred()`, where the old per-call parse raised it:
+    the API server rejects such a pod, so it only comes from a hand-made file, and the analyses then report
+    it on that one pod instead of refusing the whole snapshot. The required and preferred parts fail
+    separately, as kube-scheduler's filter reads only the required terms.
+    """
+
+    has_required: bool = False
+    required_terms: tuple[NodeSelectorTerm, ...] = ()
+    preferred_terms: tuple[PreferredTerm, ...] = ()
+    required_error: str | None = None
+    preferred_error: str | None = None
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any]) -> NodeAffinity:
+        """From a PodSpec; never raises (see the class docstring)."""
+        if not _dict(_dict(spec.get("affinity")).get("nodeAffinity")):
+            return NO_NODE_AFFINITY
+        has_required, required_error = False, None
+        terms: tuple[NodeSelectorTerm, ...] = ()
+        try:
+            has_required, terms = _required_terms(spec)
+        except RequirementError as exc:
+            has_required, required_error = True, str(exc)
+        preferred: tuple[PreferredTerm, ...] = ()
+        preferred_error = None
+        try:
+            preferred = _preferred_terms(spec)
+        except RequirementError as exc:
+            preferred_error = str(exc)
+        return cls(has_required, terms, preferred, required_error, preferred_error)
+
+    def required(self) -> tuple[bool, tuple[NodeSelectorTerm, ...]]:
+        """(whether `requiredDuringScheduling...` is present, its terms); raises when it did not parse."""
+        if self.required_error is not None:
+            raise RequirementError(self.required_error)
+        return self.has_required, self.required_terms
+
+    def preferred(self) -> tuple[PreferredTerm, ...]:
+        """The `preferredDuringScheduling...` terms; raises when they did not parse."""
+        if self.preferred_error is not None:
+            raise RequirementError(self.preferred_error)
+        return self.preferred_terms
+
+
+NO_NODE_AFFINITY = NodeAffinity()
+
+
 def pod_requirements(pod_or_spec: Mapping[str, Any]) -> PodSchedulingRequirements:
-    """Build a pod's scheduling requirements the way Karpenter does (see the module docstring).
+    """`scheduling_requirements` of a Pod or PodSpec dict.
 
     Raises `RequirementError` (a `ValueError`) naming the field when an expression cannot be parsed.
     """
     spec = _spec_of(pod_or_spec)
     node_selector = _node_selector(spec)
-    has_required, terms = _required_terms(spec)
-    preferred_terms = _preferred_terms(spec)
+    return scheduling_requirements(node_selector, NodeAffinity.from_spec(spec))
+
+
+def scheduling_requirements(
+    node_selector: Mapping[str, str], affinity: NodeAffinity
+) -> PodSchedulingRequirements:
+    """Build a pod's scheduling requirements the way Karpenter does (see the module docstring).
+
+    Raises `RequirementError` when the pod's node affinity did not parse (`NodeAffinity`).
+    """
+    has_required, terms = affinity.required()
+    preferred_terms = affinity.preferred()
     notes: list[str] = []
 
     strict = Requirements.from_node_selector(node_selector)
@@ -305,18 +371,31 @@ def pod_requirements(pod_or_spec: Mapping[str, Any]) -> PodSchedulingRequirement
 def node_matches(
     pod_or_spec: Mapping[str, Any], node_labels: Mapping[str, str], *, node_name: str | None = None
 ) -> tuple[bool, str]:
+    """`selector_matches` of a Pod or PodSpec dict."""
+    spec = _spec_of(pod_or_spec)
+    node_selector = _node_selector(spec)
+    return selector_matches(node_selector, NodeAffinity.from_spec(spec), node_labels, node_name=node_name)
+
+
+def selector_matches(
+    node_selector: Mapping[str, str],
+    affinity: NodeAffinity,
+    node_labels: Mapping[str, str],
+    *,
+    node_name: str | None = None,
+) -> tuple[bool, str]:
     """kube-scheduler's `NodeAffinity` filter for an existing node: `(True, "")` or `(False, reason)`.
 
     nodeSelector entries must match exactly; then, when required node affinity is present, at least one
     non-empty term must match. Label keys are compared verbatim (no Karpenter key normalisation).
-    `matchFields` (`metadata.name`) are only checked when `node_name` is given.
+    `matchFields` (`metadata.name`) are only checked when `node_name` is given. Raises `RequirementError`
+    when the selector matched and the required node affinity did not parse.
     """
-    spec = _spec_of(pod_or_spec)
-    for key, want in _node_selector(spec).items():
+    for key, want in node_selector.items():
         have = node_labels.get(key)
         if have != want:
             return False, f"nodeSelector {key}={want} not satisfied ({_describe_actual(node_labels, key)})"
-    has_required, terms = _required_terms(spec)
+    has_required, terms = affinity.required()
     if not has_required:
         return True, ""
     usable = [(i, t) for i, t in enumerate(terms) if not t.is_empty]

@@ -4,7 +4,15 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.scheduling.affinity import NodeSelectorTerm, node_matches, pod_requirements
+from kubectl_gpu.core.scheduling.affinity import (
+    NO_NODE_AFFINITY,
+    NodeAffinity,
+    NodeSelectorTerm,
+    node_matches,
+    pod_requirements,
+    scheduling_requirements,
+    selector_matches,
+)
 from kubectl_gpu.core.scheduling.requirements import (
     CORE_WELL_KNOWN_LABELS,
     NormalizedRequirement,
@@ -232,3 +240,38 @@ def test_term_object() -> None:
     assert term.mismatch({"a": "2"}) == "a In [1] not satisfied (node has a=2)"
     assert NodeSelectorTerm().is_empty
     assert not NodeSelectorTerm().matches({})
+
+
+def test_node_affinity_is_read_once_and_hashable() -> None:
+    assert NodeAffinity.from_spec(spec({"a": "1"})) is NO_NODE_AFFINITY
+    assert NodeAffinity.from_spec({"affinity": {"podAntiAffinity": {}}}) is NO_NODE_AFFINITY
+    terms = [{"matchExpressions": [expr(GPU_NAME, "In", "l40s")]}]
+    preferred = [{"weight": 5, "preference": {"matchExpressions": [expr("zone", "In", "a")]}}]
+    affinity = NodeAffinity.from_spec(spec(terms=terms, preferred=preferred))
+    assert affinity == NodeAffinity.from_spec(spec(terms=terms, preferred=preferred))
+    assert hash(affinity) == hash(NodeAffinity.from_spec(spec(terms=terms, preferred=preferred)))
+    assert affinity.required() == (True, (NodeSelectorTerm.from_dict(terms[0]),))
+    assert [p.weight for p in affinity.preferred()] == [5]
+    # the typed entry points give what the dict ones give
+    assert scheduling_requirements({}, affinity) == pod_requirements(spec(terms=terms, preferred=preferred))
+    labels = {GPU_NAME: "l4"}
+    assert selector_matches({}, affinity, labels) == node_matches(spec(terms=terms), labels)
+
+
+def test_node_affinity_keeps_each_parse_error_for_its_part() -> None:
+    bad_required = [{"matchExpressions": [expr("g", "Gt", "x")]}]
+    affinity = NodeAffinity.from_spec(spec(terms=bad_required))
+    assert affinity.required_error is not None and affinity.preferred_error is None
+    with pytest.raises(RequirementError, match=r"nodeSelectorTerms\[0\]\.matchExpressions\[0\]"):
+        affinity.required()
+    with pytest.raises(RequirementError, match=r"nodeSelectorTerms\[0\]"):
+        scheduling_requirements({}, affinity)
+    # kube-scheduler's filter reads the selector first: a mismatch is reported before the broken terms
+    assert selector_matches({"a": "1"}, affinity, {})[0] is False
+    with pytest.raises(RequirementError):
+        selector_matches({"a": "1"}, affinity, {"a": "1"})
+    broken_weight = NodeAffinity.from_spec(spec(preferred=[{"weight": "10", "preference": {}}]))
+    assert broken_weight.preferred_error is not None
+    assert selector_matches({}, broken_weight, {}) == (True, "")  # the filter never reads preferences
+    with pytest.raises(RequirementError, match="weight"):
+        scheduling_requirements({}, broken_weight)
