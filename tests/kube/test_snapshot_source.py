@@ -77,7 +77,7 @@ def test_bundle_round_trip(tmp_path: Path) -> None:
     assert state.context == "prod"
     assert state.absent == {"ec2nodeclasses"}
     assert [n.code for n in state.notes] == ["FORBIDDEN"]
-    assert state.pods[0].raw["spec"]["containers"][0]["env"][0]["value"] == "<redacted>"
+    assert state.pods[0].containers[0].env == {"HF_TOKEN": "<redacted>"}
 
 
 def test_redact_drops_last_applied_configuration() -> None:

@@ -1,19 +1,24 @@
 """Frozen models of the Kubernetes objects the analyses read.
 
 Each model keeps only the fields an analysis uses, already converted (quantities to Decimal, timestamps to
-aware datetimes, taints and tolerations to their scheduling types), plus `raw`: the object exactly as it came
-from the API or the snapshot, for the few places that need a field we did not model. `raw` is shared, never
-copied, and excluded from equality.
+aware datetimes, taints and tolerations to their scheduling types, node affinity to its terms), read once by
+`core/k8s/parse`. No model keeps the object it came from: an analysis that needs another field adds it here
+and to the parser, so it is read (and its errors reported) in one place.
+
+What only some pods of a fleet are asked for (limits, container specs and statuses) is read on first use,
+once, by the `PodDetails` the parser gives the pod; it holds those parts of the pod until then.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from kubectl_gpu.core.k8s.times import parse_optional_time
+from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration
 
 Raw = dict[str, Any]
@@ -30,6 +35,7 @@ class Meta:
     created: datetime | None
     owner_kind: str | None = None
     owner_name: str | None = None
+    deleting: bool = False  # metadata.deletionTimestamp is set: deleted, held by finalizers
 
     @property
     def key(self) -> str:
@@ -75,7 +81,7 @@ class Node:
     kubelet_version: str | None
     container_runtime: str | None
     architecture: str | None
-    raw: Raw = field(compare=False, repr=False)
+    ephemeral_storage_text: str | None  # status.capacity ephemeral-storage as the node reports it
 
     @property
     def name(self) -> str:
@@ -103,6 +109,34 @@ class ContainerState:
     message: str | None
     restart_count: int
     init: bool = False
+    finished_at: datetime | None = None  # state.terminated.finishedAt
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    """One `spec.containers` entry (an app container: init containers are not modelled)."""
+
+    name: str | None
+    image: str | None
+    # The first value of each variable; "" when it has neither value nor valueFrom (Kubernetes' default),
+    # None when it comes from valueFrom (a secret, config map or field: its value is not in the spec).
+    env: Mapping[str, str | None]
+    resource_names: frozenset[str]  # the names under resources.requests and resources.limits
+
+
+class PodDetails(Protocol):
+    """What a pod is asked for only now and then, read on first use and then kept (`core/k8s/parse/pods.py`).
+
+    Reading the limits, container specs and statuses of every pod at load time made loading the bench's S
+    fleet about a third slower, for the pods an analysis asks about. They never raise: all are read
+    leniently (see the `Pod` properties).
+    """
+
+    def limits(self) -> Resources: ...
+
+    def containers(self) -> tuple[Container, ...]: ...
+
+    def container_statuses(self) -> tuple[ContainerState, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +146,32 @@ class Pod:
     phase: str
     scheduler_name: str
     priority: int | None
-    requests: Resources
+    requests: Resources  # effective pod request (init containers, sidecars and overhead included)
     tolerations: tuple[Toleration, ...]
     node_selector: dict[str, str]
+    node_affinity: NodeAffinity
     nominated_node_name: str | None
     resource_claims: tuple[str, ...]
     started: datetime | None
-    raw: Raw = field(compare=False, repr=False)
+    termination_grace_period_seconds: int | None
+    _details: PodDetails = field(compare=False, repr=False)
+
+    @property
+    def limits(self) -> Resources:
+        """Effective limits, computed like `requests` (without the overhead); {} when a container's limits
+        do not parse: they are only ever shown."""
+        return self._details.limits()
+
+    @property
+    def containers(self) -> tuple[Container, ...]:
+        """`spec.containers` (entries that are not objects skipped)."""
+        return self._details.containers()
+
+    @property
+    def container_statuses(self) -> tuple[ContainerState, ...]:
+        """Init container statuses, then app container statuses. Read leniently: an entry that is not an
+        object is skipped, and a status that does not parse reads as none (the API server writes it)."""
+        return self._details.container_statuses()
 
     @property
     def name(self) -> str:
@@ -131,35 +184,6 @@ class Pod:
     @property
     def terminated(self) -> bool:
         return self.phase in ("Succeeded", "Failed")
-
-    @property
-    def spec(self) -> Raw:
-        spec = self.raw.get("spec")
-        return spec if isinstance(spec, dict) else {}
-
-    def condition(self, type_: str) -> Condition | None:
-        return next((c for c in self.conditions if c.type == type_), None)
-
-    # Read from `raw` on use: a fleet has hundreds of thousands of pods and analyses read these for a few.
-    # They never raise: what the API server accepted is well-formed, and a broken entry is skipped.
-
-    @property
-    def conditions(self) -> tuple[Condition, ...]:
-        from kubectl_gpu.core.k8s.parse import pod_conditions
-
-        return pod_conditions(self.raw)
-
-    @property
-    def containers(self) -> tuple[ContainerState, ...]:
-        from kubectl_gpu.core.k8s.parse import pod_container_states
-
-        return pod_container_states(self.raw)
-
-    @property
-    def limits(self) -> Resources:
-        from kubectl_gpu.core.k8s.parse import pod_limits
-
-        return pod_limits(self.raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +205,6 @@ class Event:
     count: int
     first_seen: datetime | None
     last_seen: datetime | None
-    raw: Raw = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +233,6 @@ class NodePool:
     replicas: int | None
     conditions: tuple[Condition, ...]
     status_resources: Resources
-    raw: Raw = field(compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -233,7 +255,7 @@ class NodeClaim:
     capacity: Resources
     allocatable: Resources
     conditions: tuple[Condition, ...]
-    raw: Raw = field(compare=False, repr=False)
+    last_pod_event: datetime | None  # status.lastPodEventTime
 
     @property
     def name(self) -> str:
@@ -253,7 +275,9 @@ class NodeClass:
     ephemeral_storage_size: Decimal | None
     instance_store_policy: str | None
     conditions: tuple[Condition, ...]
-    raw: Raw = field(compare=False, repr=False)
+    ephemeral_storage_text: str | None  # spec.ephemeralStorage.size as written (NodeClass)
+    user_data: str | None  # spec.userData (EC2NodeClass)
+    ami_aliases: tuple[str, ...]  # spec.amiSelectorTerms[].alias (EC2NodeClass)
 
     @property
     def name(self) -> str:
@@ -282,4 +306,3 @@ class ResourceSlice:
     node_name: str | None
     pool: str | None
     devices: tuple[Device, ...]
-    raw: Raw = field(compare=False, repr=False)

@@ -262,7 +262,8 @@ class NodeAffinity:
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any]) -> NodeAffinity:
         """From a PodSpec; never raises (see the class docstring)."""
-        if not _dict(_dict(spec.get("affinity")).get("nodeAffinity")):
+        affinity = spec.get("affinity")
+        if not affinity or not _dict(_dict(affinity).get("nodeAffinity")):
             return NO_NODE_AFFINITY
         has_required, required_error = False, None
         terms: tuple[NodeSelectorTerm, ...] = ()

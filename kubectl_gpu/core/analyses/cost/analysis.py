@@ -34,7 +34,7 @@ from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows, usage_fraction
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.k8s.times import TimeError, format_age, parse_duration, parse_optional_time
+from kubectl_gpu.core.k8s.times import TimeError, format_age, parse_duration
 from kubectl_gpu.core.karpenter.budgets import BudgetSpec
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
@@ -119,21 +119,9 @@ def _is_daemon(pod: Pod) -> bool:
 
 
 def _finished_at(pod: Pod) -> datetime | None:
-    status = pod.raw.get("status")
-    if not isinstance(status, dict):
-        return None
-    latest: datetime | None = None
-    for key in ("containerStatuses", "initContainerStatuses"):
-        items = status.get(key)
-        if not isinstance(items, list):
-            continue
-        for item in items:
-            state = item.get("state") if isinstance(item, dict) else None
-            term = state.get("terminated") if isinstance(state, dict) else None
-            when = parse_optional_time(term.get("finishedAt")) if isinstance(term, dict) else None
-            if when and (latest is None or when > latest):
-                latest = when
-    return latest
+    """The latest finishedAt among its containers (init containers included), if any finished."""
+    finished = [c.finished_at for c in pod.container_statuses if c.finished_at is not None]
+    return max(finished) if finished else None
 
 
 def _flag(annotations: dict[str, str]) -> bool:
@@ -417,10 +405,7 @@ def _idle_since(
 
 
 def _last_pod_event(claim: NodeClaim | None) -> datetime | None:
-    if claim is None:
-        return None
-    status = claim.raw.get("status")
-    return parse_optional_time(status.get("lastPodEventTime")) if isinstance(status, dict) else None
+    return claim.last_pod_event if claim is not None else None
 
 
 def _kept_by(
@@ -435,9 +420,7 @@ def _kept_by(
     kept: list[KeptBy] = []
     active = [p for p in state.pods_by_node.get(node.name, []) if not p.terminated]
     others = tuple(sorted(p.meta.key for p in active if not _is_daemon(p)))
-    deleting = node.raw.get("metadata", {}).get("deletionTimestamp") or any(
-        t.key == "karpenter.sh/disrupted" for t in node.taints
-    )
+    deleting = node.meta.deleting or any(t.key == "karpenter.sh/disrupted" for t in node.taints)
     if deleting:
         kept.append(KeptBy("being-deleted", f"node {node.name} is being deleted or disrupted"))
     if pool_name is None:

@@ -38,7 +38,7 @@ from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult
 from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity
-from kubectl_gpu.core.scheduling.affinity import node_matches
+from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import untolerated
 
@@ -335,7 +335,7 @@ def _candidates(pod: Pod, nodes: Iterable[Node], state: ClusterState, resources:
         if untolerated(pod.tolerations, taints):
             continue
         try:
-            ok, _ = node_matches(pod.raw, node.labels, node_name=node.name)
+            ok, _ = selector_matches(pod.node_selector, pod.node_affinity, node.labels, node_name=node.name)
         except RequirementError:
             ok = False
         if ok:

@@ -26,7 +26,7 @@ from importlib.resources import files
 from typing import Any
 
 from kubectl_gpu.core.catalog.versions import VersionKey, version_key
-from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.models import Container, Pod
 
 __all__ = [
     "CUDA_ANNOTATION",
@@ -356,52 +356,35 @@ def cuda_from_image(
 # --------------------------------------------------------------------------------------------- pods
 
 
-def _containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    items = spec.get("containers")
-    return [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
+def _wants_gpu(container: Container) -> bool:
+    return any(name.startswith("nvidia.com/") for name in container.resource_names)
 
 
-def _wants_gpu(container: Mapping[str, Any]) -> bool:
-    resources = container.get("resources")
-    if not isinstance(resources, Mapping):
-        return False
-    for kind in ("requests", "limits"):
-        values = resources.get(kind)
-        if isinstance(values, Mapping) and any(str(k).startswith("nvidia.com/") for k in values):
-            return True
-    return False
-
-
-def _env_need(container: Mapping[str, Any], name: str) -> tuple[CudaNeed | None, str | None, bool]:
-    env = container.get("env")
-    if not isinstance(env, list):
+def _env_need(container: Container, name: str) -> tuple[CudaNeed | None, str | None, bool]:
+    if "CUDA_VERSION" not in container.env:
         return None, None, False
-    for item in env:
-        if not isinstance(item, Mapping) or item.get("name") != "CUDA_VERSION":
-            continue
-        if "valueFrom" in item and "value" not in item:
-            return (
-                None,
-                f"container {name}: CUDA_VERSION comes from valueFrom; its value is not in the spec",
-                False,
-            )
-        value = item.get("value")
-        if value == REDACTED:
-            return (
-                None,
-                f"container {name}: CUDA_VERSION is set but this snapshot redacted its value "
-                "(capture with --no-redact, or declare kubectl-gpu.io/cuda)",
-                True,
-            )
-        version = normalize_cuda(str(value)) if value is not None else None
-        if version is None:
-            return None, f"container {name}: CUDA_VERSION={value!r} is not a CUDA version", False
+    value = container.env["CUDA_VERSION"]
+    if value is None:
         return (
-            CudaNeed(version, Confidence.ENV, f"env CUDA_VERSION={value} in container {name}", name),
             None,
+            f"container {name}: CUDA_VERSION comes from valueFrom; its value is not in the spec",
             False,
         )
-    return None, None, False
+    if value == REDACTED:
+        return (
+            None,
+            f"container {name}: CUDA_VERSION is set but this snapshot redacted its value "
+            "(capture with --no-redact, or declare kubectl-gpu.io/cuda)",
+            True,
+        )
+    version = normalize_cuda(value)
+    if version is None:
+        return None, f"container {name}: CUDA_VERSION={value!r} is not a CUDA version", False
+    return (
+        CudaNeed(version, Confidence.ENV, f"env CUDA_VERSION={value} in container {name}", name),
+        None,
+        False,
+    )
 
 
 def _pick(needs: Sequence[CudaNeed]) -> CudaNeed | None:
@@ -422,13 +405,13 @@ def workload_cuda(pod: Pod, table: ReleaseTable | None = None) -> WorkloadCuda:
             need = CudaNeed(version, Confidence.DECLARED, f"annotation {CUDA_ANNOTATION}={declared}")
             return WorkloadCuda(need, (need,))
         notes.append(f"annotation {CUDA_ANNOTATION}={declared!r} is not a CUDA version; ignored")
-    containers = _containers(pod.spec)
+    containers = pod.containers
     gpu_containers = [c for c in containers if _wants_gpu(c)]
     considered = gpu_containers or containers
     per: list[CudaNeed] = []
     redacted = False
     for container in considered:
-        name = str(container.get("name", "?"))
+        name = container.name if container.name is not None else "?"
         env_need, env_note, was_redacted = _env_need(container, name)
         redacted = redacted or was_redacted
         if env_note:
@@ -436,8 +419,8 @@ def workload_cuda(pod: Pod, table: ReleaseTable | None = None) -> WorkloadCuda:
         if env_need is not None:
             per.append(env_need)
             continue
-        image = container.get("image")
-        if not isinstance(image, str) or not image:
+        image = container.image
+        if image is None:
             continue
         found = cuda_from_image(image, table, container=name)
         if found.note:

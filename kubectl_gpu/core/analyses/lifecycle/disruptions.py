@@ -141,6 +141,6 @@ def disruptions_for(ctx: NodeContext, pod: Pod | None, now: datetime) -> tuple[D
 
 
 def _pod_tgps(pod: Pod) -> timedelta:
-    value = pod.spec.get("terminationGracePeriodSeconds")
-    seconds = value if isinstance(value, int) and not isinstance(value, bool) else _DEFAULT_POD_TGPS
+    value = pod.termination_grace_period_seconds
+    seconds = value if value is not None else _DEFAULT_POD_TGPS
     return timedelta(seconds=seconds)

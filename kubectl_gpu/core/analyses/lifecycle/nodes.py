@@ -28,9 +28,7 @@ __all__ = ["EVENT_WINDOW", "PoolView", "node_context"]
 
 
 def _is_deleting(node: Node) -> bool:
-    meta = node.raw.get("metadata")
-    deleting = isinstance(meta, dict) and bool(meta.get("deletionTimestamp"))
-    return deleting or any(t.key == "karpenter.sh/disrupted" for t in node.taints)
+    return node.meta.deleting or any(t.key == "karpenter.sh/disrupted" for t in node.taints)
 
 
 _BLOCK_REASONS = ("DisruptionBlocked", "Unconsolidatable")
@@ -74,11 +72,7 @@ def _ami_tracks_latest(node_class: NodeClass | None) -> bool:
     """A self-managed EC2NodeClass whose AMI alias follows `@latest` drifts on every new AMI."""
     if node_class is None or node_class.kind != "EC2NodeClass":
         return False
-    spec = node_class.raw.get("spec")
-    terms = spec.get("amiSelectorTerms") if isinstance(spec, dict) else None
-    return isinstance(terms, list) and any(
-        isinstance(t, dict) and str(t.get("alias", "")).endswith("@latest") for t in terms
-    )
+    return any(alias.endswith("@latest") for alias in node_class.ami_aliases)
 
 
 @dataclass(frozen=True, slots=True)

@@ -629,8 +629,7 @@ def _nvme_findings(node_class: NodeClass, pools: list[tuple[NodePool, list[Insta
                 "eks.amazonaws.com/instance-local-nvme Gt N",
             )
         ]
-    spec = node_class.raw.get("spec")
-    user_data = str(spec.get("userData", "")) if isinstance(spec, dict) else ""
+    user_data = node_class.user_data or ""
     custom = any(w in user_data.lower() for w in ("localstorage", "mdadm", "raid"))
     return [
         _finding(

@@ -431,19 +431,8 @@ def _node_class(
     return ref, state.nodeclass_by_ref.get(ref)
 
 
-def _raw_size(nc: NodeClass) -> str | None:
-    spec = nc.raw.get("spec")
-    eph = spec.get("ephemeralStorage") if isinstance(spec, dict) else None
-    size = eph.get("size") if isinstance(eph, dict) else None
-    return None if size is None else str(size)
-
-
 def _capacity(node: Node) -> tuple[str | None, Decimal | None]:
-    status = node.raw.get("status")
-    cap = status.get("capacity") if isinstance(status, dict) else None
-    text = cap.get("ephemeral-storage") if isinstance(cap, dict) else None
-    value = node.capacity.get("ephemeral-storage")
-    return (None if text is None else str(text)), value
+    return node.ephemeral_storage_text, node.capacity.get("ephemeral-storage")
 
 
 def _capacity_verdict(capacity: Decimal | None, nvme: Decimal, ebs: Decimal | None) -> tuple[str | None, str]:
@@ -482,7 +471,7 @@ def _row(node: Node, state: ClusterState, catalog: Catalog) -> NvmeRow:
     if spec is not None and spec.note:
         evidence.append(spec.note)
     if nc is not None and nc.kind == "NodeClass":
-        requested = _raw_size(nc)
+        requested = nc.ephemeral_storage_text
         requested_bytes = nc.ephemeral_storage_size
         if requested_bytes is None:
             requested, requested_default = AUTO_MODE_DEFAULT_EPHEMERAL, True

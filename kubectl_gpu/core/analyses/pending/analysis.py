@@ -128,7 +128,7 @@ def _provisioning(
 
 
 def _scheduled_not_started(pod: Pod) -> str:
-    waiting = [c for c in pod.containers if c.state == "waiting" and c.reason]
+    waiting = [c for c in pod.container_statuses if c.state == "waiting" and c.reason]
     if waiting:
         c = waiting[0]
         kind = "init container" if c.init else "container"
@@ -310,7 +310,9 @@ class _Analyser:
         fix: str | None
         if pod.node_name:
             verdict, reason = Verdict.SCHEDULED_NOT_STARTED, _scheduled_not_started(pod)
-            waiting = next((c.reason for c in pod.containers if c.state == "waiting" and c.reason), "")
+            waiting = next(
+                (c.reason for c in pod.container_statuses if c.state == "waiting" and c.reason), ""
+            )
             fix, ref = _scheduled_fix(waiting or ""), TargetRef("Node", pod.node_name)
         elif (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
             verdict, reason, fix = Verdict.PROVISIONING, why, "wait: capacity is on its way"

@@ -6,14 +6,17 @@ evaluated against each target once.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from kubectl_gpu.core.fleet.accelerators import EFA_RESOURCE, accelerator_requests
 from kubectl_gpu.core.k8s.models import Pod
-from kubectl_gpu.core.scheduling.affinity import PodSchedulingRequirements, pod_requirements
+from kubectl_gpu.core.scheduling.affinity import (
+    NodeAffinity,
+    PodSchedulingRequirements,
+    scheduling_requirements,
+)
 from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import Toleration
 
@@ -26,7 +29,8 @@ class PodShape:
     requests: dict[str, Decimal]  # accelerators, EFA, cpu, memory
     accelerators: dict[str, Decimal]
     tolerations: tuple[Toleration, ...]
-    spec: dict[str, Any]  # the pod spec the shape came from (for node affinity matching)
+    node_selector: dict[str, str]
+    node_affinity: NodeAffinity
     requirements: PodSchedulingRequirements | None
     requirement_error: str | None
 
@@ -44,19 +48,17 @@ def shape_of(pod: Pod) -> PodShape:
     for name in _RELEVANT:
         if pod.requests.get(name):
             requests[name] = pod.requests[name]
-    spec = pod.spec
-    affinity = (
-        (spec.get("affinity") or {}).get("nodeAffinity") if isinstance(spec.get("affinity"), dict) else None
-    )
     key = (
         tuple(sorted(requests.items())),
         pod.tolerations,
         tuple(sorted(pod.node_selector.items())),
-        json.dumps(affinity, sort_keys=True) if affinity else None,
+        pod.node_affinity,
     )
     try:
-        reqs: PodSchedulingRequirements | None = pod_requirements(spec)
+        reqs: PodSchedulingRequirements | None = scheduling_requirements(pod.node_selector, pod.node_affinity)
         error = None
     except RequirementError as exc:
         reqs, error = None, str(exc)
-    return PodShape(key, requests, accelerators, pod.tolerations, spec, reqs, error)
+    return PodShape(
+        key, requests, accelerators, pod.tolerations, pod.node_selector, pod.node_affinity, reqs, error
+    )

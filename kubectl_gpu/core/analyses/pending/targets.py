@@ -15,7 +15,7 @@ from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, Ta
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodePool, Resources
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.scheduling.affinity import node_matches
+from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.instances import (
     IndexedType,
     InstanceIndex,
@@ -86,9 +86,8 @@ def _taint_list(taints: tuple[Taint, ...]) -> str:
 
 
 def _selected_value(shape: PodShape, key: str) -> str | None:
-    node_selector = shape.spec.get("nodeSelector")
-    if isinstance(node_selector, dict) and isinstance(node_selector.get(key), str):
-        return str(node_selector[key])
+    if key in shape.node_selector:
+        return shape.node_selector[key]
     if shape.requirements is not None:
         req = shape.requirements.strict.get(key)
         if req is not None and not req.complement and len(req.values) == 1:
@@ -511,7 +510,9 @@ class NodeTarget:
         else:
             checks.append(Check("taints", True, "tolerated" if node.taints else "no taints"))
         try:
-            matched, why = node_matches(shape.spec, node.labels, node_name=node.name)
+            matched, why = selector_matches(
+                shape.node_selector, shape.node_affinity, node.labels, node_name=node.name
+            )
         except RequirementError as exc:
             matched, why = False, f"the pod's node affinity cannot be read: {exc}"
         if not matched:
@@ -576,7 +577,7 @@ class NodeTarget:
 
 
 def _selector_keys(shape: PodShape) -> list[str]:
-    keys = list(shape.spec.get("nodeSelector") or {})
+    keys = list(shape.node_selector)
     if shape.requirements is not None:
         keys += [k for k in shape.requirements.strict if k not in keys]
     return keys

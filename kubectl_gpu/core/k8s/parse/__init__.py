@@ -26,7 +26,7 @@ from kubectl_gpu.core.k8s.parse.common import ModelError
 from kubectl_gpu.core.k8s.parse.events import parse_event
 from kubectl_gpu.core.k8s.parse.karpenter import nodeclass_parser, parse_nodeclaim, parse_nodepool
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
-from kubectl_gpu.core.k8s.parse.pods import parse_pod, pod_conditions, pod_container_states, pod_limits
+from kubectl_gpu.core.k8s.parse.pods import parse_pod
 
 Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice
 
@@ -43,9 +43,6 @@ __all__ = [
     "parse_objects",
     "parse_pod",
     "parse_resourceslice",
-    "pod_conditions",
-    "pod_container_states",
-    "pod_limits",
 ]
 
 # (API group, kind) -> parser. The version is not part of the key: v1beta1 and v1 shapes differ only in

@@ -145,6 +145,7 @@ def meta(obj: Raw, kind: str, *, namespaced: bool = False) -> Meta:
         created=opt_time(md.get("creationTimestamp")),
         owner_kind=owner_kind,
         owner_name=owner_name,
+        deleting=bool(md.get("deletionTimestamp")),
     )
 
 

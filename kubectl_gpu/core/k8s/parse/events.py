@@ -42,5 +42,4 @@ def parse_event(obj: Raw) -> Event:
         count=count if isinstance(count, int) and count > 0 else 1,
         first_seen=first,
         last_seen=last,
-        raw=obj,
     )

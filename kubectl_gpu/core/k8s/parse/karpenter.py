@@ -15,6 +15,7 @@ from kubectl_gpu.core.k8s.parse.common import (
     node_class_ref,
     opt_int,
     opt_str,
+    opt_time,
     resources,
     str_map,
     taints,
@@ -72,7 +73,6 @@ def parse_nodepool(obj: Raw) -> NodePool:
         replicas=opt_int(spec.get("replicas"), f"{where} spec.replicas"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         status_resources=resources(status.get("resources"), f"{where} status.resources"),
-        raw=obj,
     )
 
 
@@ -96,7 +96,15 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         capacity=resources(status.get("capacity"), f"{where} status.capacity"),
         allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
-        raw=obj,
+        last_pod_event=opt_time(status.get("lastPodEventTime")),
+    )
+
+
+def _ami_aliases(value: object, where: str) -> tuple[str, ...]:
+    return tuple(
+        str(term["alias"])
+        for term in as_list(value, where)
+        if isinstance(term, dict) and term.get("alias") is not None
     )
 
 
@@ -106,9 +114,12 @@ def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
         where = f"{kind} {m.name}"
         spec = as_dict(obj.get("spec"), f"{where} spec")
         size: Decimal | None = None
+        size_text: str | None = None
         eph = spec.get("ephemeralStorage")
         if isinstance(eph, dict) and eph.get("size") is not None:
             size = resources({"size": eph["size"]}, f"{where} spec.ephemeralStorage")["size"]
+            size_text = str(eph["size"])
+        user_data = spec.get("userData")
         status = as_dict(obj.get("status"), f"{where} status")
         return NodeClass(
             meta=m,
@@ -117,7 +128,9 @@ def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
             ephemeral_storage_size=size,
             instance_store_policy=opt_str(spec.get("instanceStorePolicy")),
             conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
-            raw=obj,
+            ephemeral_storage_text=size_text,
+            user_data=None if user_data is None else str(user_data),
+            ami_aliases=_ami_aliases(spec.get("amiSelectorTerms"), f"{where} spec.amiSelectorTerms"),
         )
 
     return parse

@@ -22,12 +22,14 @@ def parse_node(obj: Raw) -> Node:
     spec = as_dict(obj.get("spec"), f"{where} spec")
     status = as_dict(obj.get("status"), f"{where} status")
     info = as_dict(status.get("nodeInfo"), f"{where} status.nodeInfo")
+    capacity = as_dict(status.get("capacity"), f"{where} status.capacity")
+    ephemeral = capacity.get("ephemeral-storage")
     return Node(
         meta=m,
         provider_id=opt_str(spec.get("providerID")),
         unschedulable=bool(spec.get("unschedulable", False)),
         taints=taints(spec.get("taints"), f"{where} spec.taints"),
-        capacity=resources(status.get("capacity"), f"{where} status.capacity"),
+        capacity=resources(capacity, f"{where} status.capacity"),
         allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         os_image=opt_str(info.get("osImage")),
@@ -35,7 +37,7 @@ def parse_node(obj: Raw) -> Node:
         kubelet_version=opt_str(info.get("kubeletVersion")),
         container_runtime=opt_str(info.get("containerRuntimeVersion")),
         architecture=opt_str(info.get("architecture")),
-        raw=obj,
+        ephemeral_storage_text=None if ephemeral is None else str(ephemeral),
     )
 
 
@@ -68,5 +70,4 @@ def parse_resourceslice(obj: Raw) -> ResourceSlice:
         node_name=opt_str(spec.get("nodeName")),
         pool=opt_str(pool.get("name")),
         devices=tuple(devices),
-        raw=obj,
     )

@@ -1,4 +1,5 @@
-"""Pods: effective requests, tolerations, node constraints, and the status fields the analyses read."""
+"""Pods: effective requests and limits, tolerations, node constraints, containers, and the status fields
+the analyses read."""
 
 from __future__ import annotations
 
@@ -6,12 +7,11 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.k8s.models import Condition, ContainerState, Pod, Raw, Resources
+from kubectl_gpu.core.k8s.models import Container, ContainerState, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
     as_list,
-    conditions,
     meta,
     opt_int,
     opt_str,
@@ -20,8 +20,9 @@ from kubectl_gpu.core.k8s.parse.common import (
     str_map,
     tolerations,
 )
+from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 
-__all__ = ["parse_pod", "pod_conditions", "pod_container_states", "pod_limits"]
+__all__ = ["parse_pod"]
 
 
 def _add(total: Resources, extra: Mapping[str, Decimal]) -> None:
@@ -67,33 +68,119 @@ def _effective(
     return total
 
 
+def _limits(containers: list[Any], init: list[Any], where: str) -> Resources:
+    """Effective limits, computed like requests (without the overhead); {} when one does not parse: limits
+    are only ever shown."""
+    try:
+        return _effective(containers, init, {}, where, "limits")
+    except ModelError:
+        return {}
+
+
+def _env(value: object) -> dict[str, str | None]:
+    env: dict[str, str | None] = {}
+    if not isinstance(value, list):
+        return env
+    for item in value:
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name")
+        if not isinstance(name, str) or name in env:
+            continue
+        text = item.get("value")
+        env[name] = str(text) if text is not None else (None if "valueFrom" in item else "")
+    return env
+
+
+def _resource_names(value: object) -> frozenset[str]:
+    if not isinstance(value, dict):
+        return frozenset()
+    names: list[str] = []
+    for kind in ("requests", "limits"):
+        listed = value.get(kind)
+        if isinstance(listed, dict):
+            names.extend(str(name) for name in listed)
+    return frozenset(names)
+
+
+def _containers(items: list[Any]) -> tuple[Container, ...]:
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name")
+        out.append(
+            Container(
+                name=name if isinstance(name, str) else None,
+                image=opt_str(item.get("image")),
+                env=_env(item.get("env")),
+                resource_names=_resource_names(item.get("resources")),
+            )
+        )
+    return tuple(out)
+
+
 def _count(value: object) -> int:
     """A status counter (restartCount); anything but a whole number reads as 0, as the status is lenient."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+def _container_state(item: Raw, init: bool, where: str) -> ContainerState:
+    state = as_dict(item.get("state"), f"{where} state")
+    kind = next(iter(state), "unknown") if state else "unknown"
+    found = state.get(kind)
+    detail: Raw = found if isinstance(found, dict) else {}
+    terminated = state.get("terminated")
+    return ContainerState(
+        name=str(item.get("name", "")),
+        ready=bool(item.get("ready", False)),
+        state=kind,
+        reason=opt_str(detail.get("reason")),
+        message=opt_str(detail.get("message")),
+        restart_count=_count(item.get("restartCount")),
+        init=init,
+        finished_at=opt_time(terminated.get("finishedAt")) if isinstance(terminated, dict) else None,
+    )
+
+
 def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
-    out = []
-    for key, init in (("initContainerStatuses", True), ("containerStatuses", False)):
-        for item in as_list(status.get(key), f"{where} status.{key}"):
-            if not isinstance(item, dict):
-                continue
-            state = as_dict(item.get("state"), f"{where} state")
-            kind = next(iter(state), "unknown") if state else "unknown"
-            found = state.get(kind)
-            detail: Raw = found if isinstance(found, dict) else {}
-            out.append(
-                ContainerState(
-                    name=str(item.get("name", "")),
-                    ready=bool(item.get("ready", False)),
-                    state=kind,
-                    reason=opt_str(detail.get("reason")),
-                    message=opt_str(detail.get("message")),
-                    restart_count=_count(item.get("restartCount")),
-                    init=init,
-                )
-            )
-    return tuple(out)
+    """Init then app container statuses; () when the status does not parse (see `Pod.container_statuses`)."""
+    try:
+        return tuple(
+            _container_state(item, init, where)
+            for key, init in (("initContainerStatuses", True), ("containerStatuses", False))
+            for item in as_list(status.get(key), f"{where} status.{key}")
+            if isinstance(item, dict)
+        )
+    except ModelError:
+        return ()
+
+
+class _Details:
+    """`PodDetails`: each read from the pod's spec and status on first use, then kept."""
+
+    __slots__ = ("_app", "_containers", "_init", "_limits", "_status", "_statuses", "_where")
+
+    def __init__(self, containers: list[Any], init: list[Any], status: Raw, where: str) -> None:
+        self._app, self._init, self._status, self._where = containers, init, status, where
+        self._limits: Resources | None = None
+        self._containers: tuple[Container, ...] | None = None
+        self._statuses: tuple[ContainerState, ...] | None = None
+
+    def limits(self) -> Resources:
+        if self._limits is None:
+            self._limits = _limits(self._app, self._init, self._where)
+        return self._limits
+
+    def containers(self) -> tuple[Container, ...]:
+        if self._containers is None:
+            self._containers = _containers(self._app)
+        return self._containers
+
+    def container_statuses(self) -> tuple[ContainerState, ...]:
+        if self._statuses is None:
+            self._statuses = _container_states(self._status, self._where)
+        return self._statuses
 
 
 def parse_pod(obj: Raw) -> Pod:
@@ -109,6 +196,9 @@ def parse_pod(obj: Raw) -> Pod:
         for c in as_list(spec.get("resourceClaims"), f"{where} spec.resourceClaims")
         if isinstance(c, dict)
     )
+    grace = spec.get("terminationGracePeriodSeconds")
+    if grace is not None and type(grace) is not int:  # a bool, a string: opt_int says what is wrong
+        grace = opt_int(grace, f"{where} spec.terminationGracePeriodSeconds")
     return Pod(
         meta=m,
         node_name=opt_str(spec.get("nodeName")),
@@ -118,43 +208,10 @@ def parse_pod(obj: Raw) -> Pod:
         requests=_effective(containers, init, overhead, where, "requests"),
         tolerations=tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
         node_selector=str_map(spec.get("nodeSelector"), f"{where} spec.nodeSelector"),
+        node_affinity=NodeAffinity.from_spec(spec),
         nominated_node_name=opt_str(status.get("nominatedNodeName")),
         resource_claims=claims,
         started=opt_time(status.get("startTime")),
-        raw=obj,
+        termination_grace_period_seconds=grace,
+        _details=_Details(containers, init, status, where),
     )
-
-
-def _spec_status(obj: Raw) -> tuple[Raw, Raw]:
-    spec, status = obj.get("spec"), obj.get("status")
-    return (spec if isinstance(spec, dict) else {}), (status if isinstance(status, dict) else {})
-
-
-def pod_conditions(obj: Raw) -> tuple[Condition, ...]:
-    """A pod's status conditions (lenient: read on use, see `Pod.conditions`)."""
-    try:
-        return conditions(_spec_status(obj)[1].get("conditions"), "status.conditions")
-    except ModelError:
-        return ()
-
-
-def pod_container_states(obj: Raw) -> tuple[ContainerState, ...]:
-    try:
-        return _container_states(_spec_status(obj)[1], "Pod")
-    except ModelError:
-        return ()
-
-
-def pod_limits(obj: Raw) -> Resources:
-    spec = _spec_status(obj)[0]
-    containers, init = spec.get("containers"), spec.get("initContainers")
-    try:
-        return _effective(
-            containers if isinstance(containers, list) else [],
-            init if isinstance(init, list) else [],
-            {},
-            "Pod",
-            "limits",
-        )
-    except ModelError:
-        return {}
