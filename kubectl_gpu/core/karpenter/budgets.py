@@ -38,7 +38,9 @@ from math import ceil
 from croniter import CroniterBadDateError, croniter
 
 from kubectl_gpu.core.k8s.models import Budget
+from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+from kubectl_gpu.core.karpenter.lifecycle import instance_terminating, is_deleting
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -49,6 +51,7 @@ __all__ = [
     "PoolBudgets",
     "Window",
     "cron_error",
+    "pool_disruption_counts",
 ]
 
 REASONS = ("Drifted", "Underutilized", "Empty")
@@ -300,3 +303,20 @@ class PoolBudgets:
                 )
             )
         return out
+
+
+def pool_disruption_counts(state: ClusterState, pool: str) -> tuple[int, int]:
+    """(nodes, disrupting) of one pool as `BuildDisruptionBudgetMapping` counts them: a node whose NodeClaim
+    has `InstanceTerminating` is not counted at all; one that is NotReady or deleting (`is_deleting`) is
+    disrupting. The nodes are those labelled with the pool (Karpenter also skips uninitialized ones)."""
+    total = disrupting = 0
+    for node in state.nodes:
+        if node.labels.get("karpenter.sh/nodepool") != pool:
+            continue
+        claim = state.nodeclaim_by_node.get(node.name)
+        if instance_terminating(claim):
+            continue
+        total += 1
+        if not node.ready or is_deleting(node, claim):
+            disrupting += 1
+    return total, disrupting

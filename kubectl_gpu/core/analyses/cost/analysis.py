@@ -36,6 +36,7 @@ from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, format_age, parse_duration
 from kubectl_gpu.core.karpenter.budgets import BudgetSpec
+from kubectl_gpu.core.karpenter.lifecycle import is_deleting
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
 __all__ = [
@@ -420,8 +421,7 @@ def _kept_by(
     kept: list[KeptBy] = []
     active = [p for p in state.pods_by_node.get(node.name, []) if not p.terminated]
     others = tuple(sorted(p.meta.key for p in active if not _is_daemon(p)))
-    deleting = node.meta.deleting or any(t.key == "karpenter.sh/disrupted" for t in node.taints)
-    if deleting:
+    if is_deleting(node, claim):
         kept.append(KeptBy("being-deleted", f"node {node.name} is being deleted or disrupted"))
     if pool_name is None:
         kept.append(

@@ -13,7 +13,13 @@ from kubectl_gpu.core.fleet.nodes import compute_type
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodeClass, NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.karpenter.budgets import REASONS, UNBOUNDED, BudgetState, PoolBudgets
+from kubectl_gpu.core.karpenter.budgets import (
+    REASONS,
+    UNBOUNDED,
+    BudgetState,
+    PoolBudgets,
+    pool_disruption_counts,
+)
 from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT, protection_of
 from kubectl_gpu.core.karpenter.settings import (
     AUTO_MODE_MAX_LIFETIME,
@@ -25,10 +31,6 @@ from kubectl_gpu.core.karpenter.settings import (
 )
 
 __all__ = ["EVENT_WINDOW", "PoolView", "node_context"]
-
-
-def _is_deleting(node: Node) -> bool:
-    return node.meta.deleting or any(t.key == "karpenter.sh/disrupted" for t in node.taints)
 
 
 _BLOCK_REASONS = ("DisruptionBlocked", "Unconsolidatable")
@@ -49,23 +51,6 @@ def _blocked_events(state: ClusterState, node: Node, claim: NodeClaim | None, no
         if event.reason not in latest or seen > latest[event.reason][0]:
             latest[event.reason] = (seen, event.message)
     return [f"{reason} at {timestamp(seen)}: {message}" for reason, (seen, message) in sorted(latest.items())]
-
-
-def _pool_counts(state: ClusterState, pool: str) -> tuple[int, int]:
-    """(nodes, disrupting) as BuildDisruptionBudgetMapping counts them for one pool."""
-    total = disrupting = 0
-    for node in state.nodes:
-        if node.labels.get("karpenter.sh/nodepool") != pool:
-            continue
-        claim = state.nodeclaim_by_node.get(node.name)
-        if claim is not None:
-            cond = claim.condition("InstanceTerminating")
-            if cond is not None and cond.is_true:
-                continue
-        total += 1
-        if not node.ready or _is_deleting(node):
-            disrupting += 1
-    return total, disrupting
 
 
 def _ami_tracks_latest(node_class: NodeClass | None) -> bool:
@@ -90,7 +75,7 @@ def pool_view(pool: NodePool, state: ClusterState, now: datetime, cache: dict[st
     view = cache.get(pool.name)
     if view is None:
         budgets = PoolBudgets(pool.budgets)
-        nodes, disrupting = _pool_counts(state, pool.name)
+        nodes, disrupting = pool_disruption_counts(state, pool.name)
         allowances = []
         for reason in REASONS:
             allowed = budgets.effective(reason, now, max(nodes, 1), disrupting)
