@@ -433,3 +433,19 @@ def test_budget_window_is_half_open() -> None:
     assert BudgetSpec.of(Budget("0", None, None, ()), 0).active(NOW) is True
     assert BudgetSpec.of(Budget("0", "0 9 * * *", None, ()), 0).error is not None
     assert BudgetSpec.of(Budget("0", None, "8h", ()), 0).error is not None
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ("true", ["non-gpu-pods", "do-not-disrupt-pod"]),
+        ("8h", ["non-gpu-pods", "do-not-disrupt-pod"]),  # started 07:10: protected until 15:10
+        ("2h", ["non-gpu-pods"]),  # ran out at 09:10
+        ("True", ["non-gpu-pods"]),  # Karpenter ignores anything but "true" and a duration
+    ],
+)
+def test_pod_do_not_disrupt_as_karpenter_reads_it(value: str, kept: list[str]) -> None:
+    objs = items("idle-gpu-nodes.yaml")
+    web = next(o for o in objs if o["metadata"]["name"] == "web-7d9f8c6b5d-x2k4p")
+    web["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = value
+    assert _kept(objs, "i-0c05a000000000005") == kept

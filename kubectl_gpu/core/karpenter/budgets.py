@@ -145,9 +145,14 @@ class BudgetSpec:
         return int(nodes)
 
     @property
+    def zero(self) -> bool:
+        """`nodes` 0 or 0% (also written 00): while active, the reasons it covers are not allowed at all."""
+        return self.error is None and int(self.budget.nodes.rstrip("%")) == 0
+
+    @property
     def blocks_always(self) -> bool:
-        """`nodes: "0"` (or 0%) with no schedule: the reasons it covers are never allowed."""
-        return self.error is None and self.always_active and self.budget.nodes.rstrip("%") == "0"
+        """A zero budget with no schedule: the reasons it covers are never allowed."""
+        return self.zero and self.always_active
 
     def _cron(self, start: datetime) -> croniter:
         assert self.budget.schedule is not None

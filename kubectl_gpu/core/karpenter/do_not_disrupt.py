@@ -1,9 +1,16 @@
-"""`karpenter.sh/do-not-disrupt` on pods: "true" protects for good, a Go duration (Karpenter v1.12+) from the
-pod's start, anything else is ignored. It holds off voluntary disruption (drift, consolidation), not expiry."""
+"""`karpenter.sh/do-not-disrupt`, the one place it is read. It holds off voluntary disruption (drift,
+consolidation), not expiry.
+
+* On a pod (`kubernetes-sigs/karpenter` `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`): "true"
+  protects for good, a Go duration (Karpenter v1.12+) from the pod's start (for good while it has none),
+  anything else is ignored.
+* On a Node or NodeClaim (`pkg/controllers/state/statenode.go` `ValidateNodeDisruptable`): exactly "true"
+  blocks disruption; no other value does.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -12,7 +19,7 @@ from kubectl_gpu.core.k8s.durations import FOREVER, timestamp
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.times import parse_go_duration
 
-__all__ = ["DO_NOT_DISRUPT", "Protection", "block_until", "protection_of"]
+__all__ = ["DO_NOT_DISRUPT", "Protection", "block_until", "blocks_disruption", "protection_of"]
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 
@@ -52,6 +59,11 @@ class Protection:
         elif self.kind == "invalid":
             out["note"] = "not 'true' and not a positive Go duration: Karpenter ignores it"
         return out
+
+
+def blocks_disruption(annotations: Mapping[str, str]) -> bool:
+    """A Node's or NodeClaim's annotations block its disruption (exactly "true", like Karpenter)."""
+    return annotations.get(DO_NOT_DISRUPT) == "true"
 
 
 def protection_of(pod: Pod) -> Protection | None:

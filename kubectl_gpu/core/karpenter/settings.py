@@ -1,5 +1,6 @@
-"""The NodePool/NodeClaim fields that bound a node's life (expireAfter, terminationGracePeriod), the value
-that applies to a node, and where it came from: the NodeClaim, the pool, or a documented default."""
+"""The NodePool/NodeClaim fields that bound a node's life (expireAfter, terminationGracePeriod) and govern
+its consolidation (consolidationPolicy, consolidateAfter): the value that applies to a node, and where it came
+from: the NodeClaim, the pool, or a documented default."""
 
 from __future__ import annotations
 
@@ -15,9 +16,13 @@ __all__ = [
     "AUTO_MODE_BUILTIN_POOLS",
     "AUTO_MODE_BUILTIN_TGP",
     "AUTO_MODE_MAX_LIFETIME",
+    "DEFAULT_CONSOLIDATE_AFTER",
     "DEFAULT_POLICY",
     "KARPENTER_DEFAULT_EXPIRE_AFTER",
     "Setting",
+    "consolidate_after_of",
+    "consolidation_disabled",
+    "consolidation_policy_of",
     "expire_after_of",
     "is_builtin_pool",
     "setting_duration",
@@ -30,6 +35,7 @@ AUTO_MODE_BUILTIN_EXPIRE_AFTER = "336h"
 AUTO_MODE_BUILTIN_TGP = "24h0m0s"
 AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
 DEFAULT_POLICY = "WhenEmptyOrUnderutilized"
+DEFAULT_CONSOLIDATE_AFTER = "0s"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,29 @@ def termination_grace_of(claim: NodeClaim | None, pool: NodePool | None) -> Sett
     if pool is not None or claim is not None:
         return Setting(None, "unset")
     return Setting(None, "unknown")
+
+
+def consolidation_policy_of(pool: NodePool | None) -> Setting:
+    """The pool's consolidationPolicy, or the CRD default (WhenEmptyOrUnderutilized)."""
+    if pool is None:
+        return Setting(None, "unknown")
+    if pool.consolidation_policy:
+        return Setting(pool.consolidation_policy, "nodepool")
+    return Setting(DEFAULT_POLICY, "karpenter-default")
+
+
+def consolidate_after_of(pool: NodePool | None) -> Setting:
+    """The pool's consolidateAfter, or the CRD default (0s)."""
+    if pool is None:
+        return Setting(None, "unknown")
+    if pool.consolidate_after:
+        return Setting(pool.consolidate_after, "nodepool")
+    return Setting(DEFAULT_CONSOLIDATE_AFTER, "karpenter-default")
+
+
+def consolidation_disabled(pool: NodePool) -> bool:
+    """`consolidateAfter: Never`: Karpenter never consolidates the pool's nodes."""
+    return pool.consolidate_after == "Never"
 
 
 def setting_duration(setting: Setting) -> timedelta | None:

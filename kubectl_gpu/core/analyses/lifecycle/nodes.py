@@ -20,11 +20,11 @@ from kubectl_gpu.core.karpenter.budgets import (
     PoolBudgets,
     pool_disruption_counts,
 )
-from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT, protection_of
+from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT, blocks_disruption, protection_of
 from kubectl_gpu.core.karpenter.settings import (
     AUTO_MODE_MAX_LIFETIME,
-    DEFAULT_POLICY,
-    Setting,
+    consolidate_after_of,
+    consolidation_policy_of,
     expire_after_of,
     setting_duration,
     termination_grace_of,
@@ -92,12 +92,9 @@ def pool_view(pool: NodePool, state: ClusterState, now: datetime, cache: dict[st
     return view
 
 
-def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str, PoolView]) -> NodeContext:
-    labels = node.labels
-    claim = state.nodeclaim_by_node.get(node.name)
-    pool_name = labels.get("karpenter.sh/nodepool") or (claim.node_pool if claim else None)
-    pool = state.nodepool_by_name.get(pool_name) if pool_name else None
-    ctype = compute_type(labels)
+def _notes(
+    state: ClusterState, claim: NodeClaim | None, pool_name: str | None, pool: NodePool | None
+) -> list[str]:
     notes: list[str] = []
     if pool_name is None and claim is None:
         notes.append(
@@ -109,75 +106,70 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
         notes.append(
             "no NodeClaim for this node was read: drift status and the NodeClaim's own settings unknown"
         )
+    return notes
 
-    blocked = _blocked_events(state, node, claim, now)
-    notes.extend(blocked)
+
+def _expiry(
+    created: datetime | None, expire: timedelta | None, cap: timedelta | None, tgp: timedelta | None
+) -> tuple[datetime | None, str | None, datetime | None]:
+    """(expires at, "expireAfter" | "maxLifetime", instance terminated by at the latest)."""
+    if created is None:
+        return None, None, None
+    by_expire = created + expire if expire is not None else None
+    by_cap = created + cap if cap is not None else None
+    if by_expire is not None and (by_cap is None or by_expire <= by_cap):
+        expires_at, reason = by_expire, "expireAfter"
+    elif by_cap is not None:
+        expires_at, reason = by_cap, "maxLifetime"
+    else:
+        return None, None, None
+    if reason == "maxLifetime":
+        return expires_at, reason, expires_at
+    forced_by = expires_at + tgp if tgp is not None else None
+    if by_cap is not None:
+        forced_by = min(forced_by, by_cap) if forced_by is not None else by_cap
+    return expires_at, reason, forced_by
+
+
+def _drift(claim: NodeClaim | None) -> tuple[bool | None, str | None, datetime | None]:
+    """(drifted, its reason, since when); drifted is None without a NodeClaim to tell."""
+    if claim is None:
+        return None, None, None
+    cond = claim.condition("Drifted")
+    if cond is None or not cond.is_true:
+        return False, None, None
+    return True, cond.reason, cond.last_transition
+
+
+def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str, PoolView]) -> NodeContext:
+    labels = node.labels
+    claim = state.nodeclaim_by_node.get(node.name)
+    pool_name = labels.get("karpenter.sh/nodepool") or (claim.node_pool if claim else None)
+    pool = state.nodepool_by_name.get(pool_name) if pool_name else None
+    ctype = compute_type(labels)
+    notes = _notes(state, claim, pool_name, pool)
+    notes.extend(_blocked_events(state, node, claim, now))
     created = claim.meta.created if claim is not None and claim.meta.created else node.meta.created
     expire = expire_after_of(claim, pool)
     tgp_setting = termination_grace_of(claim, pool)
-    expire_delta = setting_duration(expire)
     tgp = setting_duration(tgp_setting)
     cap = AUTO_MODE_MAX_LIFETIME if ctype == "auto" else None
-
-    expires_at: datetime | None = None
-    reason: str | None = None
-    forced_by: datetime | None = None
-    if created is not None:
-        by_expire = created + expire_delta if expire_delta is not None else None
-        by_cap = created + cap if cap is not None else None
-        if by_expire is not None and (by_cap is None or by_expire <= by_cap):
-            expires_at, reason = by_expire, "expireAfter"
-        elif by_cap is not None:
-            expires_at, reason = by_cap, "maxLifetime"
-        if expires_at is not None:
-            forced_by = expires_at + tgp if tgp is not None and reason == "expireAfter" else None
-            if reason == "maxLifetime":
-                forced_by = expires_at
-            elif by_cap is not None:
-                forced_by = min(forced_by, by_cap) if forced_by is not None else by_cap
-
-    drifted: bool | None = None
-    drift_reason = None
-    drifted_since = None
-    if claim is not None:
-        cond = claim.condition("Drifted")
-        drifted = cond is not None and cond.is_true
-        if cond is not None and cond.is_true:
-            drift_reason = cond.reason
-            drifted_since = cond.last_transition
-
-    if pool is not None:
-        policy = Setting(
-            pool.consolidation_policy or DEFAULT_POLICY,
-            "nodepool" if pool.consolidation_policy else "karpenter-default",
-        )
-        after = Setting(
-            pool.consolidate_after or "0s", "nodepool" if pool.consolidate_after else "karpenter-default"
-        )
-    else:
-        policy = Setting(None, "unknown")
-        after = Setting(None, "unknown")
+    expires_at, reason, forced_by = _expiry(created, setting_duration(expire), cap, tgp)
+    drifted, drift_reason, drifted_since = _drift(claim)
+    policy, after = consolidation_policy_of(pool), consolidate_after_of(pool)
 
     pods = [p for p in state.pods_by_node.get(node.name, []) if not p.terminated]
     protections = {f"{p.namespace}/{p.name}": prot for p in pods if (prot := protection_of(p)) is not None}
-    gpu_pods = sum(1 for p in pods if wants_accelerator(p))
-    node_dnd = node.meta.annotations.get(DO_NOT_DISRUPT)
-    node_blocked = node_dnd == "true"
-
     view = pool_view(pool, state, now, pools) if pool is not None else None
     budgets = view.budgets if view is not None else None
-    pool_nodes, pool_disrupting = (view.nodes, view.disrupting) if view is not None else (0, 0)
-    allowances = list(view.allowances) if view is not None else []
-
     consolidation_enabled = (
         policy.value in ("WhenEmptyOrUnderutilized", "Balanced")
         and after.value != "Never"
-        and not node_blocked
+        and not blocks_disruption(node.meta.annotations)
     )
     node_class = None
     if pool is not None and pool.node_class_ref is not None:
         node_class = state.nodeclass_by_ref.get((pool.node_class_ref.kind, pool.node_class_ref.name))
-    ami_drift_expected = ctype == "auto" or _ami_tracks_latest(node_class)
 
     life = NodeLifecycle(
         name=node.name,
@@ -197,29 +189,21 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
         drifted_since=drifted_since,
         consolidation_policy=policy,
         consolidate_after=after,
-        node_do_not_disrupt=node_dnd,
+        node_do_not_disrupt=node.meta.annotations.get(DO_NOT_DISRUPT),
         protections=tuple(sorted(protections.values(), key=lambda p: (p.namespace, p.name))),
         budgets=view.states if view is not None else None,
         budgets_defaulted=budgets.defaulted if budgets is not None else False,
-        allowances=tuple(allowances),
-        pool_nodes=pool_nodes,
-        pool_disrupting=pool_disrupting,
+        allowances=view.allowances if view is not None else (),
+        pool_nodes=view.nodes if view is not None else 0,
+        pool_disrupting=view.disrupting if view is not None else 0,
         disruptions=(),
-        gpu_pods=gpu_pods,
+        gpu_pods=sum(1 for p in pods if wants_accelerator(p)),
         notes=tuple(notes),
     )
-    ctx = NodeContext(
-        node,
-        life,
-        budgets,
-        tgp,
-        policy.value,
-        consolidation_enabled and pool is not None,
-        ami_drift_expected,
-        protections,
-    )
-    node_disruptions = disruptions_for(ctx, None, now)
-    ctx.life = _replace_disruptions(life, node_disruptions)
+    ami_drift_expected = ctype == "auto" or _ami_tracks_latest(node_class)
+    enabled = consolidation_enabled and pool is not None
+    ctx = NodeContext(node, life, budgets, tgp, policy.value, enabled, ami_drift_expected, protections)
+    ctx.life = _replace_disruptions(life, disruptions_for(ctx, None, now))
     return ctx
 
 

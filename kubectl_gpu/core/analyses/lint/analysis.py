@@ -41,11 +41,16 @@ from kubectl_gpu.core.fleet.accelerators import is_accelerator_resource
 from kubectl_gpu.core.k8s.models import NodeClass, NodePool
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
-from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT
+from kubectl_gpu.core.karpenter.do_not_disrupt import protection_of
 from kubectl_gpu.core.karpenter.provider import cluster_provider
-from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME
+from kubectl_gpu.core.karpenter.settings import (
+    AUTO_MODE_MAX_LIFETIME,
+    Setting,
+    consolidation_disabled,
+    consolidation_policy_of,
+    setting_duration,
+)
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity, severity_counts
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import (
@@ -265,7 +270,7 @@ def _training_reasons(pool: NodePool, gpu_types: list[InstanceType], state: Clus
         f"{p.namespace}/{p.name}"
         for name in pool_nodes
         for p in state.pods_by_node.get(name, [])
-        if DO_NOT_DISRUPT in p.meta.annotations and not p.terminated
+        if protection_of(p) is not None and not p.terminated
     )
     if dnd:
         reasons.append(f"its nodes run do-not-disrupt pods ({', '.join(dnd[:3])})")
@@ -502,11 +507,8 @@ class _PoolLint:
                 "steer drift into a window with budgets (reasons: [Drifted], schedule + duration)",
             )
             return
-        try:
-            value = parse_duration(pool.expire_after)
-        except TimeError:
-            return
-        if value > AUTO_MODE_MAX_LIFETIME:
+        value = setting_duration(Setting(pool.expire_after, "nodepool"))
+        if value is not None and value > AUTO_MODE_MAX_LIFETIME:
             self.add(
                 "LINT_EXPIRE_AFTER_OVER_AUTO_MODE_CAP",
                 f"NodePool {pool.name}: expireAfter {pool.expire_after} exceeds EKS Auto Mode's 21-day (504h) "
@@ -516,8 +518,8 @@ class _PoolLint:
 
     def _consolidation(self) -> None:
         pool = self.pool
-        policy = pool.consolidation_policy or "WhenEmptyOrUnderutilized"
-        if pool.consolidate_after == "Never" or PoolBudgets(pool.budgets).blocked_always("Underutilized"):
+        policy = consolidation_policy_of(pool).value
+        if consolidation_disabled(pool) or PoolBudgets(pool.budgets).blocked_always("Underutilized"):
             return
         if policy not in ("WhenEmptyOrUnderutilized", "Balanced"):
             return
@@ -575,10 +577,10 @@ class _PoolLint:
         budgets = PoolBudgets(pool.budgets)
         if budgets.has_window or budgets.errors:
             return
-        policy = pool.consolidation_policy or "WhenEmptyOrUnderutilized"
+        policy = consolidation_policy_of(pool).value
         repacks = (
             policy != "WhenEmpty"
-            and pool.consolidate_after != "Never"
+            and not consolidation_disabled(pool)
             and not budgets.blocked_always("Underutilized")
         )
         if budgets.blocked_always("Drifted") and not repacks:
