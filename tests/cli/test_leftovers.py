@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -40,3 +41,53 @@ def test_smi_from_file_not_smi_output_is_bad_input(cli: Cli, tmp_path: Path, tex
     path.write_text(text)
     result = cli("smi", "--from-file", str(path))
     _one_line_error(result, 2, str(path))
+
+
+# --- YAML that names a key twice ------------------------------------------------------------------------
+
+NODE_TWICE_LABELLED = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a
+  labels:
+    node.kubernetes.io/instance-type: p5.48xlarge
+    karpenter.sh/nodepool: gpu
+    node.kubernetes.io/instance-type: g6e.xlarge
+"""
+
+
+def test_snapshot_yaml_with_a_duplicate_key_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "nodes.yaml"
+    path.write_text(NODE_TWICE_LABELLED)
+    for command in ("nodes", "pending", "lint"):
+        result = cli(command, "--snapshot", str(path))
+        _one_line_error(result, 2, str(path), "'node.kubernetes.io/instance-type'", "line 8", "line 6")
+
+
+def test_lint_manifest_with_a_duplicate_key_is_bad_input(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "manifest.yaml"
+    path.write_text(NODE_TWICE_LABELLED)
+    _one_line_error(cli("lint", "-f", str(path)), 2, str(path), "duplicate key", "line 8")
+    monkeypatch.setattr("sys.stdin", io.StringIO(NODE_TWICE_LABELLED))
+    _one_line_error(cli("lint", "-f", "-"), 2, "<stdin>", "duplicate key", "line 8")
+
+
+def test_price_file_with_a_duplicate_type_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("prices:\n  p5.48xlarge: 55.04\n  g6e.xlarge: 1.86\n  p5.48xlarge: 98.32\n")
+    result = cli("cost", "--snapshot", str(DEMO), "--price-file", str(prices))
+    _one_line_error(result, 2, str(prices), "duplicate key 'p5.48xlarge' at line 4 (first at line 2)")
+
+
+def test_debug_config_with_a_duplicate_key_is_bad_input(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "xdg" / "kubectl-gpu" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("image:\n  nvidia: example.com/a:1\nimage:\n  nvidia: example.com/b:1\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    result = cli("smi", "--all", "--kubeconfig", str(tmp_path / "no-kubeconfig"))
+    _one_line_error(result, 2, str(config), "duplicate key 'image' at line 3")
