@@ -223,14 +223,32 @@ def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     return state
 
 
+def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
+    """The (context, file) of the first bundle that names its context; InvalidInput when `source` names
+    another. Only our bundles say where they are from: `kubectl get -o json` output conflicts with none."""
+    if not isinstance(context, str) or not context:
+        return origin
+    if origin is None:
+        return context, source
+    if origin[0] != context:
+        raise InvalidInput(
+            f"snapshots of two clusters in one input: {origin[1]} (context {origin[0]!r}) "
+            f"and {source} (context {context!r})",
+            "pass one cluster's files (or one bundle) at a time",
+        )
+    return origin
+
+
 def _load(documents: Iterable[tuple[str, list[Any]]]) -> ClusterState:
     state = ClusterState()
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
+    origin: tuple[str, str] | None = None
     for source, docs_of_source in documents:
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
                 docs: Any = _bundle_meta(doc, source, state)
+                origin = _one_cluster(origin, doc.get("context"), source)
             else:
                 docs = doc
             for obj in _objects(docs, source, ""):

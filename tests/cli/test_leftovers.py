@@ -91,3 +91,23 @@ def test_debug_config_with_a_duplicate_key_is_bad_input(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     result = cli("smi", "--all", "--kubeconfig", str(tmp_path / "no-kubeconfig"))
     _one_line_error(result, 2, str(config), "duplicate key 'image' at line 3")
+
+
+# --- one --snapshot directory, one cluster --------------------------------------------------------------
+
+
+def test_snapshot_directory_of_two_clusters_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    bundle = json.loads(DEMO.read_text())
+    for name, context in (("prod.json", "prod-us-east-1"), ("staging.json", "staging-eu-west-1")):
+        (tmp_path / name).write_text(json.dumps({**bundle, "context": context}))
+    result = cli("nodes", "--snapshot", str(tmp_path))
+    _one_line_error(
+        result,
+        2,
+        str(tmp_path / "prod.json"),
+        str(tmp_path / "staging.json"),
+        "'prod-us-east-1'",
+        "at a time",
+    )
+    (tmp_path / "staging.json").write_text(json.dumps({**bundle, "context": "prod-us-east-1"}))
+    assert cli("nodes", "--snapshot", str(tmp_path)).code == 0
