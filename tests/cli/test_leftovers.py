@@ -111,3 +111,40 @@ def test_snapshot_directory_of_two_clusters_is_bad_input(cli: Cli, tmp_path: Pat
     )
     (tmp_path / "staging.json").write_text(json.dumps({**bundle, "context": "prod-us-east-1"}))
     assert cli("nodes", "--snapshot", str(tmp_path)).code == 0
+
+
+# --- absurd prices --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("price", "needle"),
+    [
+        ("1e32", "at most 10,000 USD per hour"),  # YAML 1.1 reads 1e32 (no dot) as a string
+        ("1.0e+32", "at most 10,000 USD per hour"),
+        ('"1e999999"', "at most 10,000 USD per hour"),
+        ("99999999999999999999999999999", "at most 10,000 USD per hour"),
+        ("10000.01", "at most 10,000 USD per hour"),
+        ("-0.5", "zero or more"),
+        (".nan", "finite"),
+        ("-.inf", "finite"),
+        ('"NaN"', "finite"),
+        ('"Infinity"', "finite"),
+    ],
+)
+def test_absurd_price_is_bad_input_naming_the_entry(
+    cli: Cli, tmp_path: Path, price: str, needle: str
+) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(f"prices:\n  p5.48xlarge: 55.04\n  g6e.xlarge: {price}\n")
+    for args in (("cost",), ("cost", "-o", "json"), ("nodes", "-o", "wide"), ("inventory",)):
+        result = cli(*args, "--snapshot", str(DEMO), "--price-file", str(prices))
+        _one_line_error(result, 2, str(prices), "g6e.xlarge", needle)
+
+
+@pytest.mark.parametrize("price", ["0", "0.0001", "10000", "142.416"])
+def test_prices_in_range_are_used(cli: Cli, tmp_path: Path, price: str) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"prices": {"g6e.xlarge": float(price)}}))
+    result = cli("cost", "--snapshot", str(DEMO), "--price-file", str(prices), "-o", "json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["pricing"]["priceFile"] == str(prices)
