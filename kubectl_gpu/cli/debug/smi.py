@@ -83,12 +83,13 @@ def _from_file(path: str) -> SmiResult:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not text.strip():
         raise InvalidInput(f"{path}: file is empty")
+    hint = "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
     try:
         probe = parse_saved_output(text)
     except ProbeParseError as exc:
-        raise InvalidInput(
-            f"{path}: {exc}", "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
-        ) from None
+        raise InvalidInput(f"{path}: {exc}", hint) from None
+    if probe.gpu_source is None and not probe.sections:  # it names the collector, but holds none of it
+        raise InvalidInput(f"{path}: not nvidia-smi or collector output (no collector section in it)", hint)
     error = None
     accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
     if not sees_accelerator(probe, accelerator):
