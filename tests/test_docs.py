@@ -1,4 +1,5 @@
-"""The documentation: a short front page, links that resolve, a page for every command, every code listed.
+"""The documentation: a short front page, links that resolve, a page for every command, every code listed,
+and sample output that is what the commands really print.
 
 README.md is the front page (kept under 12 KiB); the reference lives in docs/. These tests fail when a
 command, a finding code or a verdict is added without its documentation, or when a link breaks.
@@ -7,6 +8,8 @@ command, a finding code or a verdict is added without its documentation, or when
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from kubectl_gpu.core.analyses.cost.analysis import FINDING_CODES, KEPT_BY_REASO
 from kubectl_gpu.core.analyses.lint.analysis import CODES as LINT_CODES
 from kubectl_gpu.core.analyses.pending import Verdict
 from kubectl_gpu.core.evidence.model import Code as EvidenceCode
+from tests.conftest import Result
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -135,3 +139,51 @@ def test_the_clis_pointers_into_the_readme_hold() -> None:
     readme = README.read_text()
     assert "`NO_ACCELERATOR_NODEPOOL`" in readme
     assert "\n## Debug pods\n" in readme and "docs/rbac.md" in readme
+
+
+def _examples() -> list[tuple[str, int, list[str], list[str]]]:
+    """Every ```text block that starts with `$ kubectl-gpu ...`: (file, line, argv, the lines shown)."""
+    found = []
+    for path in MARKDOWN:
+        text = path.read_text()
+        for block in re.finditer(r"^```text\n(.*?)^```", text, re.M | re.S):
+            lines = block.group(1).rstrip("\n").split("\n")
+            if lines[0].startswith("$ kubectl-gpu "):
+                line = text.count("\n", 0, block.start()) + 1
+                found.append((str(path.relative_to(ROOT)), line, shlex.split(lines[0][2:])[1:], lines[1:]))
+    return found
+
+
+EXAMPLES = _examples()
+
+
+def test_examples_were_found() -> None:
+    assert {file for file, *_ in EXAMPLES} >= {"README.md", "docs/commands/pending.md"}
+
+
+@pytest.mark.parametrize(
+    ("file", "line", "argv", "shown"), EXAMPLES, ids=[f"{f}:{n}" for f, n, *_ in EXAMPLES]
+)
+def test_examples_show_real_output(
+    cli: Callable[..., Result],
+    monkeypatch: pytest.MonkeyPatch,
+    file: str,
+    line: int,
+    argv: list[str],
+    shown: list[str],
+) -> None:
+    """Pasted output is what the command prints: every line shown (`...` elides rows, a line may stop
+    early to leave out columns) appears in the real output, in order."""
+    monkeypatch.chdir(ROOT)
+    result = cli(*argv)
+    real = [ln.rstrip() for ln in (result.out + result.err).splitlines()]
+    at = 0
+    for expected in shown:
+        if expected.strip() == "...":
+            continue
+        while at < len(real) and not real[at].startswith(expected.rstrip()):
+            at += 1
+        assert at < len(real), (
+            f"{file}:{line}: not in the output of kubectl-gpu {' '.join(argv)}: {expected!r}"
+        )
+        at += 1
