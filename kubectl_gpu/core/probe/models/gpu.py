@@ -206,14 +206,6 @@ class NvidiaSmiReport:
     attached_gpus: int | None
     gpus: tuple[Gpu, ...]
 
-    def to_dict(self, detail: bool = False) -> dict[str, JsonValue]:
-        return {
-            "driverVersion": self.driver_version,
-            "cudaVersion": self.cuda_version,
-            "attachedGpus": self.attached_gpus,
-            "gpus": json_list(g.to_dict(detail) for g in self.gpus),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class ComputeApp:

@@ -10,7 +10,7 @@ from .gpu import Gpu, ListedGpu
 from .neuron import NeuronLs
 from .storage import LsblkReport, MdStat, Mount
 from .topology import Topology
-from .values import JsonValue, json_list
+from .values import JsonValue
 
 __all__ = ["NvidiaKernelDriver", "OsRelease", "ProbeIssue", "ProbeResult", "Section"]
 
@@ -30,24 +30,6 @@ class OsRelease:
     """``/etc/os-release`` of the host, as ``(key, value)`` pairs in file order."""
 
     fields: tuple[tuple[str, str], ...]
-
-    def get(self, key: str) -> str | None:
-        for k, v in self.fields:
-            if k == key:
-                return v
-        return None
-
-    @property
-    def id(self) -> str | None:
-        return self.get("ID")
-
-    @property
-    def version_id(self) -> str | None:
-        return self.get("VERSION_ID")
-
-    @property
-    def pretty_name(self) -> str | None:
-        return self.get("PRETTY_NAME")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +87,3 @@ class ProbeResult:
             if sec.name == name:
                 return sec
         return None
-
-    def to_dict(self, detail: bool = False) -> dict[str, JsonValue]:
-        """``driverVersion``, ``cudaVersion`` and ``gpus``; ``detail=True`` adds the rest."""
-        out: dict[str, JsonValue] = {
-            "driverVersion": self.driver_version,
-            "cudaVersion": self.cuda_version,
-            "gpus": json_list(g.to_dict(detail) for g in self.gpus),
-        }
-        if detail:
-            out["gpuSource"] = self.gpu_source
-            out["collectorVersion"] = self.collector_version
-            out["complete"] = self.complete
-            out["kernelDriverVersion"] = None if self.kernel_driver is None else self.kernel_driver.version
-            out["kernelRelease"] = self.kernel_release
-            out["osPrettyName"] = None if self.os_release is None else self.os_release.pretty_name
-            out["issues"] = json_list(i.to_dict() for i in self.issues)
-        return out

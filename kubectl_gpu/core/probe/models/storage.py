@@ -7,8 +7,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .values import JsonValue, json_list
-
 __all__ = ["BlockDevice", "LsblkReport", "MdArray", "MdMember", "MdStat", "MdSync", "Mount", "RaidDevice"]
 
 _SIZE_SUFFIX = {"B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
@@ -51,18 +49,6 @@ class BlockDevice:
             dev, parent = stack.pop()
             yield dev, parent
             stack.extend((child, dev) for child in reversed(dev.children))
-
-    def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "name": self.name,
-            "type": self.type,
-            "sizeBytes": self.size_bytes,
-            "size": self.size_text,
-            "model": self.model,
-            "mountpoints": list(self.mountpoints),
-            "fstype": self.fstype,
-            "children": json_list(c.to_dict() for c in self.children),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,10 +174,6 @@ class MdArray:
     bitmap: str | None = None
 
     @property
-    def state(self) -> str:
-        return "active" if self.active else "inactive"
-
-    @property
     def failed_members(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.members if m.faulty)
 
@@ -207,14 +189,6 @@ class MdArray:
         if self.member_status is not None and "_" in self.member_status:
             return True
         return any(m.faulty for m in self.members)
-
-    @property
-    def resyncing(self) -> bool:
-        return self.sync is not None or self.sync_waiting is not None
-
-    @property
-    def healthy(self) -> bool:
-        return self.active and not self.degraded and not self.resyncing
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 __all__ = ["TopoLink", "TopoNic", "TopoRow", "Topology"]
@@ -14,12 +13,6 @@ class TopoLink:
 
     peer: str
     link: str
-
-    @property
-    def nvlink_count(self) -> int | None:
-        """The number of bonded NVLinks for ``NV#`` links, else ``None``."""
-        match = re.fullmatch(r"NV([0-9]{1,6})", self.link)
-        return int(match.group(1)) if match else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +41,3 @@ class Topology:
     devices: tuple[str, ...]
     rows: tuple[TopoRow, ...]
     nics: tuple[TopoNic, ...] = ()
-
-    def link(self, a: str, b: str) -> str | None:
-        """The link type between devices ``a`` and ``b`` (``None`` if either is unknown)."""
-        for row in self.rows:
-            if row.name == a:
-                for link in row.links:
-                    if link.peer == b:
-                        return link.link
-        return None
-
-    @property
-    def gpus(self) -> tuple[str, ...]:
-        return tuple(d for d in self.devices if d.startswith("GPU"))
