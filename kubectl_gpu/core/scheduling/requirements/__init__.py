@@ -20,8 +20,8 @@ Keys are normalised with Karpenter's `NormalizedLabels` (`beta.kubernetes.io/arc
   both operators are in {NotIn, DoesNotExist}.
 Differences from upstream, on purpose: Karpenter HEAD returns only the *first* unknown label (random Go map
 order) and skips the conflict check when there is one; older releases report all of them. `compatible()`
-returns everything, sorted by key; `karpenter_error()` renders what HEAD would print. `labelHint` iterates Go
-sets (random order); here candidates are tried in sorted order, so the hint is deterministic.
+returns everything, sorted by key. `labelHint` iterates Go sets (random order); here candidates are tried in
+sorted order, so the hint is deterministic.
 
 The package, one module per part: `operators` (operators, Go `Atoi`, `RequirementError`), `labels` (normalised,
 well-known and restricted label keys), `normalized` (`NormalizedRequirement`, `intersects`), `requirement`
@@ -33,11 +33,9 @@ from .incompatibility import (
     Conflict,
     Incompatibility,
     UnknownLabel,
-    incompatible_requirements_message,
-    karpenter_error,
     label_hint,
 )
-from .labels import CORE_WELL_KNOWN_LABELS, NORMALIZED_LABELS, RESTRICTED_LABELS, normalize_key
+from .labels import CORE_WELL_KNOWN_LABELS, NORMALIZED_LABELS, RESTRICTED_LABELS
 from .nodepool import nodepool_requirements
 from .normalized import NormalizedRequirement, intersects
 from .operators import (
@@ -79,10 +77,7 @@ __all__ = [
     "Requirements",
     "UnknownLabel",
     "go_atoi",
-    "incompatible_requirements_message",
     "intersects",
-    "karpenter_error",
     "label_hint",
     "nodepool_requirements",
-    "normalize_key",
 ]

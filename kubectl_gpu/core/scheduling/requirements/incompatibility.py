@@ -13,8 +13,6 @@ __all__ = [
     "Conflict",
     "Incompatibility",
     "UnknownLabel",
-    "incompatible_requirements_message",
-    "karpenter_error",
     "label_hint",
 ]
 
@@ -81,17 +79,3 @@ def label_hint(existing: Iterable[str], key: str, allow_undefined: Iterable[str]
             if key in candidate or candidate.endswith(suffix):
                 return candidate
     return None
-
-
-def incompatible_requirements_message(incompatibilities: Iterable[Incompatibility]) -> str:
-    """`incompatible requirements, <err>; <err>` (multierr join) over everything given."""
-    return "incompatible requirements, " + "; ".join(i.message for i in incompatibilities)
-
-
-def karpenter_error(incompatibilities: Iterable[Incompatibility]) -> str | None:
-    """What Karpenter HEAD prints: only the first unknown label if there is one, else every conflict."""
-    items = list(incompatibilities)
-    if not items:
-        return None
-    unknown = [i for i in items if isinstance(i, UnknownLabel)]
-    return incompatible_requirements_message(unknown[:1] if unknown else items)

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = [
-    "CORE_WELL_KNOWN_LABELS",
-    "LABEL_ALIASES",
-    "NORMALIZED_LABELS",
-    "RESTRICTED_LABELS",
-    "normalize_key",
-]
+__all__ = ["CORE_WELL_KNOWN_LABELS", "NORMALIZED_LABELS", "RESTRICTED_LABELS"]
 
 # kubernetes-sigs/karpenter pkg/apis/v1/labels.go (HEAD): NormalizedLabels and core WellKnownLabels.
 NORMALIZED_LABELS: Mapping[str, str] = {
@@ -19,11 +13,6 @@ NORMALIZED_LABELS: Mapping[str, str] = {
     "beta.kubernetes.io/os": "kubernetes.io/os",
     "beta.kubernetes.io/instance-type": "node.kubernetes.io/instance-type",
     "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
-}
-#: Normalised key -> the legacy keys that normalise to it (a label set may still carry the legacy one).
-LABEL_ALIASES: Mapping[str, tuple[str, ...]] = {
-    target: tuple(sorted(a for a, t in NORMALIZED_LABELS.items() if t == target))
-    for target in set(NORMALIZED_LABELS.values())
 }
 CORE_WELL_KNOWN_LABELS = frozenset(
     {
@@ -41,7 +30,3 @@ CORE_WELL_KNOWN_LABELS = frozenset(
 `topology.k8s.aws/zone-id`, ...; Auto Mode: `eks.amazonaws.com/*`): pass the full set as `allow_undefined`."""
 RESTRICTED_LABELS = frozenset({"kubernetes.io/hostname"})
 """Left out of `Requirements.render()` like upstream `Requirements.String()`."""
-
-
-def normalize_key(key: str) -> str:
-    return NORMALIZED_LABELS.get(key, key)

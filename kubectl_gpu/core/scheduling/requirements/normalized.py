@@ -4,9 +4,8 @@ inclusive integer bounds; its intersection, and `intersects`, the per-key compat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from .operators import ABSENT_OK, DOES_NOT_EXIST, EXISTS, GT, GTE, IN, LT, LTE, NOT_IN, go_atoi
+from .operators import ABSENT_OK, DOES_NOT_EXIST, EXISTS, IN, NOT_IN, go_atoi
 
 __all__ = ["NormalizedRequirement", "intersects"]
 
@@ -47,32 +46,12 @@ class NormalizedRequirement:
     lte: int | None = None
     min_values: int | None = None
 
-    @classmethod
-    def in_(cls, key: str, *values: str) -> NormalizedRequirement:
-        return cls(key, False, frozenset(values))
-
-    @classmethod
-    def not_in(cls, key: str, *values: str) -> NormalizedRequirement:
-        return cls(key, True, frozenset(values))
-
-    @classmethod
-    def exists(cls, key: str) -> NormalizedRequirement:
-        return cls(key, True)
-
-    @classmethod
-    def does_not_exist(cls, key: str) -> NormalizedRequirement:
-        return cls(key, False)
-
     @property
     def operator(self) -> str:
         """Upstream `Operator()`: In / NotIn / Exists / DoesNotExist (bounded sets report Exists or NotIn)."""
         if self.complement:
             return NOT_IN if self.values else EXISTS
         return IN if self.values else DOES_NOT_EXIST
-
-    @property
-    def bounded(self) -> bool:
-        return self.gte is not None or self.lte is not None
 
     @property
     def allows_absent(self) -> bool:
@@ -155,32 +134,6 @@ class NormalizedRequirement:
         if self.min_values is not None:
             text += f" minValues {self.min_values}"
         return f"{self.key} {text}" if with_key else text
-
-    def to_dicts(self, *, legacy_bounds: bool = False) -> list[dict[str, Any]]:
-        """Equivalent NodeSelectorRequirement dicts (`legacy_bounds`: Gt/Lt for pre-v1.9 CRDs)."""
-        out: list[dict[str, Any]] = []
-        mv: dict[str, Any] = {} if self.min_values is None else {"minValues": self.min_values}
-        if not self.complement:
-            if self.values:
-                out.append({"key": self.key, "operator": IN, "values": sorted(self.values), **mv})
-            else:
-                out.append({"key": self.key, "operator": DOES_NOT_EXIST, **mv})
-            return out
-        if self.values:
-            out.append({"key": self.key, "operator": NOT_IN, "values": sorted(self.values), **mv})
-        if self.gte is not None:
-            if legacy_bounds:
-                out.append({"key": self.key, "operator": GT, "values": [str(self.gte - 1)], **mv})
-            else:
-                out.append({"key": self.key, "operator": GTE, "values": [str(self.gte)], **mv})
-        if self.lte is not None:
-            if legacy_bounds:
-                out.append({"key": self.key, "operator": LT, "values": [str(self.lte + 1)], **mv})
-            else:
-                out.append({"key": self.key, "operator": LTE, "values": [str(self.lte)], **mv})
-        if not out:
-            out.append({"key": self.key, "operator": EXISTS, **mv})
-        return out
 
     def __str__(self) -> str:
         return self.render()

@@ -77,14 +77,6 @@ class Requirement:
             raise RequirementError(f"requirement {key!r}: minValues must be an integer")
         return cls(key=key, operator=operator, values=tuple(values), min_values=min_values)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values:
-            out["values"] = list(self.values)
-        if self.min_values is not None:
-            out["minValues"] = self.min_values
-        return out
-
     @property
     def bound(self) -> int | None:
         """The integer of a Gt/Lt/Gte/Lte requirement, else None."""

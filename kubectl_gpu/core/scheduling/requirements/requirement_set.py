@@ -1,5 +1,5 @@
 """`Requirements`, Karpenter's set of requirements (label key -> `NormalizedRequirement`): built from
-requirements, a `nodeSelector` or labels; intersected; checked for compatibility; matched against labels."""
+requirements, a `nodeSelector` or labels; intersected; checked for compatibility with Karpenter's rules."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .incompatibility import Conflict, Incompatibility, UnknownLabel, label_hint
-from .labels import LABEL_ALIASES, NORMALIZED_LABELS, RESTRICTED_LABELS
+from .labels import NORMALIZED_LABELS, RESTRICTED_LABELS
 from .normalized import NormalizedRequirement, intersects
 from .operators import ABSENT_OK
 from .requirement import Requirement
@@ -26,9 +26,9 @@ def _coerce(req: Requirement | NormalizedRequirement | Mapping[str, Any]) -> Nor
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Requirements:
-    """Karpenter's `Requirements`: label key -> `NormalizedRequirement`. Immutable: `add` returns a copy.
+    """Karpenter's `Requirements`: label key -> `NormalizedRequirement`. Immutable.
 
-    Build with `Requirements.of(...)`, `from_dicts`, `from_node_selector`, `from_labels`; the `by_key`
+    Build with `Requirements.of(...)`, `from_node_selector`, `from_labels`; the `by_key`
     mapping is owned by the instance and must not be mutated.
     """
 
@@ -46,11 +46,6 @@ class Requirements:
         return cls(out)
 
     @classmethod
-    def from_dicts(cls, items: Iterable[Mapping[str, Any]]) -> Requirements:
-        """From NodePool `spec.template.spec.requirements` / a `matchExpressions` list."""
-        return cls.of(*(Requirement.from_dict(d) for d in items))
-
-    @classmethod
     def from_node_selector(cls, selector: Mapping[str, str]) -> Requirements:
         """A pod `nodeSelector`: each `k: v` is `k In [v]` (key normalised, like upstream)."""
         out: dict[str, NormalizedRequirement] = {}
@@ -64,15 +59,6 @@ class Requirements:
     def from_labels(cls, labels: Mapping[str, str]) -> Requirements:
         """A NodePool's template labels (or any label map): each label is `k In [v]`."""
         return cls.from_node_selector(labels)
-
-    def add(self, *reqs: Requirement | NormalizedRequirement | Mapping[str, Any]) -> Requirements:
-        """A copy with `reqs` intersected in."""
-        out = dict(self.by_key)
-        for item in reqs:
-            req = _coerce(item)
-            prev = out.get(req.key)
-            out[req.key] = req if prev is None else req.intersection(prev)
-        return Requirements(out)
 
     def intersection(self, other: Requirements) -> Requirements:
         """Both sets of constraints at once (pool + pod, used to filter instance types)."""
@@ -89,11 +75,6 @@ class Requirements:
     # -- mapping-ish ----------------------------------------------------------------------------------------
     def get(self, key: str) -> NormalizedRequirement | None:
         return self.by_key.get(key)
-
-    def get_or_exists(self, key: str) -> NormalizedRequirement:
-        """Upstream `Get`: an undefined key reads as `Exists`."""
-        req = self.by_key.get(key)
-        return NormalizedRequirement(key, True) if req is None else req
 
     def keys(self) -> KeysView[str]:
         return self.by_key.keys()
@@ -123,10 +104,6 @@ class Requirements:
 
     def __hash__(self) -> int:
         return hash(frozenset(self.by_key.items()))
-
-    @property
-    def has_min_values(self) -> bool:
-        return any(r.min_values is not None for r in self.by_key.values())
 
     # -- Karpenter compatibility -----------------------------------------------------------------------------
     def conflicts(self, incoming: Requirements) -> list[Conflict]:
@@ -159,62 +136,6 @@ class Requirements:
         out.extend(self.conflicts(incoming))
         return out
 
-    def is_compatible(self, incoming: Requirements, *, allow_undefined: frozenset[str]) -> bool:
-        """`not compatible(...)` without building anything (hot path)."""
-        existing = self.by_key
-        for key, req in incoming.by_key.items():
-            pool_req = existing.get(key)
-            if pool_req is None:
-                if key not in allow_undefined and req.operator not in ABSENT_OK:
-                    return False
-            elif not intersects(pool_req, req):
-                return False
-        return True
-
-    # -- concrete labels ---------------------------------------------------------------------------------
-    def _lookup(self, labels: Mapping[str, str], key: str) -> str | None:
-        value = labels.get(key)
-        if value is None:
-            for alias in LABEL_ALIASES.get(key, ()):
-                value = labels.get(alias)
-                if value is not None:
-                    break
-        return value
-
-    def matches_labels(self, labels: Mapping[str, str]) -> bool:
-        """Does a concrete label set (instance type, node) satisfy every requirement? A missing label only
-        satisfies DoesNotExist and unbounded NotIn; bounds need an integer label within them. A requirement
-        on a normalised key also reads the legacy alias label (e.g. `beta.kubernetes.io/arch`)."""
-        for key, req in self.by_key.items():
-            value = labels.get(key)
-            if value is None:
-                value = self._lookup(labels, key)
-                if value is None:
-                    if not req.allows_absent:
-                        return False
-                    continue
-            if not req.has(value):
-                return False
-        return True
-
-    def first_mismatch(self, labels: Mapping[str, str]) -> tuple[str, NormalizedRequirement] | None:
-        """The first (by key) requirement `labels` fails, or None."""
-        for key in sorted(self.by_key):
-            req = self.by_key[key]
-            if not req.matches_value(self._lookup(labels, key)):
-                return key, req
-        return None
-
-    def mismatches(self, labels: Mapping[str, str]) -> list[tuple[str, NormalizedRequirement, str | None]]:
-        """Every failing requirement as `(key, requirement, actual value or None)`, sorted by key."""
-        out: list[tuple[str, NormalizedRequirement, str | None]] = []
-        for key in sorted(self.by_key):
-            req = self.by_key[key]
-            value = self._lookup(labels, key)
-            if not req.matches_value(value):
-                out.append((key, req, value))
-        return out
-
     # -- rendering ---------------------------------------------------------------------------------------
     def render(self, *, legacy_bounds: bool = False) -> str:
         """Upstream `Requirements.String()`: sorted, comma-joined, `kubernetes.io/hostname` left out."""
@@ -224,12 +145,6 @@ class Requirements:
             if k not in RESTRICTED_LABELS
         )
         return ", ".join(parts)
-
-    def to_dicts(self, *, legacy_bounds: bool = False) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for key in sorted(self.by_key):
-            out.extend(self.by_key[key].to_dicts(legacy_bounds=legacy_bounds))
-        return out
 
     def __str__(self) -> str:
         return self.render()
