@@ -43,8 +43,8 @@ def _exit_code(results: Sequence[SmiResult]) -> int:
 
 
 def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
-    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
-    from kubectl_gpu.render.smi_view import print_smi, smi_report
+    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
+    from kubectl_gpu.render.smi_view import smi_report, smi_view
 
     err = make_console(stderr=True, no_color=opts.no_color)
     if raw:
@@ -68,7 +68,10 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
                     f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
                 )
     else:
-        print_smi(make_console(no_color=opts.no_color), err, results, wide=opts.format is OutputFormat.wide)
+        view = smi_view(results, wide=opts.format is OutputFormat.wide)
+        print_table(make_console(no_color=opts.no_color), view.out)
+        if view.err is not None:
+            print_table(err, view.err)
     return _exit_code(results)
 
 
