@@ -1,3 +1,42 @@
-from kubectl_gpu.cli.app import main
+"""The entry point of `kubectl-gpu` (the console script) and `python -m kubectl_gpu`.
 
-main()
+It imports almost nothing: typer, rich and the kubernetes client take a few hundred milliseconds to import,
+and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, not a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+_INTERRUPTED = 130  # ExitCode.INTERRUPTED, not imported: this module stays light
+
+
+def _forget_interrupt() -> None:
+    """CPython remembers a KeyboardInterrupt that left an `exec()` of a string (dataclasses build their
+    methods so), even once caught, and `python -m` then ends by re-sending itself SIGINT: a parent process
+    sees status -2, not 130. Running an empty string clears that memory."""
+    exec("")
+
+
+def main() -> None:
+    try:
+        from kubectl_gpu.cli.app import main as run
+
+        run()
+    except SystemExit as exc:
+        if exc.code == _INTERRUPTED:
+            _forget_interrupt()
+        raise
+    except BaseException as exc:  # app.main handles Ctrl-C during a command; this is before and after
+        from kubectl_gpu.core.errors import caused_by_interrupt
+
+        if not caused_by_interrupt(exc):
+            raise
+        sys.stderr.write("interrupted\n")
+        _forget_interrupt()
+        sys.exit(_INTERRUPTED)
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,7 @@ from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli.options import collect, global_parameters
-from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError
+from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
 
 __all__ = ["app", "main"]
 
@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(ExitCode.OK)
         raise
     except Exception as exc:
+        if caused_by_interrupt(exc):  # Ctrl-C while a lazy import defines a dataclass: a RuntimeError
+            typer.echo("interrupted", err=True)
+            sys.exit(ExitCode.INTERRUPTED)
         if debug:
             traceback.print_exc()
         detail = " ".join(str(exc).split())  # one line, even for a multi-line message (a YAML error)

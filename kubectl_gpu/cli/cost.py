@@ -50,6 +50,8 @@ def read_price_file(path: str) -> object:
     """The parsed content of a price file (YAML, of which JSON is a subset); InvalidInput on failure."""
     import yaml
 
+    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, safe_load
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -59,7 +61,9 @@ def read_price_file(path: str) -> object:
     except UnicodeDecodeError:
         raise InvalidInput(f"--price-file {path}: not a text file", "write YAML or JSON") from None
     try:
-        return yaml.safe_load(text)
+        return safe_load(text)
+    except DuplicateKeyError as exc:  # two prices for one type: which one is meant?
+        raise InvalidInput(f"--price-file {path}: {exc.detail}", DUPLICATE_HINT) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -32,7 +32,7 @@ def diagnose(
     """Every analysis (node health, Pending pods, drivers, NVMe, lifecycle, NodePool lint, cost) in one
     report, worst first. Exit 1 when any finding reaches --fail-on (default error)."""
     from kubectl_gpu.core.analyses import diagnose as analysis
-    from kubectl_gpu.render.findings_table import diagnose_view
+    from kubectl_gpu.render.diagnose_view import diagnose_view
 
     if only:  # repeatable, and (as kubectl lists) comma-separated
         only = [name.strip() for item in only for name in item.split(",")]

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["ClusterError", "ExitCode", "Interrupted", "InvalidInput", "KubectlGpuError"]
+__all__ = [
+    "ClusterError",
+    "ExitCode",
+    "Interrupted",
+    "InvalidInput",
+    "KubectlGpuError",
+    "caused_by_interrupt",
+]
 
 
 class ExitCode(IntEnum):
@@ -44,3 +51,15 @@ class ClusterError(KubectlGpuError):
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM, after the command cleaned up; the message says what was cleaned up."""
+
+
+def caused_by_interrupt(exc: BaseException | None) -> bool:
+    """Whether Ctrl-C is behind `exc`: Python wraps a KeyboardInterrupt that lands in some places, e.g. a
+    class body's `__set_name__` (every dataclass field) raises a RuntimeError caused by it."""
+    for _ in range(32):  # a chain, not a loop: __context__ can cycle
+        if exc is None:
+            return False
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

@@ -8,8 +8,10 @@ without it; anything that means "we cannot talk to this cluster" is a `ClusterEr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +31,30 @@ from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, K
 __all__ = ["Fetched", "LiveOptions", "LiveSource"]
 
 PAGE_SIZE = 500
+_CREDENTIAL_HINT = "run the kubeconfig's exec command yourself to see why (for EKS: log in to AWS again)"
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split()))
+
+
+@contextmanager
+def _client_log() -> Iterator[list[str]]:
+    """What the kubernetes client logs meanwhile, kept off stderr. A failed exec credential plugin is only
+    logged (through the root logger, which prints `ERROR:root:...`), then the client carries on without
+    credentials; a handler on the root logger also stops `logging.error` from configuring one on stderr."""
+    handler = _Collected()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        root.removeHandler(handler)
 
 
 @dataclass(frozen=True)
@@ -81,9 +107,11 @@ class LiveSource:
 
     def _client(self) -> client.ApiClient:
         try:
-            api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=self.options.kubeconfig, context=self.context
-            )
+            with _client_log() as logged:
+                api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
+                    config_file=self.options.kubeconfig, context=self.context
+                )
+            self._check_credentials(logged)
         except ConfigException as exc:
             # Exec credential plugins (aws eks get-token) fail here too.
             raise ClusterError(f"cannot use context {self.context!r}: {exc}") from None
@@ -92,7 +120,24 @@ class LiveSource:
         # One attempt: a refused connection mid-incident should fail in milliseconds, not after retries.
         api.configuration.retries = False
         api.rest_client.pool_manager.connection_pool_kw["retries"] = False
+        refresh = api.configuration.refresh_api_key_hook
+        if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
+            api.configuration.refresh_api_key_hook = self._checked(refresh)
         return api
+
+    def _check_credentials(self, logged: list[str]) -> None:
+        if logged:
+            raise ClusterError(
+                f"cannot get credentials for context {self.context!r}: {logged[0][:300]}", _CREDENTIAL_HINT
+            )
+
+    def _checked(self, refresh: Callable[[Any], None]) -> Callable[[Any], None]:
+        def hook(configuration: Any) -> None:
+            with _client_log() as logged:
+                refresh(configuration)
+            self._check_credentials(logged)
+
+        return hook
 
     @property
     def server(self) -> str:

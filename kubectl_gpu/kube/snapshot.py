@@ -24,6 +24,7 @@ from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.heap import bulk_load
+from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, UniqueKeyLoader
 
 __all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "redact", "write_bundle"]
 
@@ -32,10 +33,9 @@ BUNDLE_KIND = "Snapshot"
 _SUFFIXES = {".json", ".yaml", ".yml"}
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _LATEST = datetime(3000, 1, 1, tzinfo=UTC)
-_YamlBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _YamlLoader(_YamlBase):  # type: ignore[misc]
+class _YamlLoader(UniqueKeyLoader):
     """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
     YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost."""
 
@@ -87,6 +87,8 @@ def _decode(data: bytes, source: str) -> list[Any]:
             raise InvalidInput(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
     try:
         docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
+    except DuplicateKeyError as exc:
+        raise InvalidInput(f"{source}: {exc.detail}", DUPLICATE_HINT) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -217,15 +219,33 @@ def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     return _load([(source, _decode(data, source))], source)
 
 
+def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
+    """The (context, file) of the first bundle that names its context; InvalidInput when `source` names
+    another. Only our bundles say where they are from: `kubectl get -o json` output conflicts with none."""
+    if not isinstance(context, str) or not context:
+        return origin
+    if origin is None:
+        return context, source
+    if origin[0] != context:
+        raise InvalidInput(
+            f"snapshots of two clusters in one input: {origin[1]} (context {origin[0]!r}) "
+            f"and {source} (context {context!r})",
+            "pass one cluster's files (or one bundle) at a time",
+        )
+    return origin
+
+
 def _load(documents: Iterable[tuple[str, list[Any]]], source_name: str) -> ClusterState:
     state = StateBuilder()
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
+    origin: tuple[str, str] | None = None
     for source, docs_of_source in documents:
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
                 docs: Any = _bundle_meta(doc, source, state, meta)
+                origin = _one_cluster(origin, doc.get("context"), source)
             else:
                 docs = doc
             for obj in _objects(docs, source, ""):

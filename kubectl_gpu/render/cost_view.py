@@ -12,12 +12,12 @@ from kubectl_gpu.core.analyses.cost.analysis import CostReport, CostSums, IdleNo
 from kubectl_gpu.core.analyses.cost.inventory import Inventory
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
-from kubectl_gpu.core.report import Severity
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_table
 
 __all__ = ["LIST_MARK", "cost_view", "inventory_table", "inventory_view", "list_price_footnote", "price_cell"]
 
 LIST_MARK = "*"
-_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
 def _n(value: Decimal) -> str:
@@ -47,10 +47,7 @@ def list_price_footnote(region: str | None) -> str:
 
 
 def _table(*columns: str) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for column in columns:
-        table.add_column(column, no_wrap=column not in ("KEPT-BY", "MESSAGE"), overflow="fold")
-    return table
+    return theme.table(columns, wrap=("KEPT-BY",))
 
 
 def _sums_cells(s: CostSums) -> list[str]:
@@ -77,7 +74,7 @@ def _pools(report: CostReport) -> Table:
             pool.consolidate_after or "-",
             *_sums_cells(pool.sums),
         )
-    table.add_row(Text("TOTAL", style="bold"), "", "", *_sums_cells(report.totals))
+    table.add_row(Text("TOTAL", style=theme.HEADER), "", "", *_sums_cells(report.totals))
     return table
 
 
@@ -118,24 +115,11 @@ def _idle_nodes(report: CostReport, *, wide: bool) -> Table:
             idle.idle_since_source or "-",
             price_cell(price),
             _usd(idle.idle_cost_so_far, marked),
-            Text(_kept(idle), style="yellow" if not idle.only_waiting else ""),
+            Text(_kept(idle), style=theme.WARNING if not idle.only_waiting else ""),
         ]
         if wide:
             cells += [idle.node_claim or "-", ",".join(idle.other_pods) or "-"]
         table.add_row(*cells)
-    return table
-
-
-def _findings(report: CostReport) -> Table:
-    table = _table("SEVERITY", "CODE", "OBJECT", "MESSAGE")
-    for finding in report.findings:
-        message = finding.message + (f"\nfix: {finding.fix}" if finding.fix else "")
-        table.add_row(
-            Text(str(finding.severity), style=_SEVERITY_STYLE[finding.severity]),
-            finding.code,
-            str(finding.object),
-            message,
-        )
     return table
 
 
@@ -148,9 +132,9 @@ def cost_view(report: CostReport, *, wide: bool) -> RenderableType:
     if report.idle_nodes:
         parts += [Text(""), _idle_nodes(report, wide=wide)]
     if report.findings:
-        parts += [Text(""), _findings(report)]
+        parts += [Text(""), findings_table(report.findings, fix_column=False)]
     if report.totals.list_priced:
-        parts += [Text(""), Text(list_price_footnote(report.region), style="dim")]
+        parts += [Text(""), Text(list_price_footnote(report.region), style=theme.MUTED)]
     return Group(*parts)
 
 
@@ -190,5 +174,5 @@ def inventory_view(
         return Text(f"No instances{where}.")
     parts: list[RenderableType] = [inventory_table(inventory, wide=wide)]
     if wide and any(i.price and i.price.source == "list-us-east-1" for i in inventory.instances):
-        parts.append(Text(list_price_footnote(price_region), style="dim"))
+        parts.append(Text(list_price_footnote(price_region), style=theme.MUTED))
     return Group(*parts)

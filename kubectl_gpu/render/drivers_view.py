@@ -5,60 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.drivers.analysis import MAY_LAND_ON_RULE, DriverReport, NodeCheck, Workload
-from kubectl_gpu.core.report import Finding, Severity
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_table
 
-__all__ = ["drivers_view", "findings_table"]
+__all__ = ["drivers_view"]
 
-_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 _COMPAT_RANK = {"no": 0, "minor-compat": 1, "unknown": 2, "driver-unknown": 3, "full": 4}
-_COMPAT_STYLE = {
-    "no": "bold red",
-    "minor-compat": "yellow",
-    "unknown": "dim",
-    "driver-unknown": "dim",
-    "full": "green",
-}
-
-
-def _table(title: str | None, columns: Iterable[str], fold: Iterable[str] = ()) -> Table:
-    table = Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        box=None,
-        pad_edge=False,
-        show_edge=False,
-        header_style="bold",
-    )
-    folded = set(fold)
-    for column in columns:
-        table.add_column(column, no_wrap=column not in folded, overflow="fold")
-    return table
-
-
-def findings_table(findings: Iterable[Finding]) -> Table:
-    """The shared findings table: severity, code, object, message, fix."""
-    table = _table("FINDINGS", ["SEVERITY", "CODE", "OBJECT", "MESSAGE", "FIX"], fold=("MESSAGE", "FIX"))
-    for f in findings:
-        table.add_row(
-            Text(str(f.severity), style=_SEVERITY_STYLE[f.severity]),
-            f.code,
-            str(f.object),
-            f.message,
-            f.fix or "-",
-        )
-    return table
 
 
 def _verdict(checks: Iterable[NodeCheck]) -> Text:
     worst = min(checks, key=lambda c: _COMPAT_RANK[c.level], default=None)
     if worst is None:
         return Text("-")
-    return Text(worst.level, style=_COMPAT_STYLE[worst.level])
+    return Text(worst.level, style=theme.COMPAT.get(worst.level, ""))
 
 
 def _cuda(w: Workload) -> str:
@@ -80,8 +42,7 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
     if not report.nodes and not report.workloads:
         return Text("No NVIDIA GPU nodes or GPU workloads.")
     parts: list[RenderableType] = []
-    nodes = _table(
-        "NODES",
+    nodes = theme.table(
         [
             "NAME",
             "NODEPOOL",
@@ -92,7 +53,8 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
             "CUDA-MAX",
             *(["OS-IMAGE", "DETAIL"] if wide else []),
         ],
-        fold=("DETAIL",),
+        wrap=("DETAIL",),
+        title="NODES",
     )
     for n in report.nodes:
         cuda = "-" if n.cuda_max is None else f"{n.cuda_max}{'+' if n.open_ended else ''}"
@@ -102,15 +64,17 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
             n.instance_type or "-",
             n.ami or "-",
             n.version or "unknown",
-            Text(n.source, style="yellow" if n.source in ("inferred", "unknown") else ""),
+            Text(n.source, style=theme.WARNING if n.source in ("inferred", "unknown") else ""),
             cuda,
         ]
         if wide:
             cells += [n.os_image or "-", n.detail or "-"]
         nodes.add_row(*cells)
     parts.append(nodes)
-    groups = _table(
-        "GROUPS (AMI / OS IMAGE)", ["AMI", "OS-IMAGE", "NODES", "NODEPOOLS", "DRIVERS"], fold=("DRIVERS",)
+    groups = theme.table(
+        ["AMI", "OS-IMAGE", "NODES", "NODEPOOLS", "DRIVERS"],
+        wrap=("DRIVERS",),
+        title="GROUPS (AMI / OS IMAGE)",
     )
     for g in report.groups:
         drivers = "; ".join(
@@ -119,9 +83,9 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
         groups.add_row(g.ami or "-", g.os_image or "-", str(len(g.nodes)), _list(g.node_pools), drivers)
     parts += [Text(""), groups]
     if report.workloads:
-        workloads = _table(
-            "GPU WORKLOADS",
+        workloads = theme.table(
             ["NAMESPACE", "WORKLOAD", "CUDA", "CONFIDENCE", "RUNS-ON", "MAY-LAND-ON", "WORST"],
+            title="GPU WORKLOADS",
         )
         for w in report.workloads:
             need = w.cuda.need
@@ -134,7 +98,7 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
                 _list(w.may_land_on, 2 if not wide else 10),
                 _verdict(w.checks),
             )
-        parts += [Text(""), workloads, Text(f"May land on: {MAY_LAND_ON_RULE}.", style="dim")]
+        parts += [Text(""), workloads, Text(f"May land on: {MAY_LAND_ON_RULE}.", style=theme.MUTED)]
     if report.findings:
-        parts += [Text(""), findings_table(report.findings)]
+        parts += [Text(""), findings_table(report.findings, title="FINDINGS")]
     return Group(*parts)

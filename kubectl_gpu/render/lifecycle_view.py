@@ -15,12 +15,10 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
     PodLifecycle,
 )
 from kubectl_gpu.core.k8s.times import format_age
-from kubectl_gpu.render.lint_view import findings_text
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_block
 
 __all__ = ["lifecycle_view", "nodes_table", "pods_table"]
-
-_RISK = {"high": "bold red", "medium": "yellow", "low": "green"}
-_VERDICT = {"yes": "green", "no": "bold red", "at-risk": "yellow"}
 
 
 def _rel(at: datetime | None, now: datetime) -> str:
@@ -74,7 +72,6 @@ def _dnd(life: NodeLifecycle, now: datetime) -> str:
 
 def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
     now = report.now
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = [
         "NODE",
         "NODEPOOL",
@@ -88,8 +85,7 @@ def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
     ]
     if wide:
         columns += ["TGP", "CONSOLIDATION", "BUDGETS", "CREATED"]
-    for column in columns:
-        table.add_column(column, no_wrap=column not in ("BUDGETS",), overflow="fold")
+    table = theme.table(columns, wrap=("BUDGETS",))
     for life in report.nodes:
         drifted = "?" if life.drifted is None else (life.drift_reason or "yes") if life.drifted else "no"
         cells: list[str | Text] = [
@@ -98,7 +94,7 @@ def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
             life.instance_type or "-",
             format_age(now - life.created) if life.created else "-",
             _expires(life, now),
-            Text(drifted, style="yellow" if life.drifted else ""),
+            Text(drifted, style=theme.WARNING if life.drifted else ""),
             _allowed(life, now),
             _dnd(life, now),
             _disruption(life.next_disruption, now),
@@ -124,15 +120,13 @@ def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
 
 def pods_table(report: LifecycleReport, *, wide: bool) -> Table:
     now = report.now
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     survival = any(p.survival is not None for p in report.pods)
     columns = ["NAMESPACE", "POD", "NODE", "GPUS", "RUNNING", "DND", "NEXT DISRUPTION", "RISK"]
     if survival:
         columns.append("SURVIVES")
     if wide:
         columns.append("DETAIL")
-    for column in columns:
-        table.add_column(column, no_wrap=column != "DETAIL", overflow="fold")
+    table = theme.table(columns, wrap=("DETAIL",))
     for pod in report.pods:
         nxt = pod.next_disruption
         cells: list[str | Text] = [
@@ -143,11 +137,11 @@ def pods_table(report: LifecycleReport, *, wide: bool) -> Table:
             format_age(now - pod.started) if pod.started else "-",
             _pod_dnd(pod, now),
             _disruption(nxt, now),
-            Text(pod.risk, style=_RISK[pod.risk]),
+            Text(pod.risk, style=theme.RISK.get(pod.risk, "")),
         ]
         if survival:
             verdict = pod.survival.verdict if pod.survival else "-"
-            cells.append(Text(verdict, style=_VERDICT.get(verdict, "")))
+            cells.append(Text(verdict, style=theme.SURVIVAL.get(verdict, "")))
         if wide:
             cells.append(nxt.detail if nxt else "-")
         table.add_row(*cells)
@@ -181,12 +175,12 @@ def lifecycle_view(report: LifecycleReport, *, wide: bool, include_all: bool = F
         head.append(f"{s.deadline.isoformat().replace('+00:00', 'Z')}): ")
         head.append(
             {"yes": "survives", "no": "will NOT survive", "at-risk": "at risk"}[s.verdict],
-            style=_VERDICT[s.verdict],
+            style=theme.SURVIVAL.get(s.verdict, ""),
         )
         parts.append(head)
         parts += [Text(f"  - {reason}") for reason in s.reasons]
     for life in report.nodes:
-        parts += [Text(f"note: {life.name}: {note}", style="dim") for note in life.notes]
+        parts += [Text(f"note: {life.name}: {note}", style=theme.MUTED) for note in life.notes]
     if report.findings:
-        parts += [Text(""), findings_text(report.findings, trailing_newline=False)]
+        parts += [Text(""), findings_block(report.findings)]
     return Group(*parts)

@@ -1,36 +1,17 @@
-"""Human view for `kubectl gpu lint` (and the findings block `lifecycle` prints): one block per finding,
-worst first, with the fix indented under it."""
+"""Human view for `kubectl gpu lint`: one block per finding, worst first, with the fix indented under it,
+then a summary line."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from rich.console import Group
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.lint.analysis import LintReport
-from kubectl_gpu.core.report import Finding, Severity
+from kubectl_gpu.core.report import Severity
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_block
 
-__all__ = ["findings_text", "lint_view"]
-
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
-
-
-def findings_text(findings: Iterable[Finding], *, trailing_newline: bool = True) -> Text:
-    out = Text()
-    for finding in findings:
-        out.append(f"{finding.severity.value.upper():<8}", style=_STYLE[finding.severity])
-        out.append(f"{finding.code}  ", style="bold")
-        out.append(f"{finding.object}\n")
-        out.append(f"  {finding.message}\n")
-        if finding.fix:
-            lines = finding.fix.splitlines()
-            out.append(f"  fix: {lines[0]}\n", style="green")
-            for line in lines[1:]:
-                out.append(f"       {line}\n", style="green")
-    if not trailing_newline:
-        out.rstrip()
-    return out
+__all__ = ["lint_view"]
 
 
 def lint_view(report: LintReport, *, wide: bool) -> Group:
@@ -51,6 +32,6 @@ def lint_view(report: LintReport, *, wide: bool) -> Group:
         f"{'FAIL' if failing else 'pass'}"
     )
     return Group(
-        findings_text(report.findings, trailing_newline=False),
-        Text(summary, style="bold red" if failing else ""),
+        findings_block(report.findings),
+        Text(summary, style=theme.ERROR if failing else ""),
     )

@@ -12,6 +12,7 @@ from rich.text import Text
 from kubectl_gpu.core.analyses.nodes import NodeReport
 from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.render import theme
 
 __all__ = ["nodes_table", "nodes_view"]
 
@@ -35,7 +36,7 @@ def _usage(row: NodeRow) -> Text:
     text = f"{_n(acc.allocatable)}/{_n(acc.requested)}/{_n(acc.free)}"
     if acc.source != "device-plugin":
         text += f" ({acc.source})"
-    style = "green" if acc.free > 0 else ("yellow" if acc.allocatable > 0 else "red")
+    style = theme.GOOD if acc.free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
     return Text(text, style=style)
 
 
@@ -61,8 +62,8 @@ def _health(row: NodeRow) -> Text:
     if row.unschedulable:
         problems.append("Cordoned")
     if problems:
-        return Text(",".join(problems), style="red")
-    return Text("ok", style="green")
+        return Text(",".join(problems), style=theme.ERROR)
+    return Text("ok", style=theme.GOOD)
 
 
 def _resource(row: NodeRow) -> str:
@@ -78,7 +79,6 @@ def _price(row: NodeRow) -> str:
 
 
 def nodes_table(report: NodeReport, *, wide: bool) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = [
         "NAME",
         "INSTANCE",
@@ -92,10 +92,8 @@ def nodes_table(report: NodeReport, *, wide: bool) -> Table:
         "HEALTH",
     ]
     if wide:
-        columns[2:2] = []
         columns += ["RESOURCE", "CAPACITY", "ZONE", "NODECLAIM", "OS-IMAGE", "INSTANCE-ID", "$/H", "IDLE"]
-    for column in columns:
-        table.add_column(column, no_wrap=True)
+    table = theme.table(columns)
     for row in report.rows:
         age = format_age(report.now - row.created) if isinstance(row.created, datetime) else "-"
         cells: list[str | Text] = [
@@ -135,5 +133,5 @@ def nodes_view(
     if wide and any(r.price_source == "list-us-east-1" for r in report.rows):
         from kubectl_gpu.render.cost_view import list_price_footnote
 
-        parts.append(Text(list_price_footnote(price_region), style="dim"))
+        parts.append(Text(list_price_footnote(price_region), style=theme.MUTED))
     return Group(*parts)

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
-from kubectl_gpu.core.analyses.nvme.analysis import NvmeReport, NvmeRow, NvmeState, format_bytes
-from kubectl_gpu.render.drivers_view import findings_table
+from kubectl_gpu.core.analyses.nvme.analysis import NvmeReport, NvmeRow, format_bytes
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_table
 
 __all__ = ["nvme_view"]
-
-_STYLE = {
-    NvmeState.ACTIVE: "green",
-    NvmeState.LIKELY_ACTIVE: "green",
-    NvmeState.DEGRADED: "bold red",
-    NvmeState.NOT_USED: "yellow",
-    NvmeState.NO_NVME: "dim",
-    NvmeState.UNKNOWN: "dim",
-}
 
 
 def _requested(row: NvmeRow) -> str:
@@ -33,19 +24,17 @@ def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> R
     if not report.rows:
         where = "" if include_all else " with accelerators (use --all to list every node)"
         return Text(f"No nodes{where}.")
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = ["NAME", "INSTANCE", "NODEPOOL", "NVME", "STATE", "DEVICES", "REQUESTED", "EPHEMERAL-CAP"]
     if wide:
         columns += ["NODECLASS", "EVIDENCE"]
-    for column in columns:
-        table.add_column(column, no_wrap=column != "EVIDENCE", overflow="fold")
+    table = theme.table(columns, wrap=("EVIDENCE",))
     for r in report.rows:
         cells: list[RenderableType] = [
             r.name,
             r.instance_type or "-",
             r.node_pool or "-",
             r.spec.layout if r.spec else "?",
-            Text(str(r.state), style=_STYLE[r.state]),
+            Text(str(r.state), style=theme.NVME_STATE.get(r.state, "")),
             ",".join(r.devices) or "-",
             _requested(r),
             format_bytes(r.capacity_bytes),
@@ -58,5 +47,5 @@ def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> R
         table.add_row(*cells)
     parts: list[RenderableType] = [table]
     if report.findings:
-        parts += [Text(""), findings_table(report.findings)]
+        parts += [Text(""), findings_table(report.findings, title="FINDINGS")]
     return Group(*parts)

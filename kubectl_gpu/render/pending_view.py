@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.pending.report import PendingReport, PodDiagnosis
-from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.render import theme
 
 __all__ = ["explain_view", "pending_table", "pending_view"]
-
-_STYLE = {
-    Verdict.PROVISIONING: "cyan",
-    Verdict.NO_BLOCKER_FOUND: "yellow",
-    Verdict.SCHEDULED_NOT_STARTED: "yellow",
-}
 
 
 def _requests(diag: PodDiagnosis) -> str:
@@ -39,19 +33,17 @@ def _one_line(text: str | None, limit: int = 90) -> str:
 
 
 def pending_table(report: PendingReport, *, wide: bool) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     columns = ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON", "FIX"]
     if wide:
         columns.insert(6, "AGE")
-    for column in columns:
-        table.add_column(column, no_wrap=column not in ("REASON", "FIX"), overflow="fold")
+    table = theme.table(columns, wrap=("REASON", "FIX"))
     for diag in report.pods:
         nearest = f"{diag.nearest.kind.lower()}/{diag.nearest.name}" if diag.nearest else "-"
         cells: list[RenderableType] = [
             diag.namespace,
             diag.name,
             _requests(diag),
-            Text(str(diag.verdict), style=_STYLE.get(diag.verdict, "red")),
+            Text(str(diag.verdict), style=theme.pending_verdict(diag.verdict)),
             nearest,
             _one_line(diag.reason, 110 if wide else 80),
         ]
@@ -63,18 +55,16 @@ def pending_table(report: PendingReport, *, wide: bool) -> Table:
 
 
 def _mark(ok: bool | None) -> Text:
-    if ok is None:
-        return Text("?", style="yellow")
-    return Text("ok", style="green") if ok else Text("NO", style="bold red")
+    return Text("?" if ok is None else "ok" if ok else "NO", style=theme.check_style(ok))
 
 
-def explain_view(diag: PodDiagnosis, now_console: Console | None = None) -> Group:
+def explain_view(diag: PodDiagnosis) -> Group:
     parts: list[RenderableType] = []
     head = Text()
-    head.append(f"Pod {diag.namespace}/{diag.name}", style="bold")
+    head.append(f"Pod {diag.namespace}/{diag.name}", style=theme.HEADER)
     head.append(f"  requests {_requests(diag)}\n")
     head.append("Verdict: ")
-    head.append(str(diag.verdict), style=_STYLE.get(diag.verdict, "bold red"))
+    head.append(str(diag.verdict), style=theme.pending_verdict(diag.verdict))
     if diag.nearest:
         head.append(f"  (nearest: {diag.nearest.kind} {diag.nearest.name})")
     head.append(f"\n{diag.reason}\n")
@@ -83,8 +73,8 @@ def explain_view(diag: PodDiagnosis, now_console: Console | None = None) -> Grou
         title = f"{evaluation.target.kind} {evaluation.target.name}"
         if not evaluation.offers:
             title += "  (cannot offer the requested accelerator)"
-        table = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=False)
-        table.add_column("check", style="bold", no_wrap=True)
+        table = theme.table(title=title, show_header=False)
+        table.add_column("check", style=theme.HEADER, no_wrap=True)
         table.add_column("ok", no_wrap=True)
         table.add_column("detail", overflow="fold")
         for check in evaluation.checks:
@@ -92,21 +82,20 @@ def explain_view(diag: PodDiagnosis, now_console: Console | None = None) -> Grou
         parts.append(table)
         parts.append(Text(""))
     if diag.evidence:
-        events = Table(title="Events", title_justify="left", box=None, pad_edge=False, header_style="bold")
-        for column in ("SOURCE", "REASON", "COUNT", "LAST SEEN", "MESSAGE"):
-            events.add_column(column, overflow="fold", no_wrap=column != "MESSAGE")
+        columns = ("SOURCE", "REASON", "COUNT", "LAST SEEN", "MESSAGE")
+        events = theme.table(columns, wrap=("MESSAGE",), title="Events")
         for ev in diag.evidence:
             seen = ev.last_seen.isoformat().replace("+00:00", "Z") if ev.last_seen else "-"
             events.add_row(ev.source, ev.reason, str(ev.count), seen, ev.message)
         parts.append(events)
     else:
-        parts.append(Text("Events: none recorded for this pod", style="dim"))
+        parts.append(Text("Events: none recorded for this pod", style=theme.MUTED))
     for line in diag.disagreements:
-        parts.append(Text(f"Disagreement: {line}", style="yellow"))
+        parts.append(Text(f"Disagreement: {line}", style=theme.WARNING))
     for note in diag.notes:
-        parts.append(Text(f"Note: {note}", style="dim"))
+        parts.append(Text(f"Note: {note}", style=theme.MUTED))
     if diag.fix:
-        parts.append(Text("\nFix:", style="bold"))
+        parts.append(Text("\nFix:", style=theme.HEADER))
         parts.append(Text(diag.fix))
     return Group(*parts)
 

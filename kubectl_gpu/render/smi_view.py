@@ -1,14 +1,15 @@
-"""Human and JSON output of `kubectl gpu smi`, `--dry-run`, `cleanup`, and the fan-out progress display."""
+"""Human and JSON output of `kubectl gpu smi`, `--dry-run`, `cleanup`, and the fan-out progress display.
+
+Nothing here prints: the front end prints what these return (`render.output.print_table`)."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from rich.console import Console
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -16,15 +17,17 @@ from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.core.debugpod import KubectlDebugCommand
 from kubectl_gpu.core.k8s.times import format_age, parse_time
 from kubectl_gpu.core.probe import Gpu
-from kubectl_gpu.render.output import dump_yaml, print_table
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.output import dump_yaml
 
 __all__ = [
     "DryRunPlan",
+    "FanoutProgress",
+    "SmiView",
     "cleanup_table",
     "dry_run_text",
-    "fanout_progress",
-    "print_smi",
     "smi_report",
+    "smi_view",
 ]
 
 
@@ -52,7 +55,7 @@ def _ecc(gpu: Gpu) -> Text:
     if ecc is None or (ecc.volatile_uncorrectable is None and ecc.aggregate_uncorrectable is None):
         return Text("-")
     text = f"{_v(ecc.volatile_uncorrectable)}/{_v(ecc.aggregate_uncorrectable)}"
-    return Text(text, style="red" if (ecc.volatile_uncorrectable or 0) > 0 else "")
+    return Text(text, style=theme.ERROR if (ecc.volatile_uncorrectable or 0) > 0 else "")
 
 
 def _pages(gpu: Gpu) -> Text:
@@ -72,7 +75,7 @@ def _pages(gpu: Gpu) -> Text:
         if pages.pending:
             parts.append("pending")
             bad = True
-    return Text(" ".join(parts) or "-", style="red" if bad else "")
+    return Text(" ".join(parts) or "-", style=theme.ERROR if bad else "")
 
 
 def _mig(gpu: Gpu) -> str:
@@ -86,20 +89,22 @@ def _mig(gpu: Gpu) -> str:
     return gpu.mig_mode
 
 
+def _table(columns: Sequence[str]) -> Table:
+    """Every column may wrap on a narrow terminal; a word too long for its column ends in an ellipsis."""
+    return theme.table(columns, wrap="all", overflow="ellipsis")
+
+
 def _summary_table(results: Sequence[SmiResult], wide: bool) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NODE", "DRIVER", "CUDA", "GPUS", "STRATEGY", "STATUS"):
-        table.add_column(column)
-    if wide:
-        table.add_column("IMAGE")
+    columns = ["NODE", "DRIVER", "CUDA", "GPUS", "STRATEGY", "STATUS", *(["IMAGE"] if wide else [])]
+    table = _table(columns)
     for result in results:
         probe = result.probe
         gpus = str(len(probe.gpus)) if probe is not None else "-"
         if probe is not None and probe.neuron is not None:
             gpus = f"{len(probe.neuron.devices)} neuron"
-        status = Text("error", style="red") if result.error else Text("ok", style="green")
+        status = Text("error", style=theme.ERROR) if result.error else Text("ok", style=theme.GOOD)
         if not result.error and any(f.severity == "error" for f in result.findings):
-            status = Text("findings", style="yellow")
+            status = Text("findings", style=theme.WARNING)
         row: list[str | Text] = [
             result.node or "-",
             _v(probe.driver_version if probe else None),
@@ -115,13 +120,11 @@ def _summary_table(results: Sequence[SmiResult], wide: bool) -> Table:
 
 
 def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table | None:
-    table = Table(box=None, pad_edge=False, header_style="bold")
     columns = ["NODE", "GPU", "NAME", "MEM USED/TOTAL MiB", "UTIL", "TEMP", "POWER", "ECC UNC VOL/AGG"]
     columns += ["MIG", "PAGES", "PROCS"]
     if wide:
         columns += ["UUID", "PCI", "CLOCK EVENTS"]
-    for column in columns:
-        table.add_column(column)
+    table = _table(columns)
     rows = 0
     for result in results:
         if result.probe is None:
@@ -153,9 +156,7 @@ def _pod(pods: Mapping[int, str], pid: int | None) -> str:
 
 
 def _process_table(results: Sequence[SmiResult]) -> Table | None:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD"):
-        table.add_column(column)
+    table = _table(["NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD"])
     rows = 0
     for result in results:
         probe = result.probe
@@ -187,33 +188,31 @@ def _process_table(results: Sequence[SmiResult]) -> Table | None:
     return table if rows else None
 
 
-def print_smi(out: Console, err: Console, results: Sequence[SmiResult], *, wide: bool = False) -> None:
-    """Tables on `out`; findings and notes after them; per-node errors last, on `err`."""
-    print_table(out, _summary_table(results, wide))
-    gpus = _gpu_table(results, wide)
-    if gpus is not None:
-        out.print()
-        print_table(out, gpus)
-    procs = _process_table(results)
-    if procs is not None:
-        out.print()
-        print_table(out, procs)
+@dataclass(frozen=True, slots=True)
+class SmiView:
+    """What `smi` prints: `out` for stdout (the tables, then the GPU findings, a line each) and `err` for
+    stderr (the notes, then the per-node errors), None when there is none."""
+
+    out: RenderableType
+    err: RenderableType | None
+
+
+def smi_view(results: Sequence[SmiResult], *, wide: bool = False) -> SmiView:
+    out: list[RenderableType] = [_summary_table(results, wide)]
+    for table in (_gpu_table(results, wide), _process_table(results)):
+        if table is not None:
+            out += [Text(""), table]
     findings = [(r.node, f) for r in results for f in r.findings]
     if findings:
-        out.print()
-        for node, finding in findings:
-            style = "red" if finding.severity == "error" else "yellow"
-            where = f"{node}: " if node else ""
-            out.print(
-                Text(f"{finding.severity}: {where}{finding.message} [{finding.code}]", style=style),
-                soft_wrap=True,
-            )
+        out.append(Text(""))
+    for node, finding in findings:
+        where = f"{node}: " if node else ""
+        line = f"{finding.severity}: {where}{finding.message} [{finding.code}]"
+        out.append(Text(line, style=theme.severity(finding.severity)))
     notes = dict.fromkeys(note for r in results for note in r.all_notes())
-    for note in notes:
-        err.print(Text(f"note: {note}", style="dim"), soft_wrap=True)
-    for result in results:
-        if result.error:
-            err.print(Text(f"error: {result.error}", style="red"), soft_wrap=True)
+    err = [Text(f"note: {note}", style=theme.MUTED) for note in notes]
+    err += [Text(f"error: {r.error}", style=theme.ERROR) for r in results if r.error]
+    return SmiView(Group(*out), Group(*err) if err else None)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -253,50 +252,47 @@ def dry_run_text(plans: Sequence[DryRunPlan]) -> str:
 # --------------------------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def fanout_progress(
-    console: Console, total: int, *, enabled: bool
-) -> Iterator[tuple[Callable[[str, str], None], Callable[[str], None]]]:
-    """(on_phase(node, phase), on_done(node)) callbacks; a live display on `console` when enabled (a TTY)."""
-    if not enabled:
-        yield (lambda node, phase: None), (lambda node: None)
-        return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+class FanoutProgress:
+    """The fan-out's progress: spinner, bar, nodes done of all, time elapsed and the last three nodes'
+    phases. A renderable, for the front end to show live on a terminal (`rich.live.Live`); `on_phase` and
+    `on_done` are the runner's callbacks, called from its threads."""
 
-    phases: dict[str, str] = {}
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("debug pods"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=console,
-        transient=True,
-    )
-    task = progress.add_task("", total=total)
+    def __init__(self, total: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
-    def describe() -> str:
-        active = [f"{n}: {p}" for n, p in list(phases.items())[-3:]]
-        return "  ".join(active)
+        self._phases: dict[str, str] = {}
+        # Never started: the front end's Live draws it, through __rich__.
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("debug pods"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            auto_refresh=False,
+        )
+        self._task = self._progress.add_task("", total=total)
 
-    def on_phase(node: str, phase: str) -> None:
-        phases[node] = phase
-        progress.update(task, description=describe())
+    def _describe(self) -> str:
+        return "  ".join(f"{n}: {p}" for n, p in list(self._phases.items())[-3:])
 
-    def on_done(node: str) -> None:
-        phases.pop(node, None)
-        progress.update(task, advance=1, description=describe())
+    def on_phase(self, node: str, phase: str) -> None:
+        self._phases[node] = phase
+        self._progress.update(self._task, description=self._describe())
 
-    with progress:
-        yield on_phase, on_done
+    def on_done(self, node: str) -> None:
+        self._phases.pop(node, None)
+        self._progress.update(self._task, advance=1, description=self._describe())
+
+    def __rich__(self) -> RenderableType:
+        return self._progress.get_renderable()
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -305,9 +301,7 @@ def fanout_progress(
 
 
 def cleanup_table(pods: Sequence[dict[str, Any]], now: datetime) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE"):
-        table.add_column(column)
+    table = _table(["NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE"])
     for pod in pods:
         meta = pod.get("metadata") or {}
         created = meta.get("creationTimestamp")

@@ -258,11 +258,15 @@ def test_help(cli: Cli, command: str) -> None:
 
 
 def test_every_code_is_documented() -> None:
-    readme = (ROOT / "README.md").read_text()
+    codes_page = (ROOT / "docs" / "codes.md").read_text()
     lifecycle_src = (ROOT / "kubectl_gpu" / "core" / "analyses" / "lifecycle" / "analysis.py").read_text()
     lifecycle_codes = set(re.findall(r'"(LIFECYCLE_[A-Z_]+)"', lifecycle_src))
     assert len(lifecycle_codes) == 10
     for code in sorted(set(CODES) | lifecycle_codes):
-        assert f"`{code}`" in readme, code
-    assert "## Lifecycle and lint" in readme
+        assert f"`{code}`" in codes_page, code
+    assert "## Lifecycle (`source: lifecycle`)" in codes_page and "## Lint (`source: lint`)" in codes_page
+    for command in ("lifecycle", "lint"):
+        page = (ROOT / "docs" / "commands" / f"{command}.md").read_text()
+        assert page.startswith(f"# `kubectl gpu {command}`"), command
+    readme = (ROOT / "README.md").read_text()
     assert "| `kubectl gpu lifecycle" in readme and "| `kubectl gpu lint" in readme

@@ -152,9 +152,9 @@ def test_capacity_mismatch_and_unknown(report: NvmeReport) -> None:
         "NVME_CAPACITY_MISMATCH",
         "NVME_STATE_UNKNOWN",
     }
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    codes_page = (Path(__file__).parents[2] / "docs" / "codes.md").read_text()
     for code in {f.code for f in report.findings}:
-        assert f"`{code}`" in readme, code
+        assert f"`{code}`" in codes_page, code
 
 
 def test_json_shape(report: NvmeReport) -> None:

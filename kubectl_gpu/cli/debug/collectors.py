@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -40,18 +41,25 @@ def run_collectors(
     no_color: bool,
 ) -> list[SmiResult]:
     """Fan the collector out over the nodes, with a progress display on a terminal; Ctrl-C deletes pods."""
+    from rich.live import Live
+
     from kubectl_gpu.kube.debug_runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
     from kubectl_gpu.render.output import make_console
-    from kubectl_gpu.render.smi_view import fanout_progress
+    from kubectl_gpu.render.smi_view import FanoutProgress
 
     script = collector_script()
     err = make_console(stderr=True, no_color=no_color)
     api.allow_concurrency(concurrency)
     cancel = threading.Event()
     grace = 2 * (api.request_timeout or 30.0) + 5
-    with fanout_progress(err, len(targets), enabled=err.is_terminal) as (on_phase, on_done):
+    progress = FanoutProgress(len(targets))
+    shown = Live(progress, console=err, transient=True, refresh_per_second=10) if err.is_terminal else None
+    with shown or contextlib.nullcontext():
         runner = DebugRunner(
-            api, RunnerSettings(namespace=namespace, timeout=timeout), cancel=cancel, on_phase=on_phase
+            api,
+            RunnerSettings(namespace=namespace, timeout=timeout),
+            cancel=cancel,
+            on_phase=progress.on_phase,
         )
         try:
             with interrupts_on_sigterm():
@@ -61,7 +69,7 @@ def run_collectors(
                     concurrency=concurrency,
                     cancel=cancel,
                     grace=grace,
-                    on_done=lambda target, _result: on_done(target.name),
+                    on_done=lambda target, _result: progress.on_done(target.name),
                     on_interrupt=lambda: err.print("interrupted: deleting debug pods...", markup=False),
                 )
         except KeyboardInterrupt:

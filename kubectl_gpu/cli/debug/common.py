@@ -66,6 +66,8 @@ def config_path(env: dict[str, str] | None = None) -> Path:
 def read_config(path: Path) -> dict[str, Any] | None:
     import yaml
 
+    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, safe_load
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -75,7 +77,9 @@ def read_config(path: Path) -> dict[str, Any] | None:
     except UnicodeDecodeError:
         raise InvalidInput(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
+    except DuplicateKeyError as exc:
+        raise InvalidInput(f"{path}: {exc.detail}", DUPLICATE_HINT) from None
     except yaml.YAMLError:
         raise InvalidInput(f"{path}: not valid YAML") from None
     if data is None:

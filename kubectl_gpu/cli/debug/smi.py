@@ -43,8 +43,8 @@ def _exit_code(results: Sequence[SmiResult]) -> int:
 
 
 def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
-    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console
-    from kubectl_gpu.render.smi_view import print_smi, smi_report
+    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
+    from kubectl_gpu.render.smi_view import smi_report, smi_view
 
     err = make_console(stderr=True, no_color=opts.no_color)
     if raw:
@@ -68,7 +68,10 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
                     f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
                 )
     else:
-        print_smi(make_console(no_color=opts.no_color), err, results, wide=opts.format is OutputFormat.wide)
+        view = smi_view(results, wide=opts.format is OutputFormat.wide)
+        print_table(make_console(no_color=opts.no_color), view.out)
+        if view.err is not None:
+            print_table(err, view.err)
     return _exit_code(results)
 
 
@@ -83,12 +86,13 @@ def _from_file(path: str) -> SmiResult:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not text.strip():
         raise InvalidInput(f"{path}: file is empty")
+    hint = "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
     try:
         probe = parse_saved_output(text)
     except ProbeParseError as exc:
-        raise InvalidInput(
-            f"{path}: {exc}", "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
-        ) from None
+        raise InvalidInput(f"{path}: {exc}", hint) from None
+    if probe.gpu_source is None and not probe.sections:  # it names the collector, but holds none of it
+        raise InvalidInput(f"{path}: not nvidia-smi or collector output (no collector section in it)", hint)
     error = None
     accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
     if not sees_accelerator(probe, accelerator):

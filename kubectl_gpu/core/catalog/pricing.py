@@ -27,6 +27,7 @@ from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = [
     "CATALOG_REGION",
+    "MAX_USD_PER_HOUR",
     "SOURCE_FILE",
     "SOURCE_LIST",
     "Price",
@@ -47,6 +48,10 @@ _REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
 _ARN_REGION = re.compile(r"^arn:aws[a-z-]*:eks:([a-z0-9-]+):")
 _FILE_KEYS: Final = frozenset({"region", "currency", "prices"})
+# The dearest EC2 instance lists at a few hundred USD an hour (the catalog's dearest GPU type, p6-b300, at
+# 142): past this bound a price is a typo or a unit mix-up (cents, per month), and far past it the money
+# columns overflow Decimal's 28 digits. Zero stays valid: prepaid or owned capacity costs nothing more.
+MAX_USD_PER_HOUR: Final = Decimal(10_000)
 
 
 class PriceFileError(InvalidInput):
@@ -86,8 +91,15 @@ def _price_value(value: object, where: str) -> Decimal:
         number = Decimal(str(value).strip())
     except InvalidOperation:
         raise PriceFileError(f"{where}: price must be a number (USD per hour), got {value!r}") from None
-    if not number.is_finite() or number < 0:
+    if not number.is_finite():
+        raise PriceFileError(f"{where}: price must be a finite number, got {value!r}")
+    if number < 0:
         raise PriceFileError(f"{where}: price must be zero or more, got {value!r}")
+    if number > MAX_USD_PER_HOUR:
+        raise PriceFileError(
+            f"{where}: price must be at most {MAX_USD_PER_HOUR:,} USD per hour "
+            f"(EC2's dearest instance costs under 1,000), got {value}"
+        )
     return number
 
 

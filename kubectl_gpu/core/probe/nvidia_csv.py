@@ -19,12 +19,8 @@ from .models import (
     NvidiaSmiReport,
     RemappedRows,
     RetiredPages,
-    clean,
-    error_value,
-    integer,
-    number,
-    yes_no,
 )
+from .models.values import clean, error_value, integer, number, yes_no
 
 __all__ = [
     "COMPUTE_APPS_FIELDS",

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from .errors import ProbeParseError, snippet
-from .models import TopoLink, Topology, TopoNic, TopoRow, clean
+from .models import TopoLink, Topology, TopoNic, TopoRow
+from .models.values import clean
 
 __all__ = ["parse_nvidia_smi_topo"]
 

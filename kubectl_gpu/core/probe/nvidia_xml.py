@@ -14,12 +14,8 @@ from .models import (
     NvidiaSmiReport,
     RemappedRows,
     RetiredPages,
-    clean,
-    error_value,
-    integer,
-    number,
-    yes_no,
 )
+from .models.values import clean, error_value, integer, number, yes_no
 
 __all__ = ["parse_nvidia_smi_xml"]
 

@@ -21,9 +21,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     RequirementError,
     Requirements,
     UnknownLabel,
-    incompatible_requirements_message,
     intersects,
-    karpenter_error,
     nodepool_requirements,
 )
 from kubectl_gpu.core.scheduling.taints import (
@@ -52,9 +50,7 @@ __all__ = [
     "Taint",
     "Toleration",
     "UnknownLabel",
-    "incompatible_requirements_message",
     "intersects",
-    "karpenter_error",
     "node_matches",
     "nodepool_requirements",
     "not_tolerated_message",

@@ -157,7 +157,7 @@ def test_sections_in_order_and_parsed(tmp_path: Path) -> None:
     assert result.kernel_driver is not None and result.kernel_driver.version == "535.161.08"
     assert result.mdstat is not None and result.mdstat.arrays[0].degraded
     assert result.block_devices is not None and result.block_devices.raid_devices()[0].name == "md127"
-    assert result.os_release is not None and result.os_release.id == "bottlerocket"
+    assert result.os_release is not None and dict(result.os_release.fields)["ID"] == "bottlerocket"
     assert result.neuron is not None
     assert result.kernel_release
     # every GPU process once, in nvidia-smi's order; 21999 exited before its cgroup was read

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_gpu.core.probe import ProbeParseError, parse_nvidia_smi_list, parse_nvidia_smi_topo
+from kubectl_gpu.core.probe import ProbeParseError, Topology, parse_nvidia_smi_list, parse_nvidia_smi_topo
 
 from . import _fixtures as fx
 
@@ -123,6 +123,12 @@ TOPOS: dict[str, tuple[tuple[str, ...], str, str]] = {
 }
 
 
+def link(topo: Topology, a: str, b: str) -> str | None:
+    """The link type the matrix gives between devices ``a`` and ``b`` (``None`` if either is unknown)."""
+    row = next((r for r in topo.rows if r.name == a), None)
+    return None if row is None else next((x.link for x in row.links if x.peer == b), None)
+
+
 def test_every_topo_fixture_is_in_the_table() -> None:
     assert sorted(TOPOS) == fx.names("nvidia-smi/topo")
 
@@ -135,21 +141,21 @@ def test_real_topo(name: str) -> None:
     assert topo.rows[0].cpu_affinity == cpu
     assert topo.rows[0].numa_affinity == numa
     assert topo.rows[0].gpu_numa_id is None  # N/A, after the doubled tab
-    assert topo.link("GPU0", "GPU0") == "X"
+    assert link(topo, "GPU0", "GPU0") == "X"
     assert topo.nics == ()
 
 
 def test_eight_gpus_four_nics() -> None:
     topo = parse_nvidia_smi_topo(fx.data("ours/topo/ours__topo-m__8x-a100-nv12-4-nic__p4d-like.txt"))
-    assert topo.gpus == tuple(f"GPU{i}" for i in range(8))
+    assert topo.devices[:8] == tuple(f"GPU{i}" for i in range(8))
     assert topo.devices[8:] == ("NIC0", "NIC1", "NIC2", "NIC3")
-    assert topo.link("GPU0", "GPU7") == "NV12"
-    assert topo.rows[0].links[7].nvlink_count == 12
-    assert topo.link("GPU0", "NIC0") == "PXB"
-    assert topo.link("GPU2", "NIC0") == "NODE"
-    assert topo.link("GPU4", "NIC0") == "SYS"
-    assert topo.link("NIC3", "NIC3") == "X"
-    assert topo.link("GPU0", "GPU9") is None
+    assert link(topo, "GPU0", "GPU7") == "NV12"
+    assert topo.rows[0].links[7].link == "NV12"
+    assert link(topo, "GPU0", "NIC0") == "PXB"
+    assert link(topo, "GPU2", "NIC0") == "NODE"
+    assert link(topo, "GPU4", "NIC0") == "SYS"
+    assert link(topo, "NIC3", "NIC3") == "X"
+    assert link(topo, "GPU0", "GPU9") is None
     assert [(r.cpu_affinity, r.numa_affinity) for r in topo.rows[3:5]] == [
         ("0-23,48-71", "0"),
         ("24-47,72-95", "1"),

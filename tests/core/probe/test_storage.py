@@ -146,16 +146,16 @@ def test_mdstat_raid0_clean() -> None:
     md = parse_mdstat(fx.data(MDSTAT + "ours__mdstat__raid0-2x-nvme.txt"))
     assert md.personalities == ("raid0",)
     (arr,) = md.arrays
-    assert (arr.name, arr.state, arr.level, arr.blocks, arr.super_version, arr.chunk_kib) == (
+    assert (arr.name, arr.active, arr.level, arr.blocks, arr.super_version, arr.chunk_kib) == (
         "md0",
-        "active",
+        True,
         "raid0",
         3710937088,
         "1.2",
         512,
     )
     assert [(m.name, m.slot) for m in arr.members] == [("nvme2n1", 1), ("nvme1n1", 0)]
-    assert (arr.degraded, arr.resyncing, arr.healthy) == (False, False, True)
+    assert (arr.degraded, arr.sync, arr.sync_waiting) == (False, None, None)
     assert md.unused_devices == ()
 
 
@@ -163,7 +163,7 @@ def test_mdstat_raid1_degraded_with_faulty_member() -> None:
     arr = parse_mdstat(fx.data(MDSTAT + "ours__mdstat__raid1-degraded-faulty.txt")).arrays[0]
     assert (arr.level, arr.raid_disks, arr.working_disks, arr.member_status) == ("raid1", 2, 1, "U_")
     assert arr.failed_members == ("sdb1",)
-    assert (arr.degraded, arr.resyncing, arr.healthy) == (True, False, False)
+    assert (arr.degraded, arr.sync, arr.sync_waiting) == (True, None, None)
 
 
 def test_mdstat_raid5_recovery() -> None:
@@ -184,12 +184,7 @@ def test_mdstat_raid10_resync_with_bitmap_and_pending_raid1() -> None:
     pending = md.array("md2")
     raid10 = md.array("md1")
     assert pending is not None and raid10 is not None
-    assert (pending.read_only, pending.sync, pending.sync_waiting, pending.resyncing) == (
-        "auto-read-only",
-        None,
-        "PENDING",
-        True,
-    )
+    assert (pending.read_only, pending.sync, pending.sync_waiting) == ("auto-read-only", None, "PENDING")
     assert pending.degraded is False
     assert raid10.sync is not None
     assert (raid10.sync.action, raid10.sync.percent, raid10.sync.finish_minutes) == ("resync", 0.6, 318.4)
@@ -200,8 +195,8 @@ def test_mdstat_raid10_resync_with_bitmap_and_pending_raid1() -> None:
 
 def test_mdstat_inactive_spare_and_empty() -> None:
     arr = parse_mdstat(fx.data(MDSTAT + "ours__mdstat__inactive-spare.txt")).arrays[0]
-    assert (arr.active, arr.state, arr.level, arr.blocks) == (False, "inactive", None, 1953382488)
-    assert arr.members[0].spare and not arr.healthy
+    assert (arr.active, arr.level, arr.blocks) == (False, None, 1953382488)
+    assert arr.members[0].spare
     assert parse_mdstat(fx.data(MDSTAT + "ours__mdstat__no-arrays.txt")).arrays == ()
 
 

@@ -1,0 +1,89 @@
+"""The collector script's result for one node (:class:`ProbeResult`), its sections and issues, and the host
+facts it reads besides nvidia-smi (the kernel driver, ``/etc/os-release``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .gpu import Gpu, ListedGpu
+from .neuron import NeuronLs
+from .storage import LsblkReport, MdStat, Mount
+from .topology import Topology
+from .values import JsonValue
+
+__all__ = ["NvidiaKernelDriver", "OsRelease", "ProbeIssue", "ProbeResult", "Section"]
+
+
+@dataclass(frozen=True, slots=True)
+class NvidiaKernelDriver:
+    """``/proc/driver/nvidia/version``."""
+
+    version: str
+    open_kernel_module: bool
+    arch: str | None = None
+    gcc_version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OsRelease:
+    """``/etc/os-release`` of the host, as ``(key, value)`` pairs in file order."""
+
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One ``BEGIN``/``END`` block of the collector's output."""
+
+    name: str
+    rc: int | None
+    body: str
+    stderr: str = ""
+    #: The block had no ``END`` marker (the output was cut off, or the next block began first).
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeIssue:
+    """Something that went wrong with one section: ``missing``, ``truncated``, ``failed``, ``empty``, ``parse``."""
+
+    section: str
+    kind: str
+    message: str
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"section": self.section, "kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """Everything the collector script found on one node."""
+
+    driver_version: str | None
+    cuda_version: str | None
+    gpus: tuple[Gpu, ...]
+    #: Which section the GPU facts came from: ``nvidia-smi-xml``, ``nvidia-smi-csv``, ``nvidia-smi-list``.
+    gpu_source: str | None = None
+    collector_version: str | None = None
+    #: The collector's final ``DONE`` marker was seen.
+    complete: bool = False
+    gpu_list: tuple[ListedGpu, ...] = ()
+    topology: Topology | None = None
+    kernel_driver: NvidiaKernelDriver | None = None
+    block_devices: LsblkReport | None = None
+    mdstat: MdStat | None = None
+    mounts: tuple[Mount, ...] | None = None
+    kernel_release: str | None = None
+    os_release: OsRelease | None = None
+    neuron: NeuronLs | None = None
+    #: PID -> pod UID of the GPU processes that run in a pod's cgroup (the ``pid-cgroups`` section).
+    pid_pods: Mapping[int, str] = field(default_factory=dict, hash=False)
+    sections: tuple[Section, ...] = field(default=(), repr=False)
+    issues: tuple[ProbeIssue, ...] = ()
+
+    def section(self, name: str) -> Section | None:
+        for sec in self.sections:
+            if sec.name == name:
+                return sec
+        return None

@@ -1,0 +1,52 @@
+"""The fan-out: work over items on worker threads while the calling thread only waits, so a Ctrl-C lands
+there, cancels the workers and gives them time to delete their pods."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TypeVar
+
+__all__ = ["run_parallel"]
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_parallel(
+    items: Sequence[T],
+    work: Callable[[T], R],
+    *,
+    concurrency: int,
+    cancel: threading.Event,
+    grace: float = 30.0,
+    on_done: Callable[[T, R], None] | None = None,
+    on_interrupt: Callable[[], None] | None = None,
+) -> list[R]:
+    """`work` over `items` on `concurrency` threads, results in order. The calling thread only waits, so a
+    KeyboardInterrupt lands here: it sets `cancel`, gives running workers `grace` seconds to unwind (they
+    delete their pods), and re-raises."""
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="kubectl-gpu-pod")
+    futures: dict[Future[R], T] = {}
+    try:
+        for item in items:
+            futures[pool.submit(work, item)] = item
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in done:
+                if on_done is not None and future.exception() is None:
+                    on_done(futures[future], future.result())
+        return [future.result() for future in futures]
+    except KeyboardInterrupt:
+        cancel.set()
+        if on_interrupt is not None:
+            on_interrupt()
+        for future in futures:
+            future.cancel()
+        wait(futures, timeout=grace)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

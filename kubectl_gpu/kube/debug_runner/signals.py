@@ -1,0 +1,73 @@
+"""Ctrl-C and SIGTERM: SIGTERM / SIGHUP raised as `KeyboardInterrupt` so `finally` cleanup runs, and API
+calls on the main thread that an interrupt cannot cut off mid-request."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+__all__ = ["interrupts_on_sigterm", "uninterruptible"]
+
+
+@contextlib.contextmanager
+def interrupts_on_sigterm() -> Iterator[None]:
+    """Treat SIGTERM and SIGHUP like Ctrl-C (KeyboardInterrupt) for the duration, so `finally` cleanup runs.
+
+    Only the main thread may install handlers; elsewhere (tests driving a runner) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # A signal ignored on purpose (nohup ignores SIGHUP) stays ignored.
+    wanted = [sig for sig in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(sig) is not signal.SIG_IGN]
+    saved = {sig: signal.signal(sig, interrupt) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+R = TypeVar("R")
+
+
+def uninterruptible(call: Callable[[], R]) -> R:
+    """Finish `call` even when Ctrl-C arrives meanwhile, then re-raise the interrupt.
+
+    Only matters on the main thread (the shell): a create cut off mid-request may still create the pod on
+    the server after we gave up on it, and we would never delete it.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    box: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, name="kubectl-gpu-request", daemon=True).start()
+    interrupted = False
+    while True:  # not Thread.join: after an interrupted join, is_alive() wrongly says False (CPython 3.11)
+        try:
+            if finished.wait(0.1):
+                break
+        except KeyboardInterrupt:
+            interrupted = True
+    if "error" in box:
+        raise box["error"]
+    if interrupted:
+        raise KeyboardInterrupt
+    value: R = box["value"]
+    return value
