@@ -25,7 +25,6 @@ PACKAGE = Path(kubectl_gpu.__file__).parent
 # Paths are relative to kubectl_gpu/; a function is `path::qualified.name` (`Class.method`, `f.<locals>.g`).
 MODULES_OVER: frozenset[str] = frozenset(
     {
-        "core/analyses/nvme/analysis.py",
         "core/analyses/pending/targets.py",
     }
 )
@@ -35,9 +34,6 @@ FUNCTIONS_OVER: frozenset[str] = frozenset(
         "core/analyses/health/analysis.py::node_findings",
         "core/analyses/lifecycle/analysis.py::_node_findings",
         "core/analyses/lifecycle/disruptions.py::disruptions_for",
-        "core/analyses/nvme/analysis.py::probe_storage",
-        "core/analyses/nvme/analysis.py::_row",
-        "core/analyses/nvme/analysis.py::_findings",
     }
 )
 
