@@ -25,7 +25,6 @@ PACKAGE = Path(kubectl_gpu.__file__).parent
 # Paths are relative to kubectl_gpu/; a function is `path::qualified.name` (`Class.method`, `f.<locals>.g`).
 MODULES_OVER: frozenset[str] = frozenset(
     {
-        "core/analyses/pending/targets.py",
     }
 )
 FUNCTIONS_OVER: frozenset[str] = frozenset(

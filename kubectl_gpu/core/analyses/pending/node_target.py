@@ -1,0 +1,136 @@
+"""An existing node as a target: would kube-scheduler place the pod shape on it, and if not, why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_gpu.core.analyses.pending.evaluation import (
+    CAPACITY,
+    SPEC,
+    ZERO,
+    Check,
+    TargetEvaluation,
+    selected_value,
+    short_quantity,
+    taint_list,
+)
+from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.catalog import Catalog, Provider
+from kubectl_gpu.core.k8s.models import Node
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.affinity import selector_matches
+from kubectl_gpu.core.scheduling.requirements import RequirementError
+from kubectl_gpu.core.scheduling.taints import pretty, untolerated
+
+
+@dataclass
+class NodeTarget:
+    """An existing node, for clusters without NodePools (kube-scheduler's view)."""
+
+    node: Node
+    state: ClusterState
+    provider: Provider
+    catalog: Catalog
+    ref: TargetRef = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ref = TargetRef("Node", self.node.name)
+
+    def offers(self, shape: PodShape) -> bool:
+        if not shape.wants_accelerator:
+            return True
+        return all(self.node.allocatable.get(r, ZERO) > 0 for r in shape.accelerators)
+
+    def evaluate(self, shape: PodShape) -> TargetEvaluation:
+        node = self.node
+        blockers: list[Blocker] = []
+        checks: list[Check] = []
+        missing = untolerated(shape.tolerations, node.taints)
+        if missing:
+            blockers.append(
+                Blocker(
+                    Verdict.MISSING_TOLERATION,
+                    SPEC,
+                    self.ref,
+                    f"pod does not tolerate {taint_list(missing)} of node {node.name}",
+                    toleration_fix(missing),
+                    {"taints": [pretty(t) for t in missing]},
+                )
+            )
+            checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
+        else:
+            checks.append(Check("taints", True, "tolerated" if node.taints else "no taints"))
+        try:
+            matched, why = selector_matches(
+                shape.node_selector, shape.node_affinity, node.labels, node_name=node.name
+            )
+        except RequirementError as exc:
+            matched, why = False, f"the pod's node affinity cannot be read: {exc}"
+        if not matched:
+            blockers.append(self._selector_blocker(shape, why))
+            checks.append(Check("selectors", False, why))
+        else:
+            checks.append(Check("selectors", True, "nodeSelector and affinity match"))
+        requested = self.state.requested_by_node.get(node.name, {})
+        short = []
+        for resource, wanted in shape.accelerators.items():
+            free = node.allocatable.get(resource, ZERO) - requested.get(resource, ZERO)
+            if free < wanted:
+                short.append(
+                    f"{resource}: {short_quantity(max(free, ZERO), resource)} free, {short_quantity(wanted, resource)} wanted"
+                )
+        if node.unschedulable:
+            short.append("node is cordoned (spec.unschedulable)")
+        if short:
+            blockers.append(
+                Blocker(
+                    Verdict.INSUFFICIENT_ACCELERATOR,
+                    CAPACITY,
+                    self.ref,
+                    f"node {node.name}: " + "; ".join(short),
+                    "free accelerators on this node (kubectl gpu nodes shows who holds them), uncordon it, or add "
+                    "GPU capacity (a NodePool with Karpenter/Auto Mode, or a larger node group)",
+                )
+            )
+            checks.append(Check("free accelerators", False, "; ".join(short)))
+        else:
+            checks.append(Check("free accelerators", True, "enough free"))
+        blockers.sort(key=lambda b: b.rank)
+        return TargetEvaluation(self.ref, self.offers(shape), tuple(blockers), tuple(checks))
+
+    def _selector_blocker(self, shape: PodShape, why: str) -> Blocker:
+        keys = [k for k in _selector_keys(shape) if k not in self.node.labels]
+        for key in keys:
+            other = self.catalog.other_provider_key(key)
+            if other is not None and other in self.node.labels:
+                return Blocker(
+                    Verdict.LABEL_NAMESPACE_MISMATCH,
+                    SPEC,
+                    self.ref,
+                    f"pod selects {key}; node {self.node.name} carries {other} instead",
+                    selector_fix(key, other, selected_value(shape, key)),
+                )
+        if keys and not any(k in n.labels for k in keys for n in self.state.nodes):
+            return Blocker(
+                Verdict.UNKNOWN_LABEL,
+                SPEC,
+                self.ref,
+                f"pod selects {', '.join(keys)}, which no node carries",
+                "remove the selector or label the nodes that should run this pod",
+            )
+        return Blocker(
+            Verdict.REQUIREMENT_CONFLICT,
+            SPEC,
+            self.ref,
+            f"node {self.node.name}: {why}",
+            "change the pod's nodeSelector/affinity to values the GPU nodes carry (kubectl get nodes --show-labels)",
+        )
+
+
+def _selector_keys(shape: PodShape) -> list[str]:
+    keys = list(shape.node_selector)
+    if shape.requirements is not None:
+        keys += [k for k in shape.requirements.strict if k not in keys]
+    return keys

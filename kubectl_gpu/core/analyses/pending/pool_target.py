@@ -1,0 +1,409 @@
+"""A NodePool as a target: could the provisioner launch a node for the pod shape, and if not, why."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from kubectl_gpu.core.analyses.pending.evaluation import (
+    CAPACITY,
+    SPEC,
+    ZERO,
+    Check,
+    TargetEvaluation,
+    resources_text,
+    selected_value,
+    short_quantity,
+    taint_list,
+    type_names,
+)
+from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.catalog import Catalog, Provider
+from kubectl_gpu.core.k8s.models import NodePool, Resources
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.instances import (
+    IndexedType,
+    InstanceIndex,
+    capacity_of,
+    fit_failure,
+    raw_capacity_of,
+)
+from kubectl_gpu.core.scheduling.requirements import (
+    Conflict,
+    RequirementError,
+    Requirements,
+    UnknownLabel,
+    nodepool_requirements,
+)
+from kubectl_gpu.core.scheduling.taints import pretty, untolerated
+
+# How far back an InsufficientCapacityError still says "the cloud is out of this".
+CAPACITY_EVENT_WINDOW = timedelta(hours=1)
+
+
+# GPU feature discovery labels and the instance label that says the same thing up front.
+_GFD_EQUIVALENT = {
+    "nvidia.com/gpu.product": "instance-gpu-name",
+    "nvidia.com/gpu.present": "instance-gpu-manufacturer",
+    "nvidia.com/gpu.count": "instance-gpu-count",
+    "nvidia.com/gpu.memory": "instance-gpu-memory",
+    "nvidia.com/gpu.family": "instance-gpu-name",
+}
+
+
+class PoolTarget:
+    """A NodePool, with what does not depend on the pod computed once."""
+
+    def __init__(
+        self,
+        pool: NodePool,
+        state: ClusterState,
+        catalog: Catalog,
+        index: InstanceIndex,
+        now: datetime,
+    ) -> None:
+        self.pool = pool
+        self.state = state
+        self.catalog = catalog
+        self.index = index
+        self.provider: Provider = index.provider
+        self.ref = TargetRef("NodePool", pool.name)
+        self.prefix = "eks.amazonaws.com" if self.provider == "auto" else "karpenter.k8s.aws"
+        self.requirement_error: str | None = None
+        try:
+            node_class_label = None
+            if pool.node_class_ref is not None:
+                ref = pool.node_class_ref
+                node_class_label = (f"{ref.group}/{ref.kind.lower()}", ref.name)
+            self.requirements = nodepool_requirements(
+                pool.name, pool.requirements, pool.template_labels, node_class_label=node_class_label
+            )
+        except RequirementError as exc:
+            self.requirements = Requirements()
+            self.requirement_error = str(exc)
+        self.types = index.admitted(self.requirements)
+        self.well_known = catalog.well_known_labels(self.provider)
+        self.remaining = self._remaining_limits()
+        self.node_class_blocker = self._node_class_blocker()
+        self.capacity_event = self._capacity_event(now)
+
+    # --- pod-independent facts ---------------------------------------------------------------
+
+    def _claims_usage(self) -> Resources:
+        used: Resources = {}
+        for claim in self.state.nodeclaims:
+            if claim.node_pool != self.pool.name:
+                continue
+            capacity = dict(claim.capacity)
+            if not capacity:
+                itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
+                it = self.catalog.by_name(itype) if itype else None
+                if it is not None:
+                    capacity = {r: raw_capacity_of(it, r) for r in self.pool.limits}
+            for name, value in capacity.items():
+                used[name] = used.get(name, ZERO) + value
+            used["nodes"] = used.get("nodes", ZERO) + 1
+        return used
+
+    def _remaining_limits(self) -> Resources:
+        if not self.pool.limits:
+            return {}
+        claims = self._claims_usage()
+        status = self.pool.status_resources
+        return {
+            name: limit - max(claims.get(name, ZERO), status.get(name, ZERO))
+            for name, limit in self.pool.limits.items()
+        }
+
+    def _node_class_blocker(self) -> Blocker | Check:
+        ref = self.pool.node_class_ref
+        if ref is None:
+            return Blocker(
+                Verdict.NODECLASS_NOT_READY,
+                CAPACITY,
+                self.ref,
+                f"NodePool {self.pool.name} has no nodeClassRef",
+                "set spec.template.spec.nodeClassRef to an existing NodeClass",
+            )
+        label = f"{ref.kind} {ref.name}"
+        pool_cond = next((c for c in self.pool.conditions if c.type == "NodeClassReady"), None)
+        node_class = self.state.nodeclass_by_ref.get((ref.kind, ref.name))
+        listed = any(c.kind == ref.kind for c in self.state.nodeclasses)
+        if node_class is None and listed:
+            return Blocker(
+                Verdict.NODECLASS_NOT_READY,
+                CAPACITY,
+                self.ref,
+                f"NodePool {self.pool.name} references {label}, which does not exist",
+                f"create {label} or point nodeClassRef at an existing one (kubectl get {ref.kind.lower()}es)",
+            )
+        if node_class is not None and node_class.ready is False:
+            cond = next(c for c in node_class.conditions if c.type == "Ready")
+            why = cond.message or cond.reason or "Ready=False"
+            return Blocker(
+                Verdict.NODECLASS_NOT_READY,
+                CAPACITY,
+                self.ref,
+                f"{label} is not Ready: {why}",
+                f"kubectl describe {ref.kind.lower()} {ref.name}  # fix what its conditions report",
+            )
+        if pool_cond is not None and pool_cond.status == "False":
+            why = pool_cond.message or pool_cond.reason or "NodeClassReady=False"
+            return Blocker(
+                Verdict.NODECLASS_NOT_READY,
+                CAPACITY,
+                self.ref,
+                f"NodePool {self.pool.name} reports NodeClassReady=False: {why}",
+                f"kubectl describe {ref.kind.lower()} {ref.name}",
+            )
+        if node_class is None:
+            return Check("nodeclass", None, f"{label}: not in the data (not listed or no permission)")
+        state = "Ready" if node_class.ready else "no Ready condition reported"
+        return Check("nodeclass", True, f"{label}: {state}")
+
+    def _capacity_event(self, now: datetime) -> Blocker | None:
+        """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
+        claims = {c.name: c.node_pool for c in self.state.nodeclaims}
+        claim_name = re.compile(re.escape(self.pool.name) + r"-[a-z0-9]{5}")
+        matching = []
+        for event in self.state.events:
+            if event.reason != "InsufficientCapacityError" or event.last_seen is None:
+                continue
+            if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
+                continue
+            name = event.involved.name or ""
+            pool: str | None
+            if event.involved.kind == "NodePool":
+                pool = name
+            elif name in claims:
+                pool = claims[name]
+            else:
+                # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
+                pool = self.pool.name if claim_name.fullmatch(name) else None
+            if pool == self.pool.name:
+                matching.append(event)
+        if not matching:
+            return None
+        event = max(matching, key=lambda e: e.last_seen or now)
+        assert event.last_seen is not None
+        age = int((now - event.last_seen).total_seconds() // 60)
+        return Blocker(
+            Verdict.CAPACITY_UNAVAILABLE,
+            CAPACITY,
+            self.ref,
+            f"EC2 had no capacity for NodePool {self.pool.name} {age}m ago: {event.message}",
+            "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
+            "use a capacity reservation; Karpenter retries on its own",
+        )
+
+    # --- per shape ----------------------------------------------------------------------------
+
+    def offers(self, shape: PodShape) -> bool:
+        if not shape.wants_accelerator:
+            return True
+        return any(all(capacity_of(e.it, r) > 0 for r in shape.accelerators) for e in self.types)
+
+    def evaluate(self, shape: PodShape) -> TargetEvaluation:
+        blockers: list[Blocker] = []
+        checks: list[Check] = []
+        pool = self.pool
+
+        missing = untolerated(shape.tolerations, pool.taints)
+        if missing:
+            blockers.append(
+                Blocker(
+                    Verdict.MISSING_TOLERATION,
+                    SPEC,
+                    self.ref,
+                    f"pod does not tolerate {taint_list(missing)} of NodePool {pool.name}",
+                    toleration_fix(missing),
+                    {"taints": [pretty(t) for t in missing]},
+                )
+            )
+            checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
+        else:
+            detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
+            checks.append(Check("taints", True, detail))
+
+        blockers += self._requirement_blockers(shape, checks)
+        fitting = self._instance_blockers(shape, blockers, checks)
+        self._limit_blockers(fitting, blockers, checks)
+
+        if isinstance(self.node_class_blocker, Blocker):
+            blockers.append(self.node_class_blocker)
+            checks.append(Check("nodeclass", False, self.node_class_blocker.message))
+        else:
+            checks.append(self.node_class_blocker)
+        if self.capacity_event is not None:
+            blockers.append(self.capacity_event)
+            checks.append(Check("capacity", False, self.capacity_event.message))
+        else:
+            checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
+
+        blockers.sort(key=lambda b: b.rank)
+        return TargetEvaluation(
+            self.ref,
+            self.offers(shape),
+            tuple(blockers),
+            tuple(checks),
+            weight=pool.weight or 0,
+            fitting_types=tuple(e.it.name for e in fitting),
+        )
+
+    def _requirement_blockers(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
+        if self.requirement_error:
+            checks.append(
+                Check("requirements", None, f"NodePool requirements unreadable: {self.requirement_error}")
+            )
+            return []
+        if shape.requirements is None:
+            checks.append(Check("requirements", None, f"pod affinity unreadable: {shape.requirement_error}"))
+            return []
+        out: list[Blocker] = []
+        found = self.requirements.compatible(shape.requirements.strict, allow_undefined=self.well_known)
+        for problem in found:
+            if isinstance(problem, UnknownLabel):
+                out.append(self._unknown_label(shape, problem))
+            elif isinstance(problem, Conflict):
+                allowed = problem.pool_requirement.render(with_key=False)
+                out.append(
+                    Blocker(
+                        Verdict.REQUIREMENT_CONFLICT,
+                        SPEC,
+                        self.ref,
+                        f"{problem.summary} (pod vs NodePool {self.pool.name})",
+                        f"make the pod's {problem.key} match what NodePool {self.pool.name} allows "
+                        f"({allowed}), or allow the pod's value in the NodePool's requirements",
+                        {"key": problem.key},
+                    )
+                )
+        if out:
+            checks.append(Check("requirements", False, "; ".join(b.message for b in out)))
+        else:
+            checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
+        return out
+
+    def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
+        key = problem.key
+        value = selected_value(shape, key)
+        other = self.catalog.other_provider_key(key)
+        owner = self.catalog.label_table.provider_of(key)
+        if other is not None and owner is not None and owner != self.provider:
+            where = "EKS Auto Mode" if self.provider == "auto" else "self-managed Karpenter"
+            return Blocker(
+                Verdict.LABEL_NAMESPACE_MISMATCH,
+                SPEC,
+                self.ref,
+                f"pod selects {key}, a label {where} nodes never carry; the same label is {other} here",
+                selector_fix(key, other, value),
+                {"key": key, "replacement": other},
+            )
+        gfd = _GFD_EQUIVALENT.get(key)
+        if gfd is not None:
+            fix = (
+                f"{key} is set by GPU feature discovery after a node starts, so no provisioner can launch a "
+                f"node for it: select {self.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
+                f"{key} to NodePool {self.pool.name} spec.template.metadata.labels"
+            )
+        else:
+            fix = (
+                f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
+                f"{self.pool.name} spec.template.metadata.labels"
+            )
+        hint = f" (typo of {problem.hint}?)" if problem.hint else ""
+        return Blocker(
+            Verdict.UNKNOWN_LABEL,
+            SPEC,
+            self.ref,
+            f"pod selects label {key}{hint}, which NodePool {self.pool.name} neither sets nor knows",
+            fix,
+            {"key": key},
+        )
+
+    def _instance_blockers(
+        self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
+    ) -> tuple[IndexedType, ...]:
+        if not shape.wants_accelerator:
+            checks.append(
+                Check("instance types", None, "not evaluated: the catalog lists accelerated types only")
+            )
+            return ()
+        pool_types = self.types
+        with_pod = pool_types
+        if shape.requirements is not None:
+            with_pod = tuple(
+                e for e in pool_types if self.index.first_mismatch(shape.requirements.strict, e) is None
+            )
+        fitting = tuple(e for e in with_pod if fit_failure(e, shape.requests) is None)
+        if fitting:
+            names = type_names(fitting)
+            checks.append(Check("instance types", True, f"{len(fitting)} fit: {names}"))
+            return fitting
+        wanted = resources_text(shape.requests)
+        if not pool_types or not self.offers(shape):
+            kinds = ", ".join(sorted(shape.accelerators))
+            message = f"NodePool {self.pool.name} launches no instance type with {kinds}"
+            if pool_types:
+                message += f" (it admits {type_names(pool_types)})"
+            fix = (
+                f"use a NodePool whose requirements admit instance types with {kinds}, or create one "
+                f"(see NO_ACCELERATOR_NODEPOOL in the README)"
+            )
+        elif not with_pod:
+            message = (
+                f"no instance type satisfies both NodePool {self.pool.name} (admits {type_names(pool_types)}) "
+                f"and the pod's selectors"
+            )
+            fix = f"relax the pod's instance selectors or add matching families to NodePool {self.pool.name}"
+        else:
+            largest = max(with_pod, key=lambda e: tuple(capacity_of(e.it, r) for r in shape.accelerators))
+            why = fit_failure(largest, shape.requests)
+            message = (
+                f"no instance type in NodePool {self.pool.name} has room for {wanted}: the largest, "
+                f"{largest.it.name}, offers less ({why})"
+            )
+            fix = "request fewer accelerators per pod (shard the workload) or admit larger instance types"
+        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, self.ref, message, fix))
+        checks.append(Check("instance types", False, message))
+        return ()
+
+    def _limit_blockers(
+        self, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
+    ) -> None:
+        if not self.pool.limits:
+            checks.append(Check("limits", True, "no limits"))
+            return
+        remaining = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items()))
+        if not fitting:
+            checks.append(Check("limits", None, f"remaining {remaining}"))
+            return
+        if self.remaining.get("nodes", Decimal(1)) <= 0:
+            problem: str | None = "node limits have been exhausted"
+        else:
+            problem = None
+            for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
+                over = [
+                    f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
+                    for r, left in self.remaining.items()
+                    if raw_capacity_of(entry.it, r) > left
+                ]
+                if not over:
+                    problem = None
+                    break
+                problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(
+                    over
+                )
+        if problem is None:
+            checks.append(Check("limits", True, f"remaining {remaining}"))
+            return
+        limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.pool.limits.items()))
+        message = f"NodePool {self.pool.name} limits ({limits}) are used up: {problem}"
+        fix = (
+            f"raise spec.limits of NodePool {self.pool.name} (kubectl edit nodepool {self.pool.name}) or "
+            "free capacity in it"
+        )
+        blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, self.ref, message, fix))
+        checks.append(Check("limits", False, message))
