@@ -18,23 +18,13 @@ MAX_FUNCTION_LINES = 80
 
 PACKAGE = Path(kubectl_gpu.__file__).parent
 
-# The allow-lists: what is still over the limits today. Every entry is being split right now on the branch
-# that reworks core/k8s/*.py and the analyses' raw-dict reads (core/analyses/*). The lists must shrink to
-# empty: test_allow_lists_hold_only_what_is_still_over fails as soon as an entry is no longer over its limit
-# (or no longer exists), so remove the entry in the change that splits it. Never add one.
+# The allow-lists: what is over the limits and being split on a branch right now. Empty: every module and
+# function is within the limits. test_allow_lists_hold_only_what_is_still_over fails as soon as an entry is
+# no longer over its limit (or no longer exists), so an entry is removed in the change that splits it.
+# Never add one.
 # Paths are relative to kubectl_gpu/; a function is `path::qualified.name` (`Class.method`, `f.<locals>.g`).
-MODULES_OVER: frozenset[str] = frozenset(
-    {
-    }
-)
-FUNCTIONS_OVER: frozenset[str] = frozenset(
-    {
-        "core/analyses/drivers/workload_cuda.py::cuda_from_image",
-        "core/analyses/health/analysis.py::node_findings",
-        "core/analyses/lifecycle/analysis.py::_node_findings",
-        "core/analyses/lifecycle/disruptions.py::disruptions_for",
-    }
-)
+MODULES_OVER: frozenset[str] = frozenset()
+FUNCTIONS_OVER: frozenset[str] = frozenset()
 
 
 def _modules() -> Iterator[tuple[str, str]]:

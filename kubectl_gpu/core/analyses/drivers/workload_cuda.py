@@ -265,22 +265,11 @@ class ImageCuda:
     note: str | None = None
 
 
-def cuda_from_image(
-    image: str, table: ReleaseTable | None = None, *, container: str | None = None
-) -> ImageCuda:
-    """The CUDA an image needs, from its tag alone (see the module docstring for the order)."""
-    table = table if table is not None else load_release_table()
-    repo, tag = split_image(image)
-    if tag is None:
-        return ImageCuda(None, f"image {image} has no tag (implicitly :latest); its CUDA is unknown")
-    if repo in _CUDA_BASE_REPOS:
-        m = _CUDA_BASE_TAG.match(tag)
-        version = normalize_cuda(m.group("v")) if m else None
-        if version:
-            return ImageCuda(
-                CudaNeed(version, Confidence.IMAGE_TAG, f"image tag {repo}:{tag}", container, image)
-            )
-        return ImageCuda(None, f"image {image}: tag does not start with a CUDA version")
+def _from_release_table(
+    image: str, repo: str, tag: str, table: ReleaseTable, container: str | None
+) -> ImageCuda | None:
+    """A release of a well-known image found in the table (or the nearest earlier one); None when no family
+    of the table has this repository and tag form."""
     for family in table.families:
         if repo not in family.repositories:
             continue
@@ -318,34 +307,49 @@ def cuda_from_image(
                 reference=row.source,
             )
         return ImageCuda(need)
-    known = [f for f in table.families if repo in f.repositories]
+    return None
+
+
+def _from_tag_fragment(image: str, repo: str, tag: str, container: str | None) -> ImageCuda | None:
+    """A `cuda12.4` or `cu124` fragment anywhere in the tag (a heuristic)."""
     lowered = tag.lower()
     m_cuda = _CUDA_FRAGMENT.search(lowered)
     if m_cuda is not None:
         version = normalize_cuda(m_cuda.group("v"))
         if version:
-            return ImageCuda(
-                CudaNeed(
-                    version,
-                    Confidence.HEURISTIC,
-                    f"tag fragment '{m_cuda.group(0).lstrip('-_.+:')}' in {repo}:{tag}",
-                    container,
-                    image,
-                )
-            )
+            text = f"tag fragment '{m_cuda.group(0).lstrip('-_.+:')}' in {repo}:{tag}"
+            return ImageCuda(CudaNeed(version, Confidence.HEURISTIC, text, container, image))
     m_cu = _CU_FRAGMENT.search(lowered)
     if m_cu is not None:
         version = _compact_cu(m_cu.group("d"))
         if version:
+            text = f"tag fragment 'cu{m_cu.group('d')}' in {repo}:{tag}"
+            return ImageCuda(CudaNeed(version, Confidence.HEURISTIC, text, container, image))
+    return None
+
+
+def cuda_from_image(
+    image: str, table: ReleaseTable | None = None, *, container: str | None = None
+) -> ImageCuda:
+    """The CUDA an image needs, from its tag alone (see the module docstring for the order)."""
+    table = table if table is not None else load_release_table()
+    repo, tag = split_image(image)
+    if tag is None:
+        return ImageCuda(None, f"image {image} has no tag (implicitly :latest); its CUDA is unknown")
+    if repo in _CUDA_BASE_REPOS:
+        m = _CUDA_BASE_TAG.match(tag)
+        version = normalize_cuda(m.group("v")) if m else None
+        if version:
             return ImageCuda(
-                CudaNeed(
-                    version,
-                    Confidence.HEURISTIC,
-                    f"tag fragment 'cu{m_cu.group('d')}' in {repo}:{tag}",
-                    container,
-                    image,
-                )
+                CudaNeed(version, Confidence.IMAGE_TAG, f"image tag {repo}:{tag}", container, image)
             )
+        return ImageCuda(None, f"image {image}: tag does not start with a CUDA version")
+    found = _from_release_table(image, repo, tag, table, container)
+    if found is None:
+        found = _from_tag_fragment(image, repo, tag, container)
+    if found is not None:
+        return found
+    known = [f for f in table.families if repo in f.repositories]
     if known:
         return ImageCuda(
             None, f"image {image}: tag {tag!r} is not a {known[0].title} release; its CUDA is unknown"

@@ -87,85 +87,89 @@ def _ref(name: str) -> ObjectRef:
     return ObjectRef("Node", name)
 
 
-def node_findings(
-    rows: Iterable[NodeRow], state: ClusterState, now: datetime, health: HealthCatalog
-) -> list[Finding]:
-    """Findings for GPU nodes (the rows of a node report)."""
+def _condition_findings(row: NodeRow, health: HealthCatalog) -> list[Finding]:
+    """NotReady, and every condition that says the node is unhealthy (with its polarity)."""
     out: list[Finding] = []
-    names = set()
-    for row in rows:
-        names.add(row.name)
-        if not row.ready:
-            ready = next((c for c in row.conditions if c.type == "Ready"), None)
-            why = f": {ready.reason or ''} {ready.message or ''}".rstrip() if ready else ""
-            out.append(
-                Finding(
-                    "NODE_NOT_READY",
-                    Severity.ERROR,
-                    _ref(row.name),
-                    f"node is not Ready{why}",
-                    "kubectl describe node; on Auto Mode, node auto repair replaces nodes that stay NotReady",
-                    SOURCE,
-                )
+    if not row.ready:
+        ready = next((c for c in row.conditions if c.type == "Ready"), None)
+        why = f": {ready.reason or ''} {ready.message or ''}".rstrip() if ready else ""
+        out.append(
+            Finding(
+                "NODE_NOT_READY",
+                Severity.ERROR,
+                _ref(row.name),
+                f"node is not Ready{why}",
+                "kubectl describe node; on Auto Mode, node auto repair replaces nodes that stay NotReady",
+                SOURCE,
             )
-        for cond in row.conditions:
-            if cond.healthy is not False or cond.type == "Ready":
-                continue
-            reason = cond.reason or ""
-            detail = health.explain(reason) if reason else (cond.message or "")
-            if cond.type == "AcceleratedHardwareReady":
-                code, severity = "ACCELERATED_HARDWARE_NOT_READY", Severity.ERROR
-                fix = (
-                    "move GPU workloads off this node (kubectl cordon + drain); with EKS node auto repair the "
-                    "node is rebooted or replaced automatically, otherwise replace it (kubectl delete nodeclaim)"
-                )
-            elif cond.type in NODE_MONITORING_CONDITIONS:
-                code, severity = "NODE_CONDITION_UNHEALTHY", Severity.ERROR
-                fix = "kubectl describe node; the EKS node monitoring agent documents each reason"
-            else:
-                code, severity = "NODE_CONDITION_UNHEALTHY", Severity.WARNING
-                fix = "kubectl describe node"
-            message = f"{cond.type}={cond.status}" + (f" ({detail})" if detail else "")
-            if cond.message and cond.message not in message:
-                message += f": {cond.message}"
-            out.append(Finding(code, severity, _ref(row.name), message, fix, SOURCE))
-        acc = row.accelerator
-        if acc is not None and acc.source == "catalog" and row.ready:
-            out.append(
-                Finding(
-                    "GPU_NOT_ADVERTISED",
-                    Severity.WARNING,
-                    _ref(row.name),
-                    f"{row.instance_type} has {acc.capacity} {acc.resource or 'accelerators'} but the node advertises "
-                    "none: the device plugin is not running or not ready",
-                    "kubectl gpu smi NODE to see whether the driver sees the GPUs; on Auto Mode the device plugin "
-                    "is managed by AWS (check AcceleratedHardwareReady)",
-                    SOURCE,
-                )
+        )
+    for cond in row.conditions:
+        if cond.healthy is not False or cond.type == "Ready":
+            continue
+        reason = cond.reason or ""
+        detail = health.explain(reason) if reason else (cond.message or "")
+        if cond.type == "AcceleratedHardwareReady":
+            code, severity = "ACCELERATED_HARDWARE_NOT_READY", Severity.ERROR
+            fix = (
+                "move GPU workloads off this node (kubectl cordon + drain); with EKS node auto repair the "
+                "node is rebooted or replaced automatically, otherwise replace it (kubectl delete nodeclaim)"
             )
-        elif acc is not None and acc.source == "device-plugin" and acc.allocatable < acc.capacity:
-            out.append(
-                Finding(
-                    "GPU_UNHEALTHY_DEVICES",
-                    Severity.WARNING,
-                    _ref(row.name),
-                    f"{acc.resource}: capacity {acc.capacity}, allocatable {acc.allocatable}: the device plugin "
-                    "marked devices unhealthy",
-                    "kubectl gpu smi NODE (look for XID, ECC and retired/remapped pages)",
-                    SOURCE,
-                )
+        elif cond.type in NODE_MONITORING_CONDITIONS:
+            code, severity = "NODE_CONDITION_UNHEALTHY", Severity.ERROR
+            fix = "kubectl describe node; the EKS node monitoring agent documents each reason"
+        else:
+            code, severity = "NODE_CONDITION_UNHEALTHY", Severity.WARNING
+            fix = "kubectl describe node"
+        message = f"{cond.type}={cond.status}" + (f" ({detail})" if detail else "")
+        if cond.message and cond.message not in message:
+            message += f": {cond.message}"
+        out.append(Finding(code, severity, _ref(row.name), message, fix, SOURCE))
+    return out
+
+
+def _device_findings(row: NodeRow) -> list[Finding]:
+    """Accelerators the node does not advertise or marks unhealthy, and a cordon."""
+    out: list[Finding] = []
+    acc = row.accelerator
+    if acc is not None and acc.source == "catalog" and row.ready:
+        out.append(
+            Finding(
+                "GPU_NOT_ADVERTISED",
+                Severity.WARNING,
+                _ref(row.name),
+                f"{row.instance_type} has {acc.capacity} {acc.resource or 'accelerators'} but the node advertises "
+                "none: the device plugin is not running or not ready",
+                "kubectl gpu smi NODE to see whether the driver sees the GPUs; on Auto Mode the device plugin "
+                "is managed by AWS (check AcceleratedHardwareReady)",
+                SOURCE,
             )
-        if row.unschedulable:
-            out.append(
-                Finding(
-                    "NODE_CORDONED",
-                    Severity.INFO,
-                    _ref(row.name),
-                    "node is cordoned",
-                    "kubectl uncordon",
-                    SOURCE,
-                )
+        )
+    elif acc is not None and acc.source == "device-plugin" and acc.allocatable < acc.capacity:
+        out.append(
+            Finding(
+                "GPU_UNHEALTHY_DEVICES",
+                Severity.WARNING,
+                _ref(row.name),
+                f"{acc.resource}: capacity {acc.capacity}, allocatable {acc.allocatable}: the device plugin "
+                "marked devices unhealthy",
+                "kubectl gpu smi NODE (look for XID, ECC and retired/remapped pages)",
+                SOURCE,
             )
+        )
+    if row.unschedulable:
+        out.append(
+            Finding(
+                "NODE_CORDONED", Severity.INFO, _ref(row.name), "node is cordoned", "kubectl uncordon", SOURCE
+            )
+        )
+    return out
+
+
+def _event_findings(
+    state: ClusterState, names: set[str], now: datetime, health: HealthCatalog
+) -> list[Finding]:
+    """The EKS node monitoring agent's recent events on these nodes."""
+    out: list[Finding] = []
     for event in state.events:
         if event.component != AGENT or event.involved.kind != "Node" or event.involved.name not in names:
             continue
@@ -186,6 +190,20 @@ def node_findings(
                 SOURCE,
             )
         )
+    return out
+
+
+def node_findings(
+    rows: Iterable[NodeRow], state: ClusterState, now: datetime, health: HealthCatalog
+) -> list[Finding]:
+    """Findings for GPU nodes (the rows of a node report)."""
+    out: list[Finding] = []
+    names = set()
+    for row in rows:
+        names.add(row.name)
+        out += _condition_findings(row, health)
+        out += _device_findings(row)
+    out += _event_findings(state, names, now, health)
     return sorted(out, key=Finding.sort_key)
 
 

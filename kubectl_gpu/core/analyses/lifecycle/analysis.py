@@ -66,7 +66,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 # The analysis lives in the lifecycle_* modules and do_not_disrupt; a name imported `as` itself is
 # re-exported, so everything this module defined before the split is still importable from here.
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
-from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT, Protection
+from kubectl_gpu.core.karpenter.do_not_disrupt import DO_NOT_DISRUPT, Protection, blocks_disruption
 from kubectl_gpu.core.karpenter.do_not_disrupt import protection_of as protection_of
 from kubectl_gpu.core.karpenter.settings import (
     AUTO_MODE_BUILTIN_EXPIRE_AFTER as AUTO_MODE_BUILTIN_EXPIRE_AFTER,
@@ -101,79 +101,79 @@ __all__ = [
 # --------------------------------------------------------------------------- findings
 
 
-def _node_findings(ctx: NodeContext, now: datetime) -> list[Finding]:
+def _expiry_finding(life: NodeLifecycle, ref: ObjectRef, now: datetime) -> Finding | None:
+    if life.expires_at is None:
+        return None
+    left = life.expires_at - now
+    what = (
+        "the 21-day Auto Mode maximum lifetime"
+        if life.expiry_reason == "maxLifetime"
+        else (f"expireAfter {life.expire_after.value}")
+    )
+    if left <= timedelta(0):
+        return Finding(
+            "LIFECYCLE_NODE_EXPIRED",
+            Severity.WARNING,
+            ref,
+            f"node passed {what} at {timestamp(life.expires_at)}; Karpenter is draining it (forceful: "
+            f"budgets and do-not-disrupt do not stop expiry)"
+            + (
+                f"; instance terminated by {timestamp(life.forced_by)} at the latest"
+                if life.forced_by
+                else ""
+            ),
+            "nothing to undo: let replacement capacity come up; move long jobs to a fresh node",
+            "lifecycle",
+        )
+    if left <= SOON:
+        return Finding(
+            "LIFECYCLE_NODE_EXPIRING",
+            Severity.WARNING if life.gpu_pods else Severity.INFO,
+            ref,
+            f"node reaches {what} at {timestamp(life.expires_at)} ({countdown(left)}); {life.gpu_pods} GPU pod(s) "
+            "will be evicted then (expiry is forceful)",
+            "checkpoint or move the jobs now; budgets and do-not-disrupt cannot postpone expiry",
+            "lifecycle",
+        )
+    return None
+
+
+def _drift_finding(ctx: NodeContext, ref: ObjectRef, now: datetime) -> Finding | None:
     life = ctx.life
-    ref = ObjectRef("Node", life.name)
-    out: list[Finding] = []
-    gpu_pods = life.gpu_pods
-    if life.expires_at is not None:
-        left = life.expires_at - now
-        what = (
-            "the 21-day Auto Mode maximum lifetime"
-            if life.expiry_reason == "maxLifetime"
-            else (f"expireAfter {life.expire_after.value}")
-        )
-        if left <= timedelta(0):
-            out.append(
-                Finding(
-                    "LIFECYCLE_NODE_EXPIRED",
-                    Severity.WARNING,
-                    ref,
-                    f"node passed {what} at {timestamp(life.expires_at)}; Karpenter is draining it (forceful: "
-                    f"budgets and do-not-disrupt do not stop expiry)"
-                    + (
-                        f"; instance terminated by {timestamp(life.forced_by)} at the latest"
-                        if life.forced_by
-                        else ""
-                    ),
-                    "nothing to undo: let replacement capacity come up; move long jobs to a fresh node",
-                    "lifecycle",
-                )
+    if not life.drifted:
+        return None
+    nxt = next((d for d in life.disruptions if d.by == "drift" and d.at is not None), None)
+    if blocks_disruption(ctx.node.meta.annotations):
+        when = "blocked by the node's karpenter.sh/do-not-disrupt=true annotation"
+    elif nxt is None:
+        holding = [f"{p.namespace}/{p.name}" for p in life.protections if p.kind == "permanent"]
+        if holding and ctx.tgp is None:
+            when = (
+                f"blocked: do-not-disrupt pod(s) {', '.join(holding)} hold it (no terminationGracePeriod lets "
+                "drift override them)"
             )
-        elif left <= SOON:
-            out.append(
-                Finding(
-                    "LIFECYCLE_NODE_EXPIRING",
-                    Severity.WARNING if gpu_pods else Severity.INFO,
-                    ref,
-                    f"node reaches {what} at {timestamp(life.expires_at)} ({countdown(left)}); {gpu_pods} GPU pod(s) "
-                    "will be evicted then (expiry is forceful)",
-                    "checkpoint or move the jobs now; budgets and do-not-disrupt cannot postpone expiry",
-                    "lifecycle",
-                )
-            )
-    if life.drifted:
-        nxt = next((d for d in life.disruptions if d.by == "drift" and d.at is not None), None)
-        if life.node_do_not_disrupt == "true":
-            when = "blocked by the node's karpenter.sh/do-not-disrupt=true annotation"
-        elif nxt is None:
-            holding = [f"{p.namespace}/{p.name}" for p in life.protections if p.kind == "permanent"]
-            if holding and ctx.tgp is None:
-                when = (
-                    f"blocked: do-not-disrupt pod(s) {', '.join(holding)} hold it (no terminationGracePeriod lets "
-                    "drift override them)"
-                )
-            elif ctx.budgets is not None and ctx.budgets.errors:
-                when = "blocked: a disruption budget of the pool is invalid, so Karpenter allows no drift"
-            else:
-                when = "blocked: no budget allows Drifted disruption in the next 35 days"
+        elif ctx.budgets is not None and ctx.budgets.errors:
+            when = "blocked: a disruption budget of the pool is invalid, so Karpenter allows no drift"
         else:
-            when = f"replacement can start {when_text(nxt.at, now)}"
-        out.append(
-            Finding(
-                "LIFECYCLE_NODE_DRIFTED",
-                Severity.WARNING
-                if gpu_pods and nxt is not None and nxt.at is not None and nxt.at <= now
-                else Severity.INFO,
-                ref,
-                f"NodeClaim {life.node_claim} is Drifted ({life.drift_reason or 'no reason given'}); {when}"
-                + "".join(
-                    f"; Karpenter reported {n}" for n in life.notes if n.startswith("DisruptionBlocked")
-                ),
-                "schedule replacement inside a budget window (budgets with reasons: [Drifted] and a schedule)",
-                "lifecycle",
-            )
-        )
+            when = "blocked: no budget allows Drifted disruption in the next 35 days"
+    else:
+        when = f"replacement can start {when_text(nxt.at, now)}"
+    return Finding(
+        "LIFECYCLE_NODE_DRIFTED",
+        Severity.WARNING
+        if life.gpu_pods and nxt is not None and nxt.at is not None and nxt.at <= now
+        else Severity.INFO,
+        ref,
+        f"NodeClaim {life.node_claim} is Drifted ({life.drift_reason or 'no reason given'}); {when}"
+        + "".join(f"; Karpenter reported {n}" for n in life.notes if n.startswith("DisruptionBlocked")),
+        "schedule replacement inside a budget window (budgets with reasons: [Drifted] and a schedule)",
+        "lifecycle",
+    )
+
+
+def _do_not_disrupt_findings(ctx: NodeContext, ref: ObjectRef) -> list[Finding]:
+    life = ctx.life
+    out: list[Finding] = []
     active = [p for p in life.protections if life.expires_at is not None and p.active_at(life.expires_at)]
     if (
         active
@@ -209,7 +209,7 @@ def _node_findings(ctx: NodeContext, now: datetime) -> list[Finding]:
                     "lifecycle",
                 )
             )
-    if life.node_do_not_disrupt is not None and life.node_do_not_disrupt != "true":
+    if life.node_do_not_disrupt is not None and not blocks_disruption(ctx.node.meta.annotations):
         out.append(
             Finding(
                 "LIFECYCLE_NODE_DND_IGNORED",
@@ -222,6 +222,12 @@ def _node_findings(ctx: NodeContext, now: datetime) -> list[Finding]:
             )
         )
     return out
+
+
+def _node_findings(ctx: NodeContext, now: datetime) -> list[Finding]:
+    ref = ObjectRef("Node", ctx.life.name)
+    found = [_expiry_finding(ctx.life, ref, now), _drift_finding(ctx, ref, now)]
+    return [f for f in found if f is not None] + _do_not_disrupt_findings(ctx, ref)
 
 
 def _pool_findings(pool: NodePool) -> list[Finding]:
