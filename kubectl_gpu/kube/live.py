@@ -63,6 +63,7 @@ class LiveOptions:
     context: str | None = None
     request_timeout: float | None = 30.0
     scope: Scope = field(default_factory=Scope)  # -n, -l; pods read cluster-wide where allowed (_fetch_pods)
+    keep_manifests: bool = False  # keep each object as read (ClusterState.manifest), for a YAML view
 
 
 @dataclass
@@ -350,7 +351,7 @@ class LiveSource:
 
     def _load(self, kinds: Iterable[str] | None) -> tuple[ClusterState, Fetched]:
         fetched = self.fetch(kinds)
-        state = StateBuilder()
+        state = StateBuilder(keep_manifests=self.options.keep_manifests)
         models = []
         for obj in fetched.objects:
             try:
@@ -360,6 +361,7 @@ class LiveSource:
                 continue
             if model is not None:
                 models.append(model)
+                state.keep(model, obj)
         state.add(models)
         state.notes.extend(fetched.notes)
         state.absent |= fetched.absent

@@ -206,11 +206,14 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: StateBuilder, meta: dict
     return objects
 
 
-def load_snapshot(paths: Iterable[str | os.PathLike[str]]) -> ClusterState:
-    """Load and parse every object from the given files and directories into one ClusterState."""
+def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bool = False) -> ClusterState:
+    """Load and parse every object from the given files and directories into one ClusterState.
+
+    `keep_manifests`: also keep each object as read (`ClusterState.manifest`), for a YAML view."""
     with bulk_load():
         files = list(_files(paths))
-        return _load(((str(path), _documents(path)) for path in files), ", ".join(str(p) for p in files))
+        names = ", ".join(str(p) for p in files)
+        return _load(((str(path), _documents(path)) for path in files), names, keep_manifests=keep_manifests)
 
 
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
@@ -235,8 +238,10 @@ def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> t
     return origin
 
 
-def _load(documents: Iterable[tuple[str, list[Any]]], source_name: str) -> ClusterState:
-    state = StateBuilder()
+def _load(
+    documents: Iterable[tuple[str, list[Any]]], source_name: str, *, keep_manifests: bool = False
+) -> ClusterState:
+    state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], Any] = {}
     skipped: dict[str, int] = {}
@@ -259,6 +264,7 @@ def _load(documents: Iterable[tuple[str, list[Any]]], source_name: str) -> Clust
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
                 seen[(group, kind, model.meta.namespace, model.meta.name)] = model
+                state.keep(model, obj)
     state.add(seen.values())
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))

@@ -37,6 +37,7 @@ class SourceOptions:
     context: str | None = None
     request_timeout: float | None = 30.0
     scope: Scope = field(default_factory=Scope)
+    keep_manifests: bool = False  # keep each object as read (ClusterState.manifest): the TUI's YAML view
 
 
 class ClusterSource(Protocol):
@@ -61,9 +62,12 @@ def apply_scope(state: ClusterState, scope: Scope) -> ClusterState:
 class SnapshotSource:
     """Saved `kubectl get -o json|yaml` output or our bundles; every kind the files hold."""
 
-    def __init__(self, paths: tuple[str, ...], scope: Scope = NO_SCOPE) -> None:
+    def __init__(
+        self, paths: tuple[str, ...], scope: Scope = NO_SCOPE, *, keep_manifests: bool = False
+    ) -> None:
         self.paths = paths
         self.scope = scope
+        self.keep_manifests = keep_manifests
         scope.terms  # noqa: B018 (a malformed -l is bad input before any file is read)
 
     @property
@@ -73,7 +77,7 @@ class SnapshotSource:
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
         from kubectl_gpu.kube.snapshot import load_snapshot
 
-        return apply_scope(load_snapshot(self.paths), self.scope)
+        return apply_scope(load_snapshot(self.paths, keep_manifests=self.keep_manifests), self.scope)
 
 
 class LiveClusterSource:
@@ -89,6 +93,7 @@ class LiveClusterSource:
                 context=options.context,
                 request_timeout=options.request_timeout,
                 scope=options.scope,
+                keep_manifests=options.keep_manifests,
             )
         )
 
@@ -104,5 +109,5 @@ class LiveClusterSource:
 def open_source(options: SourceOptions) -> ClusterSource:
     """The snapshot when paths are given, else the live cluster of the chosen context."""
     if options.snapshot:
-        return SnapshotSource(options.snapshot, options.scope)
+        return SnapshotSource(options.snapshot, options.scope, keep_manifests=options.keep_manifests)
     return LiveClusterSource(options)

@@ -223,3 +223,13 @@ def test_kubeconfig_env_merges_several_files_like_kubectl(
     assert [n.name for n in state.nodes] == ["n1"]
     # The first file's current-context wins when --context is not given, as with kubectl.
     assert LiveSource(LiveOptions()).context == "dead"
+
+
+def test_live_manifests_are_kept_only_when_asked(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(node("n1"), pod("a", "ml"))
+    plain = LiveClusterSource(SourceOptions(kubeconfig=str(kubeconfig))).load(["nodes", "pods"])
+    assert not plain.manifests
+    options = SourceOptions(kubeconfig=str(kubeconfig), keep_manifests=True)
+    kept = LiveClusterSource(options).load(["nodes", "pods"])
+    assert kept.manifest("Node", "n1")["metadata"]["name"] == "n1"  # type: ignore[index]
+    assert kept.manifest("Pod", "a", "ml")["metadata"]["namespace"] == "ml"  # type: ignore[index]

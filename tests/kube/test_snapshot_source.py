@@ -126,3 +126,17 @@ def test_missing_path(tmp_path: Path) -> None:
 def test_empty_directory(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match=r"no \.json or \.yaml"):
         load_snapshot([tmp_path])
+
+
+def test_manifests_are_kept_only_when_asked(tmp_path: Path) -> None:
+    from kubectl_gpu.kube.source import SourceOptions, open_source
+
+    demo = Path(__file__).resolve().parents[2] / "examples" / "automode-gpu-demo.json"
+    plain = open_source(SourceOptions(snapshot=(str(demo),))).load()
+    assert not plain.manifests
+    kept = open_source(SourceOptions(snapshot=(str(demo),), keep_manifests=True)).load()
+    node = kept.nodes[0]
+    manifest = kept.manifest("Node", node.name)
+    assert manifest is not None and manifest["metadata"]["name"] == node.name
+    pod = kept.pods[0]
+    assert kept.manifest("Pod", pod.name, pod.namespace)["kind"] == "Pod"  # type: ignore[index]

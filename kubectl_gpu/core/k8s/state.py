@@ -125,6 +125,9 @@ class ClusterState:
     absent: frozenset[str] = frozenset()
     # Probe outputs per node name (collector text), from `snapshot --probe` bundles.
     probes: Mapping[str, Any] = field(default_factory=dict)
+    # The objects as read, (kind, namespace, name) -> dict, only when a front end asked to keep them
+    # (the TUI's YAML view); analyses never read them.
+    manifests: Mapping[tuple[str, str | None, str], Mapping[str, Any]] = field(default_factory=dict)
     scope: Scope = field(default_factory=Scope)
     _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False, compare=False)
 
@@ -212,6 +215,10 @@ class ClusterState:
             events.sort(key=lambda e: (e.last_seen is None, e.last_seen))
         return dict(out)
 
+    def manifest(self, kind: str, name: str, namespace: str | None = None) -> Mapping[str, Any] | None:
+        """The object as read (kept only when the source was asked to: `SourceOptions.keep_manifests`)."""
+        return self.manifests.get((kind, namespace, name))
+
     def events_for(self, kind: str, name: str, namespace: str | None = None) -> list[Event]:
         return self.events_by_object.get((kind, namespace, name), [])
 
@@ -234,11 +241,18 @@ class ClusterState:
 class StateBuilder:
     """What a source fills while it reads; `build()` freezes it into a `ClusterState`."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_manifests: bool = False) -> None:
         self.lists: dict[str, list[Any]] = {name: [] for name in _KIND_FIELDS.values()}
         self.notes: list[Note] = []
         self.absent: set[str] = set()
         self.probes: dict[str, Any] = {}
+        self.keep_manifests = keep_manifests
+        self.manifests: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
+
+    def keep(self, model: Model, obj: Mapping[str, Any]) -> None:
+        """Remember the object a model was parsed from, when manifests are kept."""
+        if self.keep_manifests:
+            self.manifests[(str(obj.get("kind")), model.meta.namespace, model.meta.name)] = obj
 
     def add(self, models: Iterable[Model]) -> None:
         lists = self.lists
@@ -265,5 +279,6 @@ class StateBuilder:
             notes=tuple(self.notes),
             absent=frozenset(self.absent),
             probes=dict(self.probes),
+            manifests=self.manifests,
             **fields,
         )
