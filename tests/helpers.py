@@ -7,7 +7,9 @@ from typing import Any
 
 import yaml
 
-FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+REFERENCE = FIXTURES / "reference"  # shared/reference, vendored (see its NOTICE and PROVENANCE.jsonl)
 
 
 def load_yaml_docs(path: Path) -> list[dict[str, Any]]:

@@ -34,10 +34,10 @@ from kubectl_gpu.core.catalog import (
     well_known_labels,
 )
 from kubectl_gpu.core.catalog.versions import compare_versions, version_key
+from tests.helpers import FIXTURES as ALL_FIXTURES
+from tests.helpers import REFERENCE, REPO
 
-REPO = Path(__file__).resolve().parents[2]
-FIXTURES = REPO / "tests" / "fixtures" / "catalog"
-REFERENCE = REPO.parent / "shared" / "reference"
+FIXTURES = ALL_FIXTURES / "catalog"
 DATA = REPO / "kubectl_gpu" / "data"
 DATA_FILES = ("instance_types.json", "labels.json", "cuda_driver.json", "bottlerocket_nvidia.json")
 
@@ -424,8 +424,8 @@ def test_neuron_labels_per_provider(catalog: Catalog) -> None:
 
 
 def test_p3_labels_come_from_the_reference_and_bandwidths_stay_unknown(catalog: Catalog) -> None:
-    # ../shared/reference/instance_types.json fills the p3 label values from the EC2 specification;
-    # it holds no bandwidths for them, so those labels are unknown (never "absent").
+    # the reference instance_types.json (tests/fixtures/reference) fills the p3 label values from the EC2
+    # specification; it holds no bandwidths for them, so those labels are unknown (never "absent").
     t = it(catalog, "p3.8xlarge")
     labels = catalog.labels(t, "karpenter")
     unknown = catalog.unknown_label_keys(t, "karpenter")
@@ -938,12 +938,6 @@ def _build_script() -> ModuleType:
     return module
 
 
-needs_reference = pytest.mark.skipif(
-    not REFERENCE.is_dir(), reason="shared/reference is not checked out here"
-)
-
-
-@needs_reference
 def test_build_script_regenerates_the_data_byte_for_byte(tmp_path: Path) -> None:
     script = _build_script()
     assert script.main([str(REFERENCE), "--out", str(tmp_path)]) == 0
@@ -952,7 +946,6 @@ def test_build_script_regenerates_the_data_byte_for_byte(tmp_path: Path) -> None
     assert script.main([str(REFERENCE), "--check"]) == 0
 
 
-@needs_reference
 def test_data_records_the_reference_it_came_from() -> None:
     for name in DATA_FILES:
         for ref in RAW[name]["derived_from"]:
@@ -960,9 +953,27 @@ def test_data_records_the_reference_it_came_from() -> None:
             assert digest == ref["sha256"], f"{name} is stale: rerun scripts/build_catalogs.py"
 
 
+def test_vendored_reference_is_what_the_data_was_built_from() -> None:
+    # tests/fixtures/reference is a byte copy of shared/reference: every file has one provenance line whose
+    # sha256 is the file's, and every file a data catalog names in `derived_from` is there with that sha256.
+    provenance = {
+        entry["file"]: entry
+        for entry in map(
+            json.loads, (REFERENCE / "PROVENANCE.jsonl").read_text(encoding="utf-8").splitlines()
+        )
+    }
+    on_disk = {p.name for p in REFERENCE.iterdir()} - {"PROVENANCE.jsonl", "NOTICE"}
+    assert set(provenance) == on_disk
+    for name, entry in provenance.items():
+        data = (REFERENCE / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"] and len(data) == entry["bytes"], name
+        assert entry["copied_from"] == f"shared/reference/{name}", name
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry["vendored"]), name
+    derived = {(ref["file"], ref["sha256"]) for name in DATA_FILES for ref in RAW[name]["derived_from"]}
+    assert derived <= {(name, entry["sha256"]) for name, entry in provenance.items()}
+
+
 def test_build_script_check_reports_drift(tmp_path: Path) -> None:
-    if not REFERENCE.is_dir():
-        pytest.skip("shared/reference is not checked out here")
     script = _build_script()
     (tmp_path / "labels.json").write_text("{}\n")
     assert script.main([str(REFERENCE), "--out", str(tmp_path), "--check"]) == 1

@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from kubectl_gpu.core.analyses.health.analysis import load_health_catalog, node_findings
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.fleet.nodes import build_node_report
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
-from tests.helpers import node
+from tests.helpers import FIXTURES, REPO, node
 
 NOW = datetime(2026, 11, 28, 9, tzinfo=UTC)
-ADOC = (
-    Path(__file__).resolve().parents[3]
-    / "shared/fixtures/k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc"
-)
+HEALTH_FIXTURES = FIXTURES / "health"  # the agent's docs, vendored from shared/fixtures (see its NOTICE)
 
 
 def _gpu(name: str, **kw: Any) -> dict[str, Any]:
@@ -119,13 +113,14 @@ def test_agent_events_recent_only_and_severity_from_the_docs() -> None:
     assert "XID 48: replace (graceful)" in found[0][2] and "(x2)" in found[0][2]
 
 
-@pytest.mark.skipif(not ADOC.exists(), reason="shared fixtures not beside the checkout")
 def test_packaged_data_is_built_from_the_agent_docs() -> None:
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parents[2] / "scripts/build_node_health.py"
-    result = subprocess.run([sys.executable, str(script), "--check"], check=False)
+    script = REPO / "scripts/build_node_health.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--fixtures", str(HEALTH_FIXTURES), "--check"], check=False
+    )
     assert result.returncode == 0, "node_health.json is stale: run scripts/build_node_health.py"
 
 
@@ -141,5 +136,5 @@ def test_every_documented_issue_is_well_formed() -> None:
         "StorageReady",
     }
     assert all(i.name and i.description for i in health.issues)
-    data = json.loads((Path(__file__).resolve().parents[2] / "kubectl_gpu/data/node_health.json").read_text())
+    data = json.loads((REPO / "kubectl_gpu/data/node_health.json").read_text())
     assert "aws/eks-node-monitoring-agent" in data["source"]
