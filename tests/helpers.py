@@ -9,6 +9,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
+SCENARIOS = REPO / "tests" / "scenarios"
 REFERENCE = FIXTURES / "reference"  # shared/reference, vendored (see its NOTICE and PROVENANCE.jsonl)
 
 

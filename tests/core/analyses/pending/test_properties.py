@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import Verdict
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER
-from tests.core.pending._scenarios import NAMES, Obj, analyse, diagnosis, items, pod_obj
+from tests.core.analyses.pending._scenarios import NAMES, Obj, analyse, diagnosis, items, pod_obj
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 V = Verdict

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from tests.core.pending._scenarios import (
+from tests.core.analyses.pending._scenarios import (
     Obj,
     analyse,
     codes_by_target,

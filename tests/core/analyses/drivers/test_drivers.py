@@ -4,7 +4,6 @@ driver -> CUDA edges and the probe path."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,9 +20,9 @@ from kubectl_gpu.core.k8s.parse import parse_objects
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Severity
 from kubectl_gpu.kube.snapshot import load_snapshot
-from tests.helpers import FIXTURES, node, pod
+from tests.helpers import FIXTURES, REPO, SCENARIOS, node, pod
 
-SCENARIO = Path(__file__).parents[1] / "scenarios" / "drivers" / "ours__mixed-drivers-and-cuda-needs.yaml"
+SCENARIO = SCENARIOS / "drivers" / "ours__mixed-drivers-and-cuda-needs.yaml"
 NOW = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
 PROBE = FIXTURES / "probe"
 
@@ -190,7 +189,7 @@ def test_every_finding_code_is_documented_and_sourced(report: DriverReport) -> N
         "DRIVER_INFERRED",
     }
     assert all(f.source == "drivers" for f in report.findings)
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     for code in codes:
         assert f"`{code}`" in readme, code
     worst = [f.severity for f in report.findings]

@@ -24,10 +24,11 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import parse_collector_output
 from kubectl_gpu.core.report import Severity
 from kubectl_gpu.kube.snapshot import load_snapshot
-from tests.core.test_drivers import collector
-from tests.helpers import FIXTURES, node
+from tests.core.analyses.drivers.test_drivers import collector
+from tests.helpers import FIXTURES, REPO, node
+from tests.helpers import SCENARIOS as ALL_SCENARIOS
 
-SCENARIOS = Path(__file__).parents[1] / "scenarios" / "nvme"
+SCENARIOS = ALL_SCENARIOS / "nvme"
 SCENARIO = SCENARIOS / "ours__nvme-states.yaml"
 STORAGE = FIXTURES / "probe" / "storage"  # real lsblk output (leptonai/gpud testdata, see PROVENANCE.jsonl)
 OURS = FIXTURES / "probe" / "ours"
@@ -152,7 +153,7 @@ def test_capacity_mismatch_and_unknown(report: NvmeReport) -> None:
         "NVME_CAPACITY_MISMATCH",
         "NVME_STATE_UNKNOWN",
     }
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     for code in {f.code for f in report.findings}:
         assert f"`{code}`" in readme, code
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from kubectl_gpu.core.analyses.pending import Verdict
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.scheduling.taints import Taint
-from tests.core.pending._scenarios import (
+from tests.core.analyses.pending._scenarios import (
     NOW,
     Obj,
     analyse,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,9 +20,9 @@ from kubectl_gpu.core.probe.attribution import (
     pod_names_by_uid,
     process_pids,
 )
-from tests.helpers import pod
+from tests.helpers import FIXTURES, pod
 
-PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "probe"
+PROBE = FIXTURES / "probe"
 L4_XML = "nvidia-smi/xml/datarhei-core__2x-nvidia-l4__555.42.06__v12__ffmpeg-procs.xml"
 L4_CGROUPS = "ours/cgroup/ours__pid-cgroups__v2-systemd-containerd__matches-l4-xml.txt"
 A = "4f1e25a0-7c3b-4d2e-9a61-0b8c5d7e9f12"  # PID 10131

@@ -10,7 +10,7 @@ import pytest
 from kubectl_gpu.core.analyses.cost.inventory import COLUMNS, build_inventory, parse_provider_id
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.catalog.pricing import SOURCE_FILE, SOURCE_LIST, PriceBook, parse_price_file
-from tests.core.test_cost import items, state_of
+from tests.core.analyses.cost.test_cost import items, state_of
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 CATALOG = load_catalog()

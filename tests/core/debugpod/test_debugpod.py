@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,9 +34,9 @@ from kubectl_gpu.core.debugpod import (
 )
 from kubectl_gpu.core.k8s.parse import parse_node
 from kubectl_gpu.core.probe import ProbeParseError
-from tests.helpers import node
+from tests.helpers import FIXTURES, node
 
-PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "probe"
+PROBE = FIXTURES / "probe"
 RFC1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 

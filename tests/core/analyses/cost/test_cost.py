@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,8 +30,9 @@ from kubectl_gpu.core.k8s.models import Budget
 from kubectl_gpu.core.k8s.parse import parse_objects
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.budgets import BudgetSpec
+from tests.helpers import SCENARIOS as ALL_SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios" / "cost"
+SCENARIOS = ALL_SCENARIOS / "cost"
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 CATALOG = load_catalog()
 
@@ -423,7 +423,7 @@ def test_pricing_region_rules() -> None:
 
 
 def test_budget_window_is_half_open() -> None:
-    """Cost uses core.budgets for windows (cron edge cases are tested in test_budgets.py)."""
+    """Cost uses core.budgets for windows (cron edge cases are tested in tests/core/karpenter/test_budgets.py)."""
     budget = Budget(nodes="0", schedule="0 9 * * mon-fri", duration="8h", reasons=())
     monday = datetime(2026, 11, 30, tzinfo=UTC)
     spec = BudgetSpec.of(budget, 0)

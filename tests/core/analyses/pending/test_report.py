@@ -10,7 +10,7 @@ from kubectl_gpu.core.analyses.pending import Verdict
 from kubectl_gpu.core.analyses.pending.analysis import in_scope
 from kubectl_gpu.core.analyses.pending.shape import shape_of
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER
-from tests.core.pending._scenarios import NAMES, NOW, analyse, diagnosis, items, pod_obj, state_of
+from tests.core.analyses.pending._scenarios import NAMES, NOW, analyse, diagnosis, items, pod_obj, state_of
 
 V = Verdict
 

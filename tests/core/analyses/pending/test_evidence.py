@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from tests.core.pending._scenarios import (
+from tests.core.analyses.pending._scenarios import (
     NOW,
     analyse,
     diagnosis,

@@ -13,10 +13,12 @@ from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.k8s.parse import parse_objects
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, Severity
+from tests.helpers import FIXTURES as ALL_FIXTURES
+from tests.helpers import SCENARIOS as ALL_SCENARIOS
 from tests.helpers import load_yaml_docs
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "karpenter"
-SCENARIOS = Path(__file__).parents[1] / "scenarios" / "lint"
+FIXTURES = ALL_FIXTURES / "karpenter"
+SCENARIOS = ALL_SCENARIOS / "lint"
 
 Key = tuple[str, str, str]  # code, severity, object name
 

@@ -12,7 +12,7 @@ import pytest
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis, Verdict
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER, BlockerClass
-from tests.core.pending._scenarios import NAMES, analyse, diagnosis, items, without
+from tests.core.analyses.pending._scenarios import NAMES, analyse, diagnosis, items, without
 
 ANY: Final = "ANY"
 V = Verdict

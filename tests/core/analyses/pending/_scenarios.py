@@ -22,10 +22,11 @@ from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
+from tests.helpers import SCENARIOS as ALL_SCENARIOS
 
 Obj = dict[str, Any]
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios" / "pending"
+SCENARIOS = ALL_SCENARIOS / "pending"
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 NOW_TEXT = "2026-11-29T12:00:00Z"
 NAMES = ("automode-gpu", "automode-capacity", "karpenter-gpu", "no-karpenter")

@@ -26,10 +26,12 @@ from kubectl_gpu.core.k8s.parse import parse_nodepool, parse_objects, parse_pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import parse_go_duration
 from kubectl_gpu.core.report import Severity
+from tests.helpers import FIXTURES as ALL_FIXTURES
+from tests.helpers import SCENARIOS as ALL_SCENARIOS
 from tests.helpers import load_yaml_docs, pod
 
-SCENARIOS = Path(__file__).parents[1] / "scenarios" / "lifecycle"
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "karpenter"
+SCENARIOS = ALL_SCENARIOS / "lifecycle"
+FIXTURES = ALL_FIXTURES / "karpenter"
 AUTO = SCENARIOS / "ours__automode-lifecycle.yaml"
 KARP = SCENARIOS / "ours__karpenter-lifecycle.yaml"
 AUTO_NOW = "2026-11-27T16:30:00Z"  # a Friday
