@@ -109,6 +109,7 @@ class TestActive:
         assert windows[0].start <= t("2026-11-27T00:00:00Z") and windows[0].end == t("2026-11-27T07:30:00Z")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     schedule=st.sampled_from(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,6 +50,7 @@ def normalized(draw: st.DrawFn, key: str = KEY) -> NormalizedRequirement:
 label_values = st.one_of(st.none(), values)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(normalized(), normalized())
 def test_intersection_is_symmetric(a: NormalizedRequirement, b: NormalizedRequirement) -> None:
@@ -124,6 +126,7 @@ def test_in_vs_bounds_agrees_with_checking_each_value(
     assert narrowed.values == frozenset(v for v in vals if ok(v))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.lists(raw_requirements(KEY), min_size=1, max_size=3),
@@ -154,6 +157,7 @@ def test_matches_labels_is_sound(
         assert a.intersection(b).matches_labels(labels)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(normalized(), normalized(), st.lists(values, max_size=3))
 def test_compatible_and_is_compatible_agree(

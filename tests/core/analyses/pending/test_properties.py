@@ -6,6 +6,7 @@ import json
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +101,7 @@ def nodepools(draw: st.DrawFn, auto: bool) -> Obj:
     }
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(NAMES), st.data())
 def test_adding_a_nodepool_never_makes_a_pod_unprovisionable(scenario: str, data: st.DataObject) -> None:
@@ -163,6 +165,7 @@ def pods(draw: st.DrawFn) -> Obj:
     }
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.sampled_from(NAMES), pods())
 def test_any_pod_gets_a_well_formed_diagnosis(scenario: str, pod: Obj) -> None:
