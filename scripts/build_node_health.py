@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Build kubectl_gpu/data/node_health.json from the EKS node monitoring agent's own documentation.
 
-Reads `k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc` and its line of
-`PROVENANCE.jsonl` from the shared fixtures, or from the vendored copy in tests/fixtures/health
-(`--fixtures tests/fixtures/health`, same layout) (a verbatim copy of aws/eks-node-monitoring-agent docs/node-health-issues.adoc) and writes every issue
-with its severity (Condition: the agent sets the node condition and auto repair may act; Event: an
-Event only), the condition type it belongs to, and its description. XID repair actions come from
-EKS-FACTS §3.4 (awsdocs status-conditions-nvidia.csv @c88259ae) and are copied here with that source.
+Reads `k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc` (a verbatim copy of
+aws/eks-node-monitoring-agent docs/node-health-issues.adoc) and its line of `PROVENANCE.jsonl` from the
+shared fixtures (`--shared`, default ../shared) or from a folder laid out like them (`--fixtures`, e.g. the
+vendored copy in tests/fixtures/health, which the tests use), and writes every issue with its severity
+(Condition: the agent sets the node condition and auto repair may act; Event: an Event only), the
+condition type it belongs to, and its description. XID repair actions come from EKS-FACTS §3.4 (awsdocs
+status-conditions-nvidia.csv @c88259ae) and are copied here with that source.
 
     python scripts/build_node_health.py [--shared ../shared | --fixtures DIR] [--check]
 """
