@@ -4,7 +4,10 @@
 Usage:
     python scripts/build_catalogs.py [REFERENCE_DIR] [--out DIR] [--check]
 
-REFERENCE_DIR defaults to ``../shared/reference`` next to the repository root. The output is
+REFERENCE_DIR defaults to ``../shared/reference`` next to the repository root; the byte-for-byte copy
+vendored in ``tests/fixtures/reference`` works the same (its PROVENANCE.jsonl and NOTICE are ignored), so
+``python scripts/build_catalogs.py tests/fixtures/reference --check`` needs nothing outside the checkout,
+and is what the test suite runs. The output is
 deterministic: running the script twice on the same reference gives byte-identical files, and
 ``--check`` exits 1 when the committed data differs from what the reference would produce.
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Build kubectl_gpu/data/node_health.json from the EKS node monitoring agent's own documentation.
 
-Reads `k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc` from the shared fixtures
-(a verbatim copy of aws/eks-node-monitoring-agent docs/node-health-issues.adoc) and writes every issue
-with its severity (Condition: the agent sets the node condition and auto repair may act; Event: an
-Event only), the condition type it belongs to, and its description. XID repair actions come from
-EKS-FACTS §3.4 (awsdocs status-conditions-nvidia.csv @c88259ae) and are copied here with that source.
+Reads `k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc` (a verbatim copy of
+aws/eks-node-monitoring-agent docs/node-health-issues.adoc) and its line of `PROVENANCE.jsonl` from the
+shared fixtures (`--shared`, default ../shared) or from a folder laid out like them (`--fixtures`, e.g. the
+vendored copy in tests/fixtures/health, which the tests use), and writes every issue with its severity
+(Condition: the agent sets the node condition and auto repair may act; Event: an Event only), the
+condition type it belongs to, and its description. XID repair actions come from EKS-FACTS §3.4 (awsdocs
+status-conditions-nvidia.csv @c88259ae) and are copied here with that source.
 
-    python scripts/build_node_health.py [--shared ../shared] [--check]
+    python scripts/build_node_health.py [--shared ../shared | --fixtures DIR] [--check]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "kubectl_gpu" / "data" / "node_health.json"
-ADOC = "fixtures/k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc"
+ADOC = "k8s-nodes/reference/eks-node-monitoring-agent__node-health-issues.adoc"  # under the fixtures folder
 
 # From EKS-FACTS.md §3.4: "NVIDIA XID repair table (status-conditions-nvidia.csv @c88259ae)".
 XID_REPAIRS = {
@@ -63,12 +65,10 @@ def parse(text: str) -> list[dict[str, str]]:
     return issues
 
 
-def build(shared: Path) -> str:
-    text = (shared / ADOC).read_text()
+def build(fixtures: Path) -> str:
+    text = (fixtures / ADOC).read_text()
     provenance = next(
-        json.loads(line)
-        for line in (shared / "fixtures" / "PROVENANCE.jsonl").read_text().splitlines()
-        if ADOC.removeprefix("fixtures/") in line
+        json.loads(line) for line in (fixtures / "PROVENANCE.jsonl").read_text().splitlines() if ADOC in line
     )
     data = {
         "source": f"{provenance['source']} {provenance['path']} @{provenance['commit']}",
@@ -84,9 +84,14 @@ def build(shared: Path) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        help="a folder laid out like SHARED/fixtures (default), e.g. tests/fixtures/health",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when the data file is out of date")
     args = parser.parse_args()
-    text = build(args.shared)
+    text = build(args.fixtures or args.shared / "fixtures")
     if args.check:
         return 0 if OUT.read_text() == text else 1
     OUT.write_text(text)

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# scripts/check runs the suite on pytest-xdist workers, often on a loaded machine, where wall-clock limits
+# only measure the neighbours: no per-example deadline and no too-slow health check for any property test.
+# What each property asserts, and how many examples it tries, is unchanged.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 _LEAKY = ("KUBECONFIG", "NO_COLOR", "KUBECTL_GPU_IMAGE", "KUBECTL_GPU_NEURON_IMAGE", "KUBECTL_GPU_CONFIG")
 

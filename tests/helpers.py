@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures"
+SCENARIOS = REPO / "tests" / "scenarios"
+REFERENCE = FIXTURES / "reference"  # shared/reference, vendored (see its NOTICE and PROVENANCE.jsonl)
 
 
 def load_yaml_docs(path: Path) -> list[dict[str, Any]]:
@@ -108,3 +112,41 @@ def pod(
 
 def as_list(*items: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}
+
+
+def nodepool(
+    name: str,
+    *,
+    requirements: list[dict[str, Any]] | None = None,
+    taints: list[dict[str, str]] | None = None,
+    node_class: dict[str, str] | None = None,
+    disruption: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A karpenter.sh/v1 NodePool; by default an Auto Mode one (NodeClass `default`) that empties nodes
+    only when they are empty, with a 10% budget and no requirement or taint."""
+    template: dict[str, Any] = {
+        "nodeClassRef": node_class or {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"},
+        "requirements": requirements or [],
+    }
+    if taints:
+        template["taints"] = taints
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {
+            "name": name,
+            "uid": f"uid-nodepool-{name}",
+            "creationTimestamp": "2026-11-01T00:00:00Z",
+        },
+        "spec": {
+            "disruption": disruption
+            or {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "1h", "budgets": [{"nodes": "10%"}]},
+            "template": {"spec": template},
+        },
+    }
+
+
+def write_snapshot(path: Path, *items: dict[str, Any]) -> Path:
+    """`items` as a `kubectl get -o json` List in `path`, which `--snapshot` reads; returns `path`."""
+    path.write_text(json.dumps(as_list(*items), indent=1))
+    return path

@@ -395,6 +395,7 @@ def _closed_reader(args: list[str]) -> tuple[int, str]:
     return proc.returncode, err.decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -412,6 +413,7 @@ def test_broken_pipe_is_quiet_and_not_a_finding(args: list[str]) -> None:
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
 
 
+@pytest.mark.slow
 def test_broken_pipe_on_a_rich_message(tmp_path: Path) -> None:
     """`No nodes with accelerators.` goes through rich, whose own broken-pipe handler exits 1."""
     path = tmp_path / "empty.json"

@@ -514,6 +514,7 @@ PHASES = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("phase", "sig"),
     [("create", signal.SIGINT), ("wait", signal.SIGINT), ("logs", signal.SIGINT), ("delete", signal.SIGINT), ("wait", signal.SIGTERM)],

@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from kubectl_gpu.core.report import Severity
 from tests.conftest import Result
 
@@ -28,9 +30,27 @@ def test_json_is_worst_first_with_stable_codes(cli: Cli) -> None:
 
 
 def test_fail_on_threshold(cli: Cli) -> None:
-    # Only the PROVISIONING pod is info; restricting to nodes still leaves an error.
+    # The demo's node findings include errors: exit 1 at either threshold.
     assert cli("diagnose", "--snapshot", DEMO, "--only", "nodes", "--fail-on", "error").code == 1
     assert cli("diagnose", "--snapshot", DEMO, "--only", "nodes", "--fail-on", "warning").code == 1
+    # Its NVMe findings are warnings at worst: only --fail-on warning fails.
+    assert cli("diagnose", "--snapshot", DEMO, "--only", "nvme", "--fail-on", "error").code == 0
+    assert cli("diagnose", "--snapshot", DEMO, "--only", "nvme", "--fail-on", "warning").code == 1
+
+
+@pytest.mark.parametrize("output", [(), ("-o", "json")], ids=["table", "json"])
+def test_fail_on_decides_whether_a_warning_fails(
+    cli: Cli, warning_only_snapshot: str, output: tuple[str, ...]
+) -> None:
+    snapshot = warning_only_snapshot
+    report = json.loads(cli("diagnose", "--snapshot", snapshot, "-o", "json").out)
+    assert "LINT_GPU_POOL_NO_TAINT" in {f["code"] for f in report["findings"]}
+    assert max(Severity(f["severity"]).rank for f in report["findings"]) == Severity.WARNING.rank
+    warning = cli("diagnose", "--snapshot", snapshot, "--fail-on", "warning", *output)
+    assert warning.code == 1, warning.err
+    error = cli("diagnose", "--snapshot", snapshot, "--fail-on", "error", *output)
+    assert error.code == 0, error.err
+    assert cli("diagnose", "--snapshot", snapshot, *output).code == 0  # the default is error
 
 
 def test_clean_cluster_exits_zero(cli: Cli, tmp_path: Path) -> None:

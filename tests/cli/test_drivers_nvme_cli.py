@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import Result
-from tests.core.test_nvme import PROBED
+from tests.core.analyses.nvme.test_nvme import PROBED
 
 Cli = Callable[..., Result]
 SCENARIOS = Path(__file__).parents[1] / "scenarios"

@@ -14,6 +14,7 @@ KUBECTL = shutil.which("kubectl")
 SCRIPT_DIR = Path(sys.executable).parent
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 @pytest.mark.skipif(
     not (SCRIPT_DIR / "kubectl-gpu").exists(), reason="kubectl-gpu console script not installed"

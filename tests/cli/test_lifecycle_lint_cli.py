@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from kubectl_gpu.core.analyses.lint.analysis import CODES
+from kubectl_gpu.core.report import Severity
 from tests.conftest import Result
 
 Cli = Callable[..., Result]
@@ -243,6 +244,20 @@ class TestLint:
     def test_missing_file(self, cli: Cli) -> None:
         r = cli("lint", "-f", "/nonexistent/nodepool.yaml")
         assert r.code == 2 and "no such file" in r.err
+
+    @pytest.mark.parametrize("output", [(), ("-o", "json")], ids=["table", "json"])
+    def test_fail_on_decides_whether_a_warning_fails(
+        self, cli: Cli, warning_only_snapshot: str, output: tuple[str, ...]
+    ) -> None:
+        snapshot = warning_only_snapshot
+        report = json.loads(cli("lint", "--snapshot", snapshot, "-o", "json").out)
+        assert "LINT_GPU_POOL_NO_TAINT" in {f["code"] for f in report["findings"]}
+        assert max(Severity(f["severity"]).rank for f in report["findings"]) == Severity.WARNING.rank
+        warning = cli("lint", "--snapshot", snapshot, "--fail-on", "warning", *output)
+        assert warning.code == 1, warning.err
+        error = cli("lint", "--snapshot", snapshot, "--fail-on", "error", *output)
+        assert error.code == 0, error.err
+        assert cli("lint", "--snapshot", snapshot, *output).code == 0  # the default is error
 
     def test_bad_fail_on(self, cli: Cli) -> None:
         r = cli(

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import Result
-from tests.core.pending._scenarios import NAMES, NOW_TEXT, analyse, path_of
+from tests.core.analyses.pending._scenarios import NAMES, NOW_TEXT, analyse, path_of
 
 Cli = Callable[..., Result]
 

@@ -68,7 +68,7 @@ def test_interrupt_wrapped_by_python_is_still_an_interrupt(
 ) -> None:
     """Ctrl-C in a dataclass's `__set_name__` (a lazy import mid-command) arrives as a RuntimeError."""
 
-    def load(paths: object) -> None:
+    def load(paths: object, **options: object) -> None:
         try:
             raise KeyboardInterrupt
         except KeyboardInterrupt as exc:

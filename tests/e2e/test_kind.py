@@ -35,6 +35,7 @@ def _docker_runs() -> bool:
 
 pytestmark = [
     pytest.mark.kind,
+    pytest.mark.xdist_group("kind"),  # one worker, so one kind cluster for the module
     pytest.mark.skipif(KIND is None or KUBECTL is None, reason="needs the kind and kubectl binaries"),
     pytest.mark.skipif(not _docker_runs(), reason="needs a running Docker engine for kind"),
 ]

@@ -97,6 +97,7 @@ def bench_s(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("golden-bench")  # one worker: one bench bundle, one writer of bench-s.json
 @pytest.mark.parametrize("name", sorted(BENCH_CASES))
 def test_bench_s_output_is_unchanged(name: str, cli: Cli, bench_s: str) -> None:
     result = cli(*_argv(BENCH_CASES[name], bench_s))

@@ -39,6 +39,7 @@ Output = str | Callable[[Obj], str]
 PROBE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "probe"
 MANAGED = ("app.kubernetes.io/managed-by", "kubectl-gpu")
 FAULTS = frozenset({"image-pull", "never-starts", "node-gone", "evicted", "exit-127"})
+IMAGE_PULL_BACKOFF_STEPS = 20  # "image-pull": ErrImagePull for this many steps, then ImagePullBackOff
 
 
 def fixture(rel: str) -> str:
@@ -271,7 +272,9 @@ class SimulatedKubelet:
             err = {**creating, "state": {"waiting": {"reason": "ErrImagePull", "message": f"rpc error: code = NotFound desc = {pull}"}}}  # fmt: skip
             backoff = {**creating, "state": {"waiting": {"reason": "ImagePullBackOff", "message": f'Back-off pulling image "{image}"'}}}  # fmt: skip
             self._at(2, status(containerStatuses=[err]))
-            self._at(3, status(containerStatuses=[backoff]))
+            # a real kubelet backs off for seconds before it says ImagePullBackOff; a one-step window let a
+            # runner polling every few steps on a loaded machine (xdist) see only the back-off
+            self._at(2 + IMAGE_PULL_BACKOFF_STEPS, status(containerStatuses=[backoff]))
             return
         if fault == "node-gone":
 

@@ -375,6 +375,7 @@ PHASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", list(PHASES))
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupt_at_each_phase_deletes_the_pods(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -86,6 +87,7 @@ POSTFILTERS = [
 NODEPOOL_NAMES = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
 
 
+@pytest.mark.slow
 @given(st.text(), st.sampled_from(UNFORCED_REASONS) | st.text(max_size=30), st.sampled_from(COMPONENTS))
 def test_arbitrary_text_never_raises(message: str, reason: str, component: str | None) -> None:
     parsed = parse_event_message(reason, message, component)

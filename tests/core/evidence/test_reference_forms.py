@@ -1,17 +1,18 @@
-"""Every message form of the shared `karpenter_messages.json` reference parses to the expected codes."""
+"""Every message form of the `karpenter_messages.json` reference (vendored in tests/fixtures/reference)
+parses to the expected codes."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from kubectl_gpu.core.evidence import Code, parse_event_message
+from tests.helpers import REFERENCE as REFERENCE_DIR
 
 from ._cases import CASES, Case
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "karpenter_messages.json"
+REFERENCE = REFERENCE_DIR / "karpenter_messages.json"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
@@ -29,8 +30,6 @@ def test_reference_form(case: Case) -> None:
 
 
 def test_cases_cover_every_reference_form() -> None:
-    if not REFERENCE.is_file():
-        pytest.skip(f"shared reference not present at {REFERENCE}")
     entries = json.loads(REFERENCE.read_text(encoding="utf-8"))["messages"]
     reference = {(entry["string"], entry.get("event", {}).get("reason")) for entry in entries}
     covered = {(case.form, case.event_reason) for case in CASES}
@@ -39,8 +38,6 @@ def test_cases_cover_every_reference_form() -> None:
 
 
 def test_reference_examples_are_used_verbatim() -> None:
-    if not REFERENCE.is_file():
-        pytest.skip(f"shared reference not present at {REFERENCE}")
     entries = json.loads(REFERENCE.read_text(encoding="utf-8"))["messages"]
     messages = "\n".join(case.message for case in CASES)
     # the InsufficientCapacityError example ends with an editor's note in parentheses: keep the AWS text only

@@ -116,6 +116,7 @@ def mutated(draw: st.DrawFn, sources: list[str]) -> bytes:
     return bytes(data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(k for k, (_, sources) in CORPUS.items() if sources))
 @MUTATE
 @given(data=st.data())

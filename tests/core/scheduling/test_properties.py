@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ def satisfies(reqs: Requirements, labels: dict[str, str]) -> bool:
     return all(req.matches_value(labels.get(key)) for key, req in reqs.items())
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(normalized(), normalized())
 def test_intersection_is_symmetric(a: NormalizedRequirement, b: NormalizedRequirement) -> None:
@@ -129,6 +131,7 @@ def test_in_vs_bounds_agrees_with_checking_each_value(
     assert narrowed.values == frozenset(v for v in vals if ok(v))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(
     st.lists(raw_requirements(KEY), min_size=1, max_size=3),
