@@ -124,17 +124,6 @@ class BottlerocketTable:
     def release_for(self, version: str, k8s_variant: str) -> BottlerocketRelease | None:
         return next((r for r in self.rows_for(version) if k8s_variant in r.variants), None)
 
-    def drivers_for(self, bottlerocket_version: str, k8s_variant: str | None = None) -> tuple[str, ...]:
-        """NVIDIA driver versions shipped in an upstream release (for one variant if given), sorted.
-
-        Empty when the release or variant is not in the table; never a guess.
-        """
-        rows = self.rows_for(bottlerocket_version)
-        if k8s_variant is not None:
-            rows = tuple(r for r in rows if k8s_variant in r.variants)
-        drivers = {d for r in rows for d in r.drivers}
-        return tuple(sorted(drivers, key=lambda d: version_key(d) or ()))
-
     def parse_os_image(self, os_image: str) -> OsImageInfo:
         """Classify an osImage string and infer its NVIDIA driver only where the table allows."""
         text = os_image.strip()

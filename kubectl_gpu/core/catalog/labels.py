@@ -111,9 +111,6 @@ class LabelTable:
         """The label key of ``concept`` for ``provider`` (first key where several), or None."""
         return self._concept_key.get((concept, provider))
 
-    def spec_for_key(self, key: str) -> LabelSpec | None:
-        return self._by_key.get(self.normalize(key))
-
     def instance_keys(self, provider: Provider) -> frozenset[str]:
         """Every ``<prefix>/instance-*`` key the provider sets from the instance type."""
         return self._instance_keys[check_provider(provider)]

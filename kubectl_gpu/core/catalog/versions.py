@@ -25,12 +25,3 @@ def version_key(text: str) -> VersionKey | None:
     while len(parts) > 1 and parts[-1] == 0:
         parts.pop()
     return tuple(parts)
-
-
-def compare_versions(a: str, b: str) -> int:
-    """-1, 0 or 1 as ``a`` is lower than, equal to or higher than ``b``; ValueError if malformed."""
-    ka, kb = version_key(a), version_key(b)
-    if ka is None or kb is None:
-        bad = a if ka is None else b
-        raise ValueError(f"not a dotted numeric version: {bad!r}")
-    return (ka > kb) - (ka < kb)

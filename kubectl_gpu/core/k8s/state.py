@@ -232,11 +232,6 @@ class ClusterState:
             self._parsed_probes[node] = _parse_probe(self.probes.get(node))
         return self._parsed_probes[node]
 
-    @property
-    def has_karpenter(self) -> bool:
-        """NodePools exist (Auto Mode or self-managed Karpenter)."""
-        return bool(self.nodepools)
-
 
 class StateBuilder:
     """What a source fills while it reads; `build()` freezes it into a `ClusterState`."""

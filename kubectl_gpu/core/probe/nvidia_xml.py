@@ -55,14 +55,6 @@ def _float(el: ET.Element | None, path: str) -> float | None:
     return None if found is None else number(found.text)
 
 
-def _first_int(el: ET.Element | None, *paths: str) -> int | None:
-    for path in paths:
-        value = _int(el, path)
-        if value is not None:
-            return value
-    return None
-
-
 def _first_float(el: ET.Element | None, *paths: str) -> float | None:
     for path in paths:
         value = _float(el, path)

@@ -33,7 +33,7 @@ from kubectl_gpu.core.catalog import (
     read_data_files,
     well_known_labels,
 )
-from kubectl_gpu.core.catalog.versions import compare_versions, version_key
+from kubectl_gpu.core.catalog.versions import version_key
 from tests.helpers import FIXTURES as ALL_FIXTURES
 from tests.helpers import REFERENCE, REPO
 
@@ -505,8 +505,6 @@ def test_provider_of_label_keys(catalog: Catalog) -> None:
     assert table.provider_of("eks.amazonaws.com/compute-type") == "auto"
     assert table.provider_of("karpenter.k8s.aws/instance-gpu-count") == "karpenter"
     assert table.provider_of("karpenter.sh/nodepool") is None and table.provider_of("example.com/x") is None
-    spec = table.spec_for_key("eks.amazonaws.com/instance-gpu-memory")
-    assert spec is not None and "MiB" in spec.value_and_unit
 
 
 # ============================================================================ driver -> CUDA
@@ -552,6 +550,13 @@ def test_max_cuda_edges(catalog: Catalog, driver: str, cuda: str, row: str) -> N
     ceiling = catalog.cuda.max_cuda(driver)
     assert ceiling is not None and (ceiling.cuda, ceiling.row.cuda) == (cuda, row)
     assert catalog.max_cuda(driver) == cuda
+
+
+def compare_versions(a: str, b: str) -> int:
+    """-1, 0 or 1 as `a` is lower than, equal to or higher than `b` (the tests' order on driver numbers)."""
+    ka, kb = version_key(a), version_key(b)
+    assert ka is not None and kb is not None, (a, b)
+    return (ka > kb) - (ka < kb)
 
 
 def test_driver_comparison_is_numeric() -> None:
@@ -741,14 +746,19 @@ def test_bottlerocket_rows_are_well_formed(catalog: Catalog) -> None:
         assert len(variants) == len(set(variants)), v
 
 
-def test_drivers_for(catalog: Catalog) -> None:
+def test_drivers_per_release_and_variant(catalog: Catalog) -> None:
     table = catalog.bottlerocket
-    assert table.drivers_for("1.47.0") == ("570.172.08", "580.65.06")
-    assert table.drivers_for("1.47.0", "aws-k8s-1.34-nvidia") == ("580.65.06",)
-    assert table.drivers_for("1.47.0", "aws-k8s-1.33-nvidia") == ("570.172.08",)
-    assert table.drivers_for("1.31.0") == ("535.230.02",)
+
+    def drivers(version: str, variant: str) -> tuple[str, ...]:
+        release = table.release_for(version, variant)
+        return tuple(release.drivers) if release else ()
+
+    assert sorted({d for r in table.rows_for("1.47.0") for d in r.drivers}) == ["570.172.08", "580.65.06"]
+    assert drivers("1.47.0", "aws-k8s-1.34-nvidia") == ("580.65.06",)
+    assert drivers("1.47.0", "aws-k8s-1.33-nvidia") == ("570.172.08",)
+    assert {d for r in table.rows_for("1.31.0") for d in r.drivers} == {"535.230.02"}
     assert catalog.max_cuda("535.230.02") == "12.2"
-    assert table.drivers_for("1.99.0") == () and table.drivers_for("1.47.0", "aws-k8s-1.23-nvidia") == ()
+    assert table.rows_for("1.99.0") == () and drivers("1.47.0", "aws-k8s-1.23-nvidia") == ()
 
 
 @pytest.mark.parametrize(
@@ -891,7 +901,7 @@ def test_catalog_from_plain_dicts() -> None:
         "kubernetes.io/arch": "amd64",
         "karpenter.k8s.aws/instance-family": "g9x",
     }
-    assert cat.cuda.max_cuda("999.1") is None and cat.bottlerocket.drivers_for("1.0.0") == ()
+    assert cat.cuda.max_cuda("999.1") is None and cat.bottlerocket.rows_for("1.0.0") == ()
 
 
 @pytest.mark.parametrize(

@@ -228,10 +228,6 @@ class DriverReport(ReportBase):
     now: datetime
     notes: tuple[str, ...] = field(default=())
 
-    @property
-    def has_errors(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
-
     def body(self) -> dict[str, Any]:
         return {
             "nodes": [n.to_dict() for n in self.nodes],

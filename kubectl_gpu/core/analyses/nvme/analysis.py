@@ -165,10 +165,6 @@ class NvmeReport(ReportBase):
     findings: tuple[Finding, ...]
     now: datetime
 
-    @property
-    def has_errors(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
-
     def body(self) -> dict[str, Any]:
         return {
             "nodes": [r.to_dict() for r in self.rows],

@@ -114,7 +114,7 @@ def test_degraded_through_the_probe(report: NvmeReport) -> None:
     )
     finding = _findings(report)[("NVME_DEGRADED", "i-probed-degraded")]
     assert finding.severity is Severity.ERROR and "delete its NodeClaim" in (finding.fix or "")
-    assert report.has_errors
+    assert report.exit_code() == 1
 
 
 def test_not_used_auto_mode_size_at_least_the_nvme(report: NvmeReport) -> None:
