@@ -213,5 +213,10 @@ def parse_pod(obj: Raw) -> Pod:
         resource_claims=claims,
         started=opt_time(status.get("startTime")),
         termination_grace_period_seconds=grace,
+        scheduling_gates=tuple(
+            str(g.get("name", ""))
+            for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
+            if isinstance(g, dict)
+        ),
         _details=_Details(containers, init, status, where),
     )
