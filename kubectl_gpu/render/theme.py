@@ -47,7 +47,6 @@ SEVERITY: Mapping[str, str] = {"error": ERROR, "warning": WARNING, "info": INFO}
 PENDING_VERDICT: Mapping[str, str] = {
     "PROVISIONING": INFO,
     "NO_BLOCKER_FOUND": WARNING,
-    "UNVERIFIED": WARNING,
     "SCHEDULED_NOT_STARTED": WARNING,
 }
 # `lifecycle`: a pod's risk of disruption, and whether it survives the time it needs (--needs).

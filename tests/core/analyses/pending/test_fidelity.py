@@ -248,3 +248,24 @@ def test_forbidden_events_leave_the_capacity_check_unknown() -> None:
     diag = next(p for p in analyse_pending(state, catalog(), NOW).pods if p.key == "serving/llm-5f7b9-aaaaa")
     assert diag.verdict is V.UNVERIFIED
     assert "capacity" in diag.reason
+
+
+# ---- 12. API server defaults: SetDefaults_Pod (pkg/apis/core/v1/defaults.go) requests default to limits ----
+
+
+def test_a_pod_that_sets_only_limits_is_in_scope() -> None:
+    only_limits = pod("limits-only")
+    only_limits["spec"]["containers"][0]["resources"] = {"limits": {"nvidia.com/gpu": "2", "cpu": "4"}}
+    report = analyse([*items("automode-gpu"), only_limits])
+    diag = diagnosis(report, "t/limits-only")
+    assert diag.requests["nvidia.com/gpu"] == 2 and diag.requests["cpu"] == 4
+
+
+def test_an_explicit_request_wins_over_its_limit() -> None:
+    both = pod("both")
+    both["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "1"},
+        "limits": {"cpu": "4", "nvidia.com/gpu": "1"},
+    }
+    diag = diagnosis(analyse([*items("automode-gpu"), both]), "t/both")
+    assert diag.requests["cpu"] == 1 and diag.requests["nvidia.com/gpu"] == 1
