@@ -154,6 +154,9 @@ class Pod:
     resource_claims: tuple[str, ...]
     started: datetime | None
     termination_grace_period_seconds: int | None
+    scheduling_gates: tuple[
+        str, ...
+    ]  # spec.schedulingGates names: kube-scheduler waits until they are removed
     _details: PodDetails = field(compare=False, repr=False)
 
     @property

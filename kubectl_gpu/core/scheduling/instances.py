@@ -85,6 +85,11 @@ class InstanceIndex:
                 return key
         return None
 
+    def unverified_keys(self, reqs: Requirements, entry: IndexedType) -> tuple[str, ...]:
+        """Requirement keys `first_mismatch` let through only because the catalog does not know this type's
+        value for them: such a type is never known to pass them."""
+        return tuple(k for k in reqs if k != CAPACITY_TYPE and k in self.universe and k in entry.unknown)
+
     def admitted(self, reqs: Requirements) -> tuple[IndexedType, ...]:
         return tuple(e for e in self.types if self.first_mismatch(reqs, e) is None)
 

@@ -7,6 +7,12 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
+from kubectl_gpu.core.analyses.pending.pod_gates import (
+    Decision,
+    pod_decision,
+    provisioner_skip,
+    unverified_checks,
+)
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
@@ -241,7 +247,7 @@ def _disagreements(
                 f"{message.source} reported {code} ({missing}: {part.text[:140]}), which this analysis does not "
                 f"find now: the cluster may have changed since, or the data is incomplete"
             )
-    if verdict is Verdict.NO_BLOCKER_FOUND and message.codes and not out:
+    if verdict in (Verdict.NO_BLOCKER_FOUND, Verdict.UNVERIFIED) and message.codes and not out:
         out.append(f"{message.source} still reports: {event.message[:200]}")
     return tuple(out)
 
@@ -265,6 +271,7 @@ class _Analyser:
         ]
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
+        self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -276,12 +283,13 @@ class _Analyser:
             targets += [n for n in self.nodes if n.offers(shape)]
         return targets
 
-    def evaluate(self, shape: PodShape) -> tuple[TargetEvaluation, ...]:
-        found = self.cache.get(shape.key)
+    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> tuple[TargetEvaluation, ...]:
+        key = (*shape.key, nodes_only)
+        found = self.cache.get(key)
         if found is None:
-            targets = self._targets(shape)
+            targets: list[PoolTarget | NodeTarget] = [*self.nodes] if nodes_only else self._targets(shape)
             found = tuple(sorted((t.evaluate(shape) for t in targets), key=TargetEvaluation.nearness))
-            self.cache[shape.key] = found
+            self.cache[key] = found
         return found
 
     def node_has(self, shape: PodShape) -> bool:
@@ -291,9 +299,31 @@ class _Analyser:
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
-        evaluations = self.evaluate(shape)
+        skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
+        evaluations = self.evaluate(shape, nodes_only=skip is not None)
         parsed = _evidence(self.state, pod)
-        evidence = tuple(_evidence_row(e, m) for e, m in parsed)
+        notes = self._notes(pod, shape)
+        offering = [e for e in evaluations if e.offers]
+        candidates = offering or list(evaluations)
+        nearest = candidates[0] if candidates else None
+        verdict, reason, fix, ref = self._verdict(pod, shape, parsed, nearest, offering, skip)
+        return PodDiagnosis(
+            namespace=pod.namespace,
+            name=pod.name,
+            requests=shape.requests,
+            verdict=verdict,
+            reason=reason,
+            nearest=ref,
+            blockers=tuple(b for e in evaluations for b in e.blockers),
+            evidence=tuple(_evidence_row(e, m) for e, m in parsed),
+            fix=fix,
+            evaluations=evaluations,
+            disagreements=_disagreements(parsed, evaluations, verdict),
+            notes=tuple(notes),
+            created=pod.meta.created,
+        )
+
+    def _notes(self, pod: Pod, shape: PodShape) -> list[str]:
         notes = list(shape.requirements.notes) if shape.requirements else []
         if shape.requirement_error:
             notes.append(f"pod affinity could not be read: {shape.requirement_error}")
@@ -302,49 +332,79 @@ class _Analyser:
                 "the pod uses DRA ResourceClaims: device availability is checked against ResourceSlices by the "
                 "scheduler; this analysis evaluates its selectors and tolerations only"
             )
-        offering = [e for e in evaluations if e.offers]
-        candidates = offering or list(evaluations)
-        nearest = candidates[0] if candidates else None
-        blockers = tuple(b for e in evaluations for b in e.blockers)
+        notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in _AFFECTING]
+        return notes
+
+    def _verdict(
+        self,
+        pod: Pod,
+        shape: PodShape,
+        parsed: list[tuple[Event, ParsedMessage]],
+        nearest: TargetEvaluation | None,
+        offering: list[TargetEvaluation],
+        skip: Decision | None,
+    ) -> tuple[Verdict, str, str | None, TargetRef | None]:
         ref = nearest.target if nearest else None
-        fix: str | None
         if pod.node_name:
-            verdict, reason = Verdict.SCHEDULED_NOT_STARTED, _scheduled_not_started(pod)
             waiting = next(
                 (c.reason for c in pod.container_statuses if c.state == "waiting" and c.reason), ""
             )
-            fix, ref = _scheduled_fix(waiting or ""), TargetRef("Node", pod.node_name)
-        elif (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
-            verdict, reason, fix = Verdict.PROVISIONING, why, "wait: capacity is on its way"
-        elif shape.wants_accelerator and not offering and not self.node_has(shape):
-            verdict = Verdict.NO_ACCELERATOR_NODEPOOL
-            kinds = ", ".join(sorted(shape.accelerators))
-            pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
-            reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
-            fix, ref = _no_pool_fix(self.state, shape, self.catalog), None
-        elif nearest is not None and nearest.blockers:
+            return (
+                Verdict.SCHEDULED_NOT_STARTED,
+                _scheduled_not_started(pod),
+                _scheduled_fix(waiting or ""),
+                TargetRef("Node", pod.node_name),
+            )
+        decided = pod_decision(pod)
+        if decided is not None:
+            return decided.verdict, decided.reason, decided.fix, None
+        if (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
+            return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+        if skip is not None:
+            if nearest is not None and nearest.blockers:
+                return (
+                    skip.verdict,
+                    f"{skip.reason}; the nearest, {nearest.blockers[0].message}",
+                    skip.fix,
+                    ref,
+                )
+            return skip.verdict, skip.reason, skip.fix, ref
+        if shape.wants_accelerator and not offering and not self.node_has(shape):
+            return self._no_pool(shape)
+        if nearest is not None and nearest.blockers:
             first = nearest.blockers[0]
-            verdict, reason, fix = first.code, first.message, first.fix
-        else:
-            verdict = Verdict.NO_BLOCKER_FOUND
-            where = f"{ref.kind} {ref.name}" if ref else "no target"
-            reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
-            fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
-        return PodDiagnosis(
-            namespace=pod.namespace,
-            name=pod.name,
-            requests=shape.requests,
-            verdict=verdict,
-            reason=reason,
-            nearest=ref,
-            blockers=blockers,
-            evidence=evidence,
-            fix=fix,
-            evaluations=evaluations,
-            disagreements=_disagreements(parsed, evaluations, verdict),
-            notes=tuple(notes),
-            created=pod.meta.created,
-        )
+            return first.code, first.message, first.fix, ref
+        where = f"{ref.kind} {ref.name}" if ref else "no target"
+        unchecked = unverified_checks(nearest, self.unreadable)
+        if unchecked or nearest is None:
+            return (
+                Verdict.UNVERIFIED,
+                f"no blocker found on {where}, but not every check could be made: "
+                + "; ".join(unchecked or ["no target"]),
+                "make the missing data readable (RBAC, the CRDs, a fuller snapshot) and rerun",
+                ref,
+            )
+        reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
+        fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
+        return Verdict.NO_BLOCKER_FOUND, reason, fix, ref
+
+    def _no_pool(self, shape: PodShape) -> tuple[Verdict, str, str | None, TargetRef | None]:
+        kinds = ", ".join(sorted(shape.accelerators))
+        if "nodepools" in self.unreadable:
+            return (
+                Verdict.UNVERIFIED,
+                f"NodePools could not be read (forbidden) and no node readable here has {kinds}: whether a "
+                "NodePool can launch one is unknown",
+                "grant list on nodepools.karpenter.sh (or rerun with a snapshot that has them)",
+                None,
+            )
+        pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
+        reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
+        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, _no_pool_fix(self.state, shape, self.catalog), None
+
+
+# Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.
+_AFFECTING = frozenset({"nodepools", "nodeclaims", "nodes", "events", "nodeclasses", "ec2nodeclasses"})
 
 
 def _pool_provider(pool: object, default: str) -> str:

@@ -31,8 +31,10 @@ from kubectl_gpu.core.scheduling.instances import (
     fit_failure,
     raw_capacity_of,
 )
+from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
+    Incompatibility,
     RequirementError,
     Requirements,
     UnknownLabel,
@@ -87,7 +89,9 @@ class PoolTarget:
         self.types = index.admitted(self.requirements)
         self.well_known = catalog.well_known_labels(self.provider)
         self.remaining = self._remaining_limits()
+        self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = self._node_class_blocker()
+        self.ready_blocker = self._ready_blocker()
         self.capacity_event = self._capacity_event(now)
 
     # --- pod-independent facts ---------------------------------------------------------------
@@ -164,6 +168,23 @@ class PoolTarget:
         state = "Ready" if node_class.ready else "no Ready condition reported"
         return Check("nodeclass", True, f"{label}: {state}")
 
+    def _ready_blocker(self) -> Blocker | None:
+        """Karpenter's `Provisioner.NewScheduler` skips a NodePool unless its Ready condition is True
+        ("ignoring nodepool, not ready"); a NodeClass problem is reported as NODECLASS_NOT_READY instead."""
+        if isinstance(self.node_class_blocker, Blocker):
+            return None
+        cond = next((c for c in self.pool.conditions if c.type == "Ready"), None)
+        if cond is None or cond.status != "False":
+            return None
+        why = cond.message or cond.reason or "Ready=False"
+        return Blocker(
+            Verdict.NODEPOOL_NOT_READY,
+            CAPACITY,
+            self.ref,
+            f"NodePool {self.pool.name} is not Ready ({why}): Karpenter launches nothing from it",
+            f"kubectl describe nodepool {self.pool.name}  # fix what its conditions report",
+        )
+
     def _capacity_event(self, now: datetime) -> Blocker | None:
         """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
         claims = {c.name: c.node_pool for c in self.state.nodeclaims}
@@ -237,9 +258,14 @@ class PoolTarget:
             checks.append(Check("nodeclass", False, self.node_class_blocker.message))
         else:
             checks.append(self.node_class_blocker)
+        if self.ready_blocker is not None:
+            blockers.append(self.ready_blocker)
+            checks.append(Check("ready", False, self.ready_blocker.message))
         if self.capacity_event is not None:
             blockers.append(self.capacity_event)
             checks.append(Check("capacity", False, self.capacity_event.message))
+        elif "events" in self.unreadable:
+            checks.append(Check("capacity", None, "events could not be read (forbidden)"))
         else:
             checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
 
@@ -263,7 +289,7 @@ class PoolTarget:
             checks.append(Check("requirements", None, f"pod affinity unreadable: {shape.requirement_error}"))
             return []
         out: list[Blocker] = []
-        found = self.requirements.compatible(shape.requirements.strict, allow_undefined=self.well_known)
+        found = self._problems(self._term_requirements(shape))
         for problem in found:
             if isinstance(problem, UnknownLabel):
                 out.append(self._unknown_label(shape, problem))
@@ -285,6 +311,20 @@ class PoolTarget:
         else:
             checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
         return out
+
+    def _problems(self, reqs: Requirements) -> list[Incompatibility]:
+        return list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+
+    def _term_requirements(self, shape: PodShape) -> Requirements:
+        """The pod's requirements for this pool: Karpenter's `Preferences.Relax` drops required OR-terms one
+        at a time, so the first term compatible with the pool is the one it provisions for; when none is,
+        term 0 (what it tries first) is reported."""
+        assert shape.requirements is not None
+        alternatives = shape.requirements.alternatives()
+        for reqs in alternatives:
+            if not self._problems(reqs):
+                return reqs
+        return alternatives[0]
 
     def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
         key = problem.key
@@ -308,6 +348,9 @@ class PoolTarget:
                 f"node for it: select {self.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
                 f"{key} to NodePool {self.pool.name} spec.template.metadata.labels"
             )
+        elif restricted_label(key):
+            # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
+            fix = f"remove {key} from the pod's nodeSelector/affinity: no NodePool may set it"
         else:
             fix = (
                 f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
@@ -333,14 +376,24 @@ class PoolTarget:
             return ()
         pool_types = self.types
         with_pod = pool_types
+        pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
         if shape.requirements is not None:
-            with_pod = tuple(
-                e for e in pool_types if self.index.first_mismatch(shape.requirements.strict, e) is None
-            )
+            with_pod = tuple(e for e in pool_types if self.index.first_mismatch(pod_reqs, e) is None)
         fitting = tuple(e for e in with_pod if fit_failure(e, shape.requests) is None)
+        known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
+        if known:
+            checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))
+            return known
         if fitting:
-            names = type_names(fitting)
-            checks.append(Check("instance types", True, f"{len(fitting)} fit: {names}"))
+            unknown = sorted({k for e in fitting for k in self._unverified(e, pod_reqs)})
+            checks.append(
+                Check(
+                    "instance types",
+                    None,
+                    f"only {type_names(fitting)} may fit, and the catalog does not know their "
+                    f"{', '.join(unknown)}: not verified",
+                )
+            )
             return fitting
         wanted = resources_text(shape.requests)
         if not pool_types or not self.offers(shape):
@@ -370,11 +423,19 @@ class PoolTarget:
         checks.append(Check("instance types", False, message))
         return ()
 
+    def _unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
+        return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
+            pod_reqs, entry
+        )
+
     def _limit_blockers(
         self, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
     ) -> None:
         if not self.pool.limits:
             checks.append(Check("limits", True, "no limits"))
+            return
+        if "nodeclaims" in self.unreadable:
+            checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
             return
         remaining = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items()))
         if not fitting:

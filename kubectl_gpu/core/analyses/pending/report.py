@@ -15,7 +15,11 @@ from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Seve
 __all__ = ["Evidence", "ExplainReport", "PendingReport", "PodDiagnosis"]
 
 # A verdict as a finding (diagnose): waiting for capacity is information, "nothing blocks it" a warning.
-_FINDING_SEVERITY = {Verdict.PROVISIONING: Severity.INFO, Verdict.NO_BLOCKER_FOUND: Severity.WARNING}
+_FINDING_SEVERITY = {
+    Verdict.PROVISIONING: Severity.INFO,
+    Verdict.NO_BLOCKER_FOUND: Severity.WARNING,
+    Verdict.UNVERIFIED: Severity.WARNING,
+}
 
 
 def _num(value: Decimal) -> int | float:

@@ -30,6 +30,21 @@ def _add(total: Resources, extra: Mapping[str, Decimal]) -> None:
         total[name] = total.get(name, Decimal(0)) + value
 
 
+def _container_resources(res: Mapping[str, Any], field: str, where: str) -> Resources:
+    """One container's `field`, with the API server's default applied to requests (`SetDefaults_Pod`,
+    pkg/apis/core/v1/defaults.go): a resource with a limit and no request requests its limit. Objects from
+    the API server have it already; manifests and partial snapshots may not."""
+    out = resources(res.get(field), f"{where}.{field}")
+    if field == "requests":
+        try:
+            limits = resources(res.get("limits"), f"{where}.limits")
+        except ModelError:  # limits are only shown: a broken one does not refuse the pod
+            limits = {}
+        for name, value in limits.items():
+            out.setdefault(name, value)
+    return out
+
+
 def _effective(
     containers: list[Any], init: list[Any], overhead: Resources, where: str, field: str
 ) -> Resources:
@@ -41,15 +56,16 @@ def _effective(
     total: Resources = {}
     for index, container in enumerate(containers):
         res = as_dict(as_dict(container, f"{where} container").get("resources"), f"{where} resources")
-        _add(total, resources(res.get(field), f"{where} containers[{index}].resources.{field}"))
+        _add(total, _container_resources(res, field, f"{where} containers[{index}].resources"))
     if init:
         sidecars: Resources = {}
         peak: Resources = {}
         for index, container in enumerate(init):
             body = as_dict(container, f"{where} initContainer")
-            res = resources(
-                as_dict(body.get("resources"), f"{where} resources").get(field),
-                f"{where} initContainers[{index}].resources.{field}",
+            res = _container_resources(
+                as_dict(body.get("resources"), f"{where} resources"),
+                field,
+                f"{where} initContainers[{index}].resources",
             )
             if body.get("restartPolicy") == "Always":
                 _add(sidecars, res)
@@ -213,5 +229,10 @@ def parse_pod(obj: Raw) -> Pod:
         resource_claims=claims,
         started=opt_time(status.get("startTime")),
         termination_grace_period_seconds=grace,
+        scheduling_gates=tuple(
+            str(g.get("name", ""))
+            for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
+            if isinstance(g, dict)
+        ),
         _details=_Details(containers, init, status, where),
     )

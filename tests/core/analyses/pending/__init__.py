@@ -1,0 +1,15 @@
+"""Pending rules pinned against their upstream source (Karpenter, kube-scheduler), one test module per rule."""
+
+from kubectl_gpu.core.analyses.pending import Verdict
+
+# Verdict codes the scenario table (tests/core/pending/test_verdicts.py) does not hold: pinned here instead.
+PINNED_ELSEWHERE = frozenset(
+    {
+        Verdict.NODEPOOL_NOT_READY,
+        Verdict.INVALID_SELECTOR,
+        Verdict.POD_IGNORED_BY_PROVISIONER,
+        Verdict.SCHEDULING_GATED,
+        Verdict.NOT_HANDLED_BY_SCHEDULER,
+        Verdict.UNVERIFIED,
+    }
+)

@@ -160,18 +160,18 @@ def test_disagreement_when_the_provisioner_reports_a_limit_that_is_gone() -> Non
 def test_disagreement_when_the_provisioner_reports_a_taint_the_pool_no_longer_has() -> None:
     objects = without(items("karpenter-gpu"), "NodeClaim", "gpu-ljvhl")
     diag = diagnosis(analyse(objects), "research/stale-taint")
-    assert diag.verdict is V.NO_BLOCKER_FOUND
+    assert diag.verdict is V.UNVERIFIED  # the pool requires instance-hypervisor, unknown in the catalog
     assert len(diag.disagreements) == 1
     assert "UNTOLERATED_TAINT" in diag.disagreements[0]
     assert "did not tolerate nvidia.com/gpu:NoSchedule" in diag.disagreements[0]
 
 
-def test_a_provisioner_message_is_still_shown_when_nothing_blocks() -> None:
+def test_the_dra_verdict_agrees_with_the_provisioner_message() -> None:
+    """Auto Mode's own event says what DRA_NOT_SUPPORTED_BY_PROVISIONER says: no disagreement left."""
     diag = diagnosis(analyse("automode-gpu"), "serving/dra-inference")
-    assert diag.disagreements == (
-        "auto-mode still reports: Failed to schedule pod, pod has Dynamic Resource Allocation requirements that "
-        "are not yet supported by Karpenter",
-    )
+    assert diag.verdict is V.DRA_NOT_SUPPORTED_BY_PROVISIONER
+    assert "not yet supported by Karpenter" in diag.reason
+    assert diag.disagreements == ()
     assert any("DRA ResourceClaims" in n for n in diag.notes)
 
 
