@@ -2,7 +2,7 @@
 
 from kubectl_gpu.core.analyses.pending import Verdict
 
-# Verdict codes the scenario table (tests/core/pending/test_verdicts.py) does not hold: pinned here instead.
+# Verdict codes the scenario table (tests/core/analyses/pending/test_verdicts.py) does not hold: pinned here instead.
 PINNED_ELSEWHERE = frozenset(
     {
         Verdict.NODEPOOL_NOT_READY,

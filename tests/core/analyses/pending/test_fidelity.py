@@ -15,7 +15,7 @@ import pytest
 from kubectl_gpu.core.analyses.pending import Verdict as V
 from kubectl_gpu.core.analyses.pending import analyse_pending
 from kubectl_gpu.core.k8s.state import Note
-from tests.core.pending._scenarios import (
+from tests.core.analyses.pending._scenarios import (
     NOW,
     Obj,
     analyse,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import Verdict, analyse_pending
 from kubectl_gpu.core.k8s.state import Note
-from tests.core.pending._scenarios import NOW, catalog, find, items, state_of
+from tests.core.analyses.pending._scenarios import NOW, catalog, find, items, state_of
 
 _UNKNOWN_KEYS = ("eks.amazonaws.com/instance-hypervisor", "eks.amazonaws.com/instance-cpu-manufacturer")
 _FORBIDDABLE = ("nodepools", "nodeclaims", "events", "nodes")
