@@ -249,8 +249,9 @@ def test_smi_preflight_pod_security_and_rbac(cli: Cli, cluster: Cluster) -> None
     result = cli(*cluster.args("smi", "i-0aaa"))
     assert result.code == 3
     assert _one_line(result.err) == (
-        "error: missing RBAC in namespace default: create pods; ask for a Role granting them (README "
-        "'Debug pods' lists it) or pick a namespace with -n"
+        'error: missing RBAC in namespace default: create pods; a Role in default needs {apiGroups: [""], '
+        "resources: [pods], verbs: [create]} (the Role in deploy/rbac/debug.yaml has every rule; README 'Debug "
+        "pods', docs/rbac.md) or pick a namespace with -n"
     )
     assert cluster.kubelet.started == []
 
