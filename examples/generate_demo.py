@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cluster_builder as cb
 import probe_builder as pb
-from kubectl_gpu import __version__
+from kubectl_gpu.core.debugpod import DEFAULT_IMAGES, Accelerator
 from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
 
 Obj = dict[str, Any]
@@ -371,7 +371,7 @@ def _entry(text: str) -> Obj:
     return {
         "output": text,
         "strategy": "privileged-all",
-        "image": f"ghcr.io/kubectl-gpu/debug-nvidia:{__version__}",
+        "image": DEFAULT_IMAGES[Accelerator.NVIDIA],
         "error": None,
         "capturedAt": PROBED_AT,
     }

@@ -5,6 +5,7 @@ and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, no
 
 from __future__ import annotations
 
+import os
 import sys
 
 __all__ = ["main"]
@@ -19,7 +20,22 @@ def _forget_interrupt() -> None:
     exec("")
 
 
+def _completion_words(argv: list[str]) -> list[str] | None:
+    """The words to complete, when this is a completion request: run as `kubectl_complete-*` (kubectl's plugin
+    completion; krew installs can link that name to this executable) or as `kubectl-gpu __complete WORDS`."""
+    if os.path.basename(argv[0]).startswith("kubectl_complete-"):
+        return argv[1:]
+    if argv[1:2] == ["__complete"]:
+        return argv[2:]
+    return None
+
+
 def main() -> None:
+    words = _completion_words(sys.argv)
+    if words is not None:  # fast: no typer, no commands
+        from kubectl_gpu.cli.completion import run as complete
+
+        sys.exit(complete(words))
     try:
         from kubectl_gpu.cli.app import main as run
 

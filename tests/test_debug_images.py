@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from kubectl_gpu import __version__
-from kubectl_gpu.core.debugpod import DEFAULT_IMAGES, IMAGE_ENV_VARS, Accelerator
+from kubectl_gpu.core.debugpod import (
+    DEFAULT_IMAGES,
+    IMAGE_ENV_VARS,
+    PROJECT_IMAGES,
+    PUBLIC_BASE_IMAGE,
+    Accelerator,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "debug-images"
@@ -59,8 +65,11 @@ def test_the_cli_sends_the_same_bytes() -> None:
 def test_versions_and_default_references_agree(accelerator: Accelerator) -> None:
     ops = instructions(dockerfile(accelerator))
     assert ("ARG", f"VERSION={__version__}") in ops
-    assert DEFAULT_IMAGES[accelerator] == f"ghcr.io/kubectl-gpu/debug-{NAMES[accelerator]}:{__version__}"
+    # The project's images are opt-in until a release publishes them; the default is a public base image.
+    assert PROJECT_IMAGES[accelerator] == f"ghcr.io/kubectl-gpu/debug-{NAMES[accelerator]}:{__version__}"
+    assert DEFAULT_IMAGES[accelerator] == PUBLIC_BASE_IMAGE != PROJECT_IMAGES[accelerator]
     readme = (IMAGES / NAMES[accelerator] / "README.md").read_text()
+    assert PUBLIC_BASE_IMAGE in readme and "opt-in" in readme
     assert f"ghcr.io/kubectl-gpu/debug-{NAMES[accelerator]}:$VERSION" in readme  # the publish command
     for needle in (
         IMAGE_ENV_VARS[accelerator],

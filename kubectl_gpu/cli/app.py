@@ -11,6 +11,7 @@ from typer._click.exceptions import ClickException
 from typer._click.utils import PacifyFlushWrapper
 
 from kubectl_gpu import __version__
+from kubectl_gpu.cli import completion_cmd
 from kubectl_gpu.cli import cost as cost_cmd
 from kubectl_gpu.cli import debug as debug_cmd
 from kubectl_gpu.cli import diagnose as diagnose_cmd
@@ -79,6 +80,7 @@ drivers_cmd.register(app)
 nvme_cmd.register(app)
 lifecycle_cmd.register(app)
 lint_cmd.register(app)
+completion_cmd.register(app)
 
 
 def _debug_requested(argv: list[str]) -> bool:

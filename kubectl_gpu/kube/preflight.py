@@ -19,7 +19,16 @@ from kubectl_gpu.core.k8s.state import StateBuilder
 from kubectl_gpu.kube.debug_runner import NodeTarget
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi
 
-__all__ = ["PSA_ENFORCE_LABEL", "Targets", "check_access", "check_pod_security", "resolve_targets"]
+__all__ = [
+    "NEEDED",
+    "PSA_ENFORCE_LABEL",
+    "RBAC_MANIFEST",
+    "Targets",
+    "check_access",
+    "check_pod_security",
+    "missing_rules",
+    "resolve_targets",
+]
 
 PSA_ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
@@ -37,15 +46,30 @@ NEEDED: dict[Mode, tuple[tuple[str, str, str], ...]] = {
         ("delete", "pods", ""),
         ("get", "pods", "log"),
         ("create", "pods", "exec"),
+        # kubectl exec over WebSocket (kubectl's default transport) is a GET: `get` on API servers before 1.35
+        ("get", "pods", "exec"),
     ),
 }
+#: Where every rule of NEEDED is granted (tests/kube/test_rbac_manifests.py checks it).
+RBAC_MANIFEST = "deploy/rbac/debug.yaml"
+
+
+def missing_rules(missing: Sequence[tuple[str, str, str]]) -> str:
+    """The RBAC rules that grant `missing` (verb, resource, subresource), as YAML flow mappings."""
+    verbs: dict[str, list[str]] = {}
+    for verb, resource, sub in missing:
+        verbs.setdefault(f"{resource}/{sub}" if sub else resource, []).append(verb)
+    return ", ".join(
+        f'{{apiGroups: [""], resources: [{resource}], verbs: [{", ".join(v)}]}}'
+        for resource, v in verbs.items()
+    )
 
 
 def check_access(api: PodApi, namespace: str, mode: Mode) -> list[str]:
     """SelfSubjectAccessReviews for what `mode` needs; raises listing every missing permission.
 
     Returns warnings (e.g. the review API itself is forbidden, so nothing could be checked)."""
-    missing: list[str] = []
+    missing: list[tuple[str, str, str]] = []
     for verb, resource, sub in NEEDED[mode]:
         attributes = {"namespace": namespace, "verb": verb, "resource": resource}
         if sub:
@@ -55,11 +79,15 @@ def check_access(api: PodApi, namespace: str, mode: Mode) -> list[str]:
         except ApiFailure as exc:
             return [f"could not check RBAC (SelfSubjectAccessReview answered {exc.status}); carrying on"]
         if not allowed:
-            missing.append(f"{verb} {resource}/{sub}" if sub else f"{verb} {resource}")
+            missing.append((verb, resource, sub))
     if missing:
+        names = ", ".join(
+            f"{verb} {resource}/{sub}" if sub else f"{verb} {resource}" for verb, resource, sub in missing
+        )
         raise ClusterError(
-            f"missing RBAC in namespace {namespace}: {', '.join(missing)}",
-            "ask for a Role granting them (README 'Debug pods' lists it) or pick a namespace with -n",
+            f"missing RBAC in namespace {namespace}: {names}",
+            f"a Role in {namespace} needs {missing_rules(missing)} (the Role in {RBAC_MANIFEST} has every rule; "
+            "README 'Debug pods', docs/rbac.md) or pick a namespace with -n",
         )
     return []
 

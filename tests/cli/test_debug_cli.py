@@ -20,6 +20,7 @@ import orjson
 import pytest
 import yaml
 
+from kubectl_gpu.core.debugpod import PUBLIC_BASE_IMAGE
 from tests.conftest import Result
 from tests.core.probe.test_nvidia_xml import EXPECTED as XML_EXPECTED
 from tests.helpers import pod
@@ -170,7 +171,7 @@ def test_smi_all_fifty_nodes_with_partial_failure(cli: Cli, cluster: Cluster) ->
     assert len(doc["results"]) == 50
     failed = [r for r in doc["results"] if r["error"]]
     assert [r["node"] for r in failed] == ["i-017"]
-    assert "cannot pull image ghcr.io/kubectl-gpu/debug-nvidia:" in failed[0]["error"]
+    assert f"cannot pull image {PUBLIC_BASE_IMAGE} (" in failed[0]["error"]
     assert all(len(r["gpus"]) == 2 for r in doc["results"] if not r["error"])
     assert result.err.splitlines()[-1].startswith("error: node i-017: cannot pull image")
     assert len(cluster.kubelet.started) == 50
@@ -179,7 +180,7 @@ def test_smi_all_fifty_nodes_with_partial_failure(cli: Cli, cluster: Cluster) ->
 @pytest.mark.parametrize(
     ("setup", "extra", "expected"),
     [
-        ("image-pull", (), "error: node i-0aaa: cannot pull image ghcr.io/kubectl-gpu/debug-nvidia:"),
+        ("image-pull", (), f"error: node i-0aaa: cannot pull image {PUBLIC_BASE_IMAGE} ("),
         ("never-starts", ("--timeout", "0.5s"), "error: node i-0aaa: the debug pod did not start within 0.5s"),
         ("node-gone", (), "error: node i-0aaa no longer exists; its debug pod went with it"),
         ("evicted", (), "error: node i-0aaa: the debug pod was evicted (Evicted:"),
@@ -248,8 +249,9 @@ def test_smi_preflight_pod_security_and_rbac(cli: Cli, cluster: Cluster) -> None
     result = cli(*cluster.args("smi", "i-0aaa"))
     assert result.code == 3
     assert _one_line(result.err) == (
-        "error: missing RBAC in namespace default: create pods; ask for a Role granting them (README "
-        "'Debug pods' lists it) or pick a namespace with -n"
+        'error: missing RBAC in namespace default: create pods; a Role in default needs {apiGroups: [""], '
+        "resources: [pods], verbs: [create]} (the Role in deploy/rbac/debug.yaml has every rule; README 'Debug "
+        "pods', docs/rbac.md) or pick a namespace with -n"
     )
     assert cluster.kubelet.started == []
 
@@ -279,9 +281,7 @@ def test_image_lookup_flag_env_config(
         manifest = next(d for d in yaml.safe_load_all(result.out.split("# The closest")[0]) if d)
         return str(manifest["spec"]["containers"][0]["image"])
 
-    from kubectl_gpu import __version__
-
-    assert image() == f"ghcr.io/kubectl-gpu/debug-nvidia:{__version__}"
+    assert image() == PUBLIC_BASE_IMAGE
     config = tmp_path / "xdg" / "kubectl-gpu" / "config.yaml"
     config.parent.mkdir(parents=True)
     config.write_text("image:\n  nvidia: registry.internal/debug-nvidia:7\n")

@@ -56,11 +56,15 @@ def test_ctrl_c_during_start_up_is_interrupted_not_a_traceback() -> None:
 
 def test_console_script_is_the_light_entry_point() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"kubectl-gpu": "kubectl_gpu.__main__:main"}
-    probe = "import sys, kubectl_gpu.__main__\nprint(','.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    loaded = {m.split(".")[0] for m in out.strip().split(",")}
-    assert not loaded & {"typer", "rich", "kubernetes", "yaml", "orjson"}
+    assert scripts == {
+        "kubectl-gpu": "kubectl_gpu.__main__:main",
+        "kubectl_complete-gpu": "kubectl_gpu.cli.completion:kubectl_complete",  # tests/cli/test_completion.py
+    }
+    for module in ("kubectl_gpu.__main__", "kubectl_gpu.cli.completion"):
+        probe = f"import sys, {module}\nprint(','.join(sorted(sys.modules)))"
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+        loaded = {m.split(".")[0] for m in out.strip().split(",")}
+        assert not loaded & {"typer", "rich", "kubernetes", "yaml", "orjson"}, module
 
 
 def test_interrupt_wrapped_by_python_is_still_an_interrupt(

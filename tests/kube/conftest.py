@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,8 @@ from kubernetes import client, config
 
 from tests.kube.apiserver import FakeKubeAPI
 
-KUBECTL = "/usr/bin/kubectl"
+#: The real kubectl (v1.32 here; CI installs one on PATH; macOS has no writable /usr/bin).
+KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 CLOSED_PORT_SERVER = "http://127.0.0.1:1"  # nothing listens on port 1: connection refused at once
 
 

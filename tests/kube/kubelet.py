@@ -6,8 +6,8 @@ thread, through `update_status` (with containerStatuses, as the real kubelet rep
 (`kubectl-gpu/mode: shell`) stays Running. The pod's log is the node's recorded output (`outputs[node]`: a
 string, or a function of the pod, e.g. to answer differently with and without a GPU request).
 
-Faults per node (`faults[node]`): "image-pull" (ErrImagePull then ImagePullBackOff, the image in the
-message), "never-starts" (stays ContainerCreating), "node-gone" (the node object and the pod disappear, as
+Faults per node (`faults[node]`): "image-pull" (ErrImagePull then ImagePullBackOff, the image and containerd's
+"not found" in both messages, as kubelet 1.32+ words them), "never-starts" (stays ContainerCreating), "node-gone" (the node object and the pod disappear, as
 after a node deletion and pod garbage collection), "evicted" (phase Failed, reason Evicted), "exit-127" (the
 container ends with 127 and a shell error in its log). A pod bound to a node that does not exist is never
 started, as no kubelet owns it. Admission rejections and slow logs happen in the API server: `reject_admission`
@@ -270,7 +270,8 @@ class SimulatedKubelet:
                 f'failed to pull and unpack image "{image}": failed to resolve reference "{image}": not found'
             )
             err = {**creating, "state": {"waiting": {"reason": "ErrImagePull", "message": f"rpc error: code = NotFound desc = {pull}"}}}  # fmt: skip
-            backoff = {**creating, "state": {"waiting": {"reason": "ImagePullBackOff", "message": f'Back-off pulling image "{image}"'}}}  # fmt: skip
+            # kubelet >= 1.32 repeats the pull error in the back-off message (kubernetes/kubernetes#127918).
+            backoff = {**creating, "state": {"waiting": {"reason": "ImagePullBackOff", "message": f'Back-off pulling image "{image}": ErrImagePull: {pull}'}}}  # fmt: skip
             self._at(2, status(containerStatuses=[err]))
             # a real kubelet backs off for seconds before it says ImagePullBackOff; a one-step window let a
             # runner polling every few steps on a loaded machine (xdist) see only the back-off

@@ -7,7 +7,8 @@ the image come in as arguments.
 
 Modules: `kinds` (accelerator, mode, strategy), `names` (pod name, labels), `commands` (what the container
 runs, the shell pod's report), `spec` (the manifest), `kubectl_debug` (the same through kubectl debug),
-`nodes` (before creating anything), `images` (which image), `progress` (the pod's status). What the pod
+`nodes` (before creating anything), `images` (which image), `image_pull` (why an image could not be pulled),
+`progress` (the pod's status). What the pod
 found is read by `core.analyses.smi`.
 """
 
@@ -19,7 +20,15 @@ from kubectl_gpu.core.debugpod.commands import (
     parse_shell_probe,
     shell_command,
 )
-from kubectl_gpu.core.debugpod.images import DEFAULT_IMAGES, IMAGE_ENV_VARS, ImageChoice, resolve_image
+from kubectl_gpu.core.debugpod.image_pull import PullFailure, explain_pull_failure
+from kubectl_gpu.core.debugpod.images import (
+    DEFAULT_IMAGES,
+    IMAGE_ENV_VARS,
+    PROJECT_IMAGES,
+    PUBLIC_BASE_IMAGE,
+    ImageChoice,
+    resolve_image,
+)
 from kubectl_gpu.core.debugpod.kinds import Accelerator, Mode, Strategy, attempts
 from kubectl_gpu.core.debugpod.kubectl_debug import KubectlDebugCommand, kubectl_debug_command
 from kubectl_gpu.core.debugpod.names import (
@@ -57,6 +66,8 @@ __all__ = [
     "MANAGED_BY_LABEL",
     "MODE_LABEL",
     "NODE_LABEL",
+    "PROJECT_IMAGES",
+    "PUBLIC_BASE_IMAGE",
     "SUFFIX_ALPHABET",
     "Accelerator",
     "DebugPodSpec",
@@ -64,12 +75,14 @@ __all__ = [
     "KubectlDebugCommand",
     "Mode",
     "PodProgress",
+    "PullFailure",
     "ShellProbe",
     "Strategy",
     "accelerator_of",
     "attempts",
     "build_debug_pod",
     "collector_command",
+    "explain_pull_failure",
     "is_gke_autopilot",
     "kubectl_debug_command",
     "node_blockers",

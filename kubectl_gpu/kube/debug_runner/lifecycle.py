@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, PodProgress, Strategy, build_debug_pod, pod_progress
+from kubectl_gpu.core.debugpod.image_pull import explain_pull_failure
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube.debug_runner.errors import (
     AdmissionRejected,
@@ -174,10 +175,10 @@ class PodLifecycle:
     def _failure(self, spec: DebugPodSpec, progress: PodProgress) -> DebugPodError:
         detail = f"{progress.reason}: {progress.message}" if progress.message else str(progress.reason)
         if progress.failure == "image-pull":
+            image = progress.image or spec.image
+            pull = explain_pull_failure(image, progress.reason, progress.message, spec.accelerator)
             return ImagePullFailed(
-                f"node {spec.node}: cannot pull image {progress.image or spec.image} ({detail})",
-                "check the image reference and that the node can reach its registry; override it with --image "
-                "or KUBECTL_GPU_IMAGE",
+                f"node {spec.node}: cannot pull image {image} ({detail}): {pull.why}", pull.hint
             )
         if progress.failure == "evicted":
             return NodeGone(f"node {spec.node}: the debug pod was evicted ({detail})")

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu import __version__
 from kubectl_gpu.core.analyses.smi import SmiResult, findings, sees_accelerator, unseen_reason
 from kubectl_gpu.core.debugpod import (
     DEBUG_POD_SELECTOR,
+    PUBLIC_BASE_IMAGE,
     Accelerator,
     DebugPodSpec,
     Mode,
@@ -274,9 +274,9 @@ CONFIG = {"image": {"nvidia": "cfg/nvidia:1", "neuron": "cfg/neuron:1"}}
             None,
             {},
             {"image": "cfg/short:1"},
-            (f"ghcr.io/kubectl-gpu/debug-neuron:{__version__}", "default"),
+            (PUBLIC_BASE_IMAGE, "default"),
         ),
-        (Accelerator.NVIDIA, None, {}, None, (f"ghcr.io/kubectl-gpu/debug-nvidia:{__version__}", "default")),
+        (Accelerator.NVIDIA, None, {}, None, (PUBLIC_BASE_IMAGE, "default")),
     ],
 )
 def test_image_lookup_order(
