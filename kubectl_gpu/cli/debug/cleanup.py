@@ -11,7 +11,7 @@ import typer
 from kubectl_gpu.cli.debug.common import connect
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.core.debugpod import DEBUG_POD_SELECTOR
-from kubectl_gpu.core.errors import ClusterError, ExitCode
+from kubectl_gpu.core.errors import ExitCode
 
 __all__ = ["cleanup", "register"]
 
@@ -35,7 +35,9 @@ def cleanup(
         pods = api.list_pods(namespace, label=DEBUG_POD_SELECTOR)
     except ApiFailure as exc:
         scope = f"in namespace {namespace}" if namespace else "cluster-wide"
-        raise ClusterError(f"cannot list pods {scope}: {exc}", "you need RBAC 'list' on pods") from None
+        raise api.failure_error(
+            exc, f"listing pods {scope}", forbidden_hint="you need RBAC 'list' on pods"
+        ) from None
     out = make_console(no_color=opts.no_color)
     err = make_console(stderr=True, no_color=opts.no_color)
     keys = [

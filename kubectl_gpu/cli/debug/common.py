@@ -116,7 +116,9 @@ def connect(opts: GlobalOptions) -> PodApi:
             kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds
         )
     )
-    return PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
+    api = PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
+    api.prove()  # a 404 from a web server must not read as "node not found" or "no debug pods"
+    return api
 
 
 def namespace_of(opts: GlobalOptions) -> str:
@@ -134,11 +136,14 @@ def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
+    from kubectl_gpu.kube.secret_text import scrub
     from kubectl_gpu.render.output import make_console
 
     console = make_console(stderr=True, no_color=no_color)
     for line in dict.fromkeys(lines):
-        console.print(f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            scrub(f"warning: {line}"), style="yellow", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def collector_script() -> str:
