@@ -32,7 +32,8 @@ app = typer.Typer(
     help=(
         "GPU debugging for Kubernetes and EKS Auto Mode: GPU inventory, why GPU pods are Pending, "
         "drivers and CUDA ceilings, debug pods with nvidia-smi.\n\n"
-        "Exit codes: 0 ok, 1 findings, 2 usage or bad input, 3 cluster/runtime error, 130 interrupted."
+        "Exit codes: 0 ok, 1 findings, 2 usage or bad input, 3 cluster/runtime error, 4 could not look (a kind "
+        "it reads was forbidden), 130 interrupted."
     ),
     no_args_is_help=False,
     add_completion=False,
