@@ -6,7 +6,7 @@ Nothing on the developer's machine leaks in: `HOME` is a fresh directory (so `~/
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,15 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for name in _LEAKY:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_secrets() -> Iterator[None]:
+    """Credentials remembered by one in-process run (kube.secret_text) are not scrubbed from the next."""
+    yield
+    from kubectl_gpu.kube.secret_text import forget_all
+
+    forget_all()
 
 
 @dataclass

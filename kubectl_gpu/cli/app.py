@@ -33,7 +33,8 @@ app = typer.Typer(
     help=(
         "GPU debugging for Kubernetes and EKS Auto Mode: GPU inventory, why GPU pods are Pending, "
         "drivers and CUDA ceilings, debug pods with nvidia-smi.\n\n"
-        "Exit codes: 0 ok, 1 findings, 2 usage or bad input, 3 cluster/runtime error, 130 interrupted."
+        "Exit codes: 0 ok, 1 findings, 2 usage or bad input, 3 cluster/runtime error, 4 could not look (a kind "
+        "it reads was forbidden), 130 interrupted."
     ),
     no_args_is_help=False,
     add_completion=False,
@@ -97,6 +98,21 @@ def _usage_line(exc: ClickException) -> str:
     return message
 
 
+def _scrub(text: str) -> str:
+    """No credential this process loaded (a token, a password) in what it prints: see kube.secret_text."""
+    from kubectl_gpu.kube.secret_text import scrub
+
+    return scrub(text)
+
+
+def _error(line: str) -> None:
+    typer.echo(_scrub(f"error: {line}"), err=True)
+
+
+def _traceback() -> None:
+    sys.stderr.write(_scrub(traceback.format_exc()))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turn every expected failure into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -106,16 +122,16 @@ def main(argv: list[str] | None = None) -> None:
         rc = command.main(args=args, prog_name="kubectl-gpu", standalone_mode=False)
     except KubectlGpuError as exc:
         if debug:  # the traceback, and still the documented exit code (uncaught, Python would exit 1)
-            traceback.print_exc()
-        typer.echo(f"error: {exc.line()}", err=True)
+            _traceback()
+        _error(exc.line())
         sys.exit(int(exc.exit_code))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except ClickException as exc:
-        typer.echo(f"error: {_usage_line(exc)}", err=True)
+        _error(_usage_line(exc))
         sys.exit(ExitCode.USAGE)
     except Interrupted as exc:
-        typer.echo(f"interrupted: {exc}" if str(exc) else "interrupted", err=True)
+        typer.echo(_scrub(f"interrupted: {exc}" if str(exc) else "interrupted"), err=True)
         sys.exit(ExitCode.INTERRUPTED)
     except (KeyboardInterrupt, typer.Abort):
         typer.echo("interrupted", err=True)
@@ -133,10 +149,10 @@ def main(argv: list[str] | None = None) -> None:
             typer.echo("interrupted", err=True)
             sys.exit(ExitCode.INTERRUPTED)
         if debug:
-            traceback.print_exc()
+            _traceback()
         detail = " ".join(str(exc).split())  # one line, even for a multi-line message (a YAML error)
         hint = "please report it" if debug else "rerun with --debug for the traceback and report it"
-        typer.echo(f"error: internal error: {type(exc).__name__}: {detail} ({hint})", err=True)
+        _error(f"internal error: {type(exc).__name__}: {detail} ({hint})")
         sys.exit(ExitCode.CLUSTER)
     if rc == ExitCode.INTERRUPTED:  # typer turns Ctrl-C into a bare exit code 130
         typer.echo("interrupted", err=True)

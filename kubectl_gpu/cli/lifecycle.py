@@ -72,6 +72,7 @@ def lifecycle(
             state, catalog, now, pod=target, needs=wanted, include_all=include_all
         ),
         view=lambda report, wide: lifecycle_view(report, wide=wide, include_all=include_all),
+        verdict=wanted is not None,  # without --needs the exit code is always 0: no verdict
     )
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
-from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.errors import ExitCode, InvalidInput
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
 from kubectl_gpu.core.report import FailOn, Report
 
@@ -22,7 +22,17 @@ if TYPE_CHECKING:
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.kube.source import SourceOptions
 
-__all__ = ["Loaded", "emit", "load", "pod_ref", "print_notes", "run_report", "scope_of", "source_options"]
+__all__ = [
+    "Loaded",
+    "could_not_look",
+    "emit",
+    "load",
+    "pod_ref",
+    "print_notes",
+    "run_report",
+    "scope_of",
+    "source_options",
+]
 
 R = TypeVar("R", bound=Report)
 
@@ -78,6 +88,15 @@ def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tupl
     return namespace, name
 
 
+def could_not_look(notes: Iterable[Note], kinds: Iterable[str] | None) -> list[Note]:
+    """The FORBIDDEN notes about kinds the analysis reads (`kinds`; None: every kind): what it could not
+    look at. A bundle's notes about other kinds do not count, so a snapshot answers as the live cluster."""
+    wanted = None if kinds is None else set(kinds)
+    return [
+        n for n in notes if n.code == "FORBIDDEN" and (wanted is None or n.kind is None or n.kind in wanted)
+    ]
+
+
 def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
     from kubectl_gpu.render.output import make_console
 
@@ -115,14 +134,23 @@ def run_report(
     table_notes: Callable[[Sequence[Note]], Sequence[Note]] | None = None,
     loaded: Loaded | None = None,
     csv: Callable[[R], str] | None = None,
+    verdict: bool | None = None,
 ) -> int:
-    """Load (unless `loaded` is given), analyse, then write JSON/YAML or the view; the exit code."""
+    """Load (unless `loaded` is given), analyse, then write JSON/YAML or the view; the exit code.
+
+    `verdict`: whether the exit code is a verdict on the cluster (None: when the report has a rule that can
+    fail, or `fail_on` is given). A verdict of 0 becomes 4 (INCOMPLETE) when a kind the analysis reads could
+    not be listed: "clean" and "could not look" never share an exit code."""
     from kubectl_gpu.core.catalog import load_catalog
 
     loaded = loaded or load(opts, kinds, selector_on)
     report = analyse(loaded.state, load_catalog(), loaded.now)
     all_notes = [*loaded.state.notes, *(notes(report) if notes else ())]
     code = report.exit_code(fail_on)
+    if verdict is None:
+        verdict = fail_on is not None or getattr(report, "default_fail_on", None) is not None
+    if code == ExitCode.OK and verdict and could_not_look(loaded.state.notes, kinds):
+        code = ExitCode.INCOMPLETE
     if csv is not None and opts.format is OutputFormat.csv:
         print_notes(all_notes, no_color=True)
         sys.stdout.write(csv(report))

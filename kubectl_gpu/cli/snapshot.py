@@ -10,7 +10,7 @@ import typer
 
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.cli.run import source_options
-from kubectl_gpu.core.errors import ExitCode, InvalidInput
+from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 
 __all__ = ["register"]
 
@@ -55,10 +55,11 @@ def snapshot(
     objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
     probes: dict[str, Any] = {}
     probe_warnings: list[str] = []
+    pods_left: ClusterError | None = None
     if probe:
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
-        probes, probe_warnings = probe_for_snapshot(opts)
+        probes, probe_warnings, pods_left = probe_for_snapshot(opts)
     bundle = build_bundle(
         objects,
         captured_at=captured_at,
@@ -75,6 +76,8 @@ def snapshot(
     for line in probe_warnings:
         console.print(f"warning: {line}", markup=False)
     console.print(f"wrote {out}: {len(objects)} objects from context {source.context}", markup=False)
+    if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
+        raise pods_left
     return ExitCode.OK
 
 

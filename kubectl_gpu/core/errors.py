@@ -22,6 +22,9 @@ class ExitCode(IntEnum):
     FINDINGS = 1  # the command found problems (e.g. a blocked pod, a finding at or above --fail-on)
     USAGE = 2  # bad flags or bad input (a malformed snapshot, an unknown context)
     CLUSTER = 3  # the cluster or the runtime failed us (unreachable, unauthorized, timeout)
+    # Nothing found at or above the command's rule, but a kind it reads could not be listed (forbidden):
+    # "could not look", which a runbook must not read as "clean".
+    INCOMPLETE = 4
     INTERRUPTED = 130
 
 

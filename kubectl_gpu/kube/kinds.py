@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote
 
 __all__ = ["ALL_KINDS", "EVENT_REASONS", "KindSpec", "by_name"]
 
@@ -17,13 +18,18 @@ class KindSpec:
     impact: str  # what the analysis loses without it
 
     @property
+    def core(self) -> bool:
+        """A kind of the core API (v1): every API server serves it, so a 404 means something is wrong."""
+        return not self.group
+
+    @property
     def resource(self) -> str:
         return f"{self.name}.{self.group}" if self.group else self.name
 
     def path(self, version: str, namespace: str | None = None) -> str:
         base = f"/apis/{self.group}/{version}" if self.group else f"/api/{version}"
-        if namespace and self.namespaced:
-            return f"{base}/namespaces/{namespace}/{self.name}"
+        if namespace and self.namespaced:  # -n as typed: escaped, so that it stays one path segment
+            return f"{base}/namespaces/{quote(namespace, safe='')}/{self.name}"
         return f"{base}/{self.name}"
 
 

@@ -1,60 +1,43 @@
 """Live source: list what the analyses need from the API server with the official `kubernetes` client.
 
 Lists only (never watch, never a GET per object), paginated with `limit`/`continue`, run concurrently, and
-decoded with orjson straight to dicts (the client's model classes are slow and lossy). A kind whose CRD is
-not installed is *absent*; a kind we may not list (403) becomes a visible note and the analysis carries on
-without it; anything that means "we cannot talk to this cluster" is a `ClusterError` (exit 3).
+decoded with orjson straight to dicts (the client's model classes are slow and lossy). First the server
+proves it is one (`/version`, `/api`: see `discovery`). A kind whose CRD is not installed is *absent*; a
+core kind that answers 404 is an error (a proxy's error page, not a cluster without pods); a kind we may
+not list (403) becomes a visible note and the analysis carries on without it; anything that means "we
+cannot talk to this cluster" is a `ClusterError` (exit 3). Reading the cluster has a deadline as a whole
+(`Deadline.for_reading`), and a list that never ends (a repeated `continue`) is an error, not a hang.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-import urllib3
 import yaml
 from kubernetes import client, config
-from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
+from kubectl_gpu.kube import secret_text
+from kubectl_gpu.kube.credentials import load_client
+from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
+from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
-__all__ = ["Fetched", "LiveOptions", "LiveSource"]
+__all__ = ["MAX_PAGES", "PAGE_SIZE", "Fetched", "LiveOptions", "LiveSource", "list_pages"]
 
 PAGE_SIZE = 500
-_CREDENTIAL_HINT = "run the kubeconfig's exec command yourself to see why (for EKS: log in to AWS again)"
-
-
-class _Collected(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(" ".join(record.getMessage().split()))
-
-
-@contextmanager
-def _client_log() -> Iterator[list[str]]:
-    """What the kubernetes client logs meanwhile, kept off stderr. A failed exec credential plugin is only
-    logged (through the root logger, which prints `ERROR:root:...`), then the client carries on without
-    credentials; a handler on the root logger also stops `logging.error` from configuring one on stderr."""
-    handler = _Collected()
-    root = logging.getLogger()
-    root.addHandler(handler)
-    try:
-        yield handler.messages
-    finally:
-        root.removeHandler(handler)
+#: Pages of one list at most (5 million objects): past this a server that keeps sending new `continue`
+#: tokens is going round in circles.
+MAX_PAGES = 10_000
+_WORKERS = 8
+_PROXY_HINT = "retry; if it persists, check proxies between you and the cluster"
 
 
 @dataclass(frozen=True)
@@ -75,11 +58,64 @@ class Fetched:
     absent: set[str] = field(default_factory=set)
 
 
+def _page(page: dict[str, Any], what: str, server: str) -> tuple[list[dict[str, Any]], str | None]:
+    """A list page's items and its `continue` token; ClusterError when it is not shaped as a list."""
+    items, meta = page.get("items", ...), page.get("metadata")
+    problem = None
+    if items is ...:
+        problem = "no items"
+    elif items is not None and not isinstance(items, list):
+        problem = f"items is a {type(items).__name__}, not a list"
+    elif meta is not None and not isinstance(meta, dict):
+        problem = f"metadata is a {type(meta).__name__}, not an object"
+    elif not all(isinstance(item, dict) for item in items or []):
+        problem = "an item is not an object"
+    token = (meta or {}).get("continue") if problem is None else None
+    if problem is None and token is not None and not isinstance(token, str):
+        problem = "metadata.continue is not a string"
+    if problem is not None:
+        raise ClusterError(
+            f"the API server at {server} sent a malformed list for {what} ({problem})", _PROXY_HINT
+        )
+    return list(items or []), token or None
+
+
+def list_pages(
+    get: Callable[[list[tuple[str, str | int]]], dict[str, Any]],
+    query: list[tuple[str, str | int]],
+    what: str,
+    server: str,
+) -> list[dict[str, Any]]:
+    """Every item of a list, page by page (`get(query)` fetches one); a repeated `continue` token or more
+    than MAX_PAGES pages is a ClusterError, never an endless loop."""
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    token: str | None = None
+    for _ in range(MAX_PAGES):
+        page_items, token = _page(get([*query, *([("continue", token)] if token else [])]), what, server)
+        items.extend(page_items)
+        if token is None:
+            return items
+        if token in seen:
+            raise ClusterError(
+                f"the API server at {server} sent the same continue token twice while listing {what}: "
+                "the list would never end",
+                _PROXY_HINT,
+            )
+        seen.add(token)
+    raise ClusterError(f"listing {what} from {server} did not end after {MAX_PAGES} pages", _PROXY_HINT)
+
+
 class LiveSource:
     def __init__(self, options: LiveOptions) -> None:
         self.options = options
+        self.deadline = Deadline.for_reading(options.request_timeout)
         self.context, self.default_namespace = self._context()
-        self.api = self._client()
+        self.api: client.ApiClient = load_client(options.kubeconfig, self.context, options.request_timeout)
+        self.transport = Transport(
+            self.api, request_timeout=options.request_timeout, context=self.context, deadline=self.deadline
+        )
+        self._notes: list[Note] = []
 
     # --- configuration -------------------------------------------------------------------------
 
@@ -90,14 +126,18 @@ class LiveSource:
             )
         except ConfigException as exc:
             raise ClusterError(
-                f"cannot load kubeconfig: {exc}",
+                f"cannot load kubeconfig: {secret_text.scrub(str(exc))}",
                 "set KUBECONFIG or --kubeconfig, or analyse a saved cluster with --snapshot",
             ) from None
         except OSError as exc:
-            raise InvalidInput(f"cannot read kubeconfig: {exc}") from None
-        except (yaml.YAMLError, UnicodeDecodeError, TypeError, AttributeError, KeyError, ValueError) as exc:
-            first = " ".join(str(exc).split())[:200]
-            raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}: {first}") from None
+            raise InvalidInput(f"cannot read kubeconfig: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:  # never the snippet yaml quotes: it may be a line with a token
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "not valid YAML"
+            raise InvalidInput(f"malformed kubeconfig{where}: {problem}") from None
+        except (UnicodeDecodeError, TypeError, AttributeError, KeyError, ValueError) as exc:
+            raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}") from None
         name = self.options.context or (active or {}).get("name")
         chosen = next((c for c in contexts or [] if c.get("name") == name), None)
         if chosen is None:
@@ -106,43 +146,9 @@ class LiveSource:
         namespace = (chosen.get("context") or {}).get("namespace") or "default"
         return name, namespace
 
-    def _client(self) -> client.ApiClient:
-        try:
-            with _client_log() as logged:
-                api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
-                    config_file=self.options.kubeconfig, context=self.context
-                )
-            self._check_credentials(logged)
-        except ConfigException as exc:
-            # Exec credential plugins (aws eks get-token) fail here too.
-            raise ClusterError(f"cannot use context {self.context!r}: {exc}") from None
-        except OSError as exc:
-            raise ClusterError(f"cannot use context {self.context!r}: {exc}") from None
-        # One attempt: a refused connection mid-incident should fail in milliseconds, not after retries.
-        api.configuration.retries = False
-        api.rest_client.pool_manager.connection_pool_kw["retries"] = False
-        refresh = api.configuration.refresh_api_key_hook
-        if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
-            api.configuration.refresh_api_key_hook = self._checked(refresh)
-        return api
-
-    def _check_credentials(self, logged: list[str]) -> None:
-        if logged:
-            raise ClusterError(
-                f"cannot get credentials for context {self.context!r}: {logged[0][:300]}", _CREDENTIAL_HINT
-            )
-
-    def _checked(self, refresh: Callable[[Any], None]) -> Callable[[Any], None]:
-        def hook(configuration: Any) -> None:
-            with _client_log() as logged:
-                refresh(configuration)
-            self._check_credentials(logged)
-
-        return hook
-
     @property
     def server(self) -> str:
-        return str(self.api.configuration.host)
+        return self.transport.server
 
     @property
     def namespace(self) -> str | None:
@@ -152,67 +158,7 @@ class LiveSource:
     # --- requests ------------------------------------------------------------------------------
 
     def _get(self, path: str, query: list[tuple[str, str | int]]) -> dict[str, Any]:
-        method, url, headers, body, post = self.api.param_serialize(
-            method="GET",
-            resource_path=path,
-            query_params=query,
-            header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"],
-        )
-        try:
-            response = self.api.call_api(
-                method,
-                url,
-                header_params=headers,
-                body=body,
-                post_params=post,
-                _request_timeout=self.options.request_timeout,
-            )
-            data = response.read()  # type: ignore[no-untyped-call]
-        except ApiException as exc:
-            if not exc.status:  # the client wraps transport failures (TLS) as status 0
-                raise ClusterError(self._transport_message(exc), self._transport_hint(exc)) from None
-            raise
-        except urllib3.exceptions.HTTPError as exc:
-            raise ClusterError(self._transport_message(exc), self._transport_hint(exc)) from None
-        if not 200 <= response.status < 300:
-            raise ApiException(status=response.status, reason=response.reason, body=_text(data))
-        try:
-            decoded = orjson.loads(data or b"")
-        except orjson.JSONDecodeError:
-            raise ClusterError(
-                f"the API server at {self.server} sent a malformed or truncated response for {path}",
-                "retry; if it persists, check proxies between you and the cluster",
-            ) from None
-        if not isinstance(decoded, dict):
-            raise ClusterError(f"the API server at {self.server} sent an unexpected response for {path}")
-        return decoded
-
-    def _transport_message(self, exc: BaseException) -> str:
-        reason = getattr(exc, "reason", None) or exc
-        text = " ".join(str(reason).split())
-        timeout = self.options.request_timeout
-        if isinstance(reason, urllib3.exceptions.SSLError) or "SSL" in text or "certificate" in text:
-            return f"TLS error talking to {self.server}: {text[:200]}"
-        # NewConnectionError subclasses ConnectTimeoutError in urllib3: test for it first.
-        if isinstance(reason, urllib3.exceptions.NewConnectionError) or "refused" in text:
-            return f"cannot connect to the API server at {self.server} (connection refused or unreachable)"
-        if isinstance(reason, (urllib3.exceptions.TimeoutError, TimeoutError)) or "timed out" in text:
-            if timeout:
-                return f"the API server at {self.server} did not answer within {timeout:g}s"
-            return f"the API server at {self.server} timed out"
-        if isinstance(reason, urllib3.exceptions.ProtocolError) or "IncompleteRead" in text:
-            return f"the connection to {self.server} broke mid-response (truncated body)"
-        return f"cannot talk to the API server at {self.server}: {text[:200]}"
-
-    def _transport_hint(self, exc: BaseException) -> str:
-        reason = getattr(exc, "reason", None) or exc
-        text = str(reason)
-        if "SSL" in text or "certificate" in text:
-            return "check certificate-authority-data in your kubeconfig"
-        if not isinstance(reason, urllib3.exceptions.NewConnectionError) and "timed out" in text:
-            return "raise --request-timeout or check your network path to the cluster"
-        return f"check that context {self.context!r} points at a running cluster, or use --snapshot"
+        return self.transport.json("GET", path, query=query)
 
     def list_kind(
         self,
@@ -223,32 +169,30 @@ class LiveSource:
         fields: str | None = None,
     ) -> list[dict[str, Any]] | None:
         """All objects of one kind (every page); None when the API does not serve it (absent CRD)."""
+        query: list[tuple[str, str | int]] = [("limit", PAGE_SIZE)]
+        if label:
+            query.append(("labelSelector", label))
+        if fields:
+            query.append(("fieldSelector", fields))
         for version in spec.versions:
-            query: list[tuple[str, str | int]] = [("limit", PAGE_SIZE)]
-            if label:
-                query.append(("labelSelector", label))
-            if fields:
-                query.append(("fieldSelector", fields))
-            items: list[dict[str, Any]] = []
-            token: str | None = None
+            path = spec.path(version, namespace)
             try:
-                while True:
-                    page = self._get(
-                        spec.path(version, namespace), [*query, *([("continue", token)] if token else [])]
-                    )
-                    api_version = f"{spec.group}/{version}" if spec.group else version
-                    for item in page.get("items") or []:
-                        if isinstance(item, dict):
-                            item.setdefault("kind", spec.kind)
-                            item.setdefault("apiVersion", api_version)
-                            items.append(item)
-                    token = (page.get("metadata") or {}).get("continue") or None
-                    if not token:
-                        return items
-            except ApiException as exc:
-                if exc.status == 404:
+                items = list_pages(functools.partial(self._get, path), query, spec.resource, self.server)
+            except ApiFailure as exc:
+                if exc.status == 404 and not exc.html and not spec.core:
                     continue
+                if exc.status == 404:
+                    raise ClusterError(
+                        f"the API server at {self.server} does not serve {path} (404 for a core kind): "
+                        f"{exc.message or exc.reason}",
+                        f"check the server URL of context {self.context!r}: a proxy or web server may be answering",
+                    ) from None
                 raise
+            api_version = f"{spec.group}/{version}" if spec.group else version
+            for item in items:
+                item.setdefault("kind", spec.kind)
+                item.setdefault("apiVersion", api_version)
+            return items
         return None
 
     # --- orchestration -------------------------------------------------------------------------
@@ -279,8 +223,8 @@ class LiveSource:
             return self.list_kind(spec)
         try:
             return self.list_kind(spec)
-        except ApiException as exc:
-            if exc.status != 403:
+        except ApiFailure as exc:
+            if exc.status != 403 or not exc.status_body:
                 raise
         items = self.list_kind(spec, namespace=scope.namespace, label=scope.pod_selector)
         where = f"namespace {scope.namespace}" if scope.namespace else f"pods matching {scope.pod_selector}"
@@ -295,55 +239,44 @@ class LiveSource:
         return items
 
     def fetch(self, kinds: Iterable[str] | None = None) -> Fetched:
-        """List every kind concurrently. 403 degrades, 404 means absent, the rest is fatal."""
+        """Prove the server, then list every kind concurrently. 403 degrades, 404 means absent (for a CRD),
+        the rest is fatal; all of it within the deadline."""
         if kinds is None:
             specs = list(ALL_KINDS)
         else:
             wanted = {by_name(k).name for k in kinds}  # KeyError on a kind we do not know
             specs = [spec for spec in ALL_KINDS if spec.name in wanted]
+        self._notes = []
+        tasks: list[Callable[[], Any]] = [lambda: prove_api_server(self.transport)]
+        tasks += [functools.partial(self._fetch_one, spec) for spec in specs]
+        proof, *outcomes = gather(tasks, workers=_WORKERS + 1, deadline=self.deadline, server=self.server)
+        if isinstance(proof, Exception):
+            raise self._fatal(proof, "discovery")
         result = Fetched()
-        self._notes: list[Note] = []
-        with ThreadPoolExecutor(max_workers=min(8, len(specs))) as pool:
-            futures = [(spec, pool.submit(self._fetch_one, spec)) for spec in specs]
-            outcomes: list[tuple[KindSpec, list[dict[str, Any]] | BaseException | None]] = []
-            for spec, future in futures:
-                try:
-                    outcomes.append((spec, future.result()))
-                except (ApiException, ClusterError) as exc:
-                    outcomes.append((spec, exc))
-        for spec, outcome in outcomes:
-            if isinstance(outcome, ClusterError):
-                raise outcome
-            if isinstance(outcome, ApiException):
-                if outcome.status != 403:
-                    raise self._api_error(outcome)
-                scope = (
-                    f"in namespace {self.namespace}" if spec.namespaced and self.namespace else "cluster-wide"
-                )
-                result.notes.append(
-                    Note(
-                        "FORBIDDEN",
-                        f"forbidden to list {spec.resource} {scope}: {spec.impact} "
-                        f"(needs RBAC verb 'list' on {spec.resource})",
-                        spec.name,
-                    )
-                )
+        for spec, outcome in zip(specs, outcomes, strict=True):
+            if isinstance(outcome, ApiFailure) and outcome.status == 403 and outcome.status_body:
+                result.notes.append(self._forbidden(spec))
+            elif isinstance(outcome, Exception):
+                raise self._fatal(outcome, f"listing {spec.resource}")
             elif outcome is None:
                 result.absent.add(spec.name)
-            elif isinstance(outcome, list):
+            else:
                 result.objects.extend(outcome)
         result.notes.extend(self._notes)
         return result
 
-    def _api_error(self, exc: ApiException) -> ClusterError:
-        message = _status_message(exc)
-        if exc.status == 401:
-            return ClusterError(
-                f"unauthorized: the API server at {self.server} rejected the credentials of context "
-                f"{self.context!r}",
-                "refresh them (for EKS: aws eks update-kubeconfig, or log in to AWS again)",
-            )
-        return ClusterError(f"the API server at {self.server} answered {exc.status} {exc.reason}: {message}")
+    def _forbidden(self, spec: KindSpec) -> Note:
+        scope = f"in namespace {self.namespace}" if spec.namespaced and self.namespace else "cluster-wide"
+        return Note(
+            "FORBIDDEN",
+            f"forbidden to list {spec.resource} {scope}: {spec.impact} (needs RBAC verb 'list' on {spec.resource})",
+            spec.name,
+        )
+
+    def _fatal(self, exc: Exception, what: str) -> Exception:
+        if isinstance(exc, ApiFailure):
+            return self.transport.failure_error(exc, what)
+        return exc
 
     def load(self, kinds: Iterable[str] | None = None) -> tuple[ClusterState, Fetched]:
         with bulk_load():
@@ -366,17 +299,3 @@ class LiveSource:
         state.notes.extend(fetched.notes)
         state.absent |= fetched.absent
         return state.build(source=f"context {self.context} ({self.server})", context=self.context), fetched
-
-
-def _text(data: object) -> str:
-    if isinstance(data, bytes):
-        return data.decode("utf-8", "replace")
-    return str(data or "")
-
-
-def _status_message(exc: ApiException) -> str:
-    try:
-        body = orjson.loads(exc.body or b"{}")
-    except orjson.JSONDecodeError:
-        return str(exc.body or "")[:200]
-    return str(body.get("message", "")) if isinstance(body, dict) else ""

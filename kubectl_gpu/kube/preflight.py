@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 PSA_ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
+_NODES_RBAC = "you need RBAC 'get' and 'list' on nodes"
 
 #: (verb, resource, subresource) each mode needs in the debug namespace.
 NEEDED: dict[Mode, tuple[tuple[str, str, str], ...]] = {
@@ -77,6 +78,8 @@ def check_access(api: PodApi, namespace: str, mode: Mode) -> list[str]:
         try:
             allowed = api.access_review(attributes)
         except ApiFailure as exc:
+            if exc.status == 401:
+                raise api.failure_error(exc, "checking RBAC") from None
             return [f"could not check RBAC (SelfSubjectAccessReview answered {exc.status}); carrying on"]
         if not allowed:
             missing.append((verb, resource, sub))
@@ -97,6 +100,8 @@ def check_pod_security(api: PodApi, namespace: str) -> list[str]:
     try:
         ns = api.get_namespace(namespace)
     except ApiFailure as exc:
+        if exc.status == 401:
+            raise api.failure_error(exc, f"reading namespace {namespace}") from None
         if exc.status == 404:
             raise InvalidInput(f"namespace {namespace} not found", "choose an existing one with -n") from None
         if exc.status == 403:
@@ -153,17 +158,17 @@ def _fetch_nodes(
             try:
                 raw.append(api.get_node(name))
             except ApiFailure as exc:
-                if exc.status == 404:
+                if exc.status == 404 and exc.status_body:
                     targets.errors.append((name, f"node {name} not found"))
                     continue
-                raise ClusterError(f"cannot read node {name}: {exc}") from None
+                raise api.failure_error(exc, f"reading node {name}", forbidden_hint=_NODES_RBAC) from None
         return _node_models(raw, targets)
     if not (selector or all_gpu):
         raise InvalidInput("name the nodes, or use --all or -l SELECTOR", "e.g. kubectl gpu smi i-0abc")
     try:
         return _node_models(api.list_nodes(label=selector), targets)
     except ApiFailure as exc:
-        raise ClusterError(f"cannot list nodes: {exc}", "you need RBAC 'list' on nodes") from None
+        raise api.failure_error(exc, "listing nodes", forbidden_hint=_NODES_RBAC) from None
 
 
 def _fetch_pods(api: PodApi, nodes: Sequence[Node], targets: Targets) -> list[dict[str, object]]:
@@ -173,7 +178,7 @@ def _fetch_pods(api: PodApi, nodes: Sequence[Node], targets: Targets) -> list[di
             return list(api.list_pods(None))
         pods: list[dict[str, object]] = []
         for node in nodes:
-            pods.extend(api.list_pods(None, fields=f"spec.nodeName={node.name}"))
+            pods.extend(api.list_node_pods(node.name))
         return pods
     except ApiFailure as exc:
         targets.warnings.append(

@@ -617,12 +617,12 @@ def test_shell_dry_run_and_errors(cli: Cli, cluster: Cluster) -> None:
 
 
 def _leftover(name: str, namespace: str, node: str = "i-0aaa") -> dict[str, Any]:
-    obj = pod(
-        name,
-        namespace,
-        node_name=node,
-        labels={"app.kubernetes.io/managed-by": "kubectl-gpu", "kubectl-gpu/mode": "smi"},
-    )
+    """A debug pod as this tool makes it (the full shape cleanup checks), left behind on `node`."""
+    from kubectl_gpu.core.debugpod import DebugPodSpec, build_debug_pod
+
+    suffix = name.rsplit("-", 1)[1]
+    obj = build_debug_pod(DebugPodSpec(node, "reg.example/debug:1", suffix, ("sh",), namespace))
+    assert obj["metadata"]["name"] == name
     return obj
 
 

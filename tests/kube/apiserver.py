@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import unquote
 
 from tests.kube import resources
 from tests.kube.protobuf_pod import PROTOBUF_CONTENT_TYPE, SCHEMAS, ProtobufError, decode_object
@@ -199,13 +200,32 @@ class FakeKubeAPI:
         delay: float = 0.0,
         truncate: bool = False,
         times: int | None = None,
+        raw: bytes | str | None = None,
+        content_type: str = "application/json",
+        headers: Mapping[str, str] | None = None,
+        drop: bool = False,
+        seconds: float | None = None,
     ) -> None:
         """Misbehave on requests whose method matches (`*`: any) and whose URL path `re.search`es `path`:
-        sleep `delay` seconds, then answer `status` with `body` (default: a `Status` for that code), or
-        declare the full Content-Length, send half the body and close. `times`: how many requests (None:
-        all). The first matching fault wins."""
+        sleep `delay` seconds, then answer `status` with `body` (default: a `Status` for that code), or with
+        `raw` as it is (an HTML error page, broken JSON; `content_type`; status 200 unless given), adding
+        `headers` (`Retry-After`); or declare the full Content-Length, send half the body and close
+        (`truncate`); or close the connection without a word (`drop`). `times`: how many requests (None: all);
+        `seconds`: only during that many seconds from the first request it matches (an outage). The first
+        matching fault wins."""
+        data = raw.encode() if isinstance(raw, str) else raw
+        fault = Fault(
+            method.upper(), re.compile(path), status, body, delay, truncate, times,
+            data, content_type, dict(headers or {}), drop, seconds,
+        )  # fmt: skip
         with self._lock:
-            self._faults.append(Fault(method.upper(), re.compile(path), status, body, delay, truncate, times))
+            self._faults.append(fault)
+
+    def repeat_continue_token(self, path: str, token: str = "c2FtZQ") -> None:
+        """Every list under `path` answers an empty page whose `continue` is always `token`: a server (or a
+        caching proxy) that sends the client round in circles."""
+        body = {"kind": "List", "apiVersion": "v1", "metadata": {"continue": token}, "items": []}
+        self.fault(path=path, status=200, body=body)
 
     def clear_faults(self) -> None:
         with self._lock:
@@ -213,7 +233,10 @@ class FakeKubeAPI:
 
     def take_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
-            for fault in self._faults:
+            for fault in list(self._faults):
+                if fault.matches(method, path) and fault.expired():
+                    self._faults.remove(fault)
+                    continue
                 if fault.matches(method, path):
                     if fault.times is not None:
                         fault.times -= 1
@@ -239,7 +262,7 @@ class FakeKubeAPI:
         if self.require_token is not None and headers.get("authorization") != f"Bearer {self.require_token}":
             return json_response(401, status_body(401, "Unauthorized"))
         try:
-            parts = [p for p in path.split("/") if p]
+            parts = [unquote(p) for p in path.split("/") if p]  # segments are unescaped, as the server does
             if parts == ["version"]:
                 return json_response(200, self._version())
             if (parts[:1] == ["api"] and len(parts) <= 2) or (parts[:1] == ["apis"] and len(parts) <= 3):

@@ -677,3 +677,50 @@ def test_anonymous_python_client_gets_401(apiserver: FakeKubeAPI, core: client.C
     with pytest.raises(ApiException) as err:
         core.list_node()
     assert err.value.status == 401 and status_reason(err.value) == "Unauthorized"
+
+
+# ----------------------------------------------------------------------------- fault injection (issue 12)
+def _raw_get(api: FakeKubeAPI, path: str) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection(*urlsplit(api.url).netloc.split(":"), timeout=5)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def test_fault_with_a_raw_html_body_and_headers(apiserver: FakeKubeAPI) -> None:
+    page = "<html><head><title>502 Bad Gateway</title></head></html>"
+    apiserver.fault(path="^/api/v1/nodes$", status=502, raw=page, content_type="text/html", headers={"Retry-After": "3"})
+    status, headers, body = _raw_get(apiserver, "/api/v1/nodes")
+    assert (status, headers["content-type"], headers["retry-after"], body.decode()) == (502, "text/html", "3", page)
+
+
+def test_fault_that_drops_the_connection(apiserver: FakeKubeAPI) -> None:
+    apiserver.fault(path="^/api/v1/nodes$", drop=True, times=1)
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        _raw_get(apiserver, "/api/v1/nodes")
+    assert _raw_get(apiserver, "/api/v1/nodes")[0] == 200
+
+
+def test_fault_for_a_window_of_seconds_opens_at_its_first_match(apiserver: FakeKubeAPI) -> None:
+    apiserver.fault(path="^/api/v1/nodes$", status=503, seconds=0.3)
+    time.sleep(0.4)  # installed long before: the window has not opened yet
+    assert _raw_get(apiserver, "/api/v1/nodes")[0] == 503
+    time.sleep(0.4)
+    assert _raw_get(apiserver, "/api/v1/nodes")[0] == 200
+
+
+def test_repeated_continue_token(apiserver: FakeKubeAPI, core: client.CoreV1Api) -> None:
+    apiserver.repeat_continue_token("^/api/v1/nodes$", token="loop")
+    first = core.list_node(limit=1)
+    second = core.list_node(limit=1, _continue=first.metadata._continue)
+    assert first.metadata._continue == second.metadata._continue == "loop"
+
+
+def test_path_segments_are_unescaped_as_the_real_server_does(apiserver: FakeKubeAPI) -> None:
+    apiserver.add(node("a"))
+    assert _raw_get(apiserver, "/api/v1/nodes/%61")[0] == 200
+    status, _, body = _raw_get(apiserver, "/api/v1/nodes/..%2Fpods")
+    assert status == 404 and json.loads(body)["message"] == 'nodes "../pods" not found'

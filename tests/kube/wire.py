@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -104,9 +105,33 @@ class Fault:
     delay: float
     truncate: bool
     times: int | None
+    raw: bytes | None = None  # a body sent as it is (HTML, broken JSON), with `content_type`
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False  # close the connection without answering
+    seconds: float | None = None  # active this long after the first request it matched
+    until: float | None = None  # set at the first match when `seconds` is given
 
     def matches(self, method: str, path: str) -> bool:
         return self.method in ("*", method) and self.path.search(path) is not None
+
+    def expired(self) -> bool:
+        """A `seconds` fault past its window (the window opens at its first match)."""
+        if self.seconds is None:
+            return False
+        now = time.monotonic()
+        if self.until is None:
+            self.until = now + self.seconds
+        return now >= self.until
+
+    def response(self, method: str, path: str) -> Response:
+        """The answer this fault gives in place of the server's (status set, or a raw body)."""
+        code = self.status if self.status is not None else 200
+        if self.raw is not None:
+            return Response(code, self.raw, self.content_type, dict(self.headers))
+        message = f"injected fault: {method} {path}"
+        body = json.dumps(self.body or status_body(code, message)).encode()
+        return Response(code, body, "application/json", dict(self.headers))
 
 
 class Backend(Protocol):
@@ -183,9 +208,13 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.delay and owner.stopping.wait(fault.delay):
             self.close_connection = True  # the server is stopping: answer nothing
             return
-        if fault is not None and fault.status is not None:
-            message = f"injected fault: {self.command} {url.path}"
-            response = json_response(fault.status, fault.body or status_body(fault.status, message))
+        if fault is not None and fault.drop:
+            self.close_connection = True  # no status line at all: the client sees the connection end
+            with contextlib.suppress(OSError):
+                self.request.shutdown(socket.SHUT_RDWR)
+            return
+        if fault is not None and (fault.status is not None or fault.raw is not None):
+            response = fault.response(self.command, url.path)
         else:
             response = owner.backend.handle(self.command, url.path, query, headers, body)
         self._send(response, truncate=fault is not None and fault.truncate)

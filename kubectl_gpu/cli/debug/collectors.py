@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +16,8 @@ from kubectl_gpu.cli.debug.common import (
     find_targets,
     image_chooser,
     namespace_of,
+    pods_left_error,
     preflight,
-    warn_left,
 )
 from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.analyses.smi import SmiResult
@@ -24,7 +25,7 @@ from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, Interrupted, InvalidInput
 
 if TYPE_CHECKING:
-    from kubectl_gpu.kube.debug_runner import NodeTarget
+    from kubectl_gpu.kube.debug_runner import Leftover, NodeTarget
     from kubectl_gpu.kube.pod_api import PodApi
 
 __all__ = ["probe_for_snapshot", "run_collectors"]
@@ -39,8 +40,13 @@ def run_collectors(
     timeout: float,
     concurrency: int,
     no_color: bool,
-) -> list[SmiResult]:
-    """Fan the collector out over the nodes, with a progress display on a terminal; Ctrl-C deletes pods."""
+    left_error: Callable[[Sequence[Leftover]], ClusterError],
+) -> tuple[list[SmiResult], list[Leftover]]:
+    """Fan the collector out over the nodes, with a progress display on a terminal; Ctrl-C deletes pods.
+    Returns the results and the pods that could not be deleted (the caller exits non-zero for them).
+
+    From the first signal to the end of the cleanup, further signals cannot stop it (interrupts_on_sigterm);
+    interrupted, this raises `Interrupted` naming any pod left and how to delete it (`left_error`)."""
     from rich.live import Live
 
     from kubectl_gpu.kube.debug_runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
@@ -51,50 +57,61 @@ def run_collectors(
     err = make_console(stderr=True, no_color=no_color)
     api.allow_concurrency(concurrency)
     cancel = threading.Event()
-    grace = 2 * (api.request_timeout or 30.0) + 5
+    settings = RunnerSettings(namespace=namespace, timeout=timeout)
+    # Long enough for a worker to finish its request and then its delete, retries included.
+    grace = (api.request_timeout or 30.0) + settings.delete_budget + 5
     progress = FanoutProgress(len(targets))
     shown = Live(progress, console=err, transient=True, refresh_per_second=10) if err.is_terminal else None
-    with shown or contextlib.nullcontext():
-        runner = DebugRunner(
-            api,
-            RunnerSettings(namespace=namespace, timeout=timeout),
-            cancel=cancel,
-            on_phase=progress.on_phase,
+    runner = DebugRunner(api, settings, cancel=cancel, on_phase=progress.on_phase)
+
+    def again(signum: int) -> None:
+        sys.stderr.write(
+            "interrupted again: still deleting debug pods (at most a minute); SIGKILL would leave them\n"
         )
+
+    with interrupts_on_sigterm(on_again=again), shown or contextlib.nullcontext():
         try:
-            with interrupts_on_sigterm():
-                results = run_parallel(
-                    targets,
-                    lambda target: runner.collect(target, strategy, script),
-                    concurrency=concurrency,
-                    cancel=cancel,
-                    grace=grace,
-                    on_done=lambda target, _result: progress.on_done(target.name),
-                    on_interrupt=lambda: err.print("interrupted: deleting debug pods...", markup=False),
-                )
+            results = run_parallel(
+                targets,
+                lambda target: runner.collect(target, strategy, script),
+                concurrency=concurrency,
+                cancel=cancel,
+                grace=grace,
+                on_done=lambda target, _result: progress.on_done(target.name),
+                on_interrupt=lambda: err.print("interrupted: deleting debug pods...", markup=False),
+            )
         except KeyboardInterrupt:
-            left = runner.delete_leftovers()
-            warn_left(left, no_color)
-            raise Interrupted("debug pods deleted" if not left else "") from None
-    warn_left(runner.delete_failures, no_color)
-    return results
+            left = runner.delete_leftovers() + runner.delete_failures
+            if left:
+                raise Interrupted(left_error(_unique(left)).line()) from None
+            raise Interrupted("debug pods deleted") from None
+    return results, runner.left_behind()
+
+
+def _unique(left: Sequence[Leftover]) -> list[Leftover]:
+    found = {(item.namespace, item.name): item for item in reversed(left)}
+    return [found[key] for key in sorted(found)]
 
 
 def probe_for_snapshot(
     opts: GlobalOptions, *, timeout: float = 120.0, concurrency: int = 8
-) -> tuple[dict[str, Any], list[str]]:
-    """Collector output of every accelerator node, for a snapshot bundle: ({node: entry}, warnings).
+) -> tuple[dict[str, Any], list[str], ClusterError | None]:
+    """Collector output of every accelerator node, for a snapshot bundle: ({node: entry}, warnings, and
+    the error to exit with once the bundle is written when a debug pod could not be deleted).
 
     Never raises for a cluster problem: a bundle without probes is still worth writing."""
     warnings: list[str] = []
+    left: list[Leftover] = []
+    context: str | None = None
     try:
         chooser = image_chooser(None, None)
         api = connect(opts)
+        context = api.context
         targets = find_targets(api, opts, [], True, chooser)
         warnings += targets.warnings
         namespace = namespace_of(opts)
         warnings += preflight(api, namespace, Mode.SMI)
-        results = run_collectors(
+        results, left = run_collectors(
             api,
             targets.ready,
             namespace=namespace,
@@ -102,9 +119,10 @@ def probe_for_snapshot(
             timeout=timeout,
             concurrency=concurrency,
             no_color=opts.no_color,
+            left_error=lambda pods: pods_left_error(pods, opts, context),
         )
     except (ClusterError, InvalidInput) as exc:
-        return {}, [*warnings, f"--probe: no probes: {exc.line()}"]
+        return {}, [*warnings, f"--probe: no probes: {exc.line()}"], None
     captured = datetime.now(UTC).isoformat().replace("+00:00", "Z")
     probes: dict[str, Any] = {}
     for result in results:
@@ -126,4 +144,4 @@ def probe_for_snapshot(
             "capturedAt": captured,
         }
         warnings.append(f"--probe: {error}")
-    return probes, warnings
+    return probes, warnings, pods_left_error(left, opts, context) if left else None

@@ -10,16 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_image
-from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 
 if TYPE_CHECKING:
+    from kubectl_gpu.kube.debug_runner import Leftover
     from kubectl_gpu.kube.pod_api import PodApi
     from kubectl_gpu.kube.preflight import Targets
 
 __all__ = [
     "NEURON_HELP",
     "NVIDIA_HELP",
+    "PodsLeftBehind",
+    "cleanup_command",
     "collector_script",
     "config_path",
     "connect",
@@ -28,10 +31,10 @@ __all__ = [
     "kubectl_flags",
     "namespace_of",
     "parse_seconds",
+    "pods_left_error",
     "preflight",
     "print_warnings",
     "read_config",
-    "warn_left",
 ]
 
 NVIDIA_HELP = "Debug image for NVIDIA nodes (else KUBECTL_GPU_IMAGE, the config file, the default)."
@@ -116,7 +119,9 @@ def connect(opts: GlobalOptions) -> PodApi:
             kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds
         )
     )
-    return PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
+    api = PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
+    api.prove()  # a 404 from a web server must not read as "node not found" or "no debug pods"
+    return api
 
 
 def namespace_of(opts: GlobalOptions) -> str:
@@ -134,11 +139,14 @@ def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
+    from kubectl_gpu.kube.secret_text import scrub
     from kubectl_gpu.render.output import make_console
 
     console = make_console(stderr=True, no_color=no_color)
     for line in dict.fromkeys(lines):
-        console.print(f"warning: {line}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            scrub(f"warning: {line}"), style="yellow", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def collector_script() -> str:
@@ -173,8 +181,28 @@ def preflight(api: PodApi, namespace: str, mode: Mode) -> list[str]:
     return check_pod_security(api, namespace) + check_access(api, namespace, mode)
 
 
-def warn_left(left: Sequence[str], no_color: bool) -> None:
-    if left:
-        print_warnings(
-            [f"could not delete debug pod {item}; run kubectl gpu cleanup" for item in left], no_color
-        )
+def cleanup_command(opts: GlobalOptions, context: str | None, namespace: str, names: Sequence[str]) -> str:
+    """The exact `kubectl gpu cleanup` line that deletes these pods (and no other), for copy and paste."""
+    import shlex
+
+    argv = ["kubectl", "gpu", "cleanup", *kubectl_flags(opts, context), "-n", namespace, "--yes", *names]
+    return shlex.join(argv)
+
+
+def pods_left_error(left: Sequence[Leftover], opts: GlobalOptions, context: str | None) -> ClusterError:
+    """Debug pods that may still run on their nodes: one line naming each, and the cleanup command."""
+    shown = ", ".join(f"{item.namespace}/{item.name} ({item.problem})" for item in left)
+    what = "debug pod" if len(left) == 1 else f"{len(left)} debug pods:"
+    commands = []
+    for namespace in sorted({item.namespace for item in left}):
+        names = [item.name for item in left if item.namespace == namespace]
+        commands.append(cleanup_command(opts, context, namespace, names))
+    return PodsLeftBehind(
+        f"could not delete {what} {shown}",
+        f"{'it is' if len(left) == 1 else 'they are'} still on the node; delete with: "
+        + " && ".join(commands),
+    )
+
+
+class PodsLeftBehind(ClusterError):
+    """A privileged debug pod may be left on a node: exit 3 (or 130 when interrupted), never 0."""

@@ -21,15 +21,15 @@ from kubectl_gpu.cli.debug.common import (
     kubectl_flags,
     namespace_of,
     parse_seconds,
+    pods_left_error,
     preflight,
     print_warnings,
-    warn_left,
 )
 from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.debugpod import Accelerator, Mode, Strategy
 from kubectl_gpu.core.debugpod.commands import SHELL_EXEC
-from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
+from kubectl_gpu.core.errors import ClusterError, ExitCode, Interrupted, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.debug_runner import NodeTarget, ShellPod
@@ -133,12 +133,20 @@ def shell(
     print_warnings(preflight(api, namespace, Mode.SHELL), opts.no_color)
     runner = DebugRunner(api, RunnerSettings(namespace=namespace, timeout=seconds))
     err = make_console(stderr=True, no_color=opts.no_color)
-    with interrupts_on_sigterm(), runner.shell_pod(target, strategy) as pod:
-        for line in greeting(target, pod):
-            err.print(line, markup=False, highlight=False, soft_wrap=True)
-        argv = exec_argv(kubectl, kubectl_flags(opts, api.context), pod, tty=sys.stdin.isatty())
-        rc = _run_in_foreground(argv)
-    warn_left(runner.delete_failures, opts.no_color)
+    try:
+        with interrupts_on_sigterm(), runner.shell_pod(target, strategy) as pod:
+            for line in greeting(target, pod):
+                err.print(line, markup=False, highlight=False, soft_wrap=True)
+            argv = exec_argv(kubectl, kubectl_flags(opts, api.context), pod, tty=sys.stdin.isatty())
+            rc = _run_in_foreground(argv)
+    except KeyboardInterrupt:
+        left = runner.left_behind()
+        if left:
+            raise Interrupted(pods_left_error(left, opts, api.context).line()) from None
+        raise
+    left = runner.left_behind()
+    if left:  # the pod may still be on the node: that outranks the shell's own status
+        raise pods_left_error(left, opts, api.context)
     return rc
 
 

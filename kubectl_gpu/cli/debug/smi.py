@@ -19,6 +19,7 @@ from kubectl_gpu.cli.debug.common import (
     image_chooser,
     namespace_of,
     parse_seconds,
+    pods_left_error,
     preflight,
     print_warnings,
 )
@@ -30,6 +31,7 @@ from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.k8s.state import ClusterState
+    from kubectl_gpu.kube.debug_runner import Leftover
 
 __all__ = ["register", "smi"]
 
@@ -209,9 +211,10 @@ def smi(
         print_dry_run(targets.ready, opts, api.context, strategy, Mode.SMI, chooser, seconds)
         return ExitCode.OK
     results: list[SmiResult] = []
+    left: list[Leftover] = []
     if targets.ready:
         print_warnings(preflight(api, namespace, Mode.SMI), opts.no_color)
-        results = run_collectors(
+        results, left = run_collectors(
             api,
             targets.ready,
             namespace=namespace,
@@ -219,11 +222,15 @@ def smi(
             timeout=seconds,
             concurrency=concurrency,
             no_color=opts.no_color,
+            left_error=lambda pods: pods_left_error(pods, opts, api.context),
         )
     results += [SmiResult(node, None, None, error=error) for node, error in targets.errors]
     order = {name: i for i, name in enumerate(names)}
     results.sort(key=lambda r: (order.get(r.node or "", 0), r.node or ""))
-    return _emit(results, opts, raw)
+    code = _emit(results, opts, raw)
+    if left:  # after the results: a pod left on a node outranks them, and says how to delete it
+        raise pods_left_error(left, opts, api.context)
+    return code
 
 
 def register(app: typer.Typer) -> None:

@@ -39,6 +39,7 @@ from kubectl_gpu.core.debugpod.names import (
     NODE_LABEL,
     SUFFIX_ALPHABET,
     node_label_value,
+    not_our_pod,
     pod_name,
 )
 from kubectl_gpu.core.debugpod.names import NAME_MAX as NAME_MAX
@@ -87,6 +88,7 @@ __all__ = [
     "kubectl_debug_command",
     "node_blockers",
     "node_label_value",
+    "not_our_pod",
     "parse_saved_output",
     "parse_shell_probe",
     "pod_name",

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = [
+    "CONTAINER",
     "DEBUG_POD_SELECTOR",
     "MANAGED_BY",
     "MANAGED_BY_LABEL",
@@ -19,9 +22,11 @@ __all__ = [
     "SUFFIX_ALPHABET",
     "SUFFIX_LENGTH",
     "node_label_value",
+    "not_our_pod",
     "pod_name",
 ]
 
+CONTAINER = "debugger"  # kubectl debug's container name, so `kubectl logs`/`exec` habits carry over
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "kubectl-gpu"
 NODE_LABEL = "kubectl-gpu/node"
@@ -57,3 +62,38 @@ def node_label_value(node: str) -> str:
         return node
     head = re.sub(r"[^-A-Za-z0-9_.]+", "-", node)[:52].strip("-_.")
     return f"{head}-{_digest(node)}" if head else _digest(node)
+
+
+_MODES = ("smi", "shell")
+_STRATEGIES = ("privileged-all", "request")
+
+
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def not_our_pod(pod: Mapping[str, Any]) -> str | None:
+    """Why `pod` is not a debug pod this tool made (None when it is one): `cleanup` deletes only pods of
+    its full shape - the labels, the annotations, a name rebuilt from them, one `debugger` container on
+    the annotated node - not any pod that merely carries the managed-by label."""
+    meta = _mapping(pod.get("metadata"))
+    labels, annotations = _mapping(meta.get("labels")), _mapping(meta.get("annotations"))
+    name, node = meta.get("name"), annotations.get(NODE_ANNOTATION)
+    if labels.get(MANAGED_BY_LABEL) != MANAGED_BY:
+        return f"no label {DEBUG_POD_SELECTOR}"
+    if labels.get(MODE_LABEL) not in _MODES:
+        return f"label {MODE_LABEL} is not one of {', '.join(_MODES)}"
+    if annotations.get(STRATEGY_ANNOTATION) not in _STRATEGIES:
+        return f"annotation {STRATEGY_ANNOTATION} is not one of {', '.join(_STRATEGIES)}"
+    if not isinstance(node, str) or not node or labels.get(NODE_LABEL) != node_label_value(node):
+        return f"annotation {NODE_ANNOTATION} and label {NODE_LABEL} do not name the same node"
+    suffix = name.rsplit("-", 1)[-1] if isinstance(name, str) else ""
+    if len(suffix) != SUFFIX_LENGTH or set(suffix) - set(SUFFIX_ALPHABET) or name != pod_name(node, suffix):
+        return f"its name is not {NAME_PREFIX}<node>-<suffix> for node {node}"
+    spec = _mapping(pod.get("spec"))
+    containers = spec.get("containers")
+    if spec.get("nodeName") != node or not isinstance(containers, list) or len(containers) != 1:
+        return f"it is not one container bound to node {node}"
+    if _mapping(containers[0]).get("name") != CONTAINER:
+        return f"its container is not named {CONTAINER}"
+    return None

@@ -8,6 +8,7 @@ from typing import Any
 
 from kubectl_gpu.core.debugpod.kinds import Accelerator, Mode, Strategy
 from kubectl_gpu.core.debugpod.names import (
+    CONTAINER,
     MANAGED_BY,
     MANAGED_BY_LABEL,
     MODE_LABEL,
@@ -27,7 +28,6 @@ __all__ = [
     "container_env",
 ]
 
-CONTAINER = "debugger"  # kubectl debug's container name, so `kubectl logs`/`exec` habits carry over
 HOST_ROOT = "/host"
 SMALL_REQUESTS = {"cpu": "50m", "memory": "64Mi"}
 

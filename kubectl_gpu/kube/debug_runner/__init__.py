@@ -22,7 +22,7 @@ from kubectl_gpu.kube.debug_runner.errors import (
 )
 from kubectl_gpu.kube.debug_runner.parallel import run_parallel
 from kubectl_gpu.kube.debug_runner.runner import DebugRunner
-from kubectl_gpu.kube.debug_runner.settings import NodeTarget, RunnerSettings, ShellPod
+from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings, ShellPod
 from kubectl_gpu.kube.debug_runner.signals import interrupts_on_sigterm
 from kubectl_gpu.kube.debug_runner.tracker import PodTracker, random_suffix
 
@@ -33,6 +33,7 @@ __all__ = [
     "DebugPodTimeout",
     "DebugRunner",
     "ImagePullFailed",
+    "Leftover",
     "NoAcceleratorVisible",
     "NodeGone",
     "NodeTarget",

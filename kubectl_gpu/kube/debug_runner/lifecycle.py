@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, PodProgress, Strategy, build_debug_pod, pod_progress
 from kubectl_gpu.core.debugpod.image_pull import explain_pull_failure
@@ -19,7 +20,7 @@ from kubectl_gpu.kube.debug_runner.errors import (
     ImagePullFailed,
     NodeGone,
 )
-from kubectl_gpu.kube.debug_runner.settings import NodeTarget, RunnerSettings
+from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings
 from kubectl_gpu.kube.debug_runner.signals import uninterruptible
 from kubectl_gpu.kube.debug_runner.tracker import PodTracker, random_suffix
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi, RequestTimedOut
@@ -34,6 +35,7 @@ class PodAttempt:
     spec: DebugPodSpec
     deadline: float
     last: PodProgress | None = None
+    poll_error: str = ""  # the last transient failure reading the pod, while polling goes on
 
 
 Phase = Callable[[str, str], None]
@@ -65,7 +67,8 @@ class PodLifecycle:
         self.suffix = suffix
         self.on_phase = on_phase
         self.clock = clock
-        self.delete_failures: list[str] = []
+        self.sleep: Callable[[float], None] = time.sleep
+        self.delete_failures: list[Leftover] = []
 
     def _spec(
         self, target: NodeTarget, strategy: Strategy, command: tuple[str, ...], mode: Mode
@@ -102,18 +105,24 @@ class PodLifecycle:
         self._checkpoint()
         manifest = build_debug_pod(spec)
         self.on_phase(spec.node, "creating pod")
-        self.tracker.add(
-            spec.namespace, spec.name
-        )  # before the request: an interrupted create is still known
+        # Tracked before the request, in flight until it returns: an interrupted create is still known, and a
+        # 404 to a DELETE sent meanwhile (the last-resort cleanup) is not taken for "gone".
+        self.tracker.creating(spec.namespace, spec.name, spec.node)
         try:
             uninterruptible(lambda: self.api.create_pod(spec.namespace, manifest))
         except ApiFailure as exc:
-            self.tracker.discard(spec.namespace, spec.name)
+            self.tracker.settled(spec.namespace, spec.name)
+            if exc.status_body and 400 <= exc.status < 500:  # refused: nothing was created
+                self.tracker.discard(spec.namespace, spec.name)
+            else:  # a 5xx or a proxy's page: the create may have happened behind it
+                self._delete(spec)
             raise self._create_error(spec, exc) from None
         except BaseException:
             # The create may or may not have happened; keep the name so the delete is attempted.
+            self.tracker.settled(spec.namespace, spec.name)
             self._delete(spec)
             raise
+        self.tracker.settled(spec.namespace, spec.name)
         try:
             self._checkpoint()
         except Cancelled:
@@ -124,6 +133,9 @@ class PodLifecycle:
     def _create_error(self, spec: DebugPodSpec, exc: ApiFailure) -> DebugPodError:
         where = f"node {spec.node}: cannot create debug pod {spec.namespace}/{spec.name}"
         message = exc.message or exc.reason
+        if exc.status == 401 or exc.transient or exc.html:
+            error = self.api.failure_error(exc, where)
+            return DebugPodError(error.message, error.hint)
         if exc.status == 403 and ("admission webhook" in message or "violates PodSecurity" in message):
             return AdmissionRejected(
                 f"{where}: rejected by admission: {message}",
@@ -140,37 +152,67 @@ class PodLifecycle:
             return AdmissionRejected(f"{where}: rejected by admission: {message}")
         return DebugPodError(f"{where}: {exc.status} {exc.reason}: {message}")
 
+    def _request_timeout(self, attempt: PodAttempt) -> float:
+        """A request's timeout within the pod's deadline (with --request-timeout 0, the deadline alone)."""
+        remaining = max(1.0, attempt.deadline - self.clock())
+        return min(remaining, self.api.request_timeout or remaining)
+
+    def _poll(self, attempt: PodAttempt) -> dict[str, Any] | None:
+        """The pod, or None after a transient failure (5xx, 429, a proxy's page, no connection): polling
+        goes on through those until the pod's deadline. A 404 means it is gone; a 403 is final."""
+        spec = attempt.spec
+        try:
+            return self.api.get_pod(spec.namespace, spec.name, timeout=self._request_timeout(attempt))
+        except ApiFailure as exc:
+            if exc.status == 404 and exc.status_body:
+                raise self._vanished(spec) from None
+            if exc.transient or exc.html:
+                attempt.poll_error = str(exc)
+                return None
+            raise DebugPodError(f"node {spec.node}: reading pod {spec.name}: {exc}") from None
+        except ClusterError as exc:
+            attempt.poll_error = exc.line()
+            return None
+
     def _wait(self, attempt: PodAttempt, *, until_running: bool) -> PodProgress:
         spec = attempt.spec
         delay = self.settings.poll_initial
         self.on_phase(spec.node, "waiting")
         while True:
             self._checkpoint()
-            try:
-                pod = self.api.get_pod(spec.namespace, spec.name)
-            except ApiFailure as exc:
-                if exc.status == 404:
-                    raise self._vanished(spec) from None
-                raise DebugPodError(f"node {spec.node}: reading pod {spec.name}: {exc}") from None
-            progress = pod_progress(pod)
-            if progress != attempt.last:
+            pod = self._poll(attempt)
+            progress = pod_progress(pod) if pod is not None else attempt.last
+            if pod is not None and progress != attempt.last:
                 attempt.last = progress
-                self.on_phase(spec.node, progress.describe())
-            if progress.state == "failed":
-                raise self._failure(spec, progress)
-            if until_running and progress.state == "terminated":
-                raise DebugPodError(
-                    f"node {spec.node}: the shell pod exited ({progress.describe()})",
-                    f"check the image {spec.image} has sh and sleep",
-                )
-            if progress.state == ("running" if until_running else "terminated"):
-                return progress
+                self.on_phase(spec.node, progress.describe() if progress else "waiting")
+            if progress is not None and pod is not None:
+                done = self._settled(spec, progress, until_running)
+                if done is not None:
+                    return done
             remaining = attempt.deadline - self.clock()
             if remaining <= 0:
-                raise self._timeout(spec, progress)
+                if pod is None and attempt.poll_error:
+                    raise DebugPodError(
+                        f"node {spec.node}: reading pod {spec.name} kept failing until its deadline: "
+                        f"{attempt.poll_error}"
+                    )
+                raise self._timeout(spec, progress or pod_progress({}))
             if self.cancel.wait(min(delay, remaining)):
                 raise Cancelled
             delay = min(delay * self.settings.poll_factor, self.settings.poll_max)
+
+    def _settled(self, spec: DebugPodSpec, progress: PodProgress, until_running: bool) -> PodProgress | None:
+        """The progress when waiting is over (raises when the pod failed), else None."""
+        if progress.state == "failed":
+            raise self._failure(spec, progress)
+        if until_running and progress.state == "terminated":
+            raise DebugPodError(
+                f"node {spec.node}: the shell pod exited ({progress.describe()})",
+                f"check the image {spec.image} has sh and sleep",
+            )
+        if progress.state == ("running" if until_running else "terminated"):
+            return progress
+        return None
 
     def _failure(self, spec: DebugPodSpec, progress: PodProgress) -> DebugPodError:
         detail = f"{progress.reason}: {progress.message}" if progress.message else str(progress.reason)
@@ -218,56 +260,82 @@ class PodLifecycle:
 
     def _read_log(self, attempt: PodAttempt) -> str:
         spec = attempt.spec
-        remaining = max(1.0, attempt.deadline - self.clock())
-        limit = min(remaining, self.api.request_timeout or remaining)
-        try:
-            return self.api.pod_log(spec.namespace, spec.name, timeout=limit)
-        except RequestTimedOut:
-            raise DebugPodTimeout(
-                f"node {spec.node}: reading the debug pod's log took longer than {limit:g}s",
-                "raise --timeout or --request-timeout",
-            ) from None
-        except ApiFailure as exc:
-            if exc.status == 404:
-                raise self._vanished(spec) from None
-            raise DebugPodError(f"node {spec.node}: reading the debug pod's log: {exc}") from None
+        while True:
+            limit = self._request_timeout(attempt)
+            try:
+                return self.api.pod_log(spec.namespace, spec.name, timeout=limit)
+            except RequestTimedOut:
+                raise DebugPodTimeout(
+                    f"node {spec.node}: reading the debug pod's log took longer than {limit:g}s",
+                    "raise --timeout or --request-timeout",
+                ) from None
+            except ApiFailure as exc:
+                if exc.status == 404 and exc.status_body:
+                    raise self._vanished(spec) from None
+                if not (exc.transient or exc.html) or self.clock() >= attempt.deadline:
+                    raise DebugPodError(f"node {spec.node}: reading the debug pod's log: {exc}") from None
+            self._checkpoint()
+            self.sleep(min(self.settings.poll_max, max(0.0, attempt.deadline - self.clock())))
+
+    # --- deleting ------------------------------------------------------------------------------
 
     def _delete(self, spec: DebugPodSpec) -> None:
-        """Delete (Background propagation, no grace), retrying briefly; never raises except for Ctrl-C."""
+        """Delete (Background propagation, no grace), retrying through errors for `delete_budget` seconds;
+        never raises except for Ctrl-C (and Ctrl-C cannot cut it short: see `uninterruptible`)."""
         self.on_phase(spec.node, "deleting pod")
-        problem: str | None = None
-        for attempt in range(3):
-            try:
-                uninterruptible(lambda: self.api.delete_pod(spec.namespace, spec.name))
-                problem = None
-                break
-            except ApiFailure as exc:
-                if exc.status == 404:
-                    problem = None
-                    break
-                problem = str(exc)
-                if exc.status < 500 and exc.status != 429:
-                    break
-            except ClusterError as exc:
-                problem = exc.line()
-            time.sleep(0.2 * (attempt + 1))
+        problem = uninterruptible(lambda: self.delete_until_gone(spec.namespace, spec.name))
         if problem is not None:
-            self.delete_failures.append(f"{spec.namespace}/{spec.name}: {problem}")
-            return
-        self.tracker.discard(spec.namespace, spec.name)
+            self.delete_failures.append(Leftover(spec.namespace, spec.name, spec.node, problem))
 
-    def delete_leftovers(self) -> list[str]:
-        """Delete every pod still tracked (workers that could not unwind); returns what could not be."""
-        failed: list[str] = []
+    def delete_until_gone(self, namespace: str, name: str) -> str | None:
+        """Delete one pod until it is known gone; None, or why it could not be (the last error)."""
+        end = self.clock() + self.settings.delete_budget
+        delay = self.settings.delete_backoff
+        while True:
+            problem = self._delete_once(namespace, name)
+            if problem is None:
+                self.tracker.discard(namespace, name)
+                return None
+            if problem.startswith("!") or self.clock() + delay > end:
+                return problem.lstrip("!")
+            self.sleep(delay)
+            delay = min(delay * 2, self.settings.delete_backoff_max)
+
+    def _delete_once(self, namespace: str, name: str) -> str | None:
+        """One DELETE: None when the pod is gone, else the problem ("!..." when retrying cannot help)."""
+        try:
+            self.api.delete_pod(namespace, name)
+            return None
+        except ApiFailure as exc:
+            if exc.status == 404 and exc.status_body and not self.tracker.in_flight(namespace, name):
+                return None  # gone, and no create in flight can bring it back
+            if exc.transient or exc.html or exc.status == 404:
+                return str(exc)
+            return f"!{exc}"  # 403 and the like: RBAC will not change while we retry
+        except ClusterError as exc:
+            return exc.line()
+
+    def delete_leftovers(self, settle: float | None = None) -> list[Leftover]:
+        """Delete every pod still tracked (workers that could not unwind): first wait for creates still in
+        flight (`settle` seconds at most; default the request timeout and a margin), then delete each with
+        the same retries. Returns what could not be deleted, or never stopped being created."""
+        wait = settle if settle is not None else (self.api.request_timeout or 30.0) + 5.0
+        stuck = set(self.tracker.wait_settled(wait))
+        failed: list[Leftover] = []
         for namespace, name in self.tracker.pending():
-            try:
-                self.api.delete_pod(namespace, name)
-            except ApiFailure as exc:
-                if exc.status != 404:
-                    failed.append(f"{namespace}/{name}: {exc}")
-                    continue
-            except ClusterError as exc:
-                failed.append(f"{namespace}/{name}: {exc.line()}")
+            node = self.tracker.nodes.get((namespace, name), "")
+            if (namespace, name) in stuck:
+                failed.append(Leftover(namespace, name, node, "its create never returned"))
                 continue
-            self.tracker.discard(namespace, name)
+            problem = self.delete_until_gone(namespace, name)
+            if problem is not None:
+                failed.append(Leftover(namespace, name, node, problem))
         return failed
+
+    def left_behind(self) -> list[Leftover]:
+        """Every pod that may still exist: failed deletes, and whatever is still tracked."""
+        found = {(item.namespace, item.name): item for item in self.delete_failures}
+        for namespace, name in self.tracker.pending():
+            node = self.tracker.nodes.get((namespace, name), "")
+            found.setdefault((namespace, name), Leftover(namespace, name, node, "not deleted"))
+        return [found[key] for key in sorted(found)]

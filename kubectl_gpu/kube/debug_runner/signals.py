@@ -1,5 +1,6 @@
-"""Ctrl-C and SIGTERM: SIGTERM / SIGHUP raised as `KeyboardInterrupt` so `finally` cleanup runs, and API
-calls on the main thread that an interrupt cannot cut off mid-request."""
+"""Ctrl-C and SIGTERM: the first SIGINT / SIGTERM / SIGHUP raised as `KeyboardInterrupt` so `finally` cleanup
+runs, the later ones unable to stop it; and API calls on the main thread that an interrupt cannot cut off
+mid-request."""
 
 from __future__ import annotations
 
@@ -13,20 +14,34 @@ __all__ = ["interrupts_on_sigterm", "uninterruptible"]
 
 
 @contextlib.contextmanager
-def interrupts_on_sigterm() -> Iterator[None]:
-    """Treat SIGTERM and SIGHUP like Ctrl-C (KeyboardInterrupt) for the duration, so `finally` cleanup runs.
+def interrupts_on_sigterm(on_again: Callable[[int], None] | None = None) -> Iterator[None]:
+    """For the duration: Ctrl-C, SIGTERM and SIGHUP raise `KeyboardInterrupt` once, so that `finally`
+    cleanup runs; every later one, until the block ends, only calls `on_again(signum)` (say that debug
+    pods are still being deleted). A second Ctrl-C or a supervisor's SIGTERM cannot cut the deletes short,
+    nor can the default handler kill the process mid-cleanup: the block holds the handlers until its end,
+    cleanup included. The deletes are bounded (RunnerSettings.delete_budget); SIGKILL still ends it all.
 
     Only the main thread may install handlers; elsewhere (tests driving a runner) this does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    seen = 0
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        nonlocal seen
+        seen += 1
+        if seen == 1:
+            raise KeyboardInterrupt
+        if on_again is not None:
+            on_again(signum)
 
-    # A signal ignored on purpose (nohup ignores SIGHUP) stays ignored.
-    wanted = [sig for sig in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(sig) is not signal.SIG_IGN]
+    # A signal ignored on purpose (nohup ignores SIGHUP; `cmd &` in a script ignores SIGINT) stays ignored.
+    wanted = [
+        sig
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    ]
     saved = {sig: signal.signal(sig, interrupt) for sig in wanted}
     try:
         yield

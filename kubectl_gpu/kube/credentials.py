@@ -1,0 +1,199 @@
+"""The kubeconfig's credentials, as kubectl handles them, through the official client.
+
+- A token (`token`, `tokenFile`, an exec plugin's) is trimmed of surrounding whitespace, as client-go
+  does: a `tokenFile` ending in a newline is the usual way one is written, and the raw value is not a
+  valid HTTP header.
+- An exec credential plugin (`aws eks get-token`) runs with a timeout (the request timeout): one waiting
+  for an SSO login or a slow STS must not hang the command. The client's own runner has none, so ours
+  replaces it (`_BoundedExecProvider`), for every plugin run: the first and each refresh on expiry.
+- Every credential loaded is remembered by `secret_text`, so that no message, warning or traceback
+  prints it; what the client logs about a failing plugin is captured, never printed as `ERROR:root`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from kubernetes import client, config
+from kubernetes.config import kube_config
+from kubernetes.config.config_exception import ConfigException
+from kubernetes.config.exec_provider import ExecProvider
+
+from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.kube import secret_text
+
+__all__ = ["PLUGIN_TIMEOUT_MARK", "load_client"]
+
+_BEARER = "Bearer "
+#: In the message of a plugin that timed out (how the hint tells it from one that failed).
+PLUGIN_TIMEOUT_MARK = "did not answer within"
+_FAILED_HINT = "run the kubeconfig's exec command yourself to see why (for EKS: log in to AWS again)"
+_TIMEOUT_HINT = (
+    "run the kubeconfig's exec command yourself: it may be waiting for a login (for EKS: aws sso login); "
+    "or raise --request-timeout"
+)
+
+
+class _BoundedExecProvider(ExecProvider):
+    """The client's exec plugin runner, with a timeout. `timeout` is per process: one kubeconfig, one
+    request timeout. The protocol is the client's: KUBERNETES_EXEC_INFO in, an ExecCredential out."""
+
+    timeout: ClassVar[float | None] = None
+
+    def run(self, previous_response: Any = None) -> Any:
+        interactive = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+        info: dict[str, Any] = {
+            "apiVersion": self.api_version,
+            "kind": "ExecCredential",
+            "spec": {"interactive": interactive},
+        }
+        if previous_response:
+            info["spec"]["response"] = previous_response
+        if self.cluster:
+            info["spec"]["cluster"] = self.cluster.value
+        self.env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
+        name = os.path.basename(str(self.args[0]))
+        try:
+            process = subprocess.Popen(
+                self.args,
+                stdout=subprocess.PIPE,
+                stderr=sys.stderr if interactive else subprocess.PIPE,
+                stdin=sys.stdin if interactive else subprocess.DEVNULL,
+                cwd=self.cwd,
+                env=self.env,
+                text=True,
+                shell=bool(getattr(self, "shell", False)),  # True on Windows only, as the client does
+            )
+        except OSError as exc:
+            raise ConfigException(f"exec: cannot run {name}: {exc.strerror or exc}") from None
+        try:
+            stdout, stderr = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise ConfigException(
+                f"exec: the credential plugin {name} {PLUGIN_TIMEOUT_MARK} {self.timeout:g}s"
+            ) from None
+        return self._status(name, process.returncode, stdout, stderr)
+
+    def _status(self, name: str, code: int, stdout: str, stderr: str | None) -> Any:
+        if code != 0:
+            detail = " ".join((stderr or "").split())[:300]
+            raise ConfigException(f"exec: {name} exited with {code}" + (f": {detail}" if detail else ""))
+        try:
+            data = json.loads(stdout)
+        except ValueError:
+            raise ConfigException(f"exec: {name} printed no ExecCredential JSON") from None
+        if not isinstance(data, dict) or not all(k in data for k in ("apiVersion", "kind", "status")):
+            raise ConfigException(f"exec: {name} printed no ExecCredential (apiVersion, kind, status)")
+        if data["apiVersion"] != self.api_version:
+            raise ConfigException(
+                f"exec: {name} answered apiVersion {data['apiVersion']}, not {self.api_version}"
+            )
+        status = data["status"]
+        if isinstance(status, dict):
+            secret_text.remember(status.get("token"), status.get("clientKeyData"))
+        return status
+
+
+_install_lock = threading.Lock()
+
+
+def _install(plugin_timeout: float | None) -> None:
+    with _install_lock:
+        _BoundedExecProvider.timeout = plugin_timeout
+        kube_config.ExecProvider = _BoundedExecProvider  # type: ignore[attr-defined]
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(secret_text.scrub(" ".join(record.getMessage().split())))
+
+
+@contextmanager
+def _client_log() -> Iterator[list[str]]:
+    """What the kubernetes client logs meanwhile, kept off stderr. A failed exec credential plugin is only
+    logged (through the root logger, which prints `ERROR:root:...`), then the client carries on without
+    credentials; a handler on the root logger also stops `logging.error` from configuring one on stderr."""
+    handler = _Collected()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        root.removeHandler(handler)
+
+
+def _normalise(configuration: client.Configuration) -> None:
+    """Trim the token as client-go does, and remember every credential the configuration holds."""
+    keys = configuration.api_key or {}
+    value = keys.get("BearerToken")
+    if isinstance(value, str):
+        secret_text.remember(value)
+        scheme = _BEARER if value.startswith(_BEARER) else ""
+        value = scheme + value[len(scheme) :].strip()
+        keys["BearerToken"] = value
+        secret_text.remember(value)
+    secret_text.remember(configuration.password, *keys.values())
+
+
+def _check(context: str | None, logged: list[str]) -> None:
+    if logged:
+        first = logged[0][:300]
+        hint = _TIMEOUT_HINT if PLUGIN_TIMEOUT_MARK in first else _FAILED_HINT
+        raise ClusterError(f"cannot get credentials for context {context!r}: {first}", hint)
+
+
+def _checked(refresh: Callable[[Any], None], context: str | None) -> Callable[[Any], None]:
+    """The client's refresh hook (it re-runs the plugin when its token expires), with the same checks.
+
+    The client's hook reinstalls itself (and the untrimmed token) on every call: ours takes the new one
+    as the next inner hook and puts itself back."""
+    inner = refresh
+
+    def hook(configuration: Any) -> None:
+        nonlocal inner
+        with _client_log() as logged:
+            inner(configuration)
+        installed = configuration.refresh_api_key_hook
+        if installed is not hook and installed is not None:
+            inner = installed
+        configuration.refresh_api_key_hook = hook
+        _check(context, logged)
+        _normalise(configuration)
+
+    return hook
+
+
+def load_client(
+    kubeconfig: str | None, context: str | None, plugin_timeout: float | None
+) -> client.ApiClient:
+    """An ApiClient for `context` of `kubeconfig` (None: KUBECONFIG or ~/.kube/config)."""
+    _install(plugin_timeout)
+    try:
+        with _client_log() as logged:
+            api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=kubeconfig, context=context
+            )
+        _check(context, logged)
+    except ConfigException as exc:  # exec credential plugins fail here too
+        raise ClusterError(f"cannot use context {context!r}: {secret_text.scrub(str(exc))}") from None
+    except OSError as exc:
+        raise ClusterError(f"cannot use context {context!r}: {exc.strerror or exc}") from None
+    _normalise(api.configuration)
+    refresh = api.configuration.refresh_api_key_hook
+    if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
+        api.configuration.refresh_api_key_hook = _checked(refresh, context)
+    return api

@@ -1,0 +1,414 @@
+"""One request to the API server, through the official client's `ApiClient`, for the live source and the
+debug-pod API alike.
+
+What every request gets here: a timeout no later than the command's deadline; `429 Too Many Requests`
+(and a 503 that says `Retry-After`) waited out and retried a few times; a failure in one line, whatever
+the body was (a `Status`, an HTML page from a load balancer, a proxy's JSON); a hint that fits the cause
+(credentials for 401, RBAC for 403, the control plane for 5xx); and no credential in any of it.
+Non-2xx answers raise `ApiFailure` (the caller knows what a 403 or a 404 means for it), the rest
+`ClusterError` (exit 3).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any, NamedTuple, TypeVar
+
+import orjson
+import urllib3
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.kube.secret_text import strip_userinfo
+
+__all__ = [
+    "DEADLINE_FACTOR",
+    "RETRY_AFTER_MAX",
+    "RETRY_LIMIT",
+    "ApiFailure",
+    "BodySummary",
+    "Deadline",
+    "DeadlineExceeded",
+    "RequestTimedOut",
+    "Transport",
+    "body_summary",
+    "gather",
+]
+
+#: How often a 429 (or a 503 with Retry-After) is retried before it is an error.
+RETRY_LIMIT = 4
+#: A longer Retry-After is waited this long at most (and never past the deadline).
+RETRY_AFTER_MAX = 10.0
+#: Reading a cluster (every request of a read-only command together) may take this many --request-timeout.
+DEADLINE_FACTOR = 10
+
+_CREDENTIALS_HINT = "refresh them (for EKS: aws eks update-kubeconfig, or log in to AWS again)"
+_SERVER_HINT = "the control plane, or a proxy or load balancer in front of it, failed: retry, and check the cluster's health"
+_THROTTLED_HINT = "the API server is shedding load (API Priority and Fairness): retry in a minute"
+
+
+class RequestTimedOut(ClusterError):
+    """One request got no answer within its timeout."""
+
+
+class DeadlineExceeded(ClusterError):
+    """The command as a whole ran out of time."""
+
+
+class Deadline:
+    """The instant by which a command's requests must be done; None: no deadline (--request-timeout 0)."""
+
+    def __init__(
+        self, seconds: float | None, *, what: str = "", clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.seconds = seconds
+        self.what = what
+        self.clock = clock
+        self._end = None if seconds is None else clock() + seconds
+
+    @classmethod
+    def for_reading(cls, request_timeout: float | None) -> Deadline:
+        """The deadline of a read-only command: DEADLINE_FACTOR times its request timeout."""
+        seconds = None if request_timeout is None else request_timeout * DEADLINE_FACTOR
+        return cls(seconds, what="reading the cluster")
+
+    def remaining(self) -> float | None:
+        return None if self._end is None else self._end - self.clock()
+
+    def expired(self) -> bool:
+        remaining = self.remaining()
+        return remaining is not None and remaining <= 0
+
+    def error(self, server: str) -> DeadlineExceeded:
+        what = self.what or "the command"
+        return DeadlineExceeded(
+            f"{what} from {server} took longer than {self.seconds or 0:g}s "
+            f"({DEADLINE_FACTOR} times --request-timeout), and was stopped",
+            "raise --request-timeout (a large cluster or a slow link), or check what slows the API server",
+        )
+
+    def timeout(self, request_timeout: float | None, server: str) -> float | None:
+        """The timeout of the next request: `request_timeout`, cut to what is left; raises when none is."""
+        remaining = self.remaining()
+        if remaining is None:
+            return request_timeout
+        if remaining <= 0:
+            raise self.error(server)
+        return remaining if request_timeout is None else min(request_timeout, remaining)
+
+
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(rb"<[^>]+>")
+
+
+def _line(text: str, limit: int) -> str:
+    """One line of at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+class BodySummary(NamedTuple):
+    reason: str  # a Status's reason, else ""
+    message: str  # one line
+    html: bool  # an HTML page (a proxy, a load balancer, a web server)
+    status: bool  # a Kubernetes Status object: only an API server (or its aggregated APIs) writes one
+
+
+def body_summary(data: bytes, content_type: str = "") -> BodySummary:
+    """What an error body says, in one line: a `Status`'s reason and message, or a short description of
+    anything else (an HTML page by its title, other text by its first characters)."""
+    try:
+        decoded = orjson.loads(data or b"{}")
+    except orjson.JSONDecodeError:
+        decoded = None
+    if isinstance(decoded, dict):
+        reason, message = decoded.get("reason"), decoded.get("message")
+        is_status = decoded.get("kind") == "Status"
+        if isinstance(message, str) or isinstance(reason, str):
+            return BodySummary(_line(str(reason or ""), 60), _line(str(message or ""), 300), False, is_status)
+        text = _line(data.decode("utf-8", "replace"), 120) if decoded else ""
+        return BodySummary("", text, False, is_status)
+    if "html" in content_type.lower() or data[:4096].lstrip()[:1] == b"<":
+        found = _TITLE.search(data[:65536])
+        title = _line(html.unescape(found.group(1).decode("utf-8", "replace")), 80) if found else ""
+        if not title:
+            title = _line(html.unescape(_TAG.sub(b" ", data[:4096]).decode("utf-8", "replace")), 80)
+        page = f"an HTML page titled {title!r}" if title else "an HTML page"
+        return BodySummary(
+            "", f"{page} (not the API server: a proxy, load balancer or web server answered)", True, False
+        )
+    return BodySummary("", _line(data[:4096].decode("utf-8", "replace"), 120), False, False)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), None without a usable one."""
+    value = headers.get("Retry-After") if headers is not None else None
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(str(value))
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class ApiFailure(Exception):
+    """A non-2xx answer: HTTP status, the Status reason and its message (one line), and how it looked."""
+
+    def __init__(
+        self,
+        status: int,
+        reason: str,
+        message: str,
+        *,
+        html_page: bool = False,
+        status_body: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"{status} {reason}: {message}" if message else f"{status} {reason}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.html = html_page
+        self.status_body = status_body
+        self.retry_after = retry_after
+
+    @classmethod
+    def of(cls, status: int, reason: str, headers: Any, data: bytes) -> ApiFailure:
+        content_type = str(headers.get("Content-Type") or "") if headers is not None else ""
+        summary = body_summary(data, content_type)
+        return cls(
+            status,
+            summary.reason or _line(reason or "", 60) or "Error",
+            summary.message,
+            html_page=summary.html,
+            status_body=summary.status,
+            retry_after=_retry_after(headers),
+        )
+
+    @property
+    def transient(self) -> bool:
+        """Worth trying again later: throttled, or the server (or what is in front of it) failed."""
+        return self.status == 429 or self.status >= 500
+
+
+class Transport:
+    """Requests through the official client's `ApiClient` (auth, TLS, exec plugins): one attempt each at
+    the socket level (urllib3 would silently repeat a timed-out read), Retry-After honoured here."""
+
+    def __init__(
+        self,
+        api: client.ApiClient,
+        *,
+        request_timeout: float | None,
+        context: str | None,
+        deadline: Deadline | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.api = api
+        self.request_timeout = request_timeout
+        self.context = context
+        self.deadline = deadline or Deadline(None)
+        self.sleep = sleep
+        api.configuration.retries = False
+        api.rest_client.pool_manager.connection_pool_kw["retries"] = False
+
+    @property
+    def server(self) -> str:
+        return strip_userinfo(str(self.api.configuration.host))
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Sequence[tuple[str, str | int]] = (),
+        body: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """The body of a 2xx answer; ApiFailure for any other, ClusterError when there was none."""
+        for attempt in range(RETRY_LIMIT + 1):
+            status, reason, headers, data = self._once(method, path, query, body, timeout)
+            if 200 <= status < 300:
+                return data
+            failure = ApiFailure.of(status, reason, headers, data)
+            wait = self._retry_wait(failure, attempt)
+            if wait is None:
+                raise failure
+            self.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_wait(self, failure: ApiFailure, attempt: int) -> float | None:
+        """Seconds to wait before trying again, or None: give up. As client-go: a 429 or a 5xx that says
+        Retry-After is retried (RETRY_LIMIT times at most, never past the deadline); anything else is not."""
+        if failure.retry_after is None or not failure.transient or attempt >= RETRY_LIMIT:
+            return None
+        wait = min(failure.retry_after, RETRY_AFTER_MAX)
+        remaining = self.deadline.remaining()
+        if remaining is not None and wait >= remaining:
+            return None
+        return wait
+
+    def _once(
+        self,
+        method: str,
+        path: str,
+        query: Sequence[tuple[str, str | int]],
+        body: dict[str, Any] | None,
+        timeout: float | None,
+    ) -> tuple[int, str, Any, bytes]:
+        headers = {"Accept": "application/json, */*"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        limit = self.deadline.timeout(timeout if timeout is not None else self.request_timeout, self.server)
+        verb, url, header_params, payload, post = self.api.param_serialize(
+            method=method,
+            resource_path=path,
+            query_params=list(query),
+            header_params=headers,
+            body=body,
+            auth_settings=["BearerToken"],
+        )
+        try:
+            response = self.api.call_api(
+                verb, url, header_params=header_params, body=payload, post_params=post, _request_timeout=limit
+            )
+            data: bytes = response.read()  # type: ignore[no-untyped-call]
+        except ApiException as exc:  # the client wraps TLS failures as status 0
+            raise self.transport_error(exc, method, path, limit) from None
+        except urllib3.exceptions.HTTPError as exc:
+            raise self.transport_error(exc, method, path, limit) from None
+        except ValueError as exc:  # http.client refuses a header value; its message quotes the value
+            raise self._header_error(exc) from None
+        return response.status, str(response.reason or ""), response.headers, data
+
+    def _header_error(self, exc: ValueError) -> ClusterError:
+        if isinstance(exc, UnicodeError) or "header" in str(exc).lower():
+            return ClusterError(
+                f"the credentials of context {self.context!r} cannot be sent: they hold a character an "
+                "HTTP header cannot carry (a line break or a control character inside the token)",
+                "check the token, tokenFile or credential plugin of the kubeconfig user",
+            )
+        return ClusterError(f"cannot send a request to {self.server}: {type(exc).__name__}")
+
+    def json(self, method: str, path: str, **kw: Any) -> dict[str, Any]:
+        data = self.request(method, path, **kw)
+        try:
+            decoded = orjson.loads(data or b"{}")
+        except orjson.JSONDecodeError:
+            raise ClusterError(
+                f"the API server at {self.server} sent a malformed or truncated response for {path}",
+                "retry; if it persists, check proxies between you and the cluster",
+            ) from None
+        if not isinstance(decoded, dict):
+            raise ClusterError(f"the API server at {self.server} sent an unexpected response for {path}")
+        return decoded
+
+    # --- messages ------------------------------------------------------------------------------
+
+    def transport_error(
+        self, exc: BaseException, method: str, path: str, limit: float | None
+    ) -> ClusterError:
+        """No answer at all: TLS, refused, timed out, cut off. One line, with what to do."""
+        reason = getattr(exc, "reason", None) or exc
+        text = " ".join(str(reason).split())
+        context = f"check that context {self.context!r} points at a running cluster, or use --snapshot"
+        if isinstance(reason, urllib3.exceptions.SSLError) or "SSL" in text or "certificate" in text:
+            return ClusterError(
+                f"TLS error talking to {self.server}: {text[:200]}",
+                "check certificate-authority-data in your kubeconfig",
+            )
+        # NewConnectionError subclasses ConnectTimeoutError in urllib3: test for it first.
+        if isinstance(reason, urllib3.exceptions.NewConnectionError) or "refused" in text:
+            return ClusterError(
+                f"cannot connect to the API server at {self.server} (connection refused or unreachable)",
+                context,
+            )
+        if isinstance(reason, (urllib3.exceptions.TimeoutError, TimeoutError)) or "timed out" in text:
+            if self.deadline.expired():
+                return self.deadline.error(self.server)
+            within = f" within {limit:g}s" if limit else ""
+            return RequestTimedOut(
+                f"{method} {path}: the API server at {self.server} did not answer{within}",
+                "raise --request-timeout or check your network path to the cluster",
+            )
+        if (
+            isinstance(reason, urllib3.exceptions.ProtocolError)
+            or "IncompleteRead" in text
+            or "aborted" in text
+        ):
+            return ClusterError(
+                f"{method} {path}: the connection to {self.server} broke mid-response (truncated or dropped)",
+                "retry; if it persists, check proxies between you and the cluster",
+            )
+        return ClusterError(
+            f"{method} {path}: cannot talk to the API server at {self.server}: {text[:200]}", context
+        )
+
+    def failure_error(
+        self, failure: ApiFailure, what: str, *, forbidden_hint: str | None = None
+    ) -> ClusterError:
+        """`what` failed with `failure`: one line and the hint for its cause (a 401 is about the credentials,
+        whatever was asked)."""
+        if failure.status == 401:
+            return ClusterError(
+                f"unauthorized: the API server at {self.server} rejected the credentials of context "
+                f"{self.context!r}",
+                _CREDENTIALS_HINT,
+            )
+        if failure.status == 403 and not failure.html:
+            return ClusterError(f"{what}: forbidden: {failure.message or failure.reason}", forbidden_hint)
+        if failure.status == 429:
+            return ClusterError(
+                f"{what}: the API server at {self.server} answered {failure}", _THROTTLED_HINT
+            )
+        hint = _SERVER_HINT if failure.status >= 500 or failure.html else None
+        return ClusterError(f"{what}: the API server at {self.server} answered {failure}", hint)
+
+
+T = TypeVar("T")
+
+
+def gather(
+    tasks: Sequence[Callable[[], T]], *, workers: int, deadline: Deadline, server: str
+) -> list[T | Exception]:
+    """Run `tasks` on up to `workers` daemon threads; their results (or the exception each raised), in
+    order. Past `deadline` this raises at once: the threads are abandoned, not waited for (they only
+    read, and a daemon thread does not keep the process alive on a request that never ends)."""
+    results: dict[int, T | Exception] = {}
+    queue = list(range(len(tasks)))
+    done = threading.Condition()
+
+    def work() -> None:
+        while True:
+            with done:
+                if not queue:
+                    return
+                index = queue.pop(0)
+            try:
+                outcome: T | Exception = tasks[index]()
+            except Exception as exc:
+                outcome = exc
+            with done:
+                results[index] = outcome
+                done.notify_all()
+
+    for number in range(max(1, min(workers, len(tasks)))):
+        threading.Thread(target=work, name=f"kubectl-gpu-list-{number}", daemon=True).start()
+    with done:
+        while len(results) < len(tasks):
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0:
+                raise deadline.error(server)
+            done.wait(0.5 if remaining is None else min(remaining, 0.5))
+    return [results[i] for i in range(len(tasks))]

@@ -1,0 +1,84 @@
+""""Clean" and "could not look" never share an exit code (issue 12, item 2; docs/exit-codes.md).
+
+A kind the command reads that may not be listed (403) still lets the report answer, with a warning; but a
+command whose exit code is a verdict (pending, explain, drivers, nvme, lint, diagnose, lifecycle --needs)
+then exits 4 instead of 0. Findings (1) and errors (3) outrank it; commands that never exit 1 (nodes,
+cost, inventory, lifecycle without --needs) stay 0. A snapshot taken under the same RBAC answers the same,
+and a note about a kind the command does not read changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Result
+from tests.helpers import node, pod
+from tests.kube.apiserver import FakeKubeAPI
+
+Cli = Callable[..., Result]
+NOW = "2026-11-28T09:00:00Z"
+
+
+def _forbid(api: FakeKubeAPI, resource: str) -> None:
+    api.fault(path=rf"^/api/v1/{resource}$", status=403)
+
+
+@pytest.mark.parametrize(
+    ("command", "forbidden", "expected"),
+    [
+        (("diagnose",), "events", 4),
+        (("pending",), "events", 4),
+        (("drivers",), "pods", 4),
+        (("lint", "--fail-on", "warning"), "pods", 4),
+        (("lifecycle", "--pod", "ml/train", "--needs", "1h"), "events", 4),
+        (("nodes",), "pods", 0),
+        (("inventory",), "nodes", 0),
+        (("cost",), "pods", 0),
+        (("lifecycle",), "events", 0),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, tuple) else str(v),
+)
+def test_a_forbidden_kind_is_exit_4_where_the_exit_code_is_a_verdict(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, command: tuple[str, ...], forbidden: str, expected: int
+) -> None:
+    apiserver.add(node("n1"), pod("train", "ml", node_name="n1"))
+    clean = cli(*command, "--kubeconfig", str(kubeconfig), "--now", NOW)
+    assert clean.code == 0, clean.err
+    _forbid(apiserver, forbidden)
+    result = cli(*command, "--kubeconfig", str(kubeconfig), "--now", NOW)
+    assert result.code == expected, result.err
+    assert f"warning: forbidden to list {forbidden} cluster-wide" in result.err
+
+
+def test_findings_outrank_could_not_look(cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(node("n1"), pod("waiting", "ml", phase="Pending", requests={"nvidia.com/gpu": "1"}))
+    _forbid(apiserver, "events")
+    assert cli("pending", "--kubeconfig", str(kubeconfig)).code == 1
+
+
+def test_a_snapshot_taken_under_the_same_rbac_answers_the_same(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, tmp_path: Path
+) -> None:
+    apiserver.add(node("n1"))
+    _forbid(apiserver, "events")
+    bundle = tmp_path / "bundle.json"
+    assert cli("snapshot", "--kubeconfig", str(kubeconfig), "--out", str(bundle), "--now", NOW).code == 0
+    assert cli("diagnose", "--snapshot", str(bundle)).code == 4
+    assert cli("pending", "--snapshot", str(bundle)).code == 4
+    # drivers does not read events: the note is no hole in what it looked at
+    assert cli("drivers", "--snapshot", str(bundle)).code == 0
+
+
+def test_json_output_carries_the_note_and_the_same_exit_code(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    import json
+
+    apiserver.add(node("n1"))
+    _forbid(apiserver, "events")
+    result = cli("diagnose", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert result.code == 4
+    notes = json.loads(result.out)["notes"]
+    assert [(n["code"], n["kind"]) for n in notes] == [("FORBIDDEN", "events")]
