@@ -19,8 +19,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.filter import Monochrome
-from textual.widgets import ContentSwitcher, Footer, Label
+from textual.filter import Monochrome, NoColor
+from textual.notifications import SeverityLevel
+from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.report import ObjectRef
@@ -38,10 +39,12 @@ from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.smi import SmiScreen
 from kubectl_gpu.tui.views import VIEWS, TableView, build_all
+from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.grid import Row
 from kubectl_gpu.tui.widgets.header import ClusterHeader, HeaderState
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["GpuApp"]
 
@@ -100,9 +103,11 @@ class GpuApp(DebugKeys):
         contexts: Callable[[str | None], KubeContexts] = kube_contexts,
     ) -> None:
         super().__init__()
-        if config.no_color and not self.no_color:
+        if config.no_color or self.no_color:
+            # Textual's NO_COLOR turns colours into greys by luminance, which makes red (errors) the darkest
+            # text on screen. Drop colours instead; emphasis (bold, reverse: the cursor) stays.
             self.no_color = True
-            self._filters.append(Monochrome())
+            self._filters = [f for f in self._filters if not isinstance(f, Monochrome)] + [NoColor()]
         self.config = config
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
         self.source_factory = source_factory
@@ -120,6 +125,20 @@ class GpuApp(DebugKeys):
         self._sources: dict[SourceOptions, ClusterSource] = {}
         self._notes_seen: set[str] = set()
         self._quitting = False
+        self.notices: list[tuple[str, str, str]] = []
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (tests, `?`)."""
+        self.notices.append((severity, title, message))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # --- layout ----------------------------------------------------------------------------------
 
@@ -131,7 +150,7 @@ class GpuApp(DebugKeys):
         with Horizontal(id="command-bar"):
             yield Label(":", id="command-prompt")
             yield CommandLine(self._context_names, self._namespace_names)
-        yield Footer(compact=True)
+        yield KeyBar(self.BINDINGS)
 
     def on_mount(self) -> None:
         self.theme = initial_theme(self.config)
@@ -331,8 +350,8 @@ class GpuApp(DebugKeys):
             if diag is not None:
                 self.push_screen(ExplainScreen(diag))
             return
-        finding = next((f for f in snapshot.diagnose.findings if f.object == row.ref), None)
-        copy = finding.fix if finding is not None and message.view.view_id == "findings" else None
+        finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
+        copy = finding.fix if finding is not None else None
         body = row.detail() if row.detail is not None else str(row.key)
         self.push_screen(
             DetailScreen(f"{message.view.title}: {row.key}", body, copy=copy, copy_what="the fix")
@@ -349,7 +368,7 @@ class GpuApp(DebugKeys):
     def _open_line(self, mode: str) -> None:
         self.query_one("#command-prompt", Label).update(mode)
         self.query_one("#command-bar").display = True
-        self.query_one(CommandLine).open(mode, self.view.filter_text if mode == "/" else "")
+        self.query_one(CommandLine).open(mode)
 
     def _close_line(self) -> None:
         self.query_one("#command-bar").display = False
@@ -372,8 +391,8 @@ class GpuApp(DebugKeys):
             self.view.set_filter("")
         self._close_line()
 
-    @on(CommandLine.Submitted)
-    def _submitted(self, message: CommandLine.Submitted) -> None:
+    @on(CommandLine.Entered)
+    def _submitted(self, message: CommandLine.Entered) -> None:
         self._close_line()
         if message.mode == "/":
             self.view.set_filter(message.value)

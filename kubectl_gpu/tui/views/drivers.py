@@ -9,6 +9,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.drivers import DriverReport
+from kubectl_gpu.core.analyses.drivers.analysis import Workload
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render.drivers_view import drivers_view
 from kubectl_gpu.tui.data import Snapshot
@@ -27,6 +28,23 @@ def _node_detail(snapshot: Snapshot, name: str, head: RenderableType | None) -> 
 def node_meta(snapshot: Snapshot, name: str, head: RenderableType | None = None) -> RowMeta:
     """A row about a node: `s`/`x` act on it, its findings in the detail pane."""
     return RowMeta(name, ObjectRef("Node", name), name, partial(_node_detail, snapshot, name, head))
+
+
+def _workload_meta(snapshot: Snapshot, workload: Workload) -> RowMeta:
+    need = workload.cuda.need
+    head = lines(
+        [
+            ("Workload", f"{workload.kind.lower()}/{workload.namespace}/{workload.name}"),
+            ("Pods", ", ".join(workload.pods)),
+            ("CUDA", f"{need.version} ({need.confidence}: {need.source})" if need else "unknown"),
+            ("Runs on", ", ".join(workload.runs_on)),
+            ("May land on", ", ".join(workload.may_land_on)),
+        ]
+    )
+    key = f"{workload.namespace}/{workload.kind}/{workload.name}"
+    return RowMeta(
+        key, workload.ref, None, partial(findings_detail, head, snapshot.findings_for(workload.ref))
+    )
 
 
 def _empty(label: str, message: str) -> Table:
@@ -52,15 +70,7 @@ def _sections(snapshot: Snapshot, report: DriverReport) -> tuple[Section, ...]:
         else _empty("AMI", "No AMI groups.")
     )
     workload_table = (
-        from_rich(
-            workloads,
-            lambda i: RowMeta(
-                f"{report.workloads[i].namespace}/{report.workloads[i].kind}/{report.workloads[i].name}",
-                report.workloads[i].ref,
-                None,
-                partial(findings_detail, None, snapshot.findings_for(report.workloads[i].ref)),
-            ),
-        )
+        from_rich(workloads, lambda i: _workload_meta(snapshot, report.workloads[i]))
         if workloads is not None
         else _empty("WORKLOAD", "No GPU workloads.")
     )

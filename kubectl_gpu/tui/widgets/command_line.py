@@ -35,11 +35,12 @@ class CommandLine(Input):
     """Shown (by the app) on `:` or `/`. `enter` submits, `esc` cancels, `tab` takes the completion."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", show=False),
-        Binding("tab", "complete", "Complete", show=False),
+        Binding("enter", "submit", "Run / keep"),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("tab", "complete", "Complete"),
     ]
 
-    class Submitted(Message):
+    class Entered(Message):
         def __init__(self, mode: str, value: str) -> None:
             super().__init__()
             self.mode = mode
@@ -88,7 +89,7 @@ class CommandLine(Input):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(self.Submitted(self.mode, self.value))
+        self.post_message(self.Entered(self.mode, self.value))
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:

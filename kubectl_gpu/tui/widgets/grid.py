@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -370,10 +371,15 @@ class GridTable(ScrollView, can_focus=True):
         row = self.view[index]
         marked = row.key in self.marks
         base = self.rich_style
-        if index == self.cursor:
-            base += self.get_component_rich_style("grid--cursor", partial=True)
         mark = self.get_component_rich_style("grid--mark", partial=True)
-        return self._line(row.cells, base, "●" if marked else "", base + mark)
+        if index != self.cursor:
+            return self._line(row.cells, base, "●" if marked else "", base + mark)
+        cursor = self.get_component_rich_style("grid--cursor", partial=True)
+        if self.app.no_color:  # no background colour to show it: reverse video
+            cursor += Style(reverse=True)
+        line = self._line(row.cells, base + cursor, "●" if marked else "", base + cursor + mark)
+        line.stylize(cursor)  # one colour on the cursor's bar: red on blue reads badly
+        return line
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -393,6 +399,8 @@ class GridTable(ScrollView, can_focus=True):
             if index >= len(self.view):
                 return Strip.blank(width, style)
             text = self._row_line(index)
-        strip = Strip(list(text.render(self.app.console)), text.cell_len)
+        # Every segment gets a style: NO_COLOR's monochrome filter reads the colour of each one.
+        segments = [Segment(s.text, s.style or style, s.control) for s in text.render(self.app.console)]
+        strip = Strip(segments, text.cell_len)
         left = scroll_x if self.view else 0  # the empty message never scrolls away
         return strip.crop_extend(left, left + width, style).simplify()
