@@ -23,6 +23,7 @@ from kubectl_gpu.cli import nodes as nodes_cmd
 from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
+from kubectl_gpu.cli import tui as tui_cmd
 from kubectl_gpu.cli.options import collect, global_parameters
 from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
 
@@ -49,6 +50,8 @@ def _root(ctx: typer.Context, **values: Any) -> None:
         raise typer.Exit()
     ctx.obj = collect(values)
     if ctx.invoked_subcommand is None:
+        if tui_cmd.stdio_is_terminal():  # `kubectl gpu` on a terminal: the TUI; piped: the help, as before
+            raise typer.Exit(tui_cmd.launch(tui_cmd.tui_config(ctx.obj)))
         typer.echo(ctx.get_help())
         raise typer.Exit()
 
@@ -82,6 +85,7 @@ nvme_cmd.register(app)
 lifecycle_cmd.register(app)
 lint_cmd.register(app)
 completion_cmd.register(app)
+tui_cmd.register(app)
 
 
 def _debug_requested(argv: list[str]) -> bool:

@@ -1,17 +1,24 @@
-"""What `smi`, `shell` and `cleanup` share: durations, the config file and the image it picks, the connection,
-the target nodes, preflight checks and warnings."""
+"""What `smi`, `shell` and `cleanup` share: durations, the connection and the target nodes from the global
+options, warnings. The config file, the image it picks, the collector script and the preflight checks live
+in `kube.debug_setup` (the TUI uses them too) and are re-exported here."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kubectl_gpu.cli.options import GlobalOptions
-from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_image
+from kubectl_gpu.core.debugpod import Accelerator, ImageChoice
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+from kubectl_gpu.kube import debug_setup
+from kubectl_gpu.kube.debug_setup import (
+    collector_script,
+    config_path,
+    image_chooser,
+    preflight,
+    read_config,
+)
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.debug_runner import Leftover
@@ -59,69 +66,10 @@ def parse_seconds(text: str, flag: str) -> float:
 _MAX_SECONDS = 86400.0
 
 
-def config_path(env: dict[str, str] | None = None) -> Path:
-    """`$XDG_CONFIG_HOME/kubectl-gpu/config.yaml` (default `~/.config/kubectl-gpu/config.yaml`)."""
-    values = os.environ if env is None else env
-    base = values.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "kubectl-gpu" / "config.yaml"
-
-
-def read_config(path: Path) -> dict[str, Any] | None:
-    import yaml
-
-    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, safe_load
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
-    try:
-        data = safe_load(text)
-    except DuplicateKeyError as exc:
-        raise InvalidInput(f"{path}: {exc.detail}", DUPLICATE_HINT) from None
-    except yaml.YAMLError:
-        raise InvalidInput(f"{path}: not valid YAML") from None
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{path}: expected a mapping (e.g. image: {{nvidia: REF, neuron: REF}})")
-    return data
-
-
-def image_chooser(image: str | None, neuron_image: str | None) -> Callable[[Accelerator], ImageChoice]:
-    """flag > environment > config file > the default tag of this version."""
-    path = config_path()
-    config = read_config(path)
-    env = dict(os.environ)
-
-    def choose(accelerator: Accelerator) -> ImageChoice:
-        flag = image if accelerator is Accelerator.NVIDIA else neuron_image
-        try:
-            return resolve_image(accelerator, flag=flag, env=env, config=config, config_path=str(path))
-        except ValueError as exc:
-            raise InvalidInput(str(exc)) from None
-
-    return choose
-
-
 def connect(opts: GlobalOptions) -> PodApi:
-    from kubectl_gpu.kube.live import LiveOptions, LiveSource
-    from kubectl_gpu.kube.pod_api import PodApi
-
     if opts.snapshot:
         raise InvalidInput("debug pods need a live cluster; --snapshot cannot be used here")
-    source = LiveSource(
-        LiveOptions(
-            kubeconfig=opts.kubeconfig_path(), context=opts.context, request_timeout=opts.timeout_seconds
-        )
-    )
-    api = PodApi(source.api, request_timeout=opts.timeout_seconds, context=source.context)
-    api.prove()  # a 404 from a web server must not read as "node not found" or "no debug pods"
-    return api
+    return debug_setup.connect(opts.kubeconfig_path(), opts.context, opts.timeout_seconds)
 
 
 def namespace_of(opts: GlobalOptions) -> str:
@@ -130,12 +78,9 @@ def namespace_of(opts: GlobalOptions) -> str:
 
 def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
     """Pin the kubeconfig and context we used, so a context switch meanwhile cannot retarget anything."""
-    flags: list[str] = []
-    if opts.kubeconfig:
-        flags += ["--kubeconfig", opts.kubeconfig]
-    if context:
-        flags += ["--context", context]
-    return flags
+    from kubectl_gpu.kube.debug_shell import kubectl_flags as flags_of
+
+    return flags_of(opts.kubeconfig, context)
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
@@ -149,12 +94,6 @@ def print_warnings(lines: Sequence[str], no_color: bool) -> None:
         )
 
 
-def collector_script() -> str:
-    from importlib import resources
-
-    return resources.files("kubectl_gpu.data").joinpath("collector.sh").read_text(encoding="utf-8")
-
-
 def find_targets(
     api: PodApi,
     opts: GlobalOptions,
@@ -162,23 +101,7 @@ def find_targets(
     all_nodes: bool,
     chooser: Callable[[Accelerator], ImageChoice],
 ) -> Targets:
-    from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.kube.preflight import resolve_targets
-
-    return resolve_targets(
-        api,
-        names=names,
-        selector=opts.selector,
-        all_gpu=all_nodes or bool(opts.selector),
-        catalog=load_catalog(),
-        image_for=lambda accelerator: chooser(accelerator).image,
-    )
-
-
-def preflight(api: PodApi, namespace: str, mode: Mode) -> list[str]:
-    from kubectl_gpu.kube.preflight import check_access, check_pod_security
-
-    return check_pod_security(api, namespace) + check_access(api, namespace, mode)
+    return debug_setup.find_targets(api, names, selector=opts.selector, all_nodes=all_nodes, chooser=chooser)
 
 
 def cleanup_command(opts: GlobalOptions, context: str | None, namespace: str, names: Sequence[str]) -> str:

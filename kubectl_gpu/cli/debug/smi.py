@@ -4,7 +4,7 @@ output or a snapshot bundle."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -30,7 +30,6 @@ from kubectl_gpu.core.debugpod import Mode, Strategy, parse_saved_output
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
-    from kubectl_gpu.core.k8s.state import ClusterState
     from kubectl_gpu.kube.debug_runner import Leftover
 
 __all__ = ["register", "smi"]
@@ -103,26 +102,8 @@ def _from_file(path: str) -> SmiResult:
     return SmiResult(None, None, probe, error=error, raw=text, pods_unknown=no_pods)
 
 
-def _snapshot_pods(state: ClusterState) -> Callable[[str], tuple[dict[str, str] | None, str | None]]:
-    """node -> (its pods from the bundle, UID -> namespace/name; or None and why the bundle has none)."""
-    from kubectl_gpu.core.probe.attribution import pod_names_by_uid
-
-    missing = next((n for n in state.notes if n.kind == "pods" and n.code == "FORBIDDEN"), None)
-    if missing is not None:
-        why = f"the snapshot holds no pod list ({missing.message})"
-        return lambda node: (None, why)
-    if not state.pods:
-        return lambda node: (None, "the snapshot holds no pods")
-    return lambda node: (pod_names_by_uid(state.pods_by_node.get(node, [])), None)
-
-
-def _text(value: object) -> str | None:
-    """A string field of a stored probe; anything else (a hand-edited bundle) is dropped."""
-    return value if isinstance(value, str) and value else None
-
-
 def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]:
-    from kubectl_gpu.core.probe import ProbeParseError
+    from kubectl_gpu.core.analyses.smi.stored import stored_results
     from kubectl_gpu.kube.snapshot import load_snapshot
 
     state = load_snapshot(opts.snapshot)
@@ -130,35 +111,7 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
         raise InvalidInput(
             "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"
         )
-    pods_of = _snapshot_pods(state)
-    wanted = list(names) or sorted(state.probes)
-    results = []
-    for node in wanted:
-        stored = state.probes.get(node)
-        if stored is None:
-            results.append(SmiResult(node, None, None, error=f"node {node}: not probed in this snapshot"))
-            continue
-        entry = stored if isinstance(stored, dict) else {"output": stored}
-        output = entry.get("output")
-        error = _text(entry.get("error"))
-        try:
-            probe = parse_saved_output(output) if isinstance(output, str) and output else None
-        except ProbeParseError as exc:  # a bundle edited or truncated by hand
-            probe, error = None, error or f"node {node}: stored output is unreadable: {exc}"
-        pods, pods_unknown = pods_of(node)
-        results.append(
-            SmiResult(
-                node,
-                _text(entry.get("strategy")),
-                probe,
-                error=error or (None if probe else f"node {node}: no output stored"),
-                raw=output if isinstance(output, str) else None,
-                image=_text(entry.get("image")),
-                pods=pods,
-                pods_unknown=pods_unknown,
-            )
-        )
-    return results
+    return stored_results(state, names)
 
 
 def smi(

@@ -5,7 +5,7 @@ The only analysis that uses the others: it runs each one's `analyse` and merges 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
@@ -15,7 +15,7 @@ from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, Report, ReportBase, Severity, severity_counts
 
-__all__ = ["ANALYSES", "KINDS", "Analysis", "DiagnoseReport", "analyse", "diagnose", "kinds_for"]
+__all__ = ["ANALYSES", "KINDS", "Analysis", "DiagnoseReport", "analyse", "combine", "diagnose", "kinds_for"]
 
 Analysis = Callable[[ClusterState, Catalog, datetime], Report]
 
@@ -63,14 +63,18 @@ class DiagnoseReport(ReportBase):
         }
 
 
+def combine(reports: Mapping[str, Report], now: datetime) -> DiagnoseReport:
+    """The reports of analyses already run (name as in ANALYSES -> its report) as one diagnose report:
+    what `analyse(..., only=names)` returns, for a front end that also shows each report on its own."""
+    findings = [f for report in reports.values() for f in report.findings]
+    return DiagnoseReport(tuple(sorted(findings, key=Finding.sort_key)), tuple(reports), now)
+
+
 def analyse(
     state: ClusterState, catalog: Catalog, now: datetime, *, only: Sequence[str] | None = None
 ) -> DiagnoseReport:
     names = tuple(only) if only else tuple(ANALYSES)
-    findings: list[Finding] = []
-    for name in names:
-        findings.extend(ANALYSES[name][0](state, catalog, now).findings)
-    return DiagnoseReport(tuple(sorted(findings, key=Finding.sort_key)), names, now)
+    return combine({name: ANALYSES[name][0](state, catalog, now) for name in names}, now)
 
 
 diagnose = analyse

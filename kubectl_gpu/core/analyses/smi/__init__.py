@@ -9,6 +9,7 @@ from kubectl_gpu.core.analyses.smi.analysis import (
     sees_accelerator,
     unseen_reason,
 )
+from kubectl_gpu.core.analyses.smi.stored import stored_results
 
 __all__ = [
     "KINDS",
@@ -18,6 +19,7 @@ __all__ = [
     "analyse",
     "findings",
     "sees_accelerator",
+    "stored_results",
     "unseen_reason",
 ]
 

@@ -1,0 +1,95 @@
+"""`kubectl gpu tui` (and `kubectl gpu` alone, on a terminal): the terminal UI over the same analyses.
+
+Textual is imported only when the TUI starts, so `kubectl gpu --help` and every other command stay light
+(tests/test_import_hygiene.py). The TUI gets its settings as a `TuiConfig` and never imports the CLI.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from kubectl_gpu.tui.config import TuiConfig
+
+__all__ = ["DEFAULT_REFRESH", "launch", "register", "tui_config"]
+
+DEFAULT_REFRESH = "30s"
+
+
+def _refresh_seconds(text: str) -> float | None:
+    """`--refresh 10s` -> 10.0; `0` or `off`: only on `r`."""
+    from kubectl_gpu.cli.debug.common import parse_seconds
+
+    if text.strip().lower() in ("0", "0s", "off", "never", "none"):
+        return None
+    seconds = parse_seconds(text, "--refresh")
+    if seconds < 1:
+        raise InvalidInput("--refresh: at least 1s", "use 0 or off to refresh only on r")
+    return seconds
+
+
+def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str | None = None) -> TuiConfig:
+    """The global options as the TUI takes them: the same source (-n, -l on nodes, --snapshot, --context,
+    --kubeconfig, --request-timeout), the --now instant, the refresh interval."""
+    from kubectl_gpu.cli.run import source_options
+    from kubectl_gpu.tui.config import TuiConfig
+
+    if opts.output is not None:
+        raise InvalidInput(
+            "-o/--output does not apply to the TUI", "run a command (kubectl gpu nodes -o json)"
+        )
+    now = opts.now_or(None) if opts.now is not None else None
+    return TuiConfig(
+        source=source_options(opts, "nodes"),
+        now=now,
+        refresh=_refresh_seconds(refresh),
+        no_color=opts.no_color,
+        theme=theme,
+    )
+
+
+def launch(config: TuiConfig) -> int:
+    """Run the app until it quits; then delete any debug pod it still tracks (also after a crash)."""
+    from kubectl_gpu.tui.app import GpuApp
+
+    app = GpuApp(config)
+    try:
+        app.run()
+    finally:
+        for left in app.run_cleanup():
+            typer.echo(f"warning: could not delete debug pod {left}; run kubectl gpu cleanup", err=True)
+    return app.return_code or 0
+
+
+def stdio_is_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def tui(
+    ctx: typer.Context,
+    refresh: Annotated[
+        str,
+        typer.Option("--refresh", help="Live: read the cluster again this often (10s, 1m; 0 = only on r)."),
+    ] = DEFAULT_REFRESH,
+    theme: Annotated[
+        str | None,
+        typer.Option(
+            "--theme", help="A Textual theme (default: the terminal's background, else textual-dark)."
+        ),
+    ] = None,
+    *,
+    opts: GlobalOptions,
+) -> int:
+    """The terminal UI: the fleet, Pending pods and their fix, findings, drivers, NVMe, lifecycle and cost in
+    one screen; nvidia-smi and a shell on any node. Live (refreshing) or on a --snapshot. Keys: ?"""
+    return launch(tui_config(opts, refresh, theme))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tui")(with_global_options(tui))

@@ -1,0 +1,46 @@
+"""The contexts of a kubeconfig, without connecting to any: for the TUI's `:ctx` (completion, and to refuse
+an unknown name before anything is read) and its header (the cluster a context points at)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
+
+__all__ = ["KubeContexts", "kube_contexts"]
+
+
+@dataclass(frozen=True, slots=True)
+class KubeContexts:
+    names: tuple[str, ...] = ()
+    current: str | None = None
+    #: context name -> the name of the cluster entry it uses
+    clusters: Mapping[str, str] = field(default_factory=dict)
+
+
+def kube_contexts(kubeconfig: str | None) -> KubeContexts:
+    """Every context of the kubeconfig (`kubeconfig`, else KUBECONFIG, else ~/.kube/config), sorted."""
+    from kubernetes import config
+    from kubernetes.config.config_exception import ConfigException
+
+    try:
+        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
+    except ConfigException as exc:
+        raise ClusterError(f"cannot load kubeconfig: {exc}") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read kubeconfig: {exc}") from None
+    except Exception as exc:  # a malformed file: yaml, type and key errors from inside the client
+        raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}: {str(exc)[:200]}") from None
+    names: list[str] = []
+    clusters: dict[str, str] = {}
+    for entry in contexts or []:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str):
+            continue
+        names.append(name)
+        cluster = (entry.get("context") or {}).get("cluster")
+        if isinstance(cluster, str):
+            clusters[name] = cluster
+    current = (active or {}).get("name") if isinstance(active, dict) else None
+    return KubeContexts(tuple(sorted(names)), current if isinstance(current, str) else None, clusters)

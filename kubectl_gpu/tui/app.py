@@ -1,0 +1,467 @@
+"""The App: the header, the views (one key each), the command line, the footer; refreshes in a worker
+thread; `s` / `x` through the debug runner; `:ctx` switches context, remembering each context's view and
+filters.
+
+Nothing here blocks the UI thread on the cluster: reading, analysing and building every view's rows happen
+in `_load` (a thread worker) and arrive as one `DataLoaded` message; a failed refresh arrives as
+`LoadFailed` and leaves the last good data on screen, marked stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.filter import Monochrome, NoColor
+from textual.notifications import SeverityLevel
+from textual.widgets import ContentSwitcher, Label
+
+from kubectl_gpu.core.errors import KubectlGpuError
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
+from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
+from kubectl_gpu.tui import data
+from kubectl_gpu.tui.actions import DebugJobs, ShellJob
+from kubectl_gpu.tui.app_debug import DebugKeys
+from kubectl_gpu.tui.commands import parse
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.help import help_view
+from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
+from kubectl_gpu.tui.objects import events_view, yaml_view
+from kubectl_gpu.tui.screens.detail import DetailScreen
+from kubectl_gpu.tui.screens.explain import ExplainScreen
+from kubectl_gpu.tui.screens.smi import SmiScreen
+from kubectl_gpu.tui.views import VIEWS, TableView, build_all
+from kubectl_gpu.tui.views.findings import finding_key
+from kubectl_gpu.tui.views.overview import ALL
+from kubectl_gpu.tui.widgets.command_line import CommandLine
+from kubectl_gpu.tui.widgets.grid import Row
+from kubectl_gpu.tui.widgets.header import ClusterHeader, HeaderState
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
+
+__all__ = ["GpuApp"]
+
+SourceFactory = Callable[[SourceOptions], ClusterSource]
+Clock = Callable[[], datetime]
+
+
+@dataclass
+class ContextMemory:
+    """What `:ctx` restores when coming back to a context: the view and each view's filter."""
+
+    view: str = "overview"
+    filters: dict[str, str] = field(default_factory=dict)
+
+
+def _view_bindings() -> list[BindingType]:
+    digits = iter("123456789")
+    return [Binding(f"{v.key},{next(digits)}", f"view('{v.view_id}')", v.footer or v.title) for v in VIEWS]
+
+
+def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
+    """--theme, else the terminal's background as COLORFGBG reports it (light: 7 or 15), else dark."""
+    if config.theme:
+        return config.theme
+    values = os.environ if env is None else env
+    background = (values.get("COLORFGBG") or "").rpartition(";")[2]
+    return "textual-light" if background in ("7", "15") else "textual-dark"
+
+
+class GpuApp(DebugKeys):
+    CSS_PATH = "app.tcss"
+    TITLE = "kubectl-gpu"
+    ENABLE_COMMAND_PALETTE = False
+    # The footer lists them in this order: what to discover everything, the views, then the verbs.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("?", "help", "Keys"),
+        *_view_bindings(),
+        Binding("s", "smi", "smi"),
+        Binding("x", "shell", "Shell"),
+        Binding(":", "command", "Cmd"),
+        Binding("/", "filter", "Filter"),
+        Binding("y", "yaml", "YAML", show=False),
+        Binding("e", "events", "Events", show=False),
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "go_back", "Back", show=False),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        config: TuiConfig,
+        *,
+        clock: Clock | None = None,
+        source_factory: SourceFactory = open_source,
+        contexts: Callable[[str | None], KubeContexts] = kube_contexts,
+    ) -> None:
+        super().__init__()
+        if config.no_color or self.no_color:
+            # Textual's NO_COLOR turns colours into greys by luminance, which makes red (errors) the darkest
+            # text on screen. Drop colours instead; emphasis (bold, reverse: the cursor) stays.
+            self.no_color = True
+            self._filters = [f for f in self._filters if not isinstance(f, Monochrome)] + [NoColor()]
+        self.config = config
+        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.source_factory = source_factory
+        self.contexts_loader = contexts
+        self.contexts = KubeContexts()
+        self.snapshot: data.Snapshot | None = None
+        self.generation = 0
+        self.loading = False
+        self.error: str | None = None
+        self.jobs = DebugJobs()
+        self.shell_job: ShellJob | None = None
+        self.memory: dict[str | None, ContextMemory] = {}
+        self.history: list[str] = []
+        self.current = "overview"
+        self._sources: dict[SourceOptions, ClusterSource] = {}
+        self._notes_seen: set[str] = set()
+        self._quitting = False
+        self.notices: list[tuple[str, str, str]] = []
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (tests, `?`)."""
+        self.notices.append((severity, title, message))
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    # --- layout ----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield ClusterHeader(HeaderState(self.config, loading=True), self.clock)
+        with ContentSwitcher(initial="view-overview", id="views"):
+            for view in VIEWS:
+                yield view()
+        with Horizontal(id="command-bar"):
+            yield Label(":", id="command-prompt")
+            yield CommandLine(self._context_names, self._namespace_names)
+        yield KeyBar(self.BINDINGS)
+
+    def on_mount(self) -> None:
+        self.theme = initial_theme(self.config)
+        self.query_one("#command-bar").display = False
+        self.view.focus_table()
+        self.refresh_data()
+        if self.config.live:
+            self._load_contexts()
+            if self.config.refresh:
+                self.set_interval(self.config.refresh, self._tick)
+
+    @property
+    def view(self) -> TableView:
+        return self.query_one(f"#view-{self.current}", TableView)
+
+    def views(self) -> list[TableView]:
+        return list(self.query(TableView))
+
+    # --- refresh ---------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        if not self.loading and not self._quitting:
+            self.refresh_data()
+
+    def refresh_data(self, config: TuiConfig | None = None) -> None:
+        """Read again (the current config, or `config`: a context or namespace switch) in a worker."""
+        self.generation += 1
+        self.loading = True
+        self._header()
+        self._load(self.generation, config or self.config)
+
+    def _source(self, options: SourceOptions) -> ClusterSource:
+        options = dataclasses.replace(options, keep_manifests=True)  # `y` shows the objects as read
+        found = self._sources.get(options)
+        if found is None:
+            found = self._sources[options] = self.source_factory(options)
+        return found
+
+    @work(thread=True, group="refresh", exit_on_error=False)
+    def _load(self, generation: int, config: TuiConfig) -> None:
+        try:
+            snapshot = data.load(self._source(config.source), now=config.now, clock=self.clock)
+            models = build_all(snapshot)
+        except KubectlGpuError as exc:
+            self.post_message(LoadFailed(generation, config, exc.line()))
+        except Exception as exc:  # never crash on a refresh: say it, keep the last good data
+            detail = " ".join(str(exc).split())[:300]
+            self.post_message(
+                LoadFailed(generation, config, f"{type(exc).__name__}: {detail}", unexpected=True)
+            )
+        else:
+            self.post_message(DataLoaded(generation, config, snapshot, models))
+
+    @work(thread=True, group="contexts", exit_on_error=False)
+    def _load_contexts(self) -> None:
+        try:
+            contexts = self.contexts_loader(self.config.source.kubeconfig)
+        except KubectlGpuError:
+            return
+        self.call_from_thread(self._set_contexts, contexts)
+
+    def _set_contexts(self, contexts: KubeContexts) -> None:
+        self.contexts = contexts
+        self._header()
+
+    @on(DataLoaded)
+    def _loaded(self, message: DataLoaded) -> None:
+        if message.generation != self.generation:
+            return  # a newer refresh (or a context switch) superseded it
+        self.loading = False
+        self.error = None
+        if message.config != self.config:
+            self._switched(message.config)
+        self.snapshot = message.snapshot
+        for view in self.views():
+            view.show(message.models[view.view_id])
+        self._header()
+        self._notify_notes(message.snapshot)
+
+    @on(LoadFailed)
+    def _failed(self, message: LoadFailed) -> None:
+        if message.generation != self.generation:
+            return
+        self.loading = False
+        if message.config != self.config:
+            where = message.config.context or "the new scope"
+            self.notify(
+                f"{message.error}\nstill showing {self.config.context or 'the previous data'}",
+                title=f"cannot switch to {where}",
+                severity="error",
+                timeout=10,
+            )
+            self._header()
+            return
+        self.error = message.error if self.snapshot is not None else None
+        title = (
+            "refresh failed (internal error; please report it)" if message.unexpected else "refresh failed"
+        )
+        self.notify(message.error, title=title, severity="error", timeout=8)
+        if self.snapshot is None:
+            self.error = message.error
+        self._header()
+
+    def _notify_notes(self, snapshot: data.Snapshot) -> None:
+        for note in snapshot.state.notes:
+            if note.code in ("FORBIDDEN", "PARTIAL") and note.message not in self._notes_seen:
+                self._notes_seen.add(note.message)
+                self.notify(
+                    note.message,
+                    title=f"{note.code.lower()}: {note.kind or 'data'}",
+                    severity="warning",
+                    timeout=8,
+                )
+
+    def _header(self) -> None:
+        cluster = self.contexts.clusters.get(self.config.context or self.contexts.current or "")
+        state = HeaderState(self.config, self.snapshot, self.error, self.loading, cluster)
+        self.query_one(ClusterHeader).show(state)
+
+    # --- contexts and namespaces ------------------------------------------------------------------
+
+    def _context_names(self) -> list[str]:
+        return list(self.contexts.names)
+
+    def _namespace_names(self) -> list[str]:
+        if self.snapshot is None:
+            return []
+        return sorted({p.namespace for p in self.snapshot.state.pods})
+
+    def _remember(self) -> None:
+        filters = {v.view_id: v.filter_text for v in self.views() if v.filter_text}
+        self.memory[self.config.context] = ContextMemory(self.current, filters)
+
+    def _switched(self, config: TuiConfig) -> None:
+        """A context switch arrived: remember the old context's view and filters, restore the new one's."""
+        old_context = self.config.context
+        self._remember()
+        self.config = config
+        self._notes_seen.clear()
+        if config.context == old_context:
+            return  # a namespace switch: same view, same filters
+        memory = self.memory.get(config.context, ContextMemory(self.current))
+        for view in self.views():
+            view.set_filter(memory.filters.get(view.view_id, ""))
+        self.history.clear()
+        self._show(memory.view, remember=False)
+
+    def switch_context(self, name: str) -> None:
+        if not self.config.live:
+            self.notify("a snapshot holds one cluster; :ctx needs a live cluster", severity="warning")
+            return
+        if self.contexts.names and name not in self.contexts.names:
+            known = ", ".join(self.contexts.names)
+            self.notify(f"no context {name!r} in the kubeconfig (known: {known})", severity="error")
+            return
+        self.notify(f"switching to {name}...", timeout=3)
+        self.refresh_data(self.config.with_context(name))
+
+    # --- views -------------------------------------------------------------------------------------
+
+    def _show(self, view_id: str, *, remember: bool = True) -> None:
+        if remember and view_id != self.current:
+            self.history.append(self.current)
+        self.current = view_id
+        self.query_one("#views", ContentSwitcher).current = f"view-{view_id}"
+        self.view.focus_table()
+
+    def action_view(self, view_id: str) -> None:
+        if isinstance(self.screen, SmiScreen) and self.screen.running:
+            self.notify("nvidia-smi is running: esc cancels it first", timeout=3)
+            return
+        while len(self.screen_stack) > 1:  # from a detail page: back to the main screen, on that view
+            self.pop_screen()
+        self._show(view_id)
+
+    #: actions about the main screen's selection, off on the pages pushed over it
+    MAIN_ONLY: ClassVar[frozenset[str]] = frozenset(
+        {"smi", "shell", "command", "filter", "yaml", "events", "go_back"}
+    )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action in self.MAIN_ONLY and len(self.screen_stack) > 1)
+
+    def _row(self) -> Row | None:
+        return self.view.grid.cursor_row
+
+    @on(TableView.Open)
+    def _open(self, message: TableView.Open) -> None:
+        row, snapshot = message.row, self.snapshot
+        if snapshot is None:
+            return
+        if message.view.view_id == "overview" and row.key != ALL:
+            self._show("nodes")
+            self.view.set_filter(row.key if row.ref is not None else "")
+            return
+        if message.view.view_id == "pending":
+            diag = next((d for d in snapshot.pending.pods if d.key == row.key), None)
+            if diag is not None:
+                self.push_screen(ExplainScreen(diag))
+            return
+        finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
+        copy = finding.fix if finding is not None else None
+        body = row.detail() if row.detail is not None else str(row.key)
+        self.push_screen(
+            DetailScreen(f"{message.view.title}: {row.key}", body, copy=copy, copy_what="the fix")
+        )
+
+    # --- keys ----------------------------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        if self.loading:
+            self.notify("a refresh is already running", timeout=2)
+            return
+        self.refresh_data()
+
+    def _open_line(self, mode: str) -> None:
+        self.query_one("#command-prompt", Label).update(mode)
+        self.query_one("#command-bar").display = True
+        self.query_one(CommandLine).open(mode)
+
+    def _close_line(self) -> None:
+        self.query_one("#command-bar").display = False
+        self.view.focus_table()
+
+    def action_command(self) -> None:
+        self._open_line(":")
+
+    def action_filter(self) -> None:
+        self._open_line("/")
+
+    @on(CommandLine.Edited)
+    def _edited(self, message: CommandLine.Edited) -> None:
+        if message.mode == "/" and self.query_one("#command-bar").display:
+            self.view.set_filter(message.value)
+
+    @on(CommandLine.Cancelled)
+    def _cancelled(self, message: CommandLine.Cancelled) -> None:
+        if message.mode == "/":
+            self.view.set_filter("")
+        self._close_line()
+
+    @on(CommandLine.Entered)
+    def _submitted(self, message: CommandLine.Entered) -> None:
+        self._close_line()
+        if message.mode == "/":
+            self.view.set_filter(message.value)
+            return
+        try:
+            command = parse(message.value)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._run_command(command.kind, command.arg)
+
+    def _run_command(self, kind: str, arg: str | None) -> None:
+        if kind == "view" and arg:
+            self._show(arg)
+        elif kind == "ctx" and arg:
+            self.switch_context(arg)
+        elif kind == "ns":
+            self.refresh_data(self.config.with_namespace(arg))
+        elif kind == "refresh":
+            self.action_refresh()
+        elif kind == "help":
+            self.action_help()
+        elif kind == "quit":
+            self.action_quit_now()
+
+    def action_go_back(self) -> None:
+        if self.shell_job is not None and not self.shell_job.done.is_set():
+            self.shell_job.cancel()
+            self.notify("cancelling the shell; deleting its pod...")
+            return
+        view = self.view
+        if view.filter_text:
+            view.set_filter("")
+        elif view.grid.marks:
+            view.grid.marks.clear()
+            view.grid.refresh()
+            view.set_filter("")
+        elif self.history:
+            self._show(self.history.pop(), remember=False)
+
+    def action_help(self) -> None:
+        self.push_screen(DetailScreen("Keys", help_view(self)))
+
+    def _selected_ref(self) -> ObjectRef | None:
+        row = self._row()
+        if row is None or row.ref is None:
+            self.notify("this row names no Kubernetes object", severity="warning", timeout=3)
+            return None
+        return row.ref
+
+    def action_yaml(self) -> None:
+        ref = self._selected_ref()
+        if ref is not None:
+            self.post_message(ShowObject(ref, "yaml"))
+
+    def action_events(self) -> None:
+        ref = self._selected_ref()
+        if ref is not None:
+            self.post_message(ShowObject(ref, "events"))
+
+    @on(ShowObject)
+    def _show_object(self, message: ShowObject) -> None:
+        if self.snapshot is None:
+            return
+        state, ref = self.snapshot.state, message.ref
+        if message.what == "yaml":
+            body, text = yaml_view(state, ref)
+            self.push_screen(DetailScreen(f"YAML {ref}", body, copy=text, copy_what="the YAML"))
+        else:
+            self.push_screen(DetailScreen(f"events {ref}", events_view(state, ref)))

@@ -1,0 +1,157 @@
+"""The App's debug-pod keys: `s` (nvidia-smi on the selected or marked nodes), `x` (a shell), and quitting
+without leaving a pod behind. Jobs run in thread workers through `actions` (the runner `kubectl gpu smi`
+and `shell` use); the UI thread only starts, cancels and shows them.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from textual import work
+from textual.app import App, SuspendNotSupported
+
+from kubectl_gpu.core.analyses.smi import SmiResult
+from kubectl_gpu.kube.debug_shell import run_in_foreground
+from kubectl_gpu.tui import data
+from kubectl_gpu.tui.actions import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.screens.smi import SmiScreen
+from kubectl_gpu.tui.views import TableView
+
+__all__ = ["DebugKeys"]
+
+
+class DebugKeys(App[int]):
+    """What `GpuApp` gives it: the config, the data shown, the jobs, the current view."""
+
+    config: TuiConfig
+    snapshot: data.Snapshot | None
+    jobs: DebugJobs
+    shell_job: ShellJob | None
+    _quitting: bool
+
+    @property
+    def view(self) -> TableView:
+        raise NotImplementedError
+
+    # --- debug pods --------------------------------------------------------------------------------
+
+    def _target_nodes(self) -> list[str]:
+        grid = self.view.grid
+        marked = [r.node for r in grid.marked_rows if r.node]
+        if marked:
+            return list(dict.fromkeys(marked))
+        row = grid.cursor_row
+        return [row.node] if row is not None and row.node else []
+
+    def action_smi(self) -> None:
+        nodes = self._target_nodes()
+        if not nodes or self.snapshot is None:
+            self.notify("select a node (n: Nodes) or mark some with space", severity="warning", timeout=4)
+            return
+        if not self.config.live:
+            screen = SmiScreen(nodes, live=False)
+            self.push_screen(screen)
+            screen.post_message(
+                SmiScreen.Finished(JobOutcome(results=offline_smi(self.snapshot.state, nodes)))
+            )
+            return
+        holder: list[SmiScreen] = []
+
+        def phase(node: str, text: str) -> None:
+            holder[0].post_message(SmiScreen.Phase(node, text))
+
+        def done(result: SmiResult) -> None:
+            holder[0].post_message(SmiScreen.NodeDone(result))
+
+        job = SmiJob(self.config, nodes, on_phase=phase, on_done=done)
+        screen = SmiScreen(nodes, live=True, on_cancel=job.cancel)
+        holder.append(screen)
+        self.jobs.add(job)
+        self.push_screen(screen)
+        self._run_smi(job, screen)
+
+    @work(thread=True, group="debug", exit_on_error=False)
+    def _run_smi(self, job: SmiJob, screen: SmiScreen) -> None:
+        outcome = job.run()
+        screen.post_message(SmiScreen.Finished(outcome))
+
+    def action_shell(self) -> None:
+        if not self.config.live:
+            self.notify(
+                "x opens a shell in a debug pod: it needs a live cluster, not a --snapshot",
+                severity="warning",
+                timeout=5,
+            )
+            return
+        nodes = self._target_nodes()
+        if not nodes:
+            self.notify("select a node (n: Nodes) first", severity="warning", timeout=4)
+            return
+        if self.shell_job is not None and not self.shell_job.done.is_set():
+            self.notify("a shell is already starting", timeout=3)
+            return
+        job = ShellJob(self.config, nodes[0], hand_over=self._hand_over)
+        self.shell_job = job
+        self.jobs.add(job)
+        self.notify(f"starting a shell pod on {nodes[0]} (esc cancels)...", timeout=5)
+        self._run_shell(job)
+
+    @work(thread=True, group="debug", exit_on_error=False)
+    def _run_shell(self, job: ShellJob) -> None:
+        outcome = job.run()
+        self.call_from_thread(self._shell_done, outcome)
+
+    def _hand_over(self, greeting: list[str], argv: list[str]) -> int:
+        """From the shell job's thread: give the terminal to `kubectl exec` on the UI thread, wait for it."""
+        result: int = self.call_from_thread(self._exec, greeting, argv)
+        return result
+
+    def _exec(self, greeting: list[str], argv: list[str]) -> int:
+        def run() -> int:
+            for line in greeting:
+                print(line, file=sys.stderr)
+            return run_in_foreground(argv)
+
+        try:
+            with self.suspend():
+                return run()
+        except SuspendNotSupported:  # no terminal to hand over (headless, tests): run it as it is
+            return run()
+
+    def _shell_done(self, outcome: JobOutcome) -> None:
+        if outcome.error:
+            self.notify(outcome.error, title="shell", severity="error", timeout=10)
+        elif outcome.cancelled:
+            self.notify("shell cancelled; its pod is deleted", timeout=4)
+        else:
+            self.notify(f"shell ended (exit {outcome.exit_code}); its pod is deleted", timeout=4)
+        for pod in outcome.left:
+            self.notify(
+                f"could not delete debug pod {pod}; run kubectl gpu cleanup", severity="error", timeout=15
+            )
+        self.refresh()
+
+    # --- quitting ------------------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        if not self.jobs.running or self._quitting:
+            self.action_quit_now()
+            return
+        self._quitting = True
+        self.jobs.cancel_all()
+        self.notify("deleting debug pods before quitting (q again to quit at once)...", timeout=30)
+        self._quit_after_jobs()
+
+    @work(thread=True, group="quit", exit_on_error=False)
+    def _quit_after_jobs(self) -> None:
+        self.jobs.wait(60.0)
+        self.call_from_thread(self.action_quit_now)
+
+    def action_quit_now(self) -> None:
+        self._quitting = True
+        self.exit(0)
+
+    def run_cleanup(self) -> list[str]:
+        """After the app: delete any debug pod still tracked (the last resort; see actions.DebugJobs)."""
+        return self.jobs.cleanup()

@@ -1,0 +1,99 @@
+"""The `:` command line: what it accepts and what it completes (k9s style: `:nodes`, `:pending`, `:ctx prod`,
+`:ns ml`). Parsing is plain data, tested without an app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["ALIASES", "COMMANDS", "Command", "complete", "parse"]
+
+#: what `:NAME` opens: every view's id, and the short names k9s users type
+ALIASES: dict[str, str] = {
+    "overview": "overview",
+    "ov": "overview",
+    "fleet": "overview",
+    "nodes": "nodes",
+    "node": "nodes",
+    "no": "nodes",
+    "pending": "pending",
+    "pe": "pending",
+    "pods": "pending",
+    "nodepools": "nodepools",
+    "nodepool": "nodepools",
+    "np": "nodepools",
+    "findings": "findings",
+    "diagnose": "findings",
+    "fi": "findings",
+    "drivers": "drivers",
+    "dr": "drivers",
+    "nvme": "nvme",
+    "lifecycle": "lifecycle",
+    "lc": "lifecycle",
+    "cost": "cost",
+}
+
+#: every command with what it takes, for `?` and completion
+COMMANDS: dict[str, str] = {
+    "ctx": "NAME: switch to another kubeconfig context",
+    "ns": "NAME|all: show one namespace's pods (node figures still count every pod)",
+    "refresh": "read the cluster again (r)",
+    "help": "every key (?)",
+    "quit": "leave (q)",
+    **{name: f"open {view}" for name, view in ALIASES.items() if name == view},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    kind: str  # view | ctx | ns | refresh | help | quit
+    arg: str | None = None
+
+
+def parse(text: str) -> Command:
+    """`:nodes`, `:ctx prod`, `:ns ml`, `:ns all`, `:q`; ValueError with what is wrong."""
+    words = text.strip().lstrip(":").split()
+    if not words:
+        raise ValueError("empty command (try :nodes, :pending, :ctx NAME, :ns NAME)")
+    head, args = words[0].lower(), words[1:]
+    if head in ALIASES and not args:
+        return Command("view", ALIASES[head])
+    if head in ("ctx", "context"):
+        if len(args) != 1:
+            raise ValueError(":ctx NAME (one context name; tab completes)")
+        return Command("ctx", args[0])
+    if head in ("ns", "namespace"):
+        if len(args) != 1:
+            raise ValueError(":ns NAME, or :ns all for every namespace")
+        value = args[0]
+        return Command("ns", None if value in ("all", "-A", "*") else value)
+    if head in ("q", "quit", "q!", "exit") and not args:
+        return Command("quit")
+    if head in ("r", "refresh", "reload") and not args:
+        return Command("refresh")
+    if head in ("help", "h", "?") and not args:
+        return Command("help")
+    raise ValueError(f"unknown command :{' '.join(words)} (? lists the commands)")
+
+
+def complete(
+    text: str, contexts: Callable[[], Sequence[str]], namespaces: Callable[[], Sequence[str]]
+) -> str | None:
+    """The completed command line for what is typed so far, or None: command names, then context and
+    namespace names after `ctx ` / `ns `."""
+    if not text:
+        return None
+    head, space, rest = text.partition(" ")
+    if not space:
+        names = sorted({*ALIASES, *COMMANDS})
+        return next((n for n in names if n.startswith(head.lower()) and n != head), None)
+    if " " in rest:
+        return None
+    if head in ("ctx", "context"):
+        pool: Sequence[str] = contexts()
+    elif head in ("ns", "namespace"):
+        pool = ["all", *namespaces()]
+    else:
+        return None
+    match = next((name for name in pool if name.startswith(rest) and name != rest), None)
+    return f"{head} {match}" if match else None

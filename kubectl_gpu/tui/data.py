@@ -1,0 +1,159 @@
+"""One refresh, frozen: the cluster state, the instant it is evaluated at, and every report, each computed once.
+
+`load()` runs in a worker thread: it reads the source, runs each analysis once (diagnose is combined from
+the same reports, so its findings are exactly those of the views), and indexes what the views look up per
+row. Widgets read a `Snapshot`; they never call an analysis or the API.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from kubectl_gpu.core.analyses import (
+    cost,
+    diagnose,
+    drivers,
+    health,
+    lifecycle,
+    lint,
+    nodes,
+    nvme,
+    pending,
+    smi,
+)
+from kubectl_gpu.core.catalog import Catalog, load_catalog
+from kubectl_gpu.core.catalog.pricing import cluster_regions, price_book
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.karpenter.provider import cluster_provider
+from kubectl_gpu.core.report import Finding, ObjectRef, Report
+from kubectl_gpu.kube.source import ClusterSource
+
+__all__ = ["KINDS", "Snapshot", "analyse", "cluster_name", "load"]
+
+#: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
+KINDS = diagnose.KINDS | nodes.KINDS
+
+_ARN_CLUSTER = re.compile(r"^arn:aws[a-z-]*:eks:[a-z0-9-]+:\d+:cluster/(?P<name>.+)$")
+
+
+def cluster_name(context: str | None, cluster: str | None = None) -> str | None:
+    """The cluster's name: from an EKS ARN (context or kubeconfig cluster entry), else the entry's name."""
+    for text in (cluster, context):
+        match = _ARN_CLUSTER.match(text or "")
+        if match:
+            return match.group("name")
+    return cluster
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One refresh. `now` is the instant time-based findings are evaluated at; `loaded_at` the wall clock."""
+
+    state: ClusterState
+    now: datetime
+    loaded_at: datetime
+    seconds: float
+    nodes: nodes.NodeReport
+    health: health.HealthReport
+    pending: pending.PendingReport
+    drivers: drivers.DriverReport
+    nvme: nvme.NvmeReport
+    lifecycle: lifecycle.LifecycleReport
+    lint: lint.LintReport
+    cost: cost.CostReport
+    smi: smi.ProbeHealthReport
+    diagnose: diagnose.DiagnoseReport
+    #: object -> the diagnose findings about it, worst first
+    findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = field(default_factory=dict)
+    #: node name -> its NodePool (None: not Karpenter's)
+    pool_of_node: Mapping[str, str | None] = field(default_factory=dict)
+
+    @property
+    def mode(self) -> str:
+        """EKS Auto Mode, Karpenter (self-managed) or static (no NodePool)."""
+        if cluster_provider(self.state) == "auto" and (
+            self.state.nodepools or any(r.compute_type == "auto" for r in self.nodes.rows)
+        ):
+            return "Auto Mode"
+        return "Karpenter" if self.state.nodepools else "static"
+
+    @property
+    def free_accelerators(self) -> int:
+        return int(sum(r.accelerator.free for r in self.nodes.rows if r.accelerator is not None))
+
+    def findings_for(self, ref: ObjectRef) -> tuple[Finding, ...]:
+        return self.findings_by_object.get(ref, ())
+
+
+def _cost(state: ClusterState, catalog: Catalog, now: datetime) -> cost.CostReport:
+    """As `kubectl gpu cost` prices it: the cluster's region detected, no price file."""
+    prices = price_book(catalog, detected=cluster_regions((n.labels for n in state.nodes), state.context))
+    return cost.analyse(state, catalog, now, prices=prices, namespace=state.scope.namespace)
+
+
+R = TypeVar("R")
+
+
+def _report(reports: Mapping[str, Report], name: str, kind: type[R]) -> R:
+    found = reports[name]
+    if not isinstance(found, kind):
+        raise TypeError(f"diagnose's {name} analysis returned a {type(found).__name__}")
+    return found
+
+
+def _index(findings: tuple[Finding, ...]) -> dict[ObjectRef, tuple[Finding, ...]]:
+    by_object: dict[ObjectRef, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_object[finding.object].append(finding)
+    return {ref: tuple(items) for ref, items in by_object.items()}
+
+
+def analyse(
+    state: ClusterState, catalog: Catalog, now: datetime, *, loaded_at: datetime, started: float
+) -> Snapshot:
+    """Every report of one refresh, each analysis run once."""
+    reports: dict[str, Report] = {
+        name: analysis(state, catalog, now) for name, (analysis, _) in diagnose.ANALYSES.items()
+    }
+    combined = diagnose.combine(reports, now)
+    node_report = nodes.analyse(state, catalog, now)
+
+    return Snapshot(
+        state=state,
+        now=now,
+        loaded_at=loaded_at,
+        seconds=time.perf_counter() - started,
+        nodes=node_report,
+        health=_report(reports, "nodes", health.HealthReport),
+        pending=_report(reports, "pending", pending.PendingReport),
+        drivers=_report(reports, "drivers", drivers.DriverReport),
+        nvme=_report(reports, "nvme", nvme.NvmeReport),
+        lifecycle=_report(reports, "lifecycle", lifecycle.LifecycleReport),
+        lint=_report(reports, "lint", lint.LintReport),
+        cost=_cost(state, catalog, now),
+        smi=_report(reports, "smi", smi.ProbeHealthReport),
+        diagnose=combined,
+        findings_by_object=_index(combined.findings),
+        pool_of_node={r.name: r.node_pool for r in node_report.rows},
+    )
+
+
+def load(
+    source: ClusterSource,
+    *,
+    now: datetime | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> Snapshot:
+    """Read the source once and analyse it: `now` (--now), else the snapshot's capture time, else the clock."""
+    started = time.perf_counter()
+    wall = clock or (lambda: datetime.now(UTC))
+    state = source.load(KINDS)
+    loaded_at = wall()
+    instant = now or state.captured_at or loaded_at
+    return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)

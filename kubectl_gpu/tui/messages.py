@@ -1,0 +1,46 @@
+"""Messages shared by the app and its screens: a refresh done or failed, and "show this object's YAML or
+events" (from a screen that is not the main one)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.message import Message
+
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.views.base import ViewModel
+
+__all__ = ["DataLoaded", "LoadFailed", "ShowObject"]
+
+
+class DataLoaded(Message):
+    """A refresh finished: its snapshot and every view's model, for the config it read."""
+
+    def __init__(
+        self, generation: int, config: TuiConfig, snapshot: Snapshot, models: dict[str, ViewModel]
+    ) -> None:
+        super().__init__()
+        self.generation = generation
+        self.config = config
+        self.snapshot = snapshot
+        self.models = models
+
+
+class LoadFailed(Message):
+    """A refresh failed; the data shown (if any) is older."""
+
+    def __init__(self, generation: int, config: TuiConfig, error: str, *, unexpected: bool = False) -> None:
+        super().__init__()
+        self.generation = generation
+        self.config = config
+        self.error = error
+        self.unexpected = unexpected
+
+
+class ShowObject(Message):
+    def __init__(self, ref: ObjectRef, what: Literal["yaml", "events"]) -> None:
+        super().__init__()
+        self.ref = ref
+        self.what = what

@@ -1,0 +1,55 @@
+"""`y` and `e`: an object's YAML and its events, from the refresh's state (no API call per row)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.output import dump_yaml
+
+__all__ = ["events_view", "find_raw", "yaml_view"]
+
+
+def find_raw(state: ClusterState, ref: ObjectRef) -> dict[str, Any] | None:
+    """The object as the API (or the snapshot) returned it, or None when this refresh did not read it
+    (the TUI asks its source to keep them: `SourceOptions.keep_manifests`)."""
+    found = state.manifest(ref.kind, ref.name, ref.namespace)
+    return dict(found) if found is not None else None
+
+
+def yaml_view(state: ClusterState, ref: ObjectRef) -> tuple[RenderableType, str | None]:
+    """(what to show, the YAML text to copy)."""
+    raw = find_raw(state, ref)
+    if raw is None:
+        why = f"{ref} is not in this refresh's data (a kind the tool does not read, or not readable)"
+        return Text(why, style=theme.MUTED), None
+    text = dump_yaml(raw)
+    return Syntax(text, "yaml", theme="ansi_dark", background_color="default", word_wrap=True), text
+
+
+def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
+    """The object's events, oldest first, as `kubectl get events --field-selector involvedObject...`."""
+    events = state.events_for(ref.kind, ref.name, ref.namespace)
+    if not events:
+        read = "events" in state.absent or any(n.kind == "events" for n in state.notes)
+        why = "events could not be read" if read else "no events recorded for it"
+        return Text(f"{ref}: {why}", style=theme.MUTED)
+    table = theme.table(("LAST SEEN", "TYPE", "REASON", "FROM", "COUNT", "MESSAGE"), wrap=("MESSAGE",))
+    for event in events:
+        seen = event.last_seen.strftime("%Y-%m-%d %H:%M:%SZ") if event.last_seen else "-"
+        style = theme.WARNING if event.type == "Warning" else ""
+        table.add_row(
+            seen,
+            Text(event.type or "-", style=style),
+            event.reason or "-",
+            event.component or "-",
+            str(event.count),
+            event.message or "",
+        )
+    return Group(Text(f"{len(events)} event(s) for {ref}", style=theme.MUTED), table)

@@ -1,0 +1,81 @@
+"""A scrollable page over the main screen: an object's YAML (`y`), its events (`e`), a finding, the keys.
+`esc` (or `q`) goes back; `c` copies what the page offers to copy (through the terminal: OSC 52)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from kubectl_gpu.render import theme
+
+__all__ = ["DetailScreen"]
+
+
+class DetailScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "back", "Back"),
+        Binding("c", "copy", "Copy"),
+        Binding("j,down", "scroll(1)", "Down", show=False),
+        Binding("k,up", "scroll(-1)", "Up", show=False),
+        Binding("space,pagedown", "page(1)", "Page down", show=False),
+        Binding("b,pageup", "page(-1)", "Page up", show=False),
+        Binding("g,home", "top", "Top", show=False),
+        Binding("G,end", "bottom", "Bottom", show=False),
+    ]
+
+    def __init__(
+        self, title: str, body: RenderableType, *, copy: str | None = None, copy_what: str = ""
+    ) -> None:
+        super().__init__(classes="detail-screen")
+        self.page_title = title
+        self.body = body
+        self.copy_text = copy
+        self.copy_what = copy_what or "it"
+
+    def compose(self) -> ComposeResult:
+        title = Text(self.page_title, style=theme.HEADER, no_wrap=True, overflow="ellipsis")
+        hint = "  esc back" + (f"  c copy {self.copy_what}" if self.copy_text else "")
+        title.append(hint, style=theme.MUTED)
+        yield Static(title, classes="page-title")
+        with VerticalScroll(classes="page"):
+            yield Static(self.body, classes="page-body")
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "copy":
+            return self.copy_text is not None
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_copy(self) -> None:
+        if self.copy_text is None:
+            return
+        self.app.copy_to_clipboard(self.copy_text)
+        self.notify(
+            f"copied {self.copy_what} to the clipboard ({len(self.copy_text.splitlines())} lines)", timeout=3
+        )
+
+    @property
+    def _page(self) -> VerticalScroll:
+        return self.query_one(".page", VerticalScroll)
+
+    def action_scroll(self, lines: int) -> None:
+        self._page.scroll_relative(y=lines, animate=False)
+
+    def action_page(self, direction: int) -> None:
+        self._page.scroll_relative(y=direction * max(1, self._page.size.height - 1), animate=False)
+
+    def action_top(self) -> None:
+        self._page.scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self._page.scroll_end(animate=False)

@@ -1,0 +1,47 @@
+"""`enter` on a Pending pod: `kubectl gpu explain`: target by target what matches and what does not, the
+scheduler's and provisioner's events, and the fix as YAML (`c` copies it)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+
+from kubectl_gpu.core.analyses.pending import PodDiagnosis
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.pending_view import explain_view
+from kubectl_gpu.tui.messages import ShowObject
+from kubectl_gpu.tui.screens.detail import DetailScreen
+from kubectl_gpu.tui.views.pending import fix_renderable
+
+__all__ = ["ExplainScreen", "explain_parts"]
+
+
+def explain_parts(diag: PodDiagnosis) -> list[RenderableType]:
+    """`kubectl gpu explain`'s page with the fix moved up under the verdict (the first screenful shows what
+    to do; the target-by-target checks and the events follow)."""
+    parts = list(explain_view(diag).renderables)
+    head, rest = parts[:1], parts[1:]
+    if diag.fix and len(rest) >= 2 and isinstance(rest[-1], Text) and rest[-1].plain == diag.fix:
+        rest = rest[:-2]  # explain_view's own "Fix:" and the fix, shown above instead
+    fix = [Text("Fix (c copies it):", style=theme.HEADER), fix_renderable(diag.fix), Text("")]
+    return [*head, *fix, *rest]
+
+
+class ExplainScreen(DetailScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "object('yaml')", "YAML"),
+        Binding("e", "object('events')", "Events"),
+    ]
+
+    def __init__(self, diag: PodDiagnosis) -> None:
+        body = Group(*explain_parts(diag))
+        super().__init__(f"explain {diag.key}", body, copy=diag.fix, copy_what="the fix")
+        self.diag = diag
+
+    def action_object(self, what: str) -> None:
+        ref = ObjectRef("Pod", self.diag.name, self.diag.namespace)
+        self.app.post_message(ShowObject(ref, "yaml" if what == "yaml" else "events"))

@@ -1,0 +1,36 @@
+"""One widget per view, in the order the footer lists them; each builds its rows from a `Snapshot`."""
+
+from __future__ import annotations
+
+from kubectl_gpu.tui.views.base import TableView, ViewModel
+from kubectl_gpu.tui.views.cost import CostView
+from kubectl_gpu.tui.views.drivers import DriversView
+from kubectl_gpu.tui.views.findings import FindingsView
+from kubectl_gpu.tui.views.lifecycle import LifecycleView
+from kubectl_gpu.tui.views.nodepools import NodePoolsView
+from kubectl_gpu.tui.views.nodes import NodesView
+from kubectl_gpu.tui.views.nvme import NvmeView
+from kubectl_gpu.tui.views.overview import OverviewView
+from kubectl_gpu.tui.views.pending import PendingView
+
+__all__ = ["VIEWS", "TableView", "ViewModel", "build_all"]
+
+VIEWS: tuple[type[TableView], ...] = (
+    OverviewView,
+    NodesView,
+    PendingView,
+    NodePoolsView,
+    FindingsView,
+    DriversView,
+    NvmeView,
+    LifecycleView,
+    CostView,
+)
+
+
+def build_all(snapshot: object) -> dict[str, ViewModel]:
+    """Every view's model for one snapshot (in the refresh worker)."""
+    from kubectl_gpu.tui.data import Snapshot
+
+    assert isinstance(snapshot, Snapshot)
+    return {view.view_id: view.build(snapshot) for view in VIEWS}

@@ -1,0 +1,201 @@
+"""What every view is: a title line, one table per section (`tab` switches), and a detail pane for the row
+under the cursor. A view class names itself (`view_id`, `title`, `key`) and builds its model from a
+`Snapshot` in `build` (a static method: it runs in the refresh worker, never on the UI thread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import ContentSwitcher, Static
+
+from kubectl_gpu.core.report import Finding
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
+
+__all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines"]
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    table: Table
+
+
+@dataclass(frozen=True)
+class ViewModel:
+    sections: tuple[Section, ...]
+    #: a line under the title: a legend, totals, a footnote
+    summary: Text | None = None
+    notes: tuple[Text, ...] = field(default=())
+
+
+def lines(pairs: Iterable[tuple[str, object]]) -> Text:
+    """`label: value` lines for a detail pane (values None or empty are left out)."""
+    out = Text()
+    for label, value in pairs:
+        if value is None or value == "" or value == ():
+            continue
+        out.append(f"{label}: ", style=theme.HEADER)
+        if isinstance(value, Text):
+            out.append_text(value)
+        else:
+            out.append(str(value))
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+def findings_detail(head: RenderableType | None, findings: Iterable[Finding], limit: int = 12) -> Group:
+    """A detail pane: `head`, then the object's findings (worst first), the fix under each."""
+    found = list(findings)
+    parts: list[RenderableType] = [head] if head is not None else []
+    if found:
+        parts.append(Text(""))
+        parts.append(findings_block(found[:limit]))
+        if len(found) > limit:
+            parts.append(Text(f"... and {len(found) - limit} more (f: Findings)", style=theme.MUTED))
+    return Group(*parts)
+
+
+def _default_detail(table: Table, row: Row) -> Text:
+    return lines((c.label, cell) for c, cell in zip(table.columns, row.cells, strict=False))
+
+
+class TableView(Vertical):
+    """One view of the app. Subclasses set the class names and `build`; `open(row)` is `enter`."""
+
+    view_id: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    key: ClassVar[str] = ""
+    #: the footer's label, when shorter than the title
+    footer: ClassVar[str] = ""
+    #: section names, in the order `build` returns them
+    SECTIONS: ClassVar[tuple[str, ...]] = ("",)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "next_section", "Section", show=False),
+        Binding("shift+tab", "next_section(-1)", "Section", show=False),
+        Binding("J", "scroll_detail(1)", "Detail down", show=False),
+        Binding("K", "scroll_detail(-1)", "Detail up", show=False),
+    ]
+
+    class Open(Message):
+        """`enter` on a row: the app decides (explain, a detail screen, a drill-down)."""
+
+        def __init__(self, view: TableView, row: Row) -> None:
+            super().__init__()
+            self.view = view
+            self.row = row
+
+    def __init__(self) -> None:
+        super().__init__(id=f"view-{self.view_id}", classes="view")
+        self.model: ViewModel | None = None
+        self.section = 0
+
+    @staticmethod
+    def build(snapshot: Snapshot) -> ViewModel:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title, classes="view-title")
+        yield Static("", classes="view-summary")
+        with ContentSwitcher(initial="grid-0", classes="view-sections"):
+            for index, _ in enumerate(self.SECTIONS):
+                yield GridTable(id=f"grid-{index}")
+        with VerticalScroll(classes="detail-pane") as pane:
+            pane.can_focus = False
+            yield Static("", classes="detail")
+
+    # --- what the app asks ---------------------------------------------------------------------
+
+    @property
+    def grid(self) -> GridTable:
+        return self.query_one(f"#grid-{self.section}", GridTable)
+
+    @property
+    def grids(self) -> list[GridTable]:
+        return list(self.query(GridTable))
+
+    def show(self, model: ViewModel) -> None:
+        self.model = model
+        for index, section in enumerate(model.sections):
+            self.query_one(f"#grid-{index}", GridTable).set_table(section.table)
+        summary = self.query_one(".view-summary", Static)
+        summary.update(model.summary or "")
+        summary.display = model.summary is not None
+        self._title()
+
+    def set_filter(self, text: str) -> None:
+        for grid in self.grids:
+            grid.set_filter(text)
+        self._title()
+
+    @property
+    def filter_text(self) -> str:
+        return self.grid.filter_text
+
+    def focus_table(self) -> None:
+        self.grid.focus()
+
+    # --- inside ----------------------------------------------------------------------------------
+
+    def _title(self) -> None:
+        grid = self.grid
+        title = Text(self.title, style=theme.HEADER)
+        if len(self.SECTIONS) > 1:
+            for index, name in enumerate(self.SECTIONS):
+                title.append("  ")
+                title.append(
+                    f"[{name}]" if index == self.section else name,
+                    style="" if index == self.section else theme.MUTED,
+                )
+        shown, total = len(grid.view), len(grid.table.rows)
+        title.append(f"  {shown}" if shown == total else f"  {shown} of {total}", style=theme.MUTED)
+        if grid.filter_text:
+            title.append(f"  /{grid.filter_text}", style=theme.WARNING)
+        if grid.marks:
+            title.append(f"  {len(grid.marks)} marked", style=theme.INFO)
+        if len(self.SECTIONS) > 1:
+            title.append("  (tab: section)", style=theme.MUTED)
+        self.query_one(".view-title", Static).update(title)
+
+    def action_next_section(self, step: int = 1) -> None:
+        if len(self.SECTIONS) < 2:
+            return
+        self.section = (self.section + step) % len(self.SECTIONS)
+        self.query_one(ContentSwitcher).current = f"grid-{self.section}"
+        self.grid.focus()
+        self._title()
+        self._detail(self.grid.cursor_row)
+
+    def action_scroll_detail(self, lines: int) -> None:
+        self.query_one(".detail-pane", VerticalScroll).scroll_relative(y=lines * 3, animate=False)
+
+    def _detail(self, row: Row | None) -> None:
+        pane = self.query_one(".detail", Static)
+        if row is None:
+            pane.update("")
+            return
+        pane.update(row.detail() if row.detail is not None else _default_detail(self.grid.table, row))
+
+    @on(GridTable.Highlighted)
+    def _highlighted(self, event: GridTable.Highlighted) -> None:
+        if event.grid is self.grid:
+            self._detail(event.row)
+            self._title()
+
+    @on(GridTable.Selected)
+    def _selected(self, event: GridTable.Selected) -> None:
+        event.stop()
+        self.post_message(self.Open(self, event.row))

@@ -1,0 +1,188 @@
+"""Overview (`v`, the first screen): the fleet at a glance, one row per NodePool: a bar of allocated / free /
+idle accelerators, its nodes, its Pending pods and its worst finding; `enter` lists the pool's nodes.
+
+Everything is summed from the reports of the refresh: the nodes report's accelerators, the cost report's
+idle nodes, the pending report's nearest NodePool per pod and diagnose's findings.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import partial
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from kubectl_gpu.core.report import Finding, ObjectRef
+from kubectl_gpu.render import theme
+from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
+from kubectl_gpu.tui.views.convert import RowMeta, make_row
+from kubectl_gpu.tui.views.nodes import node_parts
+from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
+from kubectl_gpu.tui.widgets.grid import Column, Table
+
+__all__ = ["ALL", "OverviewView", "PoolSummary", "pool_summaries"]
+
+ZERO = Decimal(0)
+ALL = "ALL"  # the key of the totals row
+NO_POOL = "(no NodePool)"
+
+# 80 columns show all but the end of the worst finding (the detail pane shows it whole). ACCELERATORS is the
+# bar, then allocated/free/idle.
+COLUMNS = (
+    Column("NODEPOOL", max_width=24),
+    Column("NODES", right=True),
+    Column("ACCELERATORS"),
+    Column("PENDING", right=True),
+    Column("WORST FINDING", flex=True, min_width=16, max_width=200),
+)
+
+
+@dataclass
+class PoolSummary:
+    name: str
+    nodes: int = 0
+    parts: list[Decimal] = field(default_factory=lambda: [ZERO, ZERO, ZERO, ZERO])
+    pending: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def worst(self) -> Finding | None:
+        return min(self.findings, key=Finding.sort_key, default=None)
+
+
+def _pod_pools(snapshot: Snapshot, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(namespace, name) -> pool, for the pods findings are about: pending ones by their nearest NodePool
+    (or node), the others by the node they run on."""
+    out: dict[tuple[str, str], str] = {}
+    pools = snapshot.pool_of_node
+    for diag in snapshot.pending.pods:
+        near = diag.nearest
+        pool = None
+        if near is not None:
+            pool = near.name if near.kind == "NodePool" else pools.get(near.name)
+        out[(diag.namespace, diag.name)] = pool or NO_POOL
+    missing = wanted - out.keys()
+    if missing:
+        for pod in snapshot.state.pods:
+            key = (pod.namespace, pod.name)
+            if key in missing and pod.node_name and (pool := pools.get(pod.node_name)):
+                out[key] = pool
+    return out
+
+
+def _pool_of(snapshot: Snapshot, ref: ObjectRef, pods: dict[tuple[str, str], str]) -> list[str]:
+    if ref.kind == "NodePool":
+        return [ref.name]
+    if ref.kind == "Node":
+        pool = snapshot.pool_of_node.get(ref.name)
+        return [pool] if pool else []
+    if ref.kind == "Pod":
+        pool = pods.get((ref.namespace or "", ref.name))
+        return [pool] if pool else []
+    if ref.kind in ("NodeClass", "EC2NodeClass"):
+        return [
+            p.name
+            for p in snapshot.state.nodepools
+            if p.node_class_ref is not None and p.node_class_ref.name == ref.name
+        ]
+    return []
+
+
+def _add_findings(snapshot: Snapshot, summaries: dict[str, PoolSummary]) -> None:
+    findings = snapshot.diagnose.findings
+    wanted = {(f.object.namespace or "", f.object.name) for f in findings if f.object.kind == "Pod"}
+    pods = _pod_pools(snapshot, wanted)
+    for finding in findings:
+        for pool in _pool_of(snapshot, finding.object, pods):
+            if pool in summaries:
+                summaries[pool].findings.append(finding)
+
+
+def pool_summaries(snapshot: Snapshot) -> list[PoolSummary]:
+    """One summary per NodePool with accelerator nodes, a GPU NodePool (lint) or Pending pods, by name; nodes
+    outside Karpenter under "(no NodePool)"."""
+    gpu_pools = {p.name for p in snapshot.lint.pools if p.gpu}
+    summaries: dict[str, PoolSummary] = defaultdict(lambda: PoolSummary(""))
+    idle = {i.cost.row.name for i in snapshot.cost.idle_nodes}
+    for row in snapshot.nodes.rows:
+        summary = summaries[row.node_pool or NO_POOL]
+        summary.nodes += 1
+        for index, value in enumerate(node_parts(row, row.name in idle)):
+            summary.parts[index] += value
+    for pool in _pod_pools(snapshot, set()).values():
+        summaries[pool].pending += 1
+    for name in gpu_pools:
+        summaries[name]
+    out = dict(summaries)
+    for name, summary in out.items():
+        summary.name = name
+    _add_findings(snapshot, out)
+    return sorted(out.values(), key=lambda s: (s.name == NO_POOL, s.name))
+
+
+def _worst(finding: Finding | None) -> Text:
+    if finding is None:
+        return Text("ok", style=theme.GOOD)
+    out = Text(f"{finding.severity.value.upper()} ", style=theme.severity(finding.severity))
+    out.append(f"{finding.code} ", style=theme.HEADER)
+    out.append(f"{finding.object}")
+    return out
+
+
+def _detail(summary: PoolSummary, name: str) -> RenderableType:
+    allocated, free, idle, unavailable = summary.parts
+    head = lines(
+        [
+            ("NodePool", Text(name, style=theme.HEADER)),
+            ("Accelerators", f"{allocated} allocated, {free} free, {idle} idle, {unavailable} unhealthy"),
+            ("Nodes", summary.nodes),
+            ("Pending pods", summary.pending),
+            ("Keys", "enter: this pool's nodes"),
+        ]
+    )
+    return findings_detail(head, sorted(summary.findings, key=Finding.sort_key), limit=8)
+
+
+def _cells(summary: PoolSummary, label: str) -> list[Text | str]:
+    allocated, free, idle, _ = summary.parts
+    accelerators = allocation_bar(*summary.parts, width=10)
+    accelerators.append(f" {allocated}/{free}/")
+    accelerators.append(str(idle), style=theme.WARNING if idle else "")
+    return [
+        Text(label, style=theme.HEADER) if label == ALL else label,
+        str(summary.nodes),
+        accelerators,
+        Text(str(summary.pending), style=theme.ERROR if summary.pending else ""),
+        _worst(summary.worst),
+    ]
+
+
+def build_overview(snapshot: Snapshot) -> Table:
+    summaries = pool_summaries(snapshot)
+    total = PoolSummary(ALL, findings=list(snapshot.diagnose.findings))
+    for s in summaries:
+        total.nodes += s.nodes
+        total.pending += s.pending
+        total.parts = [a + b for a, b in zip(total.parts, s.parts, strict=True)]
+    rows = []
+    for summary in [*summaries, total]:
+        ref = ObjectRef("NodePool", summary.name) if summary.name not in (ALL, NO_POOL) else None
+        meta = RowMeta(summary.name, ref, None, partial(_detail, summary, summary.name))
+        rows.append(make_row(_cells(summary, summary.name), meta))
+    return Table(COLUMNS, tuple(rows), empty="No accelerator nodes and no NodePool that can launch one.")
+
+
+class OverviewView(TableView):
+    view_id = "overview"
+    title = "Overview"
+    key = "v"
+    footer = "Fleet"
+    SECTIONS = ("NodePools",)
+
+    @staticmethod
+    def build(snapshot: Snapshot) -> ViewModel:
+        return ViewModel((Section("NodePools", build_overview(snapshot)),), summary=legend(numbers=True))

@@ -1,0 +1,91 @@
+"""Bars drawn as text, so that a table cell can hold one: accelerators allocated / free / idle, and a node's
+life until its expiry.
+
+Each part has its own glyph as well as its colour (colour only repeats what the glyph says), so the bars
+read the same with NO_COLOR and on light terminals.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from rich.text import Text
+
+from kubectl_gpu.render import theme
+
+__all__ = ["ALLOCATED", "FREE", "IDLE", "UNAVAILABLE", "allocation_bar", "expiry_bar", "legend"]
+
+#: (glyph, style) of each part of the allocation bar
+ALLOCATED = ("█", theme.GOOD)
+FREE = ("▒", theme.INFO)
+IDLE = ("░", theme.WARNING)
+UNAVAILABLE = ("×", theme.ERROR)
+
+
+def _cells(parts: list[Decimal], width: int) -> list[int]:
+    """Whole cells per part, summing to `width`, largest remainders first; a non-empty part gets >= 1."""
+    total = sum(parts)
+    if total <= 0 or width <= 0:
+        return [0 for _ in parts]
+    exact = [p * width / total for p in parts]
+    cells = [int(e) for e in exact]
+    for index, part in enumerate(parts):
+        if part > 0 and cells[index] == 0:
+            cells[index] = 1
+    order = sorted(range(len(parts)), key=lambda i: exact[i] - cells[i], reverse=True)
+    at = 0
+    while sum(cells) < width and order:
+        cells[order[at % len(order)]] += 1
+        at += 1
+    while sum(cells) > width:
+        biggest = max(range(len(cells)), key=lambda i: cells[i])
+        cells[biggest] -= 1
+    return cells
+
+
+def allocation_bar(
+    allocated: Decimal,
+    free: Decimal,
+    idle: Decimal = Decimal(0),
+    unavailable: Decimal = Decimal(0),
+    *,
+    width: int = 12,
+) -> Text:
+    """`width` cells split in proportion: allocated, free (schedulable now), idle (paid for, on a node no
+    GPU pod uses), unavailable (unhealthy devices). Empty (no accelerator) is a run of `·`."""
+    parts = [allocated, free, idle, unavailable]
+    glyphs = [ALLOCATED, FREE, IDLE, UNAVAILABLE]
+    if sum(parts) <= 0:
+        return Text("·" * width, style=theme.MUTED)
+    bar = Text()
+    for (glyph, style), cells in zip(glyphs, _cells(parts, width), strict=True):
+        if cells:
+            bar.append(glyph * cells, style=style)
+    return bar
+
+
+def expiry_bar(created: datetime | None, expires: datetime | None, now: datetime, *, width: int = 10) -> Text:
+    """How much of a node's life is used up: full at expiry. Red within a day of it, yellow within three."""
+    if created is None or expires is None or expires <= created:
+        return Text("·" * width, style=theme.MUTED)
+    life = (expires - created).total_seconds()
+    used = min(max((now - created).total_seconds() / life, 0.0), 1.0)
+    cells = min(width, max(1 if used > 0 else 0, round(used * width)))
+    left = (expires - now).total_seconds()
+    style = theme.ERROR if left < 86400 else theme.WARNING if left < 3 * 86400 else theme.GOOD
+    bar = Text("█" * cells, style=style)
+    bar.append("░" * (width - cells), style=theme.MUTED)
+    return bar
+
+
+def legend(numbers: bool = False) -> Text:
+    """What the allocation bar's glyphs mean, for a view's title line."""
+    out = Text("numbers: allocated/free/idle   " if numbers else "", style=theme.MUTED)
+    for (glyph, style), name in zip(
+        (ALLOCATED, FREE, IDLE, UNAVAILABLE), ("allocated", "free", "idle", "unhealthy"), strict=True
+    ):
+        out.append(glyph, style=style)
+        out.append(f" {name}  ")
+    out.rstrip()
+    return out

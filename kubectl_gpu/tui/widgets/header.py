@@ -1,0 +1,145 @@
+"""The two header lines: where the data comes from (Auto Mode / Karpenter / static, cluster, live or snapshot,
+how fresh it is, namespace, context), then the counts an SRE looks at first.
+
+The most telling items come first on each line; a narrow terminal cuts the end of a line, never the start.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.widgets import Static
+
+from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.render import theme
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.data import Snapshot, cluster_name
+
+__all__ = ["ClusterHeader", "HeaderState", "freshness"]
+
+SEP = "  "
+
+
+@dataclass(frozen=True)
+class HeaderState:
+    config: TuiConfig
+    snapshot: Snapshot | None = None
+    #: the last refresh's error, when it failed (the data shown is older)
+    error: str | None = None
+    loading: bool = False
+    #: kubeconfig cluster entry of the context (for the cluster's name), when known
+    cluster: str | None = None
+
+
+def _when(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%MZ") if at.second == 0 else at.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def freshness(state: HeaderState, now: datetime) -> Text:
+    """Live: when the data was read and how long ago, yellow once older than two refresh intervals, red
+    after a failed refresh. Snapshot: when it was captured and the instant it is evaluated at."""
+    snap = state.snapshot
+    out = Text()
+    if snap is None:
+        out.append("loading..." if state.error is None else "no data", style=theme.WARNING)
+        return out
+    if not state.config.live:
+        captured = snap.state.captured_at
+        out.append("captured " + (_when(captured) if captured else "?"), style=theme.MUTED)
+        if state.config.now is not None or captured is None:
+            out.append(f", --now {_when(snap.now)}", style=theme.WARNING)
+        return out
+    age = max(now - snap.loaded_at, timedelta(0))
+    interval = state.config.refresh
+    stale = state.error is not None or (interval is not None and age.total_seconds() > 2 * interval + 5)
+    style = theme.ERROR if state.error else theme.WARNING if stale else theme.GOOD
+    label = "STALE " if stale else ""
+    out.append(f"{label}refreshed {snap.loaded_at.strftime('%H:%M:%S')} ({format_age(age)} ago)", style=style)
+    return out
+
+
+def _line_one(state: HeaderState, now: datetime) -> Text:
+    config, snap = state.config, state.snapshot
+    context = snap.state.context if snap and snap.state.context else config.context
+    out = Text(no_wrap=True, overflow="ellipsis")
+    if snap is not None:
+        out.append(f" {snap.mode} ", style="reverse " + (theme.INFO if snap.mode != "static" else ""))
+        out.append(" ")
+    name = cluster_name(context, state.cluster)
+    if name:
+        out.append(name, style=theme.HEADER)
+        out.append(SEP)
+    if config.live:
+        out.append("LIVE ", style=theme.GOOD)
+    else:
+        out.append("SNAPSHOT ", style=theme.WARNING)
+        out.append(", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot) + " ")
+    out.append_text(freshness(state, now))
+    if config.live and config.refresh:
+        out.append(f", every {config.refresh:g}s", style=theme.MUTED)
+    out.append(SEP)
+    out.append(f"ns {config.namespace or 'all'}")
+    if context and context != name:
+        out.append(SEP)
+        out.append(f"ctx {context}", style=theme.MUTED)
+    return out
+
+
+def _line_two(state: HeaderState) -> Text:
+    out = Text(no_wrap=True, overflow="ellipsis")
+    snap = state.snapshot
+    if snap is not None:
+        counts = snap.diagnose.counts()
+        out.append(f"GPU nodes {len(snap.nodes.rows)}")
+        out.append(SEP)
+        free = snap.free_accelerators
+        out.append(f"free {free}", style=theme.GOOD if free else theme.WARNING)
+        out.append(SEP)
+        pending = len(snap.pending.pods)
+        out.append(f"Pending {pending}", style=theme.ERROR if snap.pending.blocking else "")
+        out.append(SEP)
+        out.append("findings ")
+        for name in ("error", "warning", "info"):
+            count = counts.get(name, 0)
+            out.append(f"{count} {name}", style=theme.severity(name) if count else theme.MUTED)
+            out.append(" ")
+        out.rstrip()
+    if state.loading:
+        out.append("  refreshing...", style=theme.INFO)
+    notes = [n for n in snap.state.notes if n.code in ("FORBIDDEN", "PARTIAL")] if snap else []
+    if notes:
+        out.append(f"  {len(notes)} kind(s) unreadable", style=theme.WARNING)
+    if state.error:
+        out.append(f"  {state.error}", style=theme.ERROR)
+    return out
+
+
+class ClusterHeader(Static):
+    """Re-rendered on every refresh and once a second (the age)."""
+
+    DEFAULT_CSS = "ClusterHeader { height: 2; }"
+
+    def __init__(self, state: HeaderState, clock: Callable[[], datetime]) -> None:
+        super().__init__(id="cluster-header")
+        self.state = state
+        self.clock = clock
+
+    def on_mount(self) -> None:
+        self.update(self._content())
+        if self.state.config.live:
+            self.set_interval(1.0, self.tick)
+
+    def show(self, state: HeaderState) -> None:
+        self.state = state
+        self.update(self._content())
+
+    def tick(self) -> None:
+        self.update(self._content())
+
+    def _content(self) -> RenderableType:
+        return Group(_line_one(self.state, self.clock()), _line_two(self.state))

@@ -1,0 +1,55 @@
+"""What the TUI looks like: every view, the explain page, the keys, nvidia-smi and the command line on the
+demo bundle, at 80x24 and at 200x50 (SVGs under __snapshots__/; `pytest --snapshot-update` rewrites them,
+and the report shows the difference). Look at a changed SVG before accepting it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from kubectl_gpu.tui.views import VIEWS
+from kubectl_gpu.tui.widgets.command_line import CommandLine
+from tests.tui.conftest import demo_app, settle
+
+SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
+SnapCompare = Callable[..., bool]
+
+
+def _keys(*keys: str) -> Callable[[Pilot[Any]], Any]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        pilot.app.query_one(CommandLine).cursor_blink = False
+        await settle(pilot, *keys)
+
+    return run_before
+
+
+CASES: dict[str, tuple[str, ...]] = {
+    **{view.view_id: (view.key,) if view.view_id != "overview" else () for view in VIEWS},
+    "explain": ("p", "j", "enter"),
+    "keys": ("question_mark",),
+    "smi-stored-probe": ("n", "space", "j", "space", "s"),
+    "drivers-workloads": ("d", "tab"),
+    "lifecycle-pods": ("l", "tab"),
+    "cost-idle-nodes": ("c", "tab", "tab"),
+    "nodes-filtered": ("n", "slash", "g", "p", "u", "-", "i"),
+    "command-completion": ("colon", "l", "i"),
+}
+
+
+@pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
+@pytest.mark.parametrize("case", CASES.keys())
+def test_looks(snap_compare: SnapCompare, case: str, size: tuple[int, int]) -> None:
+    assert snap_compare(demo_app(), terminal_size=size, run_before=_keys(*CASES[case]))
+
+
+def test_no_color_looks(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_keys("n"))
+
+
+def test_light_terminal_looks(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLORFGBG", "0;15")
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_keys("p"))
