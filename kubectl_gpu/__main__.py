@@ -5,6 +5,7 @@ and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, no
 
 from __future__ import annotations
 
+import signal
 import sys
 
 __all__ = ["main"]
@@ -19,7 +20,21 @@ def _forget_interrupt() -> None:
     exec("")
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM and SIGHUP end the command as Ctrl-C does (cleanup, `interrupted`, exit 130), from the first
+    line of ours on, not only once a debug pod exists: by default they kill the process with no word. A
+    signal ignored on purpose (nohup ignores SIGHUP) stays ignored."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _interrupt)
+
+
 def main() -> None:
+    _terminate_as_interrupt()
     try:
         from kubectl_gpu.cli.app import main as run
 
