@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.debugpod.digests import DEFAULT_DIGESTS, check_reference, pin
 from kubectl_gpu.core.debugpod.kinds import Accelerator
 
 __all__ = ["DEFAULT_IMAGES", "IMAGE_ENV_VARS", "ImageChoice", "resolve_image"]
@@ -51,11 +52,12 @@ def resolve_image(
 ) -> ImageChoice:
     """The debug image: the flag, else the environment, else the config file, else the default."""
     if flag:
-        return ImageChoice(flag, "--image" if accelerator is Accelerator.NVIDIA else "--neuron-image")
+        where = "--image" if accelerator is Accelerator.NVIDIA else "--neuron-image"
+        return ImageChoice(check_reference(flag, where), where)
     var = IMAGE_ENV_VARS[accelerator]
     if env.get(var):
-        return ImageChoice(env[var], f"env {var}")
+        return ImageChoice(check_reference(env[var], var), f"env {var}")
     from_config = _config_image(config or {}, accelerator, config_path)
     if from_config:
-        return ImageChoice(from_config, f"config {config_path}")
-    return ImageChoice(DEFAULT_IMAGES[accelerator], "default")
+        return ImageChoice(check_reference(from_config, config_path), f"config {config_path}")
+    return ImageChoice(pin(DEFAULT_IMAGES[accelerator], DEFAULT_DIGESTS[accelerator]), "default")
