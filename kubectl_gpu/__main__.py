@@ -6,6 +6,7 @@ and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, no
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 __all__ = ["main"]
@@ -20,6 +21,19 @@ def _forget_interrupt() -> None:
     exec("")
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM and SIGHUP end the command as Ctrl-C does (cleanup, `interrupted`, exit 130), from the first
+    line of ours on, not only once a debug pod exists: by default they kill the process with no word. A
+    signal ignored on purpose (nohup ignores SIGHUP) stays ignored."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _interrupt)
+
+
 def _completion_words(argv: list[str]) -> list[str] | None:
     """The words to complete, when this is a completion request: run as `kubectl_complete-*` (kubectl's plugin
     completion; krew installs can link that name to this executable) or as `kubectl-gpu __complete WORDS`."""
@@ -31,6 +45,7 @@ def _completion_words(argv: list[str]) -> list[str] | None:
 
 
 def main() -> None:
+    _terminate_as_interrupt()
     words = _completion_words(sys.argv)
     if words is not None:  # fast: no typer, no commands
         from kubectl_gpu.cli.completion import run as complete

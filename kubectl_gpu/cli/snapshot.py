@@ -19,7 +19,12 @@ def snapshot(
     ctx: typer.Context,
     out: Annotated[str, typer.Option("--out", "-f", help="Bundle file to write (JSON).")] = "",
     no_redact: Annotated[
-        bool, typer.Option("--no-redact", help="Keep container env values and args (redacted by default).")
+        bool,
+        typer.Option(
+            "--no-redact",
+            help="Keep what can carry a credential: commands, args and env values, probe headers, annotation "
+            "values, userData (redacted by default; see docs/security.md).",
+        ),
     ] = False,
     probe: Annotated[
         bool,

@@ -247,6 +247,8 @@ class LiveSource:
             wanted = {by_name(k).name for k in kinds}  # KeyError on a kind we do not know
             specs = [spec for spec in ALL_KINDS if spec.name in wanted]
         self._notes = []
+        # Each read has its deadline from its start: a source kept open (the TUI refreshing) reads again later.
+        self.deadline = self.transport.deadline = Deadline.for_reading(self.options.request_timeout)
         tasks: list[Callable[[], Any]] = [lambda: prove_api_server(self.transport)]
         tasks += [functools.partial(self._fetch_one, spec) for spec in specs]
         proof, *outcomes = gather(tasks, workers=_WORKERS + 1, deadline=self.deadline, server=self.server)

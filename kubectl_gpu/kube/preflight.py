@@ -111,14 +111,23 @@ def check_pod_security(api: PodApi, namespace: str) -> list[str]:
             ]
         return [f"could not check the Pod Security level of namespace {namespace} ({exc.status})"]
     labels = (ns.get("metadata") or {}).get("labels") or {}
-    level = labels.get(PSA_ENFORCE_LABEL)
-    if level and level != "privileged":
-        raise ClusterError(
-            f"namespace {namespace} enforces Pod Security level {level!r} ({PSA_ENFORCE_LABEL}); the debug pod "
-            "is privileged with host namespaces and a hostPath, so admission would reject it",
-            f"use -n with a namespace labelled {PSA_ENFORCE_LABEL}=privileged",
-        )
-    return []
+    if not isinstance(labels, dict) or PSA_ENFORCE_LABEL not in labels:
+        return []
+    level = labels[PSA_ENFORCE_LABEL]
+    if level == "privileged":
+        return []
+    # As Pod Security admission reads the label: any value but privileged, baseline or restricted (an
+    # empty one, "Privileged") is invalid, and an invalid enforce level is enforced as restricted.
+    shown = (
+        f"level {level!r}"
+        if level in ("baseline", "restricted")
+        else f"{level!r}, which is no level, so restricted"
+    )
+    raise ClusterError(
+        f"namespace {namespace} enforces Pod Security {shown} ({PSA_ENFORCE_LABEL}); the debug pod "
+        "is privileged with host namespaces and a hostPath, so admission would reject it",
+        f"use -n with a namespace labelled {PSA_ENFORCE_LABEL}=privileged",
+    )
 
 
 def check_autopilot(nodes: Sequence[Node]) -> None:

@@ -10,6 +10,7 @@ Accepted inputs, mixed freely:
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,9 +25,18 @@ from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.heap import bulk_load
+from kubectl_gpu.kube.redaction import redact
 from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, UniqueKeyLoader
 
-__all__ = ["BUNDLE_API_VERSION", "build_bundle", "load_snapshot", "load_text", "redact", "write_bundle"]
+__all__ = [
+    "BUNDLE_API_VERSION",
+    "BUNDLE_MODE",
+    "build_bundle",
+    "load_snapshot",
+    "load_text",
+    "redact",
+    "write_bundle",
+]
 
 BUNDLE_API_VERSION = "kubectl-gpu/v1"
 BUNDLE_KIND = "Snapshot"
@@ -274,40 +284,6 @@ def _load(
     return state.build(source=source_name, **meta)
 
 
-_REDACTED = "<redacted>"
-_DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
-
-
-def _redact_containers(containers: Any) -> None:
-    if not isinstance(containers, list):
-        return
-    for container in containers:
-        if not isinstance(container, dict):
-            continue
-        for env in container.get("env") or []:
-            if isinstance(env, dict) and "value" in env:
-                env["value"] = _REDACTED
-        if isinstance(container.get("args"), list):
-            # Arguments carry tokens as often as env does; keep their count, not their text.
-            container["args"] = [_REDACTED for _ in container["args"]]
-
-
-def redact(obj: dict[str, Any]) -> dict[str, Any]:
-    """Remove what a support bundle must not carry: env values, args, last-applied configuration.
-
-    Works in place on a fresh dict from the API (the live source owns it) and returns it.
-    """
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
-        for key in _DROP_ANNOTATIONS:
-            meta["annotations"].pop(key, None)
-    spec = obj.get("spec")
-    if obj.get("kind") == "Pod" and isinstance(spec, dict):
-        for key in ("containers", "initContainers", "ephemeralContainers"):
-            _redact_containers(spec.get(key))
-    return obj
-
-
 def build_bundle(
     objects: list[dict[str, Any]],
     *,
@@ -332,12 +308,31 @@ def build_bundle(
     }
 
 
+#: A new bundle is readable by its owner only: even redacted, it maps the cluster (names, images, labels).
+BUNDLE_MODE = 0o600
+
+
 def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write atomically: a half-written bundle must never replace a good one."""
+    """Write atomically: a half-written bundle must never replace a good one. A new file is 0600; one
+    that replaces a bundle keeps that file's mode (as its owner chose it). The temporary file has the
+    final mode from its creation, so the data is never readable by others, not even for a moment."""
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_bytes(orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n")
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = BUNDLE_MODE
+    except OSError as exc:
+        raise InvalidInput(f"{target}: cannot write snapshot: {exc.strerror or exc}") from None
+    try:
+        tmp.unlink(missing_ok=True)  # a leftover of a crashed run with our pid
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        try:
+            os.fchmod(fd, mode)  # os.open applies the umask; the mode is ours to say
+            with os.fdopen(fd, "wb", closefd=False) as out:
+                out.write(orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n")
+        finally:
+            os.close(fd)
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-""""Clean" and "could not look" never share an exit code (issue 12, item 2; docs/exit-codes.md).
+""" "Clean" and "could not look" never share an exit code (issue 12, item 2; docs/exit-codes.md).
 
 A kind the command reads that may not be listed (403) still lets the report answer, with a warning; but a
 command whose exit code is a verdict (pending, explain, drivers, nvme, lint, diagnose, lifecycle --needs)
@@ -41,7 +41,12 @@ def _forbid(api: FakeKubeAPI, resource: str) -> None:
     ids=lambda v: " ".join(v) if isinstance(v, tuple) else str(v),
 )
 def test_a_forbidden_kind_is_exit_4_where_the_exit_code_is_a_verdict(
-    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, command: tuple[str, ...], forbidden: str, expected: int
+    cli: Cli,
+    apiserver: FakeKubeAPI,
+    kubeconfig: Path,
+    command: tuple[str, ...],
+    forbidden: str,
+    expected: int,
 ) -> None:
     apiserver.add(node("n1"), pod("train", "ml", node_name="n1"))
     clean = cli(*command, "--kubeconfig", str(kubeconfig), "--now", NOW)

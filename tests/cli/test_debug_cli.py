@@ -455,7 +455,7 @@ def _kubectl_env(tmp_path: Path) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("KUBE")} | {"HOME": str(home)}
 
 
-SECURITY_FIELDS = ("nodeName", "hostPID", "hostNetwork", "hostIPC", "tolerations", "restartPolicy")
+SECURITY_FIELDS = ("nodeName", "hostPID", "tolerations", "restartPolicy")
 
 
 @pytest.mark.parametrize("strategy", ["privileged-all", "request"])
@@ -480,6 +480,10 @@ def test_dry_run_matches_what_kubectl_debug_creates(
     cluster.api.remove("pods", theirs["metadata"]["name"])
     for key in SECURITY_FIELDS:
         assert theirs["spec"][key] == ours["spec"][key], key
+    # The one privilege of --profile=sysadmin we leave out, and say so in the command's notes.
+    assert theirs["spec"]["hostNetwork"] and theirs["spec"]["hostIPC"]
+    assert not ours["spec"].get("hostNetwork") and not ours["spec"].get("hostIPC")
+    assert "#   - --profile=sysadmin also shares the node's network and IPC namespaces" in command_part
     assert (
         theirs["spec"]["volumes"]
         == ours["spec"]["volumes"]
@@ -658,3 +662,15 @@ def test_smi_help_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_an_image_pinned_by_digest_goes_to_the_pod_and_a_bad_digest_is_exit_2(
+    cli: Cli, cluster: Cluster
+) -> None:
+    pinned = "registry.example.com/debug-nvidia:0.1.0@sha256:" + "ab" * 32
+    result = cli(*cluster.args("smi", "i-0aaa", "--dry-run", "--image", pinned))
+    assert result.code == 0, result.err
+    pod = next(d for d in yaml.safe_load_all(result.out.split("# The closest")[0]) if d)
+    assert pod["spec"]["containers"][0]["image"] == pinned
+    bad = cli(*cluster.args("smi", "i-0aaa", "--dry-run", "--image", "registry.example.com/x@sha256:12"))
+    assert bad.code == 2 and "is not sha256:<64 hex digits>" in bad.err, bad.err

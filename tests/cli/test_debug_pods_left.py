@@ -61,6 +61,7 @@ def _deleting(api: FakeKubeAPI) -> bool:
     return any(r.method == "DELETE" for r in list(api.requests))
 
 
+@pytest.mark.slow
 def test_a_third_signal_during_cleanup_does_not_skip_it(
     cluster: tuple[FakeKubeAPI, SimulatedKubelet, Path], tmp_path: Path
 ) -> None:

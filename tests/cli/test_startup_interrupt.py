@@ -26,30 +26,35 @@ DELAYS = (0.02, 0.03, 0.04, 0.06, 0.08, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.4)
 _OUR_FRAME = re.compile(r'kubectl_gpu/__main__\.py", line \d+, in main|kubectl_gpu/(cli|core|kube|render)/')
 
 
-def _interrupted_after(delay: float) -> subprocess.CompletedProcess[str]:
+def _interrupted_after(delay: float, sig: signal.Signals = signal.SIGINT) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "kubectl_gpu", "nodes", "--snapshot", str(DEMO)]
     with subprocess.Popen(
         cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as proc:
         time.sleep(delay)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _python_still_starting(result: subprocess.CompletedProcess[str]) -> bool:
-    if result.returncode == -signal.SIGINT and not result.stderr:
+def _python_still_starting(
+    result: subprocess.CompletedProcess[str], sig: signal.Signals = signal.SIGINT
+) -> bool:
+    if result.returncode == -sig and not result.stderr:
         return True
     return result.stderr.rstrip().endswith("KeyboardInterrupt") and not _OUR_FRAME.search(result.stderr)
 
 
-def test_ctrl_c_during_start_up_is_interrupted_not_a_traceback() -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_during_start_up_is_interrupted_not_a_traceback(sig: signal.Signals) -> None:
+    """Ctrl-C, and SIGTERM or SIGHUP (a supervisor, a closed terminal) before any handler of the debug
+    commands exists: `interrupted` and 130, as later on; never a traceback, nor a silent kill."""
     interrupted = 0
     for delay in DELAYS:
-        result = _interrupted_after(delay)
-        if result.returncode == 0 or _python_still_starting(result):
+        result = _interrupted_after(delay, sig)
+        if result.returncode == 0 or _python_still_starting(result, sig):
             continue  # finished before the signal came, or Python had not reached our code yet
-        assert (result.returncode, result.stderr) == (130, "interrupted\n"), f"after {delay}s"
+        assert (result.returncode, result.stderr) == (130, "interrupted\n"), f"{sig.name} after {delay}s"
         interrupted += 1
     assert interrupted >= len(DELAYS) // 2
 

@@ -692,9 +692,16 @@ def _raw_get(api: FakeKubeAPI, path: str) -> tuple[int, dict[str, str], bytes]:
 
 def test_fault_with_a_raw_html_body_and_headers(apiserver: FakeKubeAPI) -> None:
     page = "<html><head><title>502 Bad Gateway</title></head></html>"
-    apiserver.fault(path="^/api/v1/nodes$", status=502, raw=page, content_type="text/html", headers={"Retry-After": "3"})
+    apiserver.fault(
+        path="^/api/v1/nodes$", status=502, raw=page, content_type="text/html", headers={"Retry-After": "3"}
+    )
     status, headers, body = _raw_get(apiserver, "/api/v1/nodes")
-    assert (status, headers["content-type"], headers["retry-after"], body.decode()) == (502, "text/html", "3", page)
+    assert (status, headers["content-type"], headers["retry-after"], body.decode()) == (
+        502,
+        "text/html",
+        "3",
+        page,
+    )
 
 
 def test_fault_that_drops_the_connection(apiserver: FakeKubeAPI) -> None:

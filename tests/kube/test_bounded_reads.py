@@ -104,3 +104,15 @@ def test_reading_the_cluster_has_an_overall_deadline(
     (line,) = result.err.splitlines()
     assert "reading the cluster from http://127.0.0.1:" in line and "took longer than 3s" in line, line
     assert "raise --request-timeout" in line
+
+
+def test_each_read_has_its_own_deadline(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    """A source kept open (a TUI refreshing every minute) is not out of time for its later reads."""
+    from kubectl_gpu.kube.live import LiveOptions, LiveSource
+
+    apiserver.add(node("n1"))
+    source = LiveSource(LiveOptions(kubeconfig=str(kubeconfig), request_timeout=0.2))
+    first = source.deadline
+    source.load(["nodes"])
+    source.deadline.clock = lambda: first.clock() + 60  # a minute later: far past 10 x 0.2 s
+    assert [n.name for n in source.load(["nodes"])[0].nodes] == ["n1"]

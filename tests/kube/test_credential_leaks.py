@@ -87,7 +87,9 @@ def test_a_token_no_header_can_carry_is_one_line_and_never_printed(
         assert len(result.stderr.splitlines()) == 1, result.stderr
 
 
-def test_exec_plugin_token_with_a_newline_is_trimmed(cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+def test_exec_plugin_token_with_a_newline_is_trimmed(
+    cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path
+) -> None:
     apiserver.require_token = TOKEN
     apiserver.add(node("n1"))
     kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, f"{TOKEN}\n")
@@ -125,13 +127,19 @@ def test_a_kubeconfig_yaml_error_does_not_quote_the_line(cli: Cli, tmp_path: Pat
     kubeconfig.write_text(f"apiVersion: v1\nusers:\n- name: u\n  user:\n    token: {TOKEN}: x\n")
     result = cli("nodes", "--kubeconfig", str(kubeconfig))
     assert result.code == 2, result.err
-    assert TOKEN not in result.err and result.err.startswith("error: malformed kubeconfig at line 5"), result.err
+    assert TOKEN not in result.err and result.err.startswith("error: malformed kubeconfig at line 5"), (
+        result.err
+    )
 
 
-def test_a_failing_plugin_says_what_failed_not_rejected_credentials(apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+def test_a_failing_plugin_says_what_failed_not_rejected_credentials(
+    apiserver: FakeKubeAPI, tmp_path: Path
+) -> None:
     """Wording (item 5): the plugin failed; the server never saw, let alone rejected, a credential."""
     kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, "unused")
-    (tmp_path / "kubeconfig-credential.py").write_text("import sys\nsys.stderr.write('no SSO session\\n')\nsys.exit(1)\n")
+    (tmp_path / "kubeconfig-credential.py").write_text(
+        "import sys\nsys.stderr.write('no SSO session\\n')\nsys.exit(1)\n"
+    )
     for command in (("nodes",), ("smi", "i-0aaa"), ("cleanup",)):
         result = _run(*command, "--kubeconfig", str(kubeconfig))
         assert result.returncode == 3, result.stderr

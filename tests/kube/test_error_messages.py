@@ -100,7 +100,9 @@ def test_a_503_with_retry_after_is_retried_too(cli: Cli, apiserver: FakeKubeAPI,
     assert cli("nodes", "--kubeconfig", str(kubeconfig)).code == 0
 
 
-def test_endless_429_gives_up_after_bounded_retries(cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+def test_endless_429_gives_up_after_bounded_retries(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
     apiserver.fault(path=r"^/api/v1/nodes$", status=429, headers={"Retry-After": "0"})
     result = cli("nodes", "--kubeconfig", str(kubeconfig))
     assert result.code == 3

@@ -52,7 +52,9 @@ def _one_line(result: Result) -> str:
 
 
 @pytest.mark.parametrize("command", READ_ONLY + DEBUG, ids=lambda c: c[0])
-def test_a_web_server_is_not_a_cluster(cli: Cli, web: PlainWebServer, tmp_path: Path, command: tuple[str, ...]) -> None:
+def test_a_web_server_is_not_a_cluster(
+    cli: Cli, web: PlainWebServer, tmp_path: Path, command: tuple[str, ...]
+) -> None:
     kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", web.url)
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     result = cli(*args, "--kubeconfig", str(kubeconfig))
@@ -63,7 +65,9 @@ def test_a_web_server_is_not_a_cluster(cli: Cli, web: PlainWebServer, tmp_path: 
     assert "No findings" not in result.out and not (tmp_path / "bundle.json").exists()
 
 
-@pytest.mark.parametrize("command", [("pending",), ("nodes",), ("diagnose",), ("inventory",)], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command", [("pending",), ("nodes",), ("diagnose",), ("inventory",)], ids=lambda c: c[0]
+)
 def test_a_404_on_a_core_kind_is_an_error_not_an_absent_crd(
     cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, command: tuple[str, ...]
 ) -> None:
@@ -87,7 +91,9 @@ def test_an_html_404_on_a_crd_is_an_error_a_status_404_is_absent(
     assert "HTML page titled '404 Not Found'" in _one_line(result)
 
 
-def test_a_real_api_server_is_proven_once_per_command(cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+def test_a_real_api_server_is_proven_once_per_command(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
     apiserver.add(node("n1"))
     assert cli("nodes", "--kubeconfig", str(kubeconfig)).code == 0
     paths = [r.path for r in apiserver.requests]

@@ -76,6 +76,14 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
     return _exit_code(results)
 
 
+def _print_errors(errors: Sequence[str], no_color: bool) -> None:
+    from kubectl_gpu.render.output import make_console
+
+    err = make_console(stderr=True, no_color=no_color)
+    for error in errors:
+        err.print(f"error: {error}", style="red", markup=False, highlight=False, soft_wrap=True)
+
+
 def _from_file(path: str) -> SmiResult:
     from kubectl_gpu.core.analyses.smi import sees_accelerator, unseen_reason
     from kubectl_gpu.core.debugpod import Accelerator as Acc
@@ -161,7 +169,11 @@ def smi(
     print_warnings(targets.warnings, opts.no_color)
     namespace = namespace_of(opts)
     if dry_run:
-        print_dry_run(targets.ready, opts, api.context, strategy, Mode.SMI, chooser, seconds)
+        if targets.ready:
+            print_dry_run(targets.ready, opts, api.context, strategy, Mode.SMI, chooser, seconds)
+        if targets.errors:  # as without --dry-run: a node that cannot be run on (or is not there) is exit 3
+            _print_errors([error for _, error in targets.errors], opts.no_color)
+            return ExitCode.CLUSTER
         return ExitCode.OK
     results: list[SmiResult] = []
     left: list[Leftover] = []

@@ -1,7 +1,7 @@
 """The GPU debug pod as data: its spec, its name, how to read its status, and what its output means.
 
-Modelled on `kubectl debug node/NAME --profile=sysadmin` (host PID/network/IPC, the node's `/` at `/host`,
-privileged) plus what a GPU needs and what keeps the pod from outliving us (grace period 0, a deadline, no
+Modelled on `kubectl debug node/NAME --profile=sysadmin` (host PID, the node's `/` at `/host`, privileged;
+not the node's network or IPC) plus what a GPU needs and what keeps the pod from outliving us (grace period 0, a deadline, no
 service account token, labels `cleanup` finds it by). Pure: the random name suffix, the collector script and
 the image come in as arguments.
 
@@ -20,6 +20,7 @@ from kubectl_gpu.core.debugpod.commands import (
     parse_shell_probe,
     shell_command,
 )
+from kubectl_gpu.core.debugpod.digests import is_pinned
 from kubectl_gpu.core.debugpod.image_pull import PullFailure, explain_pull_failure
 from kubectl_gpu.core.debugpod.images import (
     DEFAULT_IMAGES,
@@ -85,6 +86,7 @@ __all__ = [
     "collector_command",
     "explain_pull_failure",
     "is_gke_autopilot",
+    "is_pinned",
     "kubectl_debug_command",
     "node_blockers",
     "node_label_value",

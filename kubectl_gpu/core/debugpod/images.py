@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.debugpod.digests import check_reference
 from kubectl_gpu.core.debugpod.kinds import Accelerator
 
 __all__ = [
@@ -91,11 +92,11 @@ def resolve_image(
 ) -> ImageChoice:
     """The debug image: the flag, else the environment, else the config file, else the default."""
     if flag:
-        return ImageChoice(flag, IMAGE_FLAGS[accelerator])
+        return ImageChoice(check_reference(flag, IMAGE_FLAGS[accelerator]), IMAGE_FLAGS[accelerator])
     var = IMAGE_ENV_VARS[accelerator]
     if env.get(var):
-        return ImageChoice(env[var], f"env {var}")
+        return ImageChoice(check_reference(env[var], var), f"env {var}")
     from_config = _config_image(config or {}, accelerator, config_path)
     if from_config:
-        return ImageChoice(from_config, f"config {config_path}")
+        return ImageChoice(check_reference(from_config, config_path), f"config {config_path}")
     return ImageChoice(DEFAULT_IMAGES[accelerator], "default")

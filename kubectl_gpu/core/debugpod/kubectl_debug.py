@@ -48,5 +48,7 @@ def kubectl_debug_command(spec: DebugPodSpec, kubectl_flags: Sequence[str] = ())
         "it cannot set terminationGracePeriodSeconds, activeDeadlineSeconds, automountServiceAccountToken, "
         "resource requests or a read-only /host",
         "it never deletes the pod",
+        "--profile=sysadmin also shares the node's network and IPC namespaces (hostNetwork, hostIPC), which "
+        "kubectl-gpu's pod does not: on the node's network a pod reaches the instance metadata service",
     )
     return KubectlDebugCommand(tuple(argv), custom, differences=differences)

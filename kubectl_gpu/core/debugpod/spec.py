@@ -1,5 +1,6 @@
-"""The debug pod manifest: `kubectl debug --profile=sysadmin` (host namespaces, the node's `/` at `/host`,
-privileged) plus GPU access and what keeps the pod from outliving us."""
+"""The debug pod manifest: `kubectl debug --profile=sysadmin` (the host PID namespace, the node's `/` at
+`/host`, privileged) less the node's network and IPC namespaces, plus GPU access and what keeps the pod
+from outliving us. docs/security.md says what each privilege is for."""
 
 from __future__ import annotations
 
@@ -118,10 +119,11 @@ def build_debug_pod(spec: DebugPodSpec) -> dict[str, Any]:
             "activeDeadlineSeconds": spec.active_deadline_seconds,
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
+            # The node's processes (GPU PIDs are host PIDs; nsenter -t 1), but not its network: a pod on the node's
+            # network reaches the instance metadata service and the node role's credentials with one HTTP call
+            # (Auto Mode's IMDS hop limit only stops pods on the pod network), and not its IPC. No mode needs them:
+            # the shell can still `nsenter -t 1 -n` on purpose, being privileged with the host PID namespace.
             "hostPID": True,
-            "hostNetwork": True,
-            "hostIPC": True,
-            "dnsPolicy": "ClusterFirstWithHostNet",
             "tolerations": [{"operator": "Exists"}],  # every taint, NoExecute included
             "containers": [container],
             "volumes": [{"name": "host-root", "hostPath": {"path": "/"}}],

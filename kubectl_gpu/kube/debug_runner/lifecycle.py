@@ -287,9 +287,10 @@ class PodLifecycle:
         if problem is not None:
             self.delete_failures.append(Leftover(spec.namespace, spec.name, spec.node, problem))
 
-    def delete_until_gone(self, namespace: str, name: str) -> str | None:
-        """Delete one pod until it is known gone; None, or why it could not be (the last error)."""
-        end = self.clock() + self.settings.delete_budget
+    def delete_until_gone(self, namespace: str, name: str, *, until: float | None = None) -> str | None:
+        """Delete one pod until it is known gone (retrying until `until` on the clock, default for
+        delete_budget seconds); None, or why it could not be (the last error). One attempt at least."""
+        end = until if until is not None else self.clock() + self.settings.delete_budget
         delay = self.settings.delete_backoff
         while True:
             problem = self._delete_once(namespace, name)
@@ -318,16 +319,18 @@ class PodLifecycle:
     def delete_leftovers(self, settle: float | None = None) -> list[Leftover]:
         """Delete every pod still tracked (workers that could not unwind): first wait for creates still in
         flight (`settle` seconds at most; default the request timeout and a margin), then delete each with
-        the same retries. Returns what could not be deleted, or never stopped being created."""
+        the same retries, all of them within one delete_budget (past it, one attempt each). Returns what
+        could not be deleted, or never stopped being created."""
         wait = settle if settle is not None else (self.api.request_timeout or 30.0) + 5.0
         stuck = set(self.tracker.wait_settled(wait))
+        until = self.clock() + self.settings.delete_budget
         failed: list[Leftover] = []
         for namespace, name in self.tracker.pending():
             node = self.tracker.nodes.get((namespace, name), "")
             if (namespace, name) in stuck:
                 failed.append(Leftover(namespace, name, node, "its create never returned"))
                 continue
-            problem = self.delete_until_gone(namespace, name)
+            problem = self.delete_until_gone(namespace, name, until=until)
             if problem is not None:
                 failed.append(Leftover(namespace, name, node, problem))
         return failed

@@ -19,6 +19,7 @@ from kubectl_gpu.core.debugpod import (
     attempts,
     build_debug_pod,
     is_gke_autopilot,
+    is_pinned,
     kubectl_debug_command,
     node_blockers,
     node_label_value,
@@ -114,7 +115,9 @@ def test_pod_has_everything_kubectl_debug_sysadmin_has_plus_the_safety_net() -> 
     assert meta["annotations"]["kubectl-gpu/node"] == "i-0123456789abcdef0"
     assert podspec["nodeName"] == "i-0123456789abcdef0"
     assert podspec["tolerations"] == [{"operator": "Exists"}]
-    assert (podspec["hostPID"], podspec["hostNetwork"], podspec["hostIPC"]) == (True, True, True)
+    assert podspec["hostPID"] is True
+    # Not the node's network (IMDS and the node role's credentials) nor its IPC: no mode needs them.
+    assert "hostNetwork" not in podspec and "hostIPC" not in podspec and "dnsPolicy" not in podspec
     assert podspec["restartPolicy"] == "Never"
     assert podspec["terminationGracePeriodSeconds"] == 0
     assert podspec["automountServiceAccountToken"] is False
@@ -431,3 +434,41 @@ def test_unseen_reason_quotes_nvidia_smi() -> None:
 def test_shell_probe(log: str, accelerator: Accelerator, ready: bool, devices: int) -> None:
     probe = parse_shell_probe(log, accelerator)
     assert (probe.ready, probe.devices) == (ready, devices)
+
+
+# --- images pinned by digest (issue 12, item 7) -----------------------------------------------------------------
+
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+@pytest.mark.parametrize("source", ["flag", "env", "config"])
+def test_an_image_pinned_by_digest_is_taken_as_it_is(source: str) -> None:
+    ref = f"registry.example.com/debug-nvidia:0.1.0@{DIGEST}"
+    kw: dict[str, Any] = {"flag": None, "env": {}, "config": None}
+    kw |= (
+        {"flag": ref}
+        if source == "flag"
+        else {"env": {"KUBECTL_GPU_IMAGE": ref}}
+        if source == "env"
+        else {"config": {"image": ref}}
+    )
+    choice = resolve_image(Accelerator.NVIDIA, config_path="c.yaml", **kw)
+    assert choice.image == ref and is_pinned(choice.image)
+    pod = build_debug_pod(spec(image=choice.image))
+    assert pod["spec"]["containers"][0]["image"] == ref
+    assert f"--image={ref}" in kubectl_debug_command(spec(image=ref)).argv
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["reg/x:1@sha256:abc", "reg/x@md5:" + "0" * 32, "reg/x@", "reg/x:1 --privileged", ""],
+)
+def test_a_malformed_reference_is_refused(ref: str) -> None:
+    with pytest.raises(ValueError, match="--image"):
+        resolve_image(Accelerator.NVIDIA, flag=ref or " ", env={}, config=None)
+
+
+def test_every_default_image_is_pinned_by_digest() -> None:
+    for accelerator in Accelerator:
+        choice = resolve_image(accelerator, flag=None, env={}, config=None)
+        assert choice.source == "default" and is_pinned(choice.image), choice
