@@ -35,6 +35,7 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
 from kubectl_gpu.tui.objects import events_view, yaml_view
+from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.smi import SmiScreen
@@ -223,11 +224,13 @@ class GpuApp(DebugKeys):
         self.error = None
         if message.config != self.config:
             self._switched(message.config)
+        replaced = (self.snapshot, [view.model for view in self.views()])
         self.snapshot = message.snapshot
         for view in self.views():
             view.show(message.models[view.view_id])
         self._header()
         self._notify_notes(message.snapshot)
+        release_later(*replaced)  # not here: freeing it all at once would freeze the screen
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
