@@ -137,7 +137,7 @@ class GpuApp(DebugKeys):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (tests, `?`)."""
+        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (for tests)."""
         self.notices.append((severity, title, message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
@@ -218,8 +218,9 @@ class GpuApp(DebugKeys):
 
     @on(DataLoaded)
     def _loaded(self, message: DataLoaded) -> None:
-        if message.generation != self.generation:
-            return  # a newer refresh (or a context switch) superseded it
+        if message.generation != self.generation:  # a newer refresh (or a context switch) superseded it
+            release_later(message.snapshot, message.models)
+            return
         self.loading = False
         self.error = None
         if message.config != self.config:
@@ -247,13 +248,11 @@ class GpuApp(DebugKeys):
             )
             self._header()
             return
-        self.error = message.error if self.snapshot is not None else None
+        self.error = message.error  # the header marks the data shown (if any) stale
         title = (
             "refresh failed (internal error; please report it)" if message.unexpected else "refresh failed"
         )
         self.notify(message.error, title=title, severity="error", timeout=8)
-        if self.snapshot is None:
-            self.error = message.error
         self._header()
 
     def _notify_notes(self, snapshot: data.Snapshot) -> None:
@@ -395,7 +394,7 @@ class GpuApp(DebugKeys):
         self._close_line()
 
     @on(CommandLine.Entered)
-    def _submitted(self, message: CommandLine.Entered) -> None:
+    async def _submitted(self, message: CommandLine.Entered) -> None:
         self._close_line()
         if message.mode == "/":
             self.view.set_filter(message.value)
@@ -404,6 +403,9 @@ class GpuApp(DebugKeys):
             command = parse(message.value)
         except ValueError as exc:
             self.notify(str(exc), severity="error")
+            return
+        if command.kind == "quit":
+            await self.action_quit()  # as `q`: running debug pods are deleted first
             return
         self._run_command(command.kind, command.arg)
 
@@ -418,8 +420,6 @@ class GpuApp(DebugKeys):
             self.action_refresh()
         elif kind == "help":
             self.action_help()
-        elif kind == "quit":
-            self.action_quit_now()
 
     def action_go_back(self) -> None:
         if self.shell_job is not None and not self.shell_job.done.is_set():
