@@ -55,12 +55,15 @@ def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str |
 
 
 def launch(config: TuiConfig) -> int:
-    """Run the app until it quits; then delete any debug pod it still tracks (also after a crash)."""
+    """Run the app until it quits; then delete any debug pod it still tracks (also after a crash, and on
+    SIGTERM or SIGHUP, raised as KeyboardInterrupt so that this cleanup runs)."""
+    from kubectl_gpu.kube.debug_runner import interrupts_on_sigterm
     from kubectl_gpu.tui.app import GpuApp
 
     app = GpuApp(config)
     try:
-        app.run()
+        with interrupts_on_sigterm():
+            app.run()
     finally:
         for left in app.run_cleanup():
             typer.echo(f"warning: could not delete debug pod {left}; run kubectl gpu cleanup", err=True)

@@ -36,6 +36,7 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
 from kubectl_gpu.tui.objects import events_view, yaml_view
+from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.smi import SmiScreen
@@ -137,7 +138,7 @@ class GpuApp(DebugKeys):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (tests, `?`)."""
+        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (for tests)."""
         self.notices.append((severity, title, message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
@@ -219,17 +220,20 @@ class GpuApp(DebugKeys):
 
     @on(DataLoaded)
     def _loaded(self, message: DataLoaded) -> None:
-        if message.generation != self.generation:
-            return  # a newer refresh (or a context switch) superseded it
+        if message.generation != self.generation:  # a newer refresh (or a context switch) superseded it
+            release_later(message.snapshot, message.models)
+            return
         self.loading = False
         self.error = None
         if message.config != self.config:
             self._switched(message.config)
+        replaced = (self.snapshot, [view.model for view in self.views()])
         self.snapshot = message.snapshot
         for view in self.views():
             view.show(message.models[view.view_id])
         self._header()
         self._notify_notes(message.snapshot)
+        release_later(*replaced)  # not here: freeing it all at once would freeze the screen
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
@@ -246,13 +250,11 @@ class GpuApp(DebugKeys):
             )
             self._header()
             return
-        self.error = message.error if self.snapshot is not None else None
+        self.error = message.error  # the header marks the data shown (if any) stale
         title = (
             "refresh failed (internal error; please report it)" if message.unexpected else "refresh failed"
         )
         self.notify(message.error, title=title, severity="error", timeout=8)
-        if self.snapshot is None:
-            self.error = message.error
         self._header()
 
     def _notify_notes(self, snapshot: data.Snapshot) -> None:
@@ -394,7 +396,7 @@ class GpuApp(DebugKeys):
         self._close_line()
 
     @on(CommandLine.Entered)
-    def _submitted(self, message: CommandLine.Entered) -> None:
+    async def _submitted(self, message: CommandLine.Entered) -> None:
         self._close_line()
         if message.mode == "/":
             self.view.set_filter(message.value)
@@ -403,6 +405,9 @@ class GpuApp(DebugKeys):
             command = parse(message.value)
         except ValueError as exc:
             self.notify(str(exc), severity="error")
+            return
+        if command.kind == "quit":
+            await self.action_quit()  # as `q`: running debug pods are deleted first
             return
         self._run_command(command.kind, command.arg)
 
@@ -417,8 +422,6 @@ class GpuApp(DebugKeys):
             self.action_refresh()
         elif kind == "help":
             self.action_help()
-        elif kind == "quit":
-            self.action_quit_now()
 
     def action_go_back(self) -> None:
         if self.shell_job is not None and not self.shell_job.done.is_set():

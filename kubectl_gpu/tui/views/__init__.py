@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.views.base import TableView, ViewModel
 from kubectl_gpu.tui.views.cost import CostView
 from kubectl_gpu.tui.views.drivers import DriversView
@@ -28,9 +29,6 @@ VIEWS: tuple[type[TableView], ...] = (
 )
 
 
-def build_all(snapshot: object) -> dict[str, ViewModel]:
+def build_all(snapshot: Snapshot) -> dict[str, ViewModel]:
     """Every view's model for one snapshot (in the refresh worker)."""
-    from kubectl_gpu.tui.data import Snapshot
-
-    assert isinstance(snapshot, Snapshot)
     return {view.view_id: view.build(snapshot) for view in VIEWS}

@@ -102,6 +102,8 @@ class TableView(Vertical):
         super().__init__(id=f"view-{self.view_id}", classes="view")
         self.model: ViewModel | None = None
         self.section = 0
+        self._title_shown = ""
+        self._detail_shown: tuple[int, str | None, int] | None = None
 
     @staticmethod
     def build(snapshot: Snapshot) -> ViewModel:
@@ -168,7 +170,9 @@ class TableView(Vertical):
             title.append(f"  {len(grid.marks)} marked", style=theme.INFO)
         if len(self.SECTIONS) > 1:
             title.append("  (tab: section)", style=theme.MUTED)
-        self.query_one(".view-title", Static).update(title)
+        if title.plain != self._title_shown:  # the cursor moves far more often than the counts change
+            self._title_shown = title.plain
+            self.query_one(".view-title", Static).update(title, layout=False)
 
     def action_next_section(self, step: int = 1) -> None:
         if len(self.SECTIONS) < 2:
@@ -184,10 +188,15 @@ class TableView(Vertical):
 
     def _detail(self, row: Row | None) -> None:
         pane = self.query_one(".detail", Static)
+        key = (self.section, row.key if row is not None else None, id(self.grid.table))
+        if key == self._detail_shown:
+            return
+        self._detail_shown = key
         if row is None:
             pane.update("")
             return
         pane.update(row.detail() if row.detail is not None else _default_detail(self.grid.table, row))
+        self.query_one(".detail-pane", VerticalScroll).scroll_home(animate=False)
 
     @on(GridTable.Highlighted)
     def _highlighted(self, event: GridTable.Highlighted) -> None:

@@ -131,8 +131,9 @@ def build_nodepools(snapshot: Snapshot) -> Table:
         name = node.labels.get("karpenter.sh/nodepool")
         if name:
             counts[name] = counts.get(name, 0) + 1
+    gpu = {p.name for p in snapshot.lint.pools if p.gpu}
     rows = []
-    for pool in sorted(state.nodepools, key=lambda p: p.name):
+    for pool in sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name)):  # GPU pools first
         nodes = counts.get(pool.name, 0)
         meta = RowMeta(
             pool.name, ObjectRef("NodePool", pool.name), None, partial(_detail, snapshot, pool, nodes)

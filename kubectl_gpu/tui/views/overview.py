@@ -124,6 +124,11 @@ def pool_summaries(snapshot: Snapshot) -> list[PoolSummary]:
     return sorted(out.values(), key=lambda s: (s.name == NO_POOL, s.name))
 
 
+def _n(value: Decimal) -> str:
+    """2, not 2.00 (sums of fractions of nodes); 1.5 stays 1.5."""
+    return str(int(value)) if value == value.to_integral_value() else str(value.normalize())
+
+
 def _worst(finding: Finding | None) -> Text:
     if finding is None:
         return Text("ok", style=theme.GOOD)
@@ -138,7 +143,10 @@ def _detail(summary: PoolSummary, name: str) -> RenderableType:
     head = lines(
         [
             ("NodePool", Text(name, style=theme.HEADER)),
-            ("Accelerators", f"{allocated} allocated, {free} free, {idle} idle, {unavailable} unhealthy"),
+            (
+                "Accelerators",
+                f"{_n(allocated)} allocated, {_n(free)} free, {_n(idle)} idle, {_n(unavailable)} unhealthy",
+            ),
             ("Nodes", summary.nodes),
             ("Pending pods", summary.pending),
             ("Keys", "enter: this pool's nodes"),
@@ -150,8 +158,8 @@ def _detail(summary: PoolSummary, name: str) -> RenderableType:
 def _cells(summary: PoolSummary, label: str) -> list[Text | str]:
     allocated, free, idle, _ = summary.parts
     accelerators = allocation_bar(*summary.parts, width=10)
-    accelerators.append(f" {allocated}/{free}/")
-    accelerators.append(str(idle), style=theme.WARNING if idle else "")
+    accelerators.append(f" {_n(allocated)}/{_n(free)}/")
+    accelerators.append(_n(idle), style=theme.WARNING if idle else "")
     return [
         Text(label, style=theme.HEADER) if label == ALL else label,
         str(summary.nodes),

@@ -262,8 +262,10 @@ class GridTable(ScrollView, can_focus=True):
             return
         index = max(0, min(index, len(self.view) - 1))
         if index != self.cursor:
-            self.cursor = index
-            self.refresh()
+            old, self.cursor = self.cursor, index
+            top = round(self.scroll_y)
+            for row in (old, index):  # only the two lines that changed (a scroll repaints everything)
+                self.refresh_line(row - top + 1)
             self._announce()
         self._scroll_to_cursor()
 
@@ -304,8 +306,8 @@ class GridTable(ScrollView, can_focus=True):
         if row is None:
             return
         self.marks ^= {row.key}
+        self.refresh_line(self.cursor - round(self.scroll_y) + 1)
         self._set_cursor(self.cursor + 1)
-        self.refresh()
 
     def action_sort_next(self) -> None:
         count = len(self.table.columns)

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Time the TUI on the synthetic bundles: start to the first full screen, a refresh, and how long a key
+takes, at rest and while a refresh runs in the worker.
+
+    python bench/tui.py [--sizes M,L] [--repeat 3] [--refreshes 3] [--live] [--out bench/out] [--markdown]
+
+Per size (bundles from `bench/generate.py`, generated on first use), `--repeat` fresh children each run
+the app headless at 200x50 on `--snapshot FILE` (Textual's test driver: the same app, no terminal):
+* first screen: from the child's spawn (interpreter start and imports included) until the first refresh's
+  data is on screen (the Overview rendered);
+* refresh: `r` until the new data is on screen (the file read again, every analysis run, every view built);
+* key `j`/`k` (the cursor on the Nodes view), median of 30: from the key until its handler ran and the
+  screen rendered what changed; the same while a refresh runs in the worker thread (a key every 50 ms;
+  median and worst);
+* a view switch (`p`, `f`, `n`), the same way, median; the event loop's longest pause during the
+  refreshes (the screen could not take a key or repaint); peak RSS, RSS after the first screen and after
+  the refreshes.
+
+With `--live` the bundle is served by `bench/apiserver.py` in another process and the TUI reads it as a
+live cluster (paginated lists, 500 objects a page, as from a real API server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from generate import SIZES, generate  # noqa: E402
+
+CHILD = r"""
+import asyncio, json, resource, statistics, sys, time
+spawned, path, refreshes, kubeconfig = float(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+from kubectl_gpu.kube.source import SourceOptions
+from kubectl_gpu.tui.app import GpuApp
+from kubectl_gpu.tui.config import TuiConfig
+
+def rss_mib():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+
+async def until(predicate):
+    while not predicate():
+        await asyncio.sleep(0.005)
+
+async def painted(app, key, done):
+    # Seconds from a key to its frame: the handler has run (`done()`), then the screen renders what changed
+    # (Textual does that on its next refresh tick; here at once, so the figure is the work, not the tick).
+    # A refresh in the worker thread competes with it for the interpreter.
+    start = time.perf_counter()
+    app.simulate_key(key)
+    while not done() and time.perf_counter() - start < 30:
+        await asyncio.sleep(0.0005)
+    app.screen._on_timer_update()
+    return time.perf_counter() - start
+
+async def cursor_key(app, index):
+    grid, before = app.view.grid, app.view.grid.cursor
+    return await painted(app, "jk"[index % 2], lambda: grid.cursor != before)
+
+async def ticker(gaps, stop):
+    # The event loop's longest pause: how long the screen could not take a key or repaint.
+    last = time.perf_counter()
+    while not stop.is_set():
+        await asyncio.sleep(0.01)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+
+async def main():
+    result = {}
+    if kubeconfig:
+        source = SourceOptions(kubeconfig=kubeconfig, context="bench", request_timeout=300.0)
+    else:
+        source = SourceOptions(snapshot=(path,))
+    app = GpuApp(TuiConfig(source, refresh=None))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await until(lambda: app.snapshot is not None)
+        await pilot.pause()
+        result["first_screen"] = time.time() - spawned
+        result["load_and_analyse"] = app.snapshot.seconds
+        result["rss_first_mib"] = rss_mib()
+        result["nodes"], result["pods"] = len(app.snapshot.state.nodes), len(app.snapshot.state.pods)
+        switch = []
+        for key, view in zip("pfnpfn", ("pending", "findings", "nodes") * 2):
+            switch.append(await painted(app, key, lambda v=view: app.current == v))
+            await pilot.pause()
+        result["view_switch"] = statistics.median(switch)
+        result["key"] = statistics.median([await cursor_key(app, i) for i in range(30)])
+        result["refresh"], during, gaps, stop = [], [], [], asyncio.Event()
+        watch = asyncio.create_task(ticker(gaps, stop))
+        for _ in range(refreshes):
+            shown = app.snapshot
+            start = time.perf_counter()
+            app.simulate_key("r")
+            while app.snapshot is shown:
+                during.append(await cursor_key(app, len(during)))
+                await asyncio.sleep(0.05)
+            await pilot.pause()
+            result["refresh"].append(time.perf_counter() - start)
+            await asyncio.sleep(0.5)  # what follows the swap (the old data freed) counts too
+        stop.set()
+        await watch
+        result["stall"] = max(gaps)
+        result["key_wall_during_refresh"] = statistics.median(during) if during else None
+        result["key_worst_during_refresh"] = max(during) if during else None
+        result["keys_during_refresh"] = len(during)
+        result["rss_after_mib"] = rss_mib()
+    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("RESULT " + json.dumps(result))
+
+asyncio.run(main())
+"""
+
+
+def run_child(path: Path, refreshes: int, kubeconfig: Path | None) -> dict[str, object]:
+    argv = [sys.executable, "-c", CHILD, str(time.time()), str(path), str(refreshes), str(kubeconfig or "")]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if proc.returncode != 0 or line is None:
+        raise SystemExit(f"child failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    data: dict[str, object] = json.loads(line[len("RESULT ") :])
+    return data
+
+
+def _median(runs: list[dict[str, object]], key: str) -> float | None:
+    values: list[float] = []
+    for run in runs:
+        value = run.get(key)
+        if isinstance(value, list):
+            values += [float(v) for v in value]
+        elif isinstance(value, int | float):
+            values.append(float(value))
+    return statistics.median(values) if values else None
+
+
+def _serve(path: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
+    """bench/apiserver.py on `path` in its own process, and a kubeconfig (context `bench`) for it."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "apiserver.py"), str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().split()[-1]
+    kubeconfig = out / "bench-kubeconfig.json"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "bench", "cluster": {"server": url}}],
+        "users": [{"name": "bench", "user": {}}],
+        "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "bench"}}],
+        "current-context": "bench",
+    }
+    kubeconfig.write_text(json.dumps(config))
+    return proc, kubeconfig
+
+
+def bench_size(size: str, repeat: int, refreshes: int, out: Path, live: bool) -> dict[str, object]:
+    path = out / f"cluster-{size}.json"
+    if not path.exists():
+        print(f"[{size}] generating {path} ...", flush=True)
+        generate(*SIZES[size], path)
+    server, kubeconfig = _serve(path, out) if live else (None, None)
+    runs = []
+    try:
+        for index in range(repeat):
+            print(f"[{size}] run {index + 1}/{repeat} ...", flush=True)
+            runs.append(run_child(path, refreshes, kubeconfig))
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
+    keys = (
+        "first_screen",
+        "load_and_analyse",
+        "refresh",
+        "key",
+        "key_wall_during_refresh",
+        "key_worst_during_refresh",
+        "view_switch",
+        "stall",
+        "peak_rss_mib",
+        "rss_first_mib",
+        "rss_after_mib",
+    )
+    summary: dict[str, object] = {"size": f"{size} {'live' if live else 'snapshot'}"}
+    summary.update(nodes=runs[0]["nodes"], pods=runs[0]["pods"])
+    summary.update({key: _median(runs, key) for key in keys})
+    summary["keys_during_refresh"] = sum(int(r["keys_during_refresh"]) for r in runs)  # type: ignore[call-overload]
+    return summary
+
+
+def _ms(value: object) -> str:
+    return f"{float(value) * 1000:.0f} ms" if isinstance(value, int | float) else "-"
+
+
+def _s(value: object) -> str:
+    return f"{float(value):.1f} s" if isinstance(value, int | float) else "-"
+
+
+def markdown(rows: list[dict[str, object]]) -> str:
+    head = (
+        "| size | nodes | pods | first screen | load + analyse | refresh | key `j` to its frame "
+        "| `j` during a refresh (median / worst) | view switch | longest freeze | peak RSS MiB "
+        "| RSS first / after refreshes MiB |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    )
+    lines = [
+        f"| {r['size']} | {r['nodes']:,} | {r['pods']:,} | {_s(r['first_screen'])} | {_s(r['load_and_analyse'])} "
+        f"| {_s(r['refresh'])} | {_ms(r['key'])} "
+        f"| {_ms(r['key_wall_during_refresh'])} / {_ms(r['key_worst_during_refresh'])} "
+        f"| {_ms(r['view_switch'])} | {_ms(r['stall'])} | {float(r['peak_rss_mib']):,.0f} | {float(r['rss_first_mib']):,.0f} / {float(r['rss_after_mib']):,.0f} |"  # type: ignore[arg-type]
+        for r in rows
+    ]
+    return head + "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Time the TUI on the synthetic bundles.")
+    parser.add_argument("--sizes", default="M", help="comma-separated: S, M, L (default M)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--refreshes", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    parser.add_argument("--markdown", action="store_true", help="print the table for bench/README.md")
+    parser.add_argument(
+        "--live", action="store_true", help="read the bundle from bench/apiserver.py instead of the file"
+    )
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sizes = [s.strip() for s in args.sizes.split(",")]
+    rows = [bench_size(size, args.repeat, args.refreshes, args.out, args.live) for size in sizes]
+    print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.pop("NO_COLOR", None)
+    raise SystemExit(main())
