@@ -58,6 +58,41 @@ ALL_KINDS = (
         False,
         "DRA devices are not counted",
     ),
+    KindSpec(
+        "persistentvolumeclaims",
+        "",
+        ("v1",),
+        "PersistentVolumeClaim",
+        True,
+        "volume topology of pending pods is unknown",
+    ),
+    KindSpec(
+        "persistentvolumes",
+        "",
+        ("v1",),
+        "PersistentVolume",
+        False,
+        "volume topology of pending pods is unknown",
+    ),
+    KindSpec(
+        "storageclasses",
+        "storage.k8s.io",
+        ("v1",),
+        "StorageClass",
+        False,
+        "volume topology of unbound claims is unknown",
+    ),
+    KindSpec(
+        "daemonsets", "apps", ("v1",), "DaemonSet", True, "daemonset overhead and host ports are unknown"
+    ),
+    KindSpec(
+        "nodeoverlays",
+        "karpenter.sh",
+        ("v1alpha1",),
+        "NodeOverlay",
+        False,
+        "NodeOverlay capacity and prices are not applied",
+    ),
 )
 
 # Events worth fetching (one field-selected list per reason: field selectors have no OR).

@@ -15,14 +15,19 @@ from functools import cached_property
 from typing import Any, Literal
 
 from kubectl_gpu.core.k8s.models import (
+    DaemonSet,
     Event,
     Node,
     NodeClaim,
     NodeClass,
+    NodeOverlay,
     NodePool,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     Resources,
     ResourceSlice,
+    StorageClass,
 )
 from kubectl_gpu.core.k8s.parse import Model
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
@@ -103,6 +108,11 @@ _KIND_FIELDS: dict[type, str] = {
     NodeClaim: "nodeclaims",
     NodeClass: "nodeclasses",
     ResourceSlice: "resourceslices",
+    PersistentVolumeClaim: "persistentvolumeclaims",
+    PersistentVolume: "persistentvolumes",
+    StorageClass: "storageclasses",
+    DaemonSet: "daemonsets",
+    NodeOverlay: "nodeoverlays",
 }
 
 
@@ -117,6 +127,11 @@ class ClusterState:
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
     resourceslices: tuple[ResourceSlice, ...] = ()
+    persistentvolumeclaims: tuple[PersistentVolumeClaim, ...] = ()
+    persistentvolumes: tuple[PersistentVolume, ...] = ()
+    storageclasses: tuple[StorageClass, ...] = ()
+    daemonsets: tuple[DaemonSet, ...] = ()
+    nodeoverlays: tuple[NodeOverlay, ...] = ()
     notes: tuple[Note, ...] = ()
     source: str = ""
     context: str | None = None
@@ -203,6 +218,19 @@ class ClusterState:
             if s.node_name:
                 out[s.node_name].append(s)
         return dict(out)
+
+    @cached_property
+    def pvc_by_key(self) -> dict[tuple[str, str], PersistentVolumeClaim]:
+        """(namespace, name) -> PersistentVolumeClaim."""
+        return {(c.namespace, c.name): c for c in self.persistentvolumeclaims}
+
+    @cached_property
+    def pv_by_name(self) -> dict[str, PersistentVolume]:
+        return {v.name: v for v in self.persistentvolumes}
+
+    @cached_property
+    def storageclass_by_name(self) -> dict[str, StorageClass]:
+        return {c.name: c for c in self.storageclasses}
 
     @cached_property
     def events_by_object(self) -> dict[tuple[str | None, str | None, str | None], list[Event]]:

@@ -16,5 +16,19 @@ __all__ = [
 ]
 
 KINDS = frozenset(
-    {"nodes", "pods", "events", "nodepools", "nodeclaims", "nodeclasses", "ec2nodeclasses", "resourceslices"}
+    {
+        "nodes",
+        "pods",
+        "events",
+        "nodepools",
+        "nodeclaims",
+        "nodeclasses",
+        "ec2nodeclasses",
+        "resourceslices",
+        "persistentvolumeclaims",
+        "persistentvolumes",
+        "storageclasses",
+        "daemonsets",
+        "nodeoverlays",
+    }
 )

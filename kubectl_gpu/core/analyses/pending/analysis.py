@@ -272,6 +272,7 @@ class _Analyser:
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
+        self.anti_affinity = any(t.anti for p in state.pods if p.node_name for t in p.placement.affinity)
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -285,6 +286,8 @@ class _Analyser:
 
     def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> tuple[TargetEvaluation, ...]:
         key = (*shape.key, nodes_only)
+        if self.anti_affinity:  # a placed pod's required anti-affinity may select this one by its labels
+            key = (*key, shape.namespace, shape.labels)
         found = self.cache.get(key)
         if found is None:
             targets: list[PoolTarget | NodeTarget] = [*self.nodes] if nodes_only else self._targets(shape)

@@ -13,22 +13,47 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kubectl_gpu.core.k8s.models import (
+    DaemonSet,
     Event,
     Node,
     NodeClaim,
     NodeClass,
+    NodeOverlay,
     NodePool,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     Raw,
     ResourceSlice,
+    StorageClass,
 )
 from kubectl_gpu.core.k8s.parse.common import ModelError
 from kubectl_gpu.core.k8s.parse.events import parse_event
 from kubectl_gpu.core.k8s.parse.karpenter import nodeclass_parser, parse_nodeclaim, parse_nodepool
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
 from kubectl_gpu.core.k8s.parse.pods import parse_pod
+from kubectl_gpu.core.k8s.parse.storage import (
+    parse_daemonset,
+    parse_nodeoverlay,
+    parse_pv,
+    parse_pvc,
+    parse_storageclass,
+)
 
-Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice
+Model = (
+    Node
+    | Pod
+    | Event
+    | NodePool
+    | NodeClaim
+    | NodeClass
+    | ResourceSlice
+    | PersistentVolumeClaim
+    | PersistentVolume
+    | StorageClass
+    | DaemonSet
+    | NodeOverlay
+)
 
 __all__ = [
     "KINDS",
@@ -57,6 +82,11 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("eks.amazonaws.com", "NodeClass"): nodeclass_parser("NodeClass", "eks.amazonaws.com"),
     ("karpenter.k8s.aws", "EC2NodeClass"): nodeclass_parser("EC2NodeClass", "karpenter.k8s.aws"),
     ("resource.k8s.io", "ResourceSlice"): parse_resourceslice,
+    ("", "PersistentVolumeClaim"): parse_pvc,
+    ("", "PersistentVolume"): parse_pv,
+    ("storage.k8s.io", "StorageClass"): parse_storageclass,
+    ("apps", "DaemonSet"): parse_daemonset,
+    ("karpenter.sh", "NodeOverlay"): parse_nodeoverlay,
 }
 
 
