@@ -220,6 +220,19 @@ class ClusterState:
         return dict(out)
 
     @cached_property
+    def placed_with_anti_affinity(self) -> tuple[Pod, ...]:
+        """Bound, running (not terminated or deleting) pods with required pod anti-affinity: the pending
+        analysis checks that none of them excludes a pending pod from its domain."""
+        return tuple(
+            p
+            for p in self.pods
+            if p.node_name
+            and not p.terminated
+            and not p.meta.deleting
+            and any(t.anti for t in p.placement.affinity)
+        )
+
+    @cached_property
     def pvc_by_key(self) -> dict[tuple[str, str], PersistentVolumeClaim]:
         """(namespace, name) -> PersistentVolumeClaim."""
         return {(c.namespace, c.name): c for c in self.persistentvolumeclaims}

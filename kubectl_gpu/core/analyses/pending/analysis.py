@@ -272,7 +272,7 @@ class _Analyser:
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
-        self.anti_affinity = any(t.anti for p in state.pods if p.node_name for t in p.placement.affinity)
+        self.anti_affinity = bool(state.placed_with_anti_affinity)
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the

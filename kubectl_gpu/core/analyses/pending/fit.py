@@ -114,6 +114,7 @@ class PoolFit:
         self.daemonsets = daemonsets
         self.overlays = tuple(sorted(overlays, key=lambda o: (o.weight, o.name), reverse=True))
         self.node_class = node_class
+        self._overheads: dict[str, Resources] = {}
 
     # --- NodeOverlay ------------------------------------------------------------------------------
 
@@ -173,37 +174,52 @@ class PoolFit:
 
     # --- daemons ----------------------------------------------------------------------------------
 
-    def _daemon_fits(self, ds: DaemonSet, entry: IndexedType) -> bool:
-        taints = tuple(t for t in self.pool.taints if t.effect != "PreferNoSchedule")
-        if untolerated(ds.pod.tolerations, taints):
-            return False
-        try:
-            reqs = scheduling_requirements(ds.pod.node_selector, ds.pod.node_affinity)
-        except RequirementError:
-            return False
-        for alt in reqs.alternatives():
-            if self.requirements.compatible(alt, allow_undefined=self.well_known):
+    @cached_property
+    def _pool_daemons(self) -> tuple[tuple[DaemonSet, tuple[Requirements, ...]], ...]:
+        """The DaemonSets that tolerate the pool's taints, with their requirement alternatives that are
+        compatible with the pool (one per required term: `removeRequiredNodeAffinityTerm`)."""
+        out = []
+        for ds in self.daemonsets:
+            if untolerated(ds.pod.tolerations, self.pool.taints):  # PreferNoSchedule never blocks
                 continue
-            if self.index.first_mismatch(alt, entry) is None:
-                return True
-        return False
+            try:
+                reqs = scheduling_requirements(ds.pod.node_selector, ds.pod.node_affinity)
+            except RequirementError:
+                continue
+            alts = tuple(
+                a
+                for a in reqs.alternatives()
+                if not self.requirements.compatible(a, allow_undefined=self.well_known)
+            )
+            if alts:
+                out.append((ds, alts))
+        return tuple(out)
+
+    def _daemon_fits(self, alts: tuple[Requirements, ...], entry: IndexedType) -> bool:
+        return any(self.index.first_mismatch(a, entry) is None for a in alts)
 
     @cached_property
     def _daemons(self) -> dict[str, tuple[DaemonSet, ...]]:
-        return {e.it.name: tuple(d for d in self.daemonsets if self._daemon_fits(d, e)) for e in self.types}
+        return {e.it.name: self._fitting_daemons(e) for e in self.types}
+
+    def _fitting_daemons(self, entry: IndexedType) -> tuple[DaemonSet, ...]:
+        return tuple(ds for ds, alts in self._pool_daemons if self._daemon_fits(alts, entry))
 
     def daemons(self, entry: IndexedType) -> tuple[DaemonSet, ...]:
         found = self._daemons.get(entry.it.name)
         if found is None:
-            found = tuple(d for d in self.daemonsets if self._daemon_fits(d, entry))
+            found = self._fitting_daemons(entry)
         return found
 
     def overhead(self, entry: IndexedType) -> Resources:
-        total: Resources = {}
-        for ds in self.daemons(entry):
-            for name, value in ds.pod.requests.items():
-                total[name] = total.get(name, Decimal(0)) + value
-        return total
+        found = self._overheads.get(entry.it.name)
+        if found is None:
+            found = {}
+            for ds in self.daemons(entry):
+                for name, value in ds.pod.requests.items():
+                    found[name] = found.get(name, Decimal(0)) + value
+            self._overheads[entry.it.name] = found
+        return found
 
     def port_conflict(
         self, entry: IndexedType, ports: tuple[HostPort, ...]

@@ -180,7 +180,7 @@ def _topology(
     target: PoolTarget, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
 ) -> None:
     placement = shape.placement
-    if not (placement.spread or placement.affinity or target.state.pods):
+    if not (placement.spread or placement.affinity or target.state.placed_with_anti_affinity):
         return
     keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
     zones = _zones_of(target.state, target)

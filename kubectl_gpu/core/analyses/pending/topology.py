@@ -105,7 +105,10 @@ def _inverse(state: ClusterState, shape: PodShape) -> list[tuple[str, str, str]]
     """(key, domain, pod) of placed pods whose required anti-affinity selects this pod."""
     labels = _labels(shape)
     out = []
-    for pod, node in _placed(state):
+    for pod in state.placed_with_anti_affinity:
+        node = state.node_by_name.get(pod.node_name or "")
+        if node is None:
+            continue
         for term in pod.placement.affinity:
             if term.anti and term.selects(shape.namespace, pod.namespace, labels):
                 value = node.labels.get(term.topology_key)

@@ -132,13 +132,30 @@ def _claims(spec: Raw, pod_name: str) -> tuple[ClaimRef, ...]:
     return tuple(out)
 
 
+def _interesting(spec: Raw) -> bool:
+    """Whether the spec has anything `Placement` keeps: most pods have volumes (the service account token)
+    and container ports, but no claim and no host port, and are answered here without building anything."""
+    try:
+        if spec.get("topologySpreadConstraints"):
+            return True
+        affinity = spec.get("affinity")
+        if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
+            return True
+        for volume in spec.get("volumes") or ():
+            if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
+                return True
+        for container in spec.get("containers") or ():
+            if isinstance(container, dict):
+                for port in container.get("ports") or ():
+                    if isinstance(port, dict) and port.get("hostPort"):
+                        return True
+    except (TypeError, AttributeError):  # not lists: the full read says what is wrong
+        return True
+    return False
+
+
 def parse_placement(spec: Raw, pod_name: str) -> Placement:
-    if not (
-        spec.get("topologySpreadConstraints")
-        or spec.get("volumes")
-        or spec.get("affinity")
-        or any("ports" in c for c in spec.get("containers") or () if isinstance(c, dict))
-    ):
+    if not _interesting(spec):
         return NO_PLACEMENT
     parts: dict[str, Any] = {}
     errors = []
