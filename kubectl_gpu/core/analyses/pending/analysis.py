@@ -335,7 +335,10 @@ class _Analyser:
                 "the pod uses DRA ResourceClaims: device availability is checked against ResourceSlices by the "
                 "scheduler; this analysis evaluates its selectors and tolerations only"
             )
-        notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in _AFFECTING]
+        affecting = _AFFECTING | (_VOLUME_KINDS if shape.placement.claims else frozenset())
+        if self.pools:
+            affecting |= _POOL_KINDS
+        notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in affecting]
         return notes
 
     def _verdict(
@@ -408,6 +411,10 @@ class _Analyser:
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.
 _AFFECTING = frozenset({"nodepools", "nodeclaims", "nodes", "events", "nodeclasses", "ec2nodeclasses"})
+_VOLUME_KINDS = frozenset(
+    {"persistentvolumeclaims", "persistentvolumes", "storageclasses"}
+)  # pods with claims
+_POOL_KINDS = frozenset({"daemonsets", "nodeoverlays"})  # every NodePool's instance fit
 
 
 def _pool_provider(pool: object, default: str) -> str:

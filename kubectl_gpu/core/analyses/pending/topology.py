@@ -22,8 +22,9 @@ anti-affinity none, and no placed pod's anti-affinity may select this pod in the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.k8s.models import Node, Pod
@@ -74,8 +75,29 @@ def _node_eligible(shape: PodShape, node: Node, constraint: SpreadConstraint) ->
     return not (constraint.node_taints_policy == "Honor" and untolerated(shape.tolerations, node.taints))
 
 
+# Counting walks every node and pod: once per (state, shape, constraint or term), not once per target.
+_MEMO: dict[tuple[int, object, object], tuple[ClusterState, Any]] = {}
+
+
+def _memo(state: ClusterState, shape: PodShape, part: object, compute: Callable[[], Any]) -> Any:
+    key = (id(state), shape.key, part)
+    found = _MEMO.get(key)
+    if found is not None and found[0] is state:
+        return found[1]
+    if len(_MEMO) > 1024:
+        _MEMO.clear()
+    value = compute()
+    _MEMO[key] = (state, value)
+    return value
+
+
 def spread_counts(state: ClusterState, shape: PodShape, c: SpreadConstraint) -> dict[str, int]:
     """Selected pods per domain, over eligible nodes (every eligible node's domain present, maybe 0)."""
+    result: dict[str, int] = _memo(state, shape, c, lambda: _spread_counts(state, shape, c))
+    return result
+
+
+def _spread_counts(state: ClusterState, shape: PodShape, c: SpreadConstraint) -> dict[str, int]:
     counts: dict[str, int] = {}
     for node in state.nodes:
         value = node.labels.get(c.topology_key)
@@ -93,6 +115,11 @@ def spread_counts(state: ClusterState, shape: PodShape, c: SpreadConstraint) -> 
 
 
 def _term_domains(state: ClusterState, shape: PodShape, term: AffinityTerm) -> set[str]:
+    result: set[str] = _memo(state, shape, term, lambda: _domains_of_term(state, shape, term))
+    return result
+
+
+def _domains_of_term(state: ClusterState, shape: PodShape, term: AffinityTerm) -> set[str]:
     out = set()
     for pod, node in _placed(state):
         value = node.labels.get(term.topology_key)
