@@ -237,7 +237,11 @@ class PoolFit:
         """Why one node of this type cannot hold the pod with its daemons, or None when it can (ephemeral
         storage with an unknown NodeClass is left to `ephemeral_unknown`)."""
         overhead = self.overhead(entry)
-        for resource, wanted in shape.requests.items():
+        wanted_by = dict(shape.requests)
+        for resource in ("cpu", "memory"):  # what the daemons need counts even when the pod asks for none
+            if resource in overhead:
+                wanted_by.setdefault(resource, Decimal(0))
+        for resource, wanted in wanted_by.items():
             need = wanted + overhead.get(resource, Decimal(0))
             have = self.capacity(entry, resource)
             if need > have:

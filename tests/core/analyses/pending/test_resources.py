@@ -177,3 +177,10 @@ def test_a_full_pod_count_is_insufficient_resources() -> None:
 def test_enough_cpu_passes_the_resources_check() -> None:
     diag = verdict(items("no-karpenter"), "t4-inference", "serving")
     assert check(diag, "ip-10-0-3-17.ec2.internal", "resources").ok is True
+
+
+def test_daemonset_cpu_counts_even_when_the_pod_requests_none() -> None:
+    # filterInstanceTypesByRequirements fits pod requests merged with the daemon overhead, every resource of both.
+    diag = verdict(automode(daemonset("huge-agent", requests={"cpu": "500"}), gpu_pod()))
+    assert diag.verdict is V.NO_INSTANCE_TYPE_FITS
+    assert "cpu" in diag.reason
