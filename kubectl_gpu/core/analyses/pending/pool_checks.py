@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
 from kubectl_gpu.core.analyses.pending.fit import PoolFit
 from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.topology import ZONE, pool_topology
+from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, pool_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.analyses.pending.volumes import volume_facts
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -237,7 +237,11 @@ def _volumes(
     for alt in facts.alternatives:
         found = node_reqs.compatible(alt, allow_undefined=target.well_known)
         zone_req = alt.get(ZONE)
-        if (
+        host_req = alt.get(HOSTNAME)
+        if host_req is not None and not host_req.complement:
+            # A new node's hostname is its own placeholder (`NewNodeClaim`): never the volume's node.
+            problems.append(f"the volume is on {host_req.render()}, an existing node")
+        elif (
             not found
             and zone_req is not None
             and zones is not None

@@ -2,9 +2,10 @@
 
 * Daemon overhead in instance fit: kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/scheduler.go
   `buildDaemonOverheadGroups`, `isDaemonPodCompatible` (taints tolerated, requirements compatible one term at a
-  time), nodeclaim.go `filterInstanceTypesByRequirements` (pod requests + daemon overhead must fit); the suite
-  tests "Daemonsets" ("should account for daemonset overhead", "should not consider daemonsets that do not
-  tolerate the taints", "should ignore daemonsets with an incompatible node selector").
+  time), nodeclaim.go `filterInstanceTypesByRequirements` (pod requests + daemon overhead must fit);
+  pkg/controllers/provisioning/suite_test.go "Daemonsets": "should account for daemonsets", "should not schedule
+  if daemonset overhead is too large", "should ignore daemonsets without matching tolerations", "should ignore
+  daemonsets when no instance types meet the daemonset requirements", "should account for daemonset hostports".
 * ephemeral-storage against the NodeClass: aws/karpenter-provider-aws pkg/providers/instancetype/types.go
   `ephemeralStorage` (rootVolume block device, else the AMI family's device, else 20Gi; RAID0 instance store),
   `kubeReservedResources` (1Gi), `evictionThreshold` (10% nodefs).
@@ -184,3 +185,24 @@ def test_daemonset_cpu_counts_even_when_the_pod_requests_none() -> None:
     diag = verdict(automode(daemonset("huge-agent", requests={"cpu": "500"}), gpu_pod()))
     assert diag.verdict is V.NO_INSTANCE_TYPE_FITS
     assert "cpu" in diag.reason
+
+
+@pytest.mark.parametrize("kind", ["daemonsets", "nodeoverlays"])
+def test_forbidden_daemonsets_or_overlays_leave_the_fit_unknown(kind: str) -> None:
+    import dataclasses
+
+    from kubectl_gpu.core.analyses.pending import analyse_pending
+    from kubectl_gpu.core.k8s.state import Note
+    from tests.core.analyses.pending._scenarios import NOW, catalog, diagnosis, state_of
+
+    state = state_of(automode(gpu_pod()))
+    clean = diagnosis(
+        analyse_pending(state, catalog(), NOW, pods=[p for p in state.pods if p.name == "p"]), "t/p"
+    )
+    assert clean.verdict is V.NO_BLOCKER_FOUND
+    state = dataclasses.replace(state, notes=(Note("FORBIDDEN", f"forbidden to list {kind}", kind),))
+    diag = diagnosis(
+        analyse_pending(state, catalog(), NOW, pods=[p for p in state.pods if p.name == "p"]), "t/p"
+    )
+    assert diag.verdict is V.UNVERIFIED
+    assert f"forbidden to list {kind}" in diag.notes

@@ -6,8 +6,8 @@ NodePool (kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/): t
 `domainMinCount` (0 below minDomains), `nextDomainAffinity` (a domain with a selected pod, or any when none is
 selected and the pod selects itself); topology_test.go "Zonal" / "Hostname" / "Pod Affinity" / "Pod Anti-Affinity"
 cases ("should not violate max-skew when unsat = do not schedule", "should schedule a pod with empty pod
-affinity and anti-affinity", "should not schedule pods with affinity to a non-existent pod", "should violate
-pod anti-affinity on zone (inverse)").
+affinity and anti-affinity", "should not schedule pods with affinity to a non-existent pod", "should not
+violate pod anti-affinity on zone (inverse)").
 Existing node (kube-scheduler plugins): podtopologyspread filtering.go (missing label -> unschedulable,
 skew against the minimum over eligible domains), interpodaffinity filtering.go `satisfyPodAffinity`,
 `satisfyPodAntiAffinity`, `satisfyExistingPodsAntiAffinity`.

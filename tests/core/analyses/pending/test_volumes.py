@@ -4,9 +4,12 @@ kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling/volumetopology
 (bound claim -> its PersistentVolume's required node affinity, local/hostPath without the hostname term;
 unbound -> the StorageClass's allowedTopologies), `mergeVolumeRequirementAlternatives`,
 `ValidatePersistentVolumeClaims` (deleting, Lost, bound without pv.kubernetes.io/bind-completed, unbound
-without a class or with an Immediate class: the pod is ignored); suite_test.go "Volume Topology Requirements"
-("should launch nodes for pods with required volume affinity", "should not schedule if volume node affinity
-is incompatible", "should launch nodes with storage class allowed topologies"). kube-scheduler
+without a class or with an Immediate class: the pod is ignored); pkg/controllers/provisioning/suite_test.go
+"Volume Topology Requirements": "should schedule to volume zones if volume already bound", "should not schedule
+if volume zones are incompatible", "should not schedule if storage class zones are incompatible", "should
+schedule to storage class zones if volume does not exist (ephemeral volume)", "should not schedule with an
+empty storage class if the pvc is not bound", "should not ignore hostname affinity when using non-local path
+volumes" (a new node has its own placeholder hostname, `NewNodeClaim`). kube-scheduler
 pkg/scheduler/framework/plugins/volumebinding (PV node affinity against the node, unbound immediate claims).
 """
 
@@ -174,3 +177,21 @@ def test_an_existing_node_in_another_zone() -> None:
     diag = verdict([*objects, claim, pv("pv-a", zone_expr("us-west-2a"))], "t4-inference", "serving")
     assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
     assert "PersistentVolume pv-a requires" in diag.reason
+
+
+def test_hostname_affinity_of_a_non_local_volume_is_kept() -> None:
+    host = [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["some-node"]}]
+    diag = verdict(cluster(None, pvc(volume="pv-h"), pv("pv-h", host), storage_class()))
+    assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
+    assert "some-node" in diag.reason
+
+
+def test_an_ephemeral_volumes_claim_is_named_after_the_pod() -> None:
+    claim = pvc("p-scratch", storage_class="zonal", phase="Pending")
+    objects = items("automode-gpu")
+    add_requirement(objects, "gpu", {"key": ZONE, "operator": "In", "values": ["us-west-2b"]})
+    ephemeral = [
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {"storageClassName": "zonal"}}}}
+    ]
+    objects += [claim, storage_class("zonal", zones=["us-west-2a"]), gpu_pod(volumes=ephemeral)]
+    assert verdict(objects).verdict is V.VOLUME_TOPOLOGY_CONFLICT
