@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.cli.run import Loaded, run_report
 from kubectl_gpu.core.errors import InvalidInput
@@ -77,4 +78,4 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(with_global_options(lint))
+    app.command("lint")(with_global_options(lint, fleet=dispatch))
