@@ -115,13 +115,22 @@ def failure(result: Failed | TimedOut) -> ClusterFailure:
     return ClusterFailure(scrub(line), ExitCode.CLUSTER)
 
 
+def _traceback(error: BaseException) -> None:
+    """--debug: a failed cluster's traceback on stderr, as a single-cluster run shows its own."""
+    import traceback
+
+    from kubectl_gpu.kube.secret_text import scrub
+
+    sys.stderr.write(scrub("".join(traceback.format_exception(error))))
+
+
 def _notes(answer: Answer) -> list[dict[str, Any]]:
     return [{"code": n.code, "message": n.message, "kind": n.kind} for n in answer.notes]
 
 
 def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[Member]) -> int:
     """Run `call` on every member, then write the fleet as `opts` asks; the fleet's exit code."""
-    from kubectl_gpu.kube.fleet import MAX_PARALLEL, Outcome, gather
+    from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, gather
 
     by_context = {m.context: m for m in members}
     outcomes = gather(
@@ -143,6 +152,8 @@ def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[M
                 ClusterResult(member.context, member.cluster, document, ExitCode(answer.code), _notes(answer))
             )
         else:
+            if opts.debug and isinstance(outcome, Failed):
+                _traceback(outcome.error)
             results.append(ClusterResult(member.context, member.cluster, error=failure(outcome)))
     fleet = combine(command, results)
     _write(opts, fleet.clusters, answers, fleet.to_dict if machine else None)

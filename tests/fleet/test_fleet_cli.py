@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import Result
 from tests.fleet.conftest import NOW, gpu_cluster
 from tests.fleet.servers import FleetServers, GatedAPI, SignallingAPI
+from tests.helpers import nodepool
 from tests.kube.apiserver import FakeKubeAPI
 
 Cli = Callable[..., Result]
@@ -195,3 +196,18 @@ def test_inventory_csv_has_a_cluster_column(cli: Cli, tmp_path: Path) -> None:
     rows = result.out.splitlines()
     assert rows[0].startswith("cluster,instanceId,") and len(rows) == 3
     assert rows[1].startswith("alpha,i-0alpha,") and rows[2].startswith("beta,i-0beta,")
+
+
+def test_lint_of_files_is_not_a_fleet(cli: Cli, tmp_path: Path) -> None:
+    manifest = tmp_path / "pool.json"
+    manifest.write_text(json.dumps(nodepool("gpu")))
+    with _fleet(tmp_path, alpha=FakeKubeAPI(), beta=FakeKubeAPI()) as fleet:
+        result = cli("lint", "-f", str(manifest), "--kubeconfig", str(fleet.kubeconfig), "--all-contexts")
+    assert result.code == 2 and "lint -f checks manifests, not clusters" in result.err
+
+
+def test_debug_shows_a_failed_clusters_traceback(cli: Cli, tmp_path: Path) -> None:
+    with FleetServers(tmp_path, {"alpha": gpu_cluster(FakeKubeAPI(), "i-0alpha")}, closed=["down"]) as fleet:
+        result = cli("nodes", "--kubeconfig", str(fleet.kubeconfig), "--all-contexts", "--debug")
+    assert "Traceback (most recent call last)" in result.err and "error: context down: " in result.err
+    assert result.code == 4
