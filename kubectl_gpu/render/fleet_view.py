@@ -58,17 +58,14 @@ def _add_rows(merged: Table, cluster: str, table: Table) -> None:
         merged.add_row(cluster, *cells, style=row.style, end_section=row.end_section)
 
 
-def _text_line(cluster: str, part: RenderableType) -> RenderableType | None:
+def _texts(part: RenderableType) -> RenderableType | None:
+    """A part that is not a table, without the blank lines around it; None for a blank line."""
+    if isinstance(part, str):
+        part = Text(part)
     if isinstance(part, Text):
         body = _strip_newlines(part)
-        if not body.plain.strip():
-            return None
-        line = Text(f"{cluster}: ", style=theme.HEADER)
-        line.append_text(body)
-        return line
-    if isinstance(part, str):
-        return Text(f"{cluster}: {part}") if part.strip() else None
-    return Group(Text(f"{cluster}:", style=theme.HEADER), part)  # a block that is not a table (a panel)
+        return body if body.plain.strip() else None
+    return part
 
 
 def _strip_newlines(text: Text) -> Text:
@@ -80,11 +77,20 @@ def _strip_newlines(text: Text) -> Text:
     return text
 
 
+def _cluster_lines(cluster: str, parts: list[RenderableType]) -> list[RenderableType]:
+    """One-line texts each led by the cluster (`prod: 2 errors`); blocks (a finding per few lines) under
+    a line that names the cluster."""
+    if all(isinstance(p, Text) and "\n" not in p.plain for p in parts):
+        return [Text(f"{cluster}: ", style=theme.HEADER).append_text(p) for p in parts if isinstance(p, Text)]
+    return [Text(f"{cluster}:", style=theme.HEADER), *parts]
+
+
 def fleet_view(views: Sequence[tuple[str, RenderableType]]) -> RenderableType:
     """One view of the fleet from each cluster's (name, view), in the order given."""
     tables: dict[tuple[str, tuple[str, ...]], Table] = {}
     lines: list[RenderableType] = []
     for cluster, view in views:
+        texts: list[RenderableType] = []
         for part in _parts(view):
             if isinstance(part, Table):
                 key = _key(part)
@@ -92,9 +98,11 @@ def fleet_view(views: Sequence[tuple[str, RenderableType]]) -> RenderableType:
                     tables[key] = _empty_like(part)
                 _add_rows(tables[key], cluster, part)
                 continue
-            line = _text_line(cluster, part)
-            if line is not None:
-                lines.append(line)
+            text = _texts(part)
+            if text is not None:
+                texts.append(text)
+        if texts:
+            lines.extend(_cluster_lines(cluster, texts))
     parts: list[RenderableType] = []
     for table in tables.values():
         if parts:

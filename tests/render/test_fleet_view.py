@@ -56,3 +56,17 @@ def test_one_cluster_keeps_its_rows() -> None:
         "CLUSTER  NAME  STATE",
         "a        n1    ok",
     ]
+
+
+def test_blocks_of_text_come_under_their_cluster() -> None:
+    block = Text("WARNING CODE  node/n1\n  message\nINFO    OTHER  node/n2\n  more")
+    view = fleet_view([("prod", Group(block, Text("2 findings"))), ("dev", Text("No findings."))])
+    assert _text(view).splitlines() == [
+        "prod:",
+        "WARNING CODE  node/n1",
+        "  message",
+        "INFO    OTHER  node/n2",
+        "  more",
+        "2 findings",
+        "dev: No findings.",
+    ]
