@@ -95,6 +95,12 @@ class Snapshot:
                 totals[index] += value
         return totals[0], totals[1], totals[2], totals[3]
 
+    @property
+    def free_accelerators(self) -> Decimal:
+        """Free to schedule: on busy nodes and on idle ones (the header's `free`)."""
+        _, free, idle, _ = self.accelerator_parts
+        return free + idle
+
     def findings_for(self, ref: ObjectRef) -> tuple[Finding, ...]:
         return self.findings_by_object.get(ref, ())
 

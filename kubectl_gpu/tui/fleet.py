@@ -57,7 +57,7 @@ def _row(context: str, cluster: str | None, snapshot: data.Snapshot) -> FleetRow
         code,
         mode=snapshot.mode,
         nodes=len(snapshot.nodes.rows),
-        free=snapshot.free_accelerators,
+        free=int(snapshot.free_accelerators),
         blocked=sum(1 for p in snapshot.pending.pods if p.verdict.blocking),
         errors=counts[str(Severity.ERROR)],
         warnings=counts[str(Severity.WARNING)],
