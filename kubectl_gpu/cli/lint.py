@@ -60,7 +60,7 @@ def lint(
     loaded: Loaded | None = None
     if filename:
         state = _from_files(filename)
-        if not state.nodepools and not state.nodeclasses:
+        if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
             raise InvalidInput(
                 f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
                 "pass the manifests that define them",
