@@ -10,10 +10,12 @@ Definitions the checks share (README "Lifecycle and lint" documents them):
 * **admitted instance types**: the catalog's accelerated types (`load_catalog()`, GPU/Neuron only) whose
   labels satisfy the pool's requirements and template labels (`InstanceIndex.admitted`, the same algebra as
   `pending`). The catalog holds no CPU-only types, so a CPU pool admits nothing here and is not judged on it.
-* **GPU pool**: a pool that admits at least one GPU instance type of the catalog.
-* **training pool**: a GPU pool whose name, template labels or taints contain `train`; or whose admitted GPU
-  types are all P-family or 8-GPU (or larger) sizes; or whose nodes run pods annotated
-  `karpenter.sh/do-not-disrupt` (live cluster or snapshot).
+* **GPU pool**: a pool that admits at least one GPU instance type of the catalog (or one a NodeOverlay gives
+  GPU capacity: `overlay`); **Neuron pool**: one that admits an Inferentia or Trainium type. Both get the same
+  hygiene checks (`hygiene.py`) when the pool is meant for accelerators (`facts.accelerator_intent`).
+* **training pool**: an accelerator pool whose name, template labels or taints contain `train`; or whose
+  admitted GPU types are all P-family or 8-GPU (or larger) sizes (Neuron: all Trainium); or whose nodes run
+  pods annotated `karpenter.sh/do-not-disrupt` (live cluster or snapshot).
 
 Karpenter / Auto Mode facts used: consolidation policies and the `WhenEmptyOrUnderutilized` default,
 budgets and reasons, `expireAfter: Never`, `terminationGracePeriod` (`core/analyses/lifecycle/analysis.py`, `core/karpenter/budgets.py`
