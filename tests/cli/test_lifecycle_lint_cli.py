@@ -177,7 +177,7 @@ class TestLint:
             "LINT_HARDCODED_INSTANCE_TYPES",
         }
         d = cli("lint", "-f", str(LINT), "-o", "json")
-        assert d.code == 1 and len(json.loads(d.out)["nodePools"]) == 22  # 12 + 5 + 1 + 4 pools
+        assert d.code == 1 and len(json.loads(d.out)["nodePools"]) == 23  # 12 + 5 + 1 + 5 pools
 
     def test_the_same_nodepool_in_two_files(self, cli: Cli) -> None:
         """issue 11: walidshaari/sample-aws-eks-auto-mode defines neuron-nodepool twice."""

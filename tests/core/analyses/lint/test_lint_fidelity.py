@@ -59,6 +59,25 @@ class TestProvider:
         assert pool(report, "gpu").provider == "karpenter" and pool(report, "gpu-nodepool").provider == "auto"
         assert not any(f.code == "LINT_WRONG_PROVIDER_LABEL" for f in report.findings)
 
+    def test_a_ref_without_a_group_is_read_by_its_kind(self) -> None:
+        from kubectl_gpu.core.analyses.lint.facts import pool_provider
+        from kubectl_gpu.core.k8s.parse import parse_nodepool
+
+        def ref(**r: str) -> object:
+            spec = {"template": {"spec": {"nodeClassRef": {"name": "x", **r}, "requirements": []}}}
+            return pool_provider(
+                parse_nodepool(
+                    {
+                        "apiVersion": "karpenter.sh/v1",
+                        "kind": "NodePool",
+                        "metadata": {"name": "p"},
+                        "spec": spec,
+                    }
+                )
+            )
+
+        assert ref(kind="NodeClass") == "auto" and ref(kind="EC2NodeClass") == "karpenter" and ref() is None
+
 
 class TestRemovedApiVersions:
     def test_v1beta1_nodepool_and_ec2nodeclass(self) -> None:
@@ -137,6 +156,17 @@ class TestUnknownNames:
         report = run(FIXTURES / f"{SAMPLE}examples-neuron__neuron-nodepool.yaml")
         f = finding(report, "LINT_UNKNOWN_INSTANCE_NAME", "neuron-nodepool")
         assert "inf3" in f.message and "inf2" in f.message and f.fix == "use inf2 or inf1"
+
+    def test_sizes_and_instance_types_that_do_not_exist(self) -> None:
+        report = run(OURS)
+        found = [
+            f for f in report.findings if f.code == "LINT_UNKNOWN_INSTANCE_NAME" and f.object.name == "typos"
+        ]
+        assert sorted(f.message.split(" asks for ")[1].split(" (")[0] for f in found) == [
+            "instance size 2xl",
+            "instance type p4.24xlarge",
+        ]
+        assert all(f.fix and f.fix.startswith(("use 2xlarge", "use p4d.24xlarge")) for f in found)
 
     def test_real_names_and_cpu_families_are_not_flagged(self) -> None:
         for path in (
