@@ -63,7 +63,7 @@ def lint(
         raise InvalidInput("lint -f checks manifests, not clusters", "drop --contexts/--all-contexts")
     if filename:
         state = _from_files(filename)
-        if not state.nodepools and not state.nodeclasses:
+        if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
             raise InvalidInput(
                 f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
                 "pass the manifests that define them",

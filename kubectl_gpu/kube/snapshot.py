@@ -23,7 +23,7 @@ from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
-from kubectl_gpu.core.k8s.state import ClusterState, StateBuilder
+from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.redaction import redact
@@ -281,6 +281,7 @@ def _load(
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], Any] = {}
+    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the source of each definition
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
     for source, docs_of_source in documents:
@@ -300,9 +301,14 @@ def _load(
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
-                seen[(group, kind, model.meta.namespace, model.meta.name)] = model
+                key = (group, kind, model.meta.namespace, model.meta.name)
+                seen[key] = model
+                where.setdefault(key, []).append(source)
                 state.keep(model, obj)
     state.add(seen.values())
+    state.duplicates.extend(
+        DuplicateObject(k[1], k[2], k[3], tuple(sources)) for k, sources in where.items() if len(sources) > 1
+    )
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         state.note(
