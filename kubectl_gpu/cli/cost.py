@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.cli.run import load, run_report
 from kubectl_gpu.core.errors import InvalidInput
@@ -153,4 +154,4 @@ def cost(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("cost")(with_global_options(cost))
+    app.command("cost")(with_global_options(cost, fleet=dispatch))

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import Loaded, run_report
+from kubectl_gpu.cli.run import FLEET_MEMBER, Loaded, run_report
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
 
@@ -58,9 +59,11 @@ def lint(
     from kubectl_gpu.render.lint_view import lint_view
 
     loaded: Loaded | None = None
+    if filename and FLEET_MEMBER.get() is not None:
+        raise InvalidInput("lint -f checks manifests, not clusters", "drop --contexts/--all-contexts")
     if filename:
         state = _from_files(filename)
-        if not state.nodepools and not state.nodeclasses:
+        if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
             raise InvalidInput(
                 f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
                 "pass the manifests that define them",
@@ -77,4 +80,4 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(with_global_options(lint))
+    app.command("lint")(with_global_options(lint, fleet=dispatch))

@@ -31,4 +31,5 @@ KINDS = frozenset(
         "daemonsets",
         "nodeoverlays",
     }
+    | {"provisioners", "machines"}  # only to notice a pre-v1 Karpenter (UNSUPPORTED_KARPENTER_VERSION)
 )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
     Event,
+    LegacyKarpenterObject,
     Node,
     NodeClaim,
     NodeClass,
@@ -29,7 +30,12 @@ from kubectl_gpu.core.k8s.models import (
 )
 from kubectl_gpu.core.k8s.parse.common import ModelError
 from kubectl_gpu.core.k8s.parse.events import parse_event
-from kubectl_gpu.core.k8s.parse.karpenter import nodeclass_parser, parse_nodeclaim, parse_nodepool
+from kubectl_gpu.core.k8s.parse.karpenter import (
+    nodeclass_parser,
+    parse_legacy_karpenter,
+    parse_nodeclaim,
+    parse_nodepool,
+)
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
 from kubectl_gpu.core.k8s.parse.pods import parse_pod
 from kubectl_gpu.core.k8s.parse.storage import (
@@ -53,6 +59,7 @@ Model = (
     | StorageClass
     | DaemonSet
     | NodeOverlay
+    | LegacyKarpenterObject
 )
 
 __all__ = [
@@ -87,6 +94,10 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("storage.k8s.io", "StorageClass"): parse_storageclass,
     ("apps", "DaemonSet"): parse_daemonset,
     ("karpenter.sh", "NodeOverlay"): parse_nodeoverlay,
+    # Karpenter before v0.32 (v1alpha5, removed in v1.0): recognised, not analysed.
+    ("karpenter.sh", "Provisioner"): parse_legacy_karpenter,
+    ("karpenter.sh", "Machine"): parse_legacy_karpenter,
+    ("karpenter.k8s.aws", "AWSNodeTemplate"): parse_legacy_karpenter,
 }
 
 

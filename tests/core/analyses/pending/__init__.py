@@ -11,6 +11,7 @@ PINNED_ELSEWHERE = frozenset(
         Verdict.SCHEDULING_GATED,
         Verdict.NOT_HANDLED_BY_SCHEDULER,
         Verdict.UNVERIFIED,
+        Verdict.UNSUPPORTED_KARPENTER_VERSION,  # test_legacy_karpenter.py
         # Issue 11 round two: tests/core/analyses/pending/test_resources.py, test_min_values.py, test_topology.py,
         # test_volumes.py.
         Verdict.INSUFFICIENT_RESOURCES,
