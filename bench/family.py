@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate as g
 from generate import NOW, BundleWriter, Generator, Slot, cb, redact
 
-__all__ = ["FAMILY", "SHAPES", "fuzzed", "generate_family"]
+__all__ = ["EXAMPLE_PENDING_POD", "FAMILY", "SHAPES", "fuzzed", "generate_family"]
 
 Obj = dict[str, Any]
 # The N-nodes / 20N-pods family, and the other named shapes: name -> keyword arguments of generate_family.
@@ -67,6 +67,8 @@ DRIVERS = (
     (("570.172.08", 5), ("580.82.07", 5)),
 )
 CUDA_NEEDS = ("11.8", "12.2", "12.4", "12.6", "12.8", "12.9")
+# The first Pending pod of every shape (shape 0 is in the first namespace).
+EXAMPLE_PENDING_POD = f"{g.NAMESPACES[0]}/pending-{FAMILIES[0]}-s000-{g._hash('pending')}-xbnch"
 GPU_NAMES = {"g4dn": "t4", "g5": "a10g", "g6": "l4", "g6e": "l40s", "p4d": "a100", "p5": "h100"}
 
 
@@ -271,6 +273,9 @@ class FamilyGenerator(Generator):
             w = shapes[i % len(shapes)] if i < len(shapes) else self.rng.choice(shapes)
             created = NOW - timedelta(seconds=self.rng.randint(60, 36 * 3600))
             p = self._pod_of(w, None, 1000 * min(w.gpus, 8), 8192 * min(w.gpus, 8), created)
+            if i == 0:  # a fixed name, so `explain` can target it in every shape
+                p["metadata"]["name"] = EXAMPLE_PENDING_POD.split("/")[1]
+                self.ids.reserve(p["metadata"]["name"], w.namespace)
             p["status"]["conditions"][0]["message"] = message
             self.pending_events.append(
                 cb.event(

@@ -197,6 +197,20 @@ class ClusterState:
         return {c.node_name: c for c in self.nodeclaims if c.node_name}
 
     @cached_property
+    def nodeclaim_by_name(self) -> dict[str, NodeClaim]:
+        return {c.name: c for c in self.nodeclaims}
+
+    @cached_property
+    def launching_nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
+        """NodePool name -> its NodeClaims not Initialized yet (no Initialized=True condition), in list order."""
+        out: dict[str, list[NodeClaim]] = defaultdict(list)
+        for claim in self.nodeclaims:
+            ready = claim.condition("Initialized")
+            if claim.node_pool and not (ready and ready.is_true):
+                out[claim.node_pool].append(claim)
+        return {pool: tuple(claims) for pool, claims in out.items()}
+
+    @cached_property
     def slices_by_node(self) -> dict[str, list[ResourceSlice]]:
         out: dict[str, list[ResourceSlice]] = defaultdict(list)
         for s in self.resourceslices:

@@ -102,8 +102,7 @@ def _provisioning(
             and m.source in (Source.KARPENTER, Source.AUTO_MODE)
         ]
         claim_name = next((n for n in (getattr(p, "nodeclaim", None) for p in message.parts) if n), None)
-        claims = {c.name: c for c in state.nodeclaims}
-        claim = claims.get(claim_name) if claim_name else None
+        claim = state.nodeclaim_by_name.get(claim_name) if claim_name else None
         initialized = claim.condition("Initialized") if claim is not None else None
         fresh = now - event.last_seen <= NOMINATION_WINDOW
         superseded = any(t > event.last_seen for t in provisioner_failures)
@@ -118,17 +117,11 @@ def _provisioning(
             return f"{message.source} nominated the pod for {who} {minutes}m ago"
         return None
     if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
-        for claim in state.nodeclaims:
-            ready = claim.condition("Initialized")
+        for claim in state.launching_nodeclaims_by_pool.get(nearest.target.name, ()):
             created = claim.meta.created
             recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
             after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
-            if (
-                claim.node_pool == nearest.target.name
-                and not (ready and ready.is_true)
-                and recent
-                and after_pod
-            ):
+            if recent and after_pod:
                 return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
     return None
 
@@ -272,6 +265,8 @@ class _Analyser:
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
+        self._advertised: set[frozenset[str]] | None = None
+        self._node_has: dict[frozenset[str], bool] = {}
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -293,9 +288,16 @@ class _Analyser:
         return found
 
     def node_has(self, shape: PodShape) -> bool:
-        return any(
-            all(n.allocatable.get(r, Decimal(0)) > 0 for r in shape.accelerators) for n in self.state.nodes
-        )
+        """Whether some node advertises every accelerator the shape wants (once per accelerator set)."""
+        wanted = frozenset(shape.accelerators)
+        found = self._node_has.get(wanted)
+        if found is None:
+            if self._advertised is None:  # the distinct sets of resources nodes advertise: a handful
+                self._advertised = {
+                    frozenset(r for r, v in n.allocatable.items() if v > 0) for n in self.state.nodes
+                }
+            found = self._node_has[wanted] = any(wanted <= have for have in self._advertised)
+        return found
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
