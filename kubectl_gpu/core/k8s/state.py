@@ -7,12 +7,12 @@ tuples, and its indexes are computed on first use from data that can no longer m
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from kubectl_gpu.core.k8s.models import (
     Event,
@@ -28,6 +28,7 @@ from kubectl_gpu.core.k8s.parse import Model
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
 from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
 
+T = TypeVar("T")
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
 
 
@@ -130,6 +131,7 @@ class ClusterState:
     manifests: Mapping[tuple[str, str | None, str], Mapping[str, Any]] = field(default_factory=dict)
     scope: Scope = field(default_factory=Scope)
     _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False, compare=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Plain lists and sets are accepted (tests, callers) and frozen here.
@@ -228,6 +230,13 @@ class ClusterState:
         for events in out.values():
             events.sort(key=lambda e: (e.last_seen is None, e.last_seen))
         return dict(out)
+
+    def memo(self, key: object, build: Callable[[], T]) -> T:
+        """What `build` derives from this state alone, computed once per `key`: analyses run on one state
+        (`diagnose`, the TUI) share it instead of each rebuilding it (the node rows)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def manifest(self, kind: str, name: str, namespace: str | None = None) -> Mapping[str, Any] | None:
         """The object as read (kept only when the source was asked to: `SourceOptions.keep_manifests`)."""

@@ -44,9 +44,19 @@ def driver_key(row: NodeDriver) -> DriverKey:
 
 
 def gpu_resources(pod: Pod) -> frozenset[str]:
-    return frozenset(
-        k for k, v in (*pod.requests.items(), *pod.limits.items()) if k.startswith("nvidia.com/") and v > 0
-    )
+    """The NVIDIA resources the pod requests or limits (> 0). Effective requests already carry a limit
+    without a request (the API default), so limits are read (from the raw pod) only for an explicit 0."""
+    found: set[str] = set()
+    zero = False
+    for k, v in pod.requests.items():
+        if k.startswith("nvidia.com/"):
+            if v > 0:
+                found.add(k)
+            else:
+                zero = True
+    if zero:
+        found.update(k for k, v in pod.limits.items() if k.startswith("nvidia.com/") and v > 0)
+    return frozenset(found)
 
 
 @dataclass(frozen=True, slots=True)
