@@ -203,14 +203,23 @@ class ClusterState:
         return {c.name: c for c in self.nodeclaims}
 
     @cached_property
-    def launching_nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
-        """NodePool name -> its NodeClaims not Initialized yet (no Initialized=True condition), in list order."""
+    def nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
+        """NodePool name -> its NodeClaims, in list order."""
         out: dict[str, list[NodeClaim]] = defaultdict(list)
         for claim in self.nodeclaims:
-            ready = claim.condition("Initialized")
-            if claim.node_pool and not (ready and ready.is_true):
+            if claim.node_pool:
                 out[claim.node_pool].append(claim)
         return {pool: tuple(claims) for pool, claims in out.items()}
+
+    @cached_property
+    def launching_nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
+        """NodePool name -> its NodeClaims not Initialized yet (no Initialized=True condition), in list order."""
+        out: dict[str, tuple[NodeClaim, ...]] = {}
+        for pool, claims in self.nodeclaims_by_pool.items():
+            launching = tuple(c for c in claims if not ((r := c.condition("Initialized")) and r.is_true))
+            if launching:
+                out[pool] = launching
+        return out
 
     @cached_property
     def slices_by_node(self) -> dict[str, list[ResourceSlice]]:

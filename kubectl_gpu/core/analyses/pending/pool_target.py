@@ -98,9 +98,7 @@ class PoolTarget:
 
     def _claims_usage(self) -> Resources:
         used: Resources = {}
-        for claim in self.state.nodeclaims:
-            if claim.node_pool != self.pool.name:
-                continue
+        for claim in self.state.nodeclaims_by_pool.get(self.pool.name, ()):
             capacity = dict(claim.capacity)
             if not capacity:
                 itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
@@ -378,8 +376,10 @@ class PoolTarget:
         with_pod = pool_types
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
         if shape.requirements is not None:
-            with_pod = tuple(e for e in pool_types if self.index.first_mismatch(pod_reqs, e) is None)
-        fitting = tuple(e for e in with_pod if fit_failure(e, shape.requests) is None)
+            admitted = self.index.admitted_by(pod_reqs)
+            with_pod = tuple(e for e in pool_types if self.index.admits(admitted, pod_reqs, e))
+        fits = self.index.fitting_by(shape.requests)
+        fitting = tuple(e for e in with_pod if self.index.fits(fits, e, shape.requests))
         known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
         if known:
             checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))

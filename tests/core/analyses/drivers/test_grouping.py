@@ -199,3 +199,15 @@ def test_one_evaluation_per_scheduling_shape() -> None:
     index = LandingIndex(state, state.nodes, rows)
     first, *others = (index.landing(Shape.of(p)) for p in state.pods)
     assert all(o is first for o in others)
+
+
+def test_table_counts_every_candidate_not_only_those_listed() -> None:
+    from rich.console import Console
+
+    from kubectl_gpu.render.drivers_view import drivers_view
+
+    workload = pod("w", node_name="i-new-00", requests={"nvidia.com/gpu": "1"})
+    report = build_driver_report(_state(*_fleet(15, 15), workload), load_catalog(), NOW)
+    console = Console(width=400, record=True)
+    console.print(drivers_view(report, wide=False))
+    assert "i-new-01,i-new-02 +27" in console.export_text()  # 29 candidates, 10 in the report, 2 shown
