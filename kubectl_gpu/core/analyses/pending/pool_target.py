@@ -93,6 +93,8 @@ class PoolTarget:
         self.node_class_blocker = self._node_class_blocker()
         self.ready_blocker = self._ready_blocker()
         self.capacity_event = self._capacity_event(now)
+        self._problem_memo: dict[int, tuple[Requirements, list[Incompatibility]]] = {}
+        self._term_memo: dict[int, tuple[PodShape, Requirements]] = {}
 
     # --- pod-independent facts ---------------------------------------------------------------
 
@@ -311,9 +313,24 @@ class PoolTarget:
         return out
 
     def _problems(self, reqs: Requirements) -> list[Incompatibility]:
-        return list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+        # One evaluation asks this about the same requirement set up to three times (the term, its
+        # blockers, the instance types): kept per object (identity; the entry keeps it alive).
+        hit = self._problem_memo.get(id(reqs))
+        if hit is not None and hit[0] is reqs:
+            return hit[1]
+        found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+        self._problem_memo[id(reqs)] = (reqs, found)
+        return found
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
+        hit = self._term_memo.get(id(shape))
+        if hit is not None and hit[0] is shape:
+            return hit[1]
+        reqs = self._first_compatible_term(shape)
+        self._term_memo[id(shape)] = (shape, reqs)
+        return reqs
+
+    def _first_compatible_term(self, shape: PodShape) -> Requirements:
         """The pod's requirements for this pool: Karpenter's `Preferences.Relax` drops required OR-terms one
         at a time, so the first term compatible with the pool is the one it provisions for; when none is,
         term 0 (what it tries first) is reported."""
