@@ -292,10 +292,10 @@ class FamilyGenerator(Generator):
             yield redact(p)
 
     def _pending_shape(self, i: int) -> GpuWorkload:
-        fam = FAMILIES[i % len(FAMILIES)]
+        kind = i % 7  # what it selects varies fastest, then the family, then how many GPUs
+        fam = FAMILIES[(i // 7) % len(FAMILIES)]
         pool = self.pools[i % len(self.pools)].name
-        gpus = (1, 2, 4, 8, 16)[(i // len(FAMILIES)) % 5]
-        kind = (i // (len(FAMILIES) * 5)) % 7
+        gpus = (1, 2, 4, 8, 16)[(i // (7 * len(FAMILIES))) % 5]
         w = self._workload({"metadata": {"labels": _fake_labels(fam, pool)}}, kind)
         return GpuWorkload(w.namespace, f"pending-{fam}-s{i:03d}", gpus, w.cuda, w.selector, w.affinity)
 
