@@ -57,11 +57,23 @@ def in_scope(pod: Pod, *, all_pending: bool) -> bool:
     return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
 
 
-def _evidence(state: ClusterState, pod: Pod) -> list[tuple[Event, ParsedMessage]]:
+def _evidence(
+    state: ClusterState, pod: Pod, parsed: dict[tuple[str, str, str | None], ParsedMessage] | None = None
+) -> list[tuple[Event, ParsedMessage]]:
+    """The pod's scheduling events, parsed; `parsed` keeps each distinct message parsed once (the replicas
+    of one Deployment get the same text from the scheduler and from Karpenter)."""
     events = [e for e in state.events_for("Pod", pod.name, pod.namespace) if e.reason in _RELEVANT_REASONS]
     if pod.meta.uid:
         events = [e for e in events if e.involved.uid in (None, pod.meta.uid)]
-    return [(e, parse_event_message(e.reason, e.message, e.component)) for e in events]
+    memo = {} if parsed is None else parsed
+    out = []
+    for e in events:
+        key = (e.reason, e.message, e.component)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = parse_event_message(e.reason, e.message, e.component)
+        out.append((e, found))
+    return out
 
 
 def _evidence_row(event: Event, parsed: ParsedMessage) -> Evidence:
@@ -267,6 +279,7 @@ class _Analyser:
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self._advertised: set[frozenset[str]] | None = None
         self._node_has: dict[frozenset[str], bool] = {}
+        self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -303,7 +316,7 @@ class _Analyser:
         shape = shape_of(pod)
         skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
         evaluations = self.evaluate(shape, nodes_only=skip is not None)
-        parsed = _evidence(self.state, pod)
+        parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)
         offering = [e for e in evaluations if e.offers]
         candidates = offering or list(evaluations)
