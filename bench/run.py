@@ -22,14 +22,16 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 TARGET_RATIO = 1.5
 sys.path.insert(0, str(ROOT / "bench"))
+import family  # noqa: E402
 from generate import EXAMPLE_PENDING_POD, SIZES, generate  # noqa: E402
+from targets import Row, print_targets  # noqa: E402
 
 # Command name -> arguments after `python -m kubectl_gpu`. Adding a command is one line here; names the
 # installed kubectl-gpu does not have yet are skipped with a note.
@@ -43,8 +45,9 @@ COMMANDS: dict[str, list[str]] = {
     "lint": ["lint"],
     "cost": ["cost"],
     "diagnose": ["diagnose"],
+    "inventory": ["inventory"],
 }
-DEFAULT_COMMANDS = ("nodes", "pending")
+DEFAULT_COMMANDS = tuple(COMMANDS)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class Measure:
     peak_rss_kib: int
     rc: int = 0
     note: str = ""
+    ratios: list[float] = field(default_factory=list)  # to the GC-off orjson run just before each run
 
     @property
     def median(self) -> float:
@@ -83,6 +87,22 @@ def measure(label: str, argv: list[str], repeat: int) -> Measure:
         if rc not in (0, 1):  # 1 = findings, a normal outcome
             break
     return Measure(label, times, peak, rc, note if rc not in (0, 1) else "")
+
+
+def measure_paired(label: str, argv: list[str], baseline: list[str], repeat: int) -> Measure:
+    """`measure`, each run right after a run of `baseline` (GC-off orjson on the same file): the ratio of
+    the pair is what the targets use, so a machine that slows down for a while slows both."""
+    out = Measure(label, [], 0)
+    for _ in range(repeat):
+        base = run_child(baseline)[0]
+        wall, rss, rc, note = run_child(argv)
+        out.seconds.append(wall)
+        out.ratios.append(wall / base)
+        out.peak_rss_kib = max(out.peak_rss_kib, rss)
+        out.rc, out.note = rc, note if rc not in (0, 1) else ""
+        if rc not in (0, 1):
+            break
+    return out
 
 
 def available_commands() -> set[str]:
@@ -131,24 +151,54 @@ def in_process(path: Path, repeat: int) -> dict[str, object]:
     return {**times, "counts": counts}
 
 
-def bench_size(
-    size: str, commands: list[str], repeat: int, out: Path, known: set[str], regenerate: bool
-) -> list[Measure]:
-    path = out / f"cluster-{size}.json"
+@dataclass(frozen=True)
+class Bundle:
+    """A benchmark shape: its file, its node count, the Pending pod `explain` targets."""
+
+    label: str
+    path: Path
+    nodes: int
+    explain: str
+
+
+def ensure(label: str, out: Path, regenerate: bool, fuzz: dict[str, dict[str, int]]) -> Bundle:
+    """The bundle of a size (S, M, L), a family shape (N250.., pools) or a fuzzed one; generated if missing."""
+    if label in SIZES:
+        path, nodes, pod = out / f"cluster-{label}.json", SIZES[label][0], EXAMPLE_PENDING_POD
+        make = lambda: generate(*SIZES[label], path)  # noqa: E731
+    else:
+        if label in fuzz:
+            kwargs = dict(fuzz[label])
+        else:
+            n = int(label[1:]) if label[:1] == "N" and label[1:].isdigit() else None
+            kwargs = dict(family.SHAPES.get(label) or ({"nodes": n, "pods": 20 * n} if n else {}))
+        if not kwargs:
+            raise SystemExit(f"unknown shape {label!r}: S, M, L, N<nodes>, {', '.join(family.SHAPES)}")
+        path, nodes, pod = out / f"family-{label}.json", kwargs["nodes"], family.EXAMPLE_PENDING_POD
+        make = lambda: family.generate_family(kwargs.pop("nodes"), kwargs.pop("pods"), path, **kwargs)  # noqa: E731
     if regenerate or not path.exists():
-        print(f"[{size}] generating {path} ...", flush=True)
-        generate(*SIZES[size], path)
+        print(f"[{label}] generating {path} ...", flush=True)
+        make()
+    return Bundle(label, path, nodes, pod)
+
+
+def command_argv(name: str, path: Path, explain: str) -> list[str]:
+    args = [explain if a == EXAMPLE_PENDING_POD else a for a in COMMANDS[name]]
+    return [sys.executable, "-m", "kubectl_gpu", *args, "--snapshot", str(path), "-o", "json"]
+
+
+def bench_size(
+    bundle: Bundle, commands: list[str], repeat: int, known: set[str], with_in_process: bool
+) -> list[Measure]:
+    path = bundle.path
     mb = path.stat().st_size / 1e6
-    print(f"[{size}] {path.name}: {mb:.0f} MB", flush=True)
+    print(f"[{bundle.label}] {path.name}: {mb:.0f} MB, {bundle.nodes} nodes", flush=True)
     py = sys.executable
     loader = "import orjson,sys; orjson.loads(open(sys.argv[1],'rb').read())"
+    nogc = [py, "-c", "import gc; gc.disable(); " + loader, str(path)]
     results = [
         measure("orjson.loads (subprocess)", [py, "-c", loader, str(path)], repeat),
-        measure(
-            "orjson.loads, GC off (subproc)",
-            [py, "-c", "import gc; gc.disable(); " + loader, str(path)],
-            repeat,
-        ),
+        measure("orjson.loads, GC off (subproc)", nogc, repeat),
     ]
     for name in commands:
         if name not in COMMANDS:
@@ -156,8 +206,9 @@ def bench_size(
         elif COMMANDS[name][0] not in known:
             results.append(Measure(name, [0.0], 0, note="not implemented yet in kubectl-gpu: skipped"))
         else:
-            argv = [py, "-m", "kubectl_gpu", *COMMANDS[name], "--snapshot", str(path), "-o", "json"]
-            results.append(measure(name, argv, repeat))
+            results.append(measure_paired(name, command_argv(name, path, bundle.explain), nogc, repeat))
+    if not with_in_process:
+        return results
     proc = subprocess.run(
         [py, __file__, "--in-process", str(path), "--repeat", str(repeat)],
         capture_output=True,
@@ -174,11 +225,42 @@ def bench_size(
     return results
 
 
+def rows_of(bundle: Bundle, results: list[Measure]) -> list[Row]:
+    by = {r.label: r for r in results}
+    nogc = by["orjson.loads, GC off (subproc)"].median
+    file_mib = bundle.path.stat().st_size / 2**20
+    return [
+        Row(
+            bundle.label,
+            bundle.nodes,
+            r.label,
+            r.median,
+            r.median / statistics.median(r.ratios) if r.ratios else nogc,
+            r.peak_rss_kib / 1024,
+            file_mib,
+            r.rc,
+        )
+        for r in results
+        if r.label in COMMANDS and not r.note.startswith(("not implemented", "unknown"))
+    ]
+
+
+def startup_times(commands: list[str], known: set[str]) -> dict[str, float]:
+    """Each command on the tiny demo bundle: its start-up, taken off for the growth exponent."""
+    demo = ROOT / "examples" / "automode-gpu-demo.json"
+    out = {}
+    for name in commands:
+        if name in COMMANDS and COMMANDS[name][0] in known:
+            argv = command_argv(name, demo, "ml/pretrain-8x-h100-1")
+            out[name] = min(run_child(argv)[0] for _ in range(2))
+    return out
+
+
 def report(size: str, results: list[Measure], markdown: bool) -> None:
     """One row per measurement; ratios to orjson with the GC as Python ships it, and with the GC off."""
     by = {r.label: r.median for r in results}
     sub, sub_nogc = by["orjson.loads (subprocess)"], by["orjson.loads, GC off (subproc)"]
-    inp, inp_nogc = by["orjson.loads (in-process)"], by["orjson.loads, GC off (in-proc)"]
+    inp, inp_nogc = by.get("orjson.loads (in-process)", 1.0), by.get("orjson.loads, GC off (in-proc)", 1.0)
     header = ("size", "measurement", "wall s", "peak RSS MiB", "x orjson", "x orjson GC off", "note")
     if markdown:
         print("| " + " | ".join(header) + " |")
@@ -203,7 +285,7 @@ def report(size: str, results: list[Measure], markdown: bool) -> None:
                 f"{r.median:.2f}",
                 rss,
                 f"{r.median / ref:.2f}",
-                f"{r.median / ref_nogc:.2f}",
+                f"{statistics.median(r.ratios) if r.ratios else r.median / ref_nogc:.2f}",
                 note,
             )
         if markdown:
@@ -213,14 +295,28 @@ def report(size: str, results: list[Measure], markdown: bool) -> None:
     sys.stdout.flush()
 
 
+def _labels(text: str, prefix: str = "") -> list[str]:
+    return [prefix + (t.strip() if prefix else t.strip().upper()) for t in text.split(",") if t.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark kubectl-gpu commands on synthetic bundles.")
-    parser.add_argument("--sizes", default="S,M", help="comma-separated sizes (S, M, L); default S,M")
+    parser.add_argument("--sizes", default="S,M", help="default-mix sizes (S, M, L); default S,M")
+    parser.add_argument(
+        "--family",
+        default="250,500,1000,2000",
+        help="N of the N-nodes / 20N-pods family (up to 5000); '' for none; default 250,500,1000,2000",
+    )
+    parser.add_argument("--shapes", default="pools", help="other named shapes (pools: 1,200 NodePools)")
+    parser.add_argument("--fuzz", type=int, default=3, help="fuzzed shapes (random sizes of every kind)")
+    parser.add_argument("--fuzz-seed", type=int, default=13)
+    parser.add_argument("--fuzz-max-nodes", type=int, default=2500)
     parser.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="comma-separated commands")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--out", type=Path, default=OUT, help="where the bundles are (generated if missing)")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
     parser.add_argument("--regenerate", action="store_true", help="rewrite the bundles even if they exist")
+    parser.add_argument("--keep", action="store_true", help="keep family and fuzz bundles (default: delete)")
     parser.add_argument("--in-process", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.in_process:
@@ -228,11 +324,28 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     known = available_commands()
     commands = [c for c in args.commands.split(",") if c]
+    fuzz = family.fuzzed(args.fuzz_seed, args.fuzz, args.fuzz_max_nodes)
+    family_labels = _labels(args.family, "N")
+    shapes = [t.strip() for t in args.shapes.split(",") if t.strip()]
+    labels = [*_labels(args.sizes), *family_labels, *shapes, *fuzz]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, repeat {args.repeat}", flush=True)
-    for size in (s.strip().upper() for s in args.sizes.split(",") if s.strip()):
-        results = bench_size(size, commands, args.repeat, args.out, known, args.regenerate)
-        report(size, results, args.markdown)
-    return 0
+    startup = startup_times(commands, known)
+    rows: list[Row] = []
+    started = time.perf_counter()
+    for label in labels:
+        bundle = ensure(label, args.out, args.regenerate, fuzz)
+        results = bench_size(bundle, commands, args.repeat, known, with_in_process=label in SIZES)
+        report(label, results, args.markdown)
+        rows += rows_of(bundle, results)
+        if label not in SIZES and not args.keep:
+            bundle.path.unlink()
+    points: dict[str, list[tuple[int, float]]] = {}
+    for r in rows:
+        if r.shape in family_labels:
+            points.setdefault(r.command, []).append((r.nodes, r.seconds))
+    missed = print_targets(rows, points, startup, markdown=args.markdown)
+    print(f"bench took {time.perf_counter() - started:.0f} s")
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

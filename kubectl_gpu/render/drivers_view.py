@@ -30,11 +30,13 @@ def _cuda(w: Workload) -> str:
     return f"{'>=' if need.at_least else ''}{need.version}"
 
 
-def _list(items: Iterable[str], limit: int = 3) -> str:
+def _list(items: Iterable[str], limit: int = 3, total: int | None = None) -> str:
+    """The first `limit` names and how many more (`total`: all of them, when `items` lists only some)."""
     values = list(items)
     if not values:
         return "-"
-    extra = f" +{len(values) - limit}" if len(values) > limit else ""
+    count = len(values) if total is None else total
+    extra = f" +{count - min(limit, len(values))}" if count > min(limit, len(values)) else ""
     return ",".join(values[:limit]) + extra
 
 
@@ -95,7 +97,7 @@ def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
                 _cuda(w),
                 str(need.confidence) if need else "-",
                 _list(w.runs_on, 2 if not wide else 10),
-                _list(w.may_land_on, 2 if not wide else 10),
+                _list(w.may_land_on, 2 if not wide else 10, w.may_land_on_total),
                 _verdict(w.checks),
             )
         parts += [Text(""), workloads, Text(f"May land on: {MAY_LAND_ON_RULE}.", style=theme.MUTED)]

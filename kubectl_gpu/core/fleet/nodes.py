@@ -24,6 +24,7 @@ __all__ = [
     "AcceleratorUsage",
     "DriverInfo",
     "NodeRow",
+    "all_node_rows",
     "compute_type",
     "node_rows",
     "usage_fraction",
@@ -321,11 +322,26 @@ def build_node_row(
     )
 
 
+def all_node_rows(
+    state: ClusterState, catalog: Catalog, prices: PriceBook | None = None
+) -> tuple[NodeRow, ...]:
+    """`build_node_row` of every node, in state order; built once per state, catalog and price source
+    (`ClusterState.memo`), so the analyses `diagnose` runs share it."""
+    book = prices or PriceBook(catalog)
+    key = ("node_rows", id(catalog), id(book.file), book.region)
+    kept, file, rows = state.memo(
+        key, lambda: (catalog, book.file, tuple(build_node_row(n, state, catalog, book) for n in state.nodes))
+    )
+    if kept is not catalog or file is not book.file:  # an id reused by another object: build afresh
+        return tuple(build_node_row(n, state, catalog, book) for n in state.nodes)
+    return rows
+
+
 def node_rows(
     state: ClusterState, catalog: Catalog, *, include_all: bool = False, prices: PriceBook | None = None
 ) -> tuple[NodeRow, ...]:
     """One row per node with accelerators (every node with `include_all`), by pool, type and name."""
-    rows = [build_node_row(node, state, catalog, prices) for node in state.nodes]
+    rows = list(all_node_rows(state, catalog, prices))
     if not include_all:
         rows = [r for r in rows if r.accelerator is not None]
     rows.sort(key=lambda r: (r.node_pool or "~", r.instance_type or "", r.name))

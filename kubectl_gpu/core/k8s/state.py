@@ -7,12 +7,12 @@ tuples, and its indexes are computed on first use from data that can no longer m
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
@@ -34,6 +34,7 @@ from kubectl_gpu.core.k8s.parse import Model
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
 from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
 
+T = TypeVar("T")
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
 
 
@@ -161,6 +162,7 @@ class ClusterState:
     scope: Scope = field(default_factory=Scope)
     duplicates: tuple[DuplicateObject, ...] = ()  # objects the input defines more than once (files)
     _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False, compare=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Plain lists and sets are accepted (tests, callers) and frozen here.
@@ -228,6 +230,29 @@ class ClusterState:
         return {c.node_name: c for c in self.nodeclaims if c.node_name}
 
     @cached_property
+    def nodeclaim_by_name(self) -> dict[str, NodeClaim]:
+        return {c.name: c for c in self.nodeclaims}
+
+    @cached_property
+    def nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
+        """NodePool name -> its NodeClaims, in list order."""
+        out: dict[str, list[NodeClaim]] = defaultdict(list)
+        for claim in self.nodeclaims:
+            if claim.node_pool:
+                out[claim.node_pool].append(claim)
+        return {pool: tuple(claims) for pool, claims in out.items()}
+
+    @cached_property
+    def launching_nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
+        """NodePool name -> its NodeClaims not Initialized yet (no Initialized=True condition), in list order."""
+        out: dict[str, tuple[NodeClaim, ...]] = {}
+        for pool, claims in self.nodeclaims_by_pool.items():
+            launching = tuple(c for c in claims if not ((r := c.condition("Initialized")) and r.is_true))
+            if launching:
+                out[pool] = launching
+        return out
+
+    @cached_property
     def slices_by_node(self) -> dict[str, list[ResourceSlice]]:
         out: dict[str, list[ResourceSlice]] = defaultdict(list)
         for s in self.resourceslices:
@@ -271,6 +296,13 @@ class ClusterState:
         for events in out.values():
             events.sort(key=lambda e: (e.last_seen is None, e.last_seen))
         return dict(out)
+
+    def memo(self, key: object, build: Callable[[], T]) -> T:
+        """What `build` derives from this state alone, computed once per `key`: analyses run on one state
+        (`diagnose`, the TUI) share it instead of each rebuilding it (the node rows)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def manifest(self, kind: str, name: str, namespace: str | None = None) -> Mapping[str, Any] | None:
         """The object as read (kept only when the source was asked to: `SourceOptions.keep_manifests`)."""

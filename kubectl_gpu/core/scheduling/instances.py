@@ -61,6 +61,30 @@ class InstanceIndex:
             IndexedType(it, catalog.labels(it, provider), catalog.unknown_label_keys(it, provider))
             for it in catalog.instance_types
         )
+        self._admits: dict[Requirements, dict[str, bool]] = {}
+        self._fits: dict[tuple[tuple[str, Decimal], ...], dict[str, bool]] = {}
+
+    def admitted_by(self, reqs: Requirements) -> dict[str, bool]:
+        """Type name -> `first_mismatch(reqs, type) is None`, filled on use and kept per requirement set:
+        the NodePools of a cluster share instance types, and a pod shape is checked against each of them."""
+        return self._admits.setdefault(reqs, {})
+
+    def admits(self, memo: dict[str, bool], reqs: Requirements, entry: IndexedType) -> bool:
+        found = memo.get(entry.it.name)
+        if found is None:
+            found = memo[entry.it.name] = self.first_mismatch(reqs, entry) is None
+        return found
+
+    def fitting_by(self, requests: Mapping[str, Decimal]) -> dict[str, bool]:
+        """Type name -> `fit_failure(type, requests) is None`, filled on use, per requests."""
+        return self._fits.setdefault(tuple(sorted(requests.items())), {})
+
+    @staticmethod
+    def fits(memo: dict[str, bool], entry: IndexedType, requests: Mapping[str, Decimal]) -> bool:
+        found = memo.get(entry.it.name)
+        if found is None:
+            found = memo[entry.it.name] = fit_failure(entry, requests) is None
+        return found
 
     @cached_property
     def universe(self) -> frozenset[str]:

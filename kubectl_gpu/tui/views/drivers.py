@@ -30,6 +30,11 @@ def node_meta(snapshot: Snapshot, name: str, head: RenderableType | None = None)
     return RowMeta(name, ObjectRef("Node", name), name, partial(_node_detail, snapshot, name, head))
 
 
+def _may_land_on(workload: Workload) -> str:
+    more = workload.may_land_on_total - len(workload.may_land_on)
+    return ", ".join(workload.may_land_on) + (f" (+{more} more)" if more > 0 else "")
+
+
 def _workload_meta(snapshot: Snapshot, workload: Workload) -> RowMeta:
     need = workload.cuda.need
     head = lines(
@@ -38,7 +43,7 @@ def _workload_meta(snapshot: Snapshot, workload: Workload) -> RowMeta:
             ("Pods", ", ".join(workload.pods)),
             ("CUDA", f"{need.version} ({need.confidence}: {need.source})" if need else "unknown"),
             ("Runs on", ", ".join(workload.runs_on)),
-            ("May land on", ", ".join(workload.may_land_on)),
+            ("May land on", _may_land_on(workload)),
         ]
     )
     key = f"{workload.namespace}/{workload.kind}/{workload.name}"

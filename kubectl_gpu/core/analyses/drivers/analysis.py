@@ -57,13 +57,22 @@ __all__ = [
 SOURCE = "drivers"
 
 
+def _nodes_text(c: NodeCheck) -> str:
+    listed = c.nodes or (c.node,)
+    if c.node_count == 1:
+        return listed[0]
+    more = f" +{c.omitted} more" if c.omitted else ""
+    return f"{c.node_count} nodes ({', '.join(listed)}{more})"
+
+
 def _node_list(checks: Iterable[NodeCheck]) -> str:
+    """One part per driver the workload meets (checks are per driver, not per node)."""
     parts = []
     for c in checks:
         where = "runs on" if c.relation == "runs-on" else "may land on"
         driver = f"driver {c.driver}" + (f" ({c.driver_source})" if c.driver_source != "label" else "")
         cuda = f", CUDA <= {c.cuda_max}" if c.cuda_max else ""
-        parts.append(f"{where} {c.node} ({driver}{cuda})")
+        parts.append(f"{where} {_nodes_text(c)} ({driver}{cuda})")
     return "; ".join(parts)
 
 
@@ -95,7 +104,7 @@ def _workload_findings(w: Workload) -> list[Finding]:
     bad = [c for c in w.checks if c.level == "no"]
     if bad:
         weak = need.confidence is Confidence.HEURISTIC or all(c.driver_source == "inferred" for c in bad)
-        good = sorted(c.node for c in w.checks if c.level == "full")
+        good = sorted(_nodes_text(c) for c in w.checks if c.level == "full")
         ceilings = sorted({c.cuda_max for c in bad if c.cuda_max}, key=lambda v: version_key(v) or ())
         keep = (
             f"keep it on nodes whose driver supports it ({', '.join(good)})"
@@ -136,7 +145,7 @@ def _workload_findings(w: Workload) -> list[Finding]:
     unchecked = [c for c in w.checks if c.level in ("driver-unknown", "unknown")]
     if unchecked:
         names = ", ".join(
-            f"{c.node} ({'driver unknown' if c.driver is None else c.reason})" for c in unchecked
+            f"{_nodes_text(c)} ({'driver unknown' if c.driver is None else c.reason})" for c in unchecked
         )
         out.append(
             Finding(

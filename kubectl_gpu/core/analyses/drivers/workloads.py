@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from itertools import islice
 from typing import Any
 
+from kubectl_gpu.core.analyses.drivers.landing import (
+    DriverKey,
+    Landing,
+    LandingIndex,
+    Shape,
+    driver_key,
+    gpu_resources,
+)
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.core.analyses.drivers.workload_cuda import ReleaseTable, WorkloadCuda, workload_cuda
 from kubectl_gpu.core.catalog import Catalog, CatalogError, CompatLevel
-from kubectl_gpu.core.k8s.models import Node, Pod
+from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
-from kubectl_gpu.core.scheduling.affinity import selector_matches
-from kubectl_gpu.core.scheduling.requirements import RequirementError
-from kubectl_gpu.core.scheduling.taints import untolerated
 
 MAY_LAND_ON_RULE = (
     "a workload may land on the other NVIDIA nodes that advertise a GPU resource it requests, in the NodePool "
@@ -24,11 +29,19 @@ MAY_LAND_ON_RULE = (
     "(the node's own taints outside Karpenter), and whose labels satisfy its nodeSelector and required node "
     "affinity; cordoned nodes excluded"
 )
-_ZERO = Decimal(0)
+
+
+# Node names listed per may-land-on check and in `mayLandOn`; the counts always cover every node.
+LISTED = 10
+_RELATION_ORDER = {"runs-on": 0, "may-land-on": 1}
 
 
 @dataclass(frozen=True, slots=True)
 class NodeCheck:
+    """A workload's CUDA need against one driver (AMI, version, source) on the nodes it runs on or may land
+    on: one check per driver, never per node. `node` is the first of `nodes` (by name); `nodes` lists every
+    node it runs on, and at most LISTED of those it may land on (`node_count` counts them all)."""
+
     node: str
     relation: str  # runs-on | may-land-on
     driver: str | None
@@ -36,6 +49,13 @@ class NodeCheck:
     cuda_max: str | None
     level: str  # full | minor-compat | no | unknown | driver-unknown
     reason: str
+    ami: str | None = None
+    node_count: int = 1
+    nodes: tuple[str, ...] = ()
+
+    @property
+    def omitted(self) -> int:
+        return self.node_count - len(self.nodes or (self.node,))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +66,10 @@ class NodeCheck:
             "cudaMax": self.cuda_max,
             "compat": self.level,
             "reason": self.reason,
+            "ami": self.ami,
+            "nodeCount": self.node_count,
+            "nodes": list(self.nodes or (self.node,)),
+            "nodesOmitted": self.omitted,
         }
 
 
@@ -57,12 +81,17 @@ class Workload:
     pods: tuple[str, ...]
     cuda: WorkloadCuda
     runs_on: tuple[str, ...]
-    may_land_on: tuple[str, ...]
+    may_land_on: tuple[str, ...]  # the first LISTED (by name); may_land_on_count counts them all
     checks: tuple[NodeCheck, ...]
+    may_land_on_count: int = -1  # -1: len(may_land_on)
 
     @property
     def ref(self) -> ObjectRef:
         return ObjectRef(self.kind, self.name, self.namespace)
+
+    @property
+    def may_land_on_total(self) -> int:
+        return len(self.may_land_on) if self.may_land_on_count < 0 else self.may_land_on_count
 
     def to_dict(self) -> dict[str, Any]:
         need = self.cuda.need
@@ -76,14 +105,9 @@ class Workload:
             "cudaRedacted": self.cuda.redacted,
             "runsOn": list(self.runs_on),
             "mayLandOn": list(self.may_land_on),
+            "mayLandOnCount": self.may_land_on_total,
             "checks": [c.to_dict() for c in self.checks],
         }
-
-
-def _gpu_resources(pod: Pod) -> set[str]:
-    return {
-        k for k, v in (*pod.requests.items(), *pod.limits.items()) if k.startswith("nvidia.com/") and v > 0
-    }
 
 
 def _owner(pod: Pod) -> tuple[str, str]:
@@ -96,57 +120,79 @@ def _owner(pod: Pod) -> tuple[str, str]:
     return kind, name
 
 
-def _candidates(pod: Pod, nodes: Iterable[Node], state: ClusterState, resources: set[str]) -> list[str]:
-    pinned = pod.node_selector.get("karpenter.sh/nodepool")
-    out: list[str] = []
-    for node in nodes:
-        if node.name == pod.node_name or node.unschedulable:
-            continue
-        if resources and not any(
-            node.capacity.get(r, _ZERO) > 0 or node.allocatable.get(r, _ZERO) > 0 for r in resources
-        ):
-            continue
-        pool_name = node.labels.get("karpenter.sh/nodepool")
-        if pinned is not None and pool_name != pinned:
-            continue
-        pool = state.nodepool_by_name.get(pool_name) if pool_name else None
-        taints = pool.taints if pool is not None else node.taints
-        if untolerated(pod.tolerations, taints):
-            continue
-        try:
-            ok, _ = selector_matches(pod.node_selector, pod.node_affinity, node.labels, node_name=node.name)
-        except RequirementError:
-            ok = False
-        if ok:
-            out.append(node.name)
-    return out
+class _Checker:
+    """`catalog.cuda.satisfies` once per (need, driver version)."""
 
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.cache: dict[tuple[str, str], tuple[str, str]] = {}
 
-def _check(need: str, row: NodeDriver, relation: str, catalog: Catalog) -> NodeCheck:
-    if row.version is None:
-        return NodeCheck(row.name, relation, None, row.source, None, "driver-unknown", row.detail)
-    try:
-        compat = catalog.cuda.satisfies(row.version, need)
-    except CatalogError as exc:
+    def level(self, need: str, row: NodeDriver) -> tuple[str, str]:
+        if row.version is None:
+            return "driver-unknown", row.detail
+        key = (need, row.version)
+        hit = self.cache.get(key)
+        if hit is None:
+            try:
+                compat = self.catalog.cuda.satisfies(row.version, need)
+                hit = (_LEVELS[compat.level], compat.reason)
+            except CatalogError as exc:
+                hit = ("driver-unknown", str(exc))
+            self.cache[key] = hit
+        return hit
+
+    def check(self, need: str, row: NodeDriver, relation: str, nodes: list[str], count: int) -> NodeCheck:
+        level, reason = self.level(need, row)
         return NodeCheck(
-            row.name, relation, row.version, row.source, row.cuda_max, "driver-unknown", str(exc)
+            nodes[0],
+            relation,
+            row.version,
+            row.source,
+            row.cuda_max,
+            level,
+            reason,
+            row.ami,
+            count,
+            tuple(nodes),
         )
-    level = {
-        CompatLevel.FULL: "full",
-        CompatLevel.MINOR_COMPAT: "minor-compat",
-        CompatLevel.NO: "no",
-        CompatLevel.UNKNOWN: "unknown",
-    }[compat.level]
-    return NodeCheck(row.name, relation, row.version, row.source, row.cuda_max, level, compat.reason)
+
+
+_LEVELS = {
+    CompatLevel.FULL: "full",
+    CompatLevel.MINOR_COMPAT: "minor-compat",
+    CompatLevel.NO: "no",
+    CompatLevel.UNKNOWN: "unknown",
+}
+
+
+def _checks(
+    need: str, runs_on: list[str], landing: Landing, rows: Mapping[str, NodeDriver], checker: _Checker
+) -> list[NodeCheck]:
+    out: list[NodeCheck] = []
+    by_driver: dict[DriverKey, list[str]] = defaultdict(list)
+    for name in runs_on:
+        by_driver[driver_key(rows[name])].append(name)
+    for names in by_driver.values():
+        out.append(checker.check(need, rows[names[0]], "runs-on", names, len(names)))
+    skip = frozenset(runs_on)
+    for key in landing.by_driver:
+        count = landing.count(key, skip)
+        if count:
+            names = list(islice(landing.names(key, skip), LISTED))
+            out.append(checker.check(need, rows[names[0]], "may-land-on", names, count))
+    out.sort(key=lambda c: (_RELATION_ORDER[c.relation], c.node))
+    return out
 
 
 def gpu_workloads(
     state: ClusterState, catalog: Catalog, rows: Mapping[str, NodeDriver], table: ReleaseTable | None
 ) -> list[Workload]:
-    nvidia_nodes = [n for n in state.nodes if n.name in rows]
+    """Every GPU workload (pods grouped by owner), its CUDA need and its checks, once per scheduling shape."""
+    index = LandingIndex(state, (n for n in state.nodes if n.name in rows), rows)
+    checker = _Checker(catalog)
     groups: dict[tuple[str, str, str], list[Pod]] = defaultdict(list)
     for pod in state.listed_pods:
-        if pod.terminated or not (_gpu_resources(pod) or pod.resource_claims):
+        if pod.terminated or not (gpu_resources(pod) or pod.resource_claims):
             continue
         kind, name = _owner(pod)
         groups[(pod.namespace, kind, name)].append(pod)
@@ -157,12 +203,9 @@ def gpu_workloads(
         cuda = workload_cuda(first, table)
         runs_on = sorted({p.node_name for p in pods if p.node_name and p.node_name in rows})
         # Replicas share one pod template: the first pod stands for all of them.
-        may = _candidates(first, nvidia_nodes, state, _gpu_resources(first))
-        may_land = sorted(set(may) - set(runs_on))
-        checks: list[NodeCheck] = []
-        if cuda.need is not None:
-            checks += [_check(cuda.need.version, rows[n], "runs-on", catalog) for n in runs_on]
-            checks += [_check(cuda.need.version, rows[n], "may-land-on", catalog) for n in may_land]
+        landing = index.landing(Shape.of(first))
+        skip = frozenset(runs_on)
+        checks = _checks(cuda.need.version, runs_on, landing, rows, checker) if cuda.need is not None else []
         out.append(
             Workload(
                 namespace=namespace,
@@ -171,8 +214,9 @@ def gpu_workloads(
                 pods=tuple(p.name for p in pods),
                 cuda=cuda,
                 runs_on=tuple(runs_on),
-                may_land_on=tuple(may_land),
+                may_land_on=tuple(landing.first(LISTED, skip)),
                 checks=tuple(checks),
+                may_land_on_count=sum(landing.count(k, skip) for k in landing.by_driver),
             )
         )
     return out

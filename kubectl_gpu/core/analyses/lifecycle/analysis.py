@@ -55,7 +55,7 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
     Survival,
 )
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import build_node_row, compute_type
+from kubectl_gpu.core.fleet.nodes import all_node_rows, compute_type
 from kubectl_gpu.core.k8s.durations import FOREVER as FOREVER
 from kubectl_gpu.core.k8s.durations import SOON as SOON
 from kubectl_gpu.core.k8s.durations import WEEK as WEEK
@@ -315,11 +315,11 @@ def analyse_lifecycle(
         target = next(p for p in state.pods if (p.namespace, p.name) == pod)
         nodes = [state.node_by_name[target.node_name]] if target.node_name in state.node_by_name else []
     else:
+        rows = all_node_rows(state, catalog)
         nodes = [
             n
-            for n in state.nodes
-            if build_node_row(n, state, catalog).accelerator is not None
-            or (include_all and compute_type(n.labels) != "other")
+            for n, row in zip(state.nodes, rows, strict=True)
+            if row.accelerator is not None or (include_all and compute_type(n.labels) != "other")
         ]
     pools: dict[str, PoolView] = {}
     contexts = [node_context(n, state, now, pools) for n in nodes]

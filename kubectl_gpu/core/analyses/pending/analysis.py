@@ -58,11 +58,23 @@ def in_scope(pod: Pod, *, all_pending: bool) -> bool:
     return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
 
 
-def _evidence(state: ClusterState, pod: Pod) -> list[tuple[Event, ParsedMessage]]:
+def _evidence(
+    state: ClusterState, pod: Pod, parsed: dict[tuple[str, str, str | None], ParsedMessage] | None = None
+) -> list[tuple[Event, ParsedMessage]]:
+    """The pod's scheduling events, parsed; `parsed` keeps each distinct message parsed once (the replicas
+    of one Deployment get the same text from the scheduler and from Karpenter)."""
     events = [e for e in state.events_for("Pod", pod.name, pod.namespace) if e.reason in _RELEVANT_REASONS]
     if pod.meta.uid:
         events = [e for e in events if e.involved.uid in (None, pod.meta.uid)]
-    return [(e, parse_event_message(e.reason, e.message, e.component)) for e in events]
+    memo = {} if parsed is None else parsed
+    out = []
+    for e in events:
+        key = (e.reason, e.message, e.component)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = parse_event_message(e.reason, e.message, e.component)
+        out.append((e, found))
+    return out
 
 
 def _evidence_row(event: Event, parsed: ParsedMessage) -> Evidence:
@@ -103,8 +115,7 @@ def _provisioning(
             and m.source in (Source.KARPENTER, Source.AUTO_MODE)
         ]
         claim_name = next((n for n in (getattr(p, "nodeclaim", None) for p in message.parts) if n), None)
-        claims = {c.name: c for c in state.nodeclaims}
-        claim = claims.get(claim_name) if claim_name else None
+        claim = state.nodeclaim_by_name.get(claim_name) if claim_name else None
         initialized = claim.condition("Initialized") if claim is not None else None
         fresh = now - event.last_seen <= NOMINATION_WINDOW
         superseded = any(t > event.last_seen for t in provisioner_failures)
@@ -119,17 +130,11 @@ def _provisioning(
             return f"{message.source} nominated the pod for {who} {minutes}m ago"
         return None
     if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
-        for claim in state.nodeclaims:
-            ready = claim.condition("Initialized")
+        for claim in state.launching_nodeclaims_by_pool.get(nearest.target.name, ()):
             created = claim.meta.created
             recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
             after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
-            if (
-                claim.node_pool == nearest.target.name
-                and not (ready and ready.is_true)
-                and recent
-                and after_pod
-            ):
+            if recent and after_pod:
                 return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
     return None
 
@@ -275,6 +280,9 @@ class _Analyser:
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
         self.legacy = legacy_karpenter(state)
+        self._advertised: set[frozenset[str]] | None = None
+        self._node_has: dict[frozenset[str], bool] = {}
+        self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -298,15 +306,22 @@ class _Analyser:
         return found
 
     def node_has(self, shape: PodShape) -> bool:
-        return any(
-            all(n.allocatable.get(r, Decimal(0)) > 0 for r in shape.accelerators) for n in self.state.nodes
-        )
+        """Whether some node advertises every accelerator the shape wants (once per accelerator set)."""
+        wanted = frozenset(shape.accelerators)
+        found = self._node_has.get(wanted)
+        if found is None:
+            if self._advertised is None:  # the distinct sets of resources nodes advertise: a handful
+                self._advertised = {
+                    frozenset(r for r, v in n.allocatable.items() if v > 0) for n in self.state.nodes
+                }
+            found = self._node_has[wanted] = any(wanted <= have for have in self._advertised)
+        return found
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
         skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
         evaluations = self.evaluate(shape, nodes_only=skip is not None)
-        parsed = _evidence(self.state, pod)
+        parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)
         offering = [e for e in evaluations if e.offers]
         candidates = offering or list(evaluations)

@@ -93,14 +93,14 @@ class PoolTarget:
         self.node_class_blocker = self._node_class_blocker()
         self.ready_blocker = self._ready_blocker()
         self.capacity_event = self._capacity_event(now)
+        self._problem_memo: dict[int, tuple[Requirements, list[Incompatibility]]] = {}
+        self._term_memo: dict[int, tuple[PodShape, Requirements]] = {}
 
     # --- pod-independent facts ---------------------------------------------------------------
 
     def _claims_usage(self) -> Resources:
         used: Resources = {}
-        for claim in self.state.nodeclaims:
-            if claim.node_pool != self.pool.name:
-                continue
+        for claim in self.state.nodeclaims_by_pool.get(self.pool.name, ()):
             capacity = dict(claim.capacity)
             if not capacity:
                 itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
@@ -319,9 +319,24 @@ class PoolTarget:
         return out
 
     def _problems(self, reqs: Requirements) -> list[Incompatibility]:
-        return list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+        # One evaluation asks this about the same requirement set up to three times (the term, its
+        # blockers, the instance types): kept per object (identity; the entry keeps it alive).
+        hit = self._problem_memo.get(id(reqs))
+        if hit is not None and hit[0] is reqs:
+            return hit[1]
+        found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+        self._problem_memo[id(reqs)] = (reqs, found)
+        return found
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
+        hit = self._term_memo.get(id(shape))
+        if hit is not None and hit[0] is shape:
+            return hit[1]
+        reqs = self._first_compatible_term(shape)
+        self._term_memo[id(shape)] = (shape, reqs)
+        return reqs
+
+    def _first_compatible_term(self, shape: PodShape) -> Requirements:
         """The pod's requirements for this pool: Karpenter's `Preferences.Relax` drops required OR-terms one
         at a time, so the first term compatible with the pool is the one it provisions for; when none is,
         term 0 (what it tries first) is reported."""
@@ -384,7 +399,8 @@ class PoolTarget:
         with_pod = pool_types
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
         if shape.requirements is not None:
-            with_pod = tuple(e for e in pool_types if self.index.first_mismatch(pod_reqs, e) is None)
+            admitted = self.index.admitted_by(pod_reqs)
+            with_pod = tuple(e for e in pool_types if self.index.admits(admitted, pod_reqs, e))
         fitting = tuple(e for e in with_pod if self.fit.failure(e, shape) is None)
         known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
         if known and self.fit.ephemeral_unknown(shape, known):

@@ -70,7 +70,10 @@ class PodDiagnosis:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, blockers: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """`blockers`: id(Blocker) -> its dict, shared by the pods of one report (pods of one shape share
+        their blockers; the JSON is the same)."""
+        memo = {} if blockers is None else blockers
         return {
             "namespace": self.namespace,
             "name": self.name,
@@ -78,7 +81,7 @@ class PodDiagnosis:
             "verdict": str(self.verdict),
             "reason": self.reason,
             "nearest": self.nearest.to_dict() if self.nearest else None,
-            "blockers": [b.to_dict() for b in self.blockers],
+            "blockers": [memo.get(id(b)) or memo.setdefault(id(b), b.to_dict()) for b in self.blockers],
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": self.fix,
             "disagreements": list(self.disagreements),
@@ -117,10 +120,11 @@ class PendingReport(ReportBase):
         return ExitCode.FINDINGS if self.blocking else ExitCode.OK
 
     def body(self) -> dict[str, Any]:
+        blockers: dict[int, dict[str, Any]] = {}  # every Blocker is alive while the body is built
         return {
             "evaluatedAt": _time(self.now),
             "targets": self.targets,
-            "pods": [p.to_dict() for p in self.pods],
+            "pods": [p.to_dict(blockers) for p in self.pods],
         }
 
 

@@ -1,0 +1,33 @@
+"""ClusterState's shared indexes: what analyses look up per pod or node, built once."""
+
+from __future__ import annotations
+
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.fleet.nodes import all_node_rows, build_node_row, node_rows
+from tests.core.analyses.pending._scenarios import find, items, state_of
+
+
+def test_launching_nodeclaims_by_pool_leave_out_initialized_claims() -> None:
+    objects = items("automode-capacity")
+    state = state_of(objects)
+    launching = state.launching_nodeclaims_by_pool
+    assert [c.name for c in launching["neuron"]] == ["neuron-x9p2m"]
+    assert state.nodeclaim_by_name["neuron-x9p2m"].node_pool == "neuron"
+    for claims in launching.values():
+        for claim in claims:
+            ready = claim.condition("Initialized")
+            assert not (ready and ready.is_true)
+    find(objects, "NodeClaim", "neuron-x9p2m")["status"]["conditions"] = [
+        {"type": "Initialized", "status": "True"}
+    ]
+    assert "neuron" not in state_of(objects).launching_nodeclaims_by_pool
+
+
+def test_node_rows_are_built_once_per_state_and_catalog() -> None:
+    state = state_of(items("automode-capacity"))
+    catalog = load_catalog()
+    first = all_node_rows(state, catalog)
+    assert all_node_rows(state, catalog) is first  # diagnose's analyses share one build
+    assert first == tuple(build_node_row(n, state, catalog) for n in state.nodes)
+    assert {r.name for r in node_rows(state, catalog)} <= {r.name for r in first}
+    assert state.memo("k", lambda: [1]) is state.memo("k", lambda: [2])
