@@ -25,11 +25,7 @@ from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdi
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import NodePool, Resources
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.scheduling.instances import (
-    IndexedType,
-    InstanceIndex,
-    raw_capacity_of,
-)
+from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
