@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import source_options
 from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 
 __all__ = ["register"]
@@ -39,6 +38,7 @@ def snapshot(
 ) -> int:
     """Capture nodes, pods, relevant events, NodePools, NodeClaims, NodeClasses and ResourceSlices into a
     bundle that every read-only command accepts with --snapshot. Secrets are never read."""
+    from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
     from kubectl_gpu.render.output import make_console
 
