@@ -7,7 +7,9 @@ The test suite's API server (tests/kube/apiserver.py) deep-copies every remainin
 is right for tests and far too slow for 40,000 pods; this one serialises each object once and answers a
 page with a join. It serves what the live source lists (nodes, pods, events by field selector reason= or
 reportingComponent=, nodepools, nodeclaims, nodeclasses), the discovery a client proves a server by
-(`/version`, `/api`, `/apis`); every other path is a 404, as an absent CRD.
+(`/version`, `/api`, `/apis`), and watches: the objects never change, so a watch sends nothing and ends
+after its `timeoutSeconds`, as a real server's does on a quiet cluster; every other path is a 404, as an
+absent CRD.
 Run in its own process, so that the TUI being measured does not share an interpreter with it.
 
 `--latency-ms N` delays every answer by N ms (a remote API server's round trip; requests are answered
@@ -121,6 +123,9 @@ def handler(store: Store, latency: float, requests: Requests) -> type[BaseHTTPRe
                 return self._send(404, b'{"kind":"Status","apiVersion":"v1","status":"Failure","code":404}')
             kind, api_version = found
             query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            if query.get("watch") in ("1", "true"):
+                time.sleep(float(query.get("timeoutSeconds") or 1))
+                return self._send(200, b"")
             items = store.select(kind, query.get("fieldSelector", ""))
             start = int(query.get("continue") or 0)
             limit = int(query.get("limit") or len(items) or 1)
