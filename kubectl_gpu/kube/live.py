@@ -69,6 +69,9 @@ def page_size(kind: str) -> int:
 MAX_PAGES = 10_000
 _WORKERS = 8  # kinds listed at once
 _EVENT_WORKERS = 5  # event lists at once, within the kind `events`
+#: Watches at once when asking whether anything changed: one per list (kinds and event selectors), all
+#: together, as each lasts `changes.WATCH_SECONDS` when nothing changed.
+_CHECK_WORKERS = len(ALL_KINDS) + len(EVENT_REASONS) + len(EVENT_COMPONENTS) + 1
 _PROXY_HINT = "retry; if it persists, check proxies between you and the cluster"
 
 
@@ -164,7 +167,7 @@ class LiveSource:
         self._groups_read = False
         self._marks: list[ListMark] = []
         self._previous: _Previous | None = None
-        self._reserve_connections(_WORKERS + _EVENT_WORKERS + 1)
+        self._reserve_connections(max(_WORKERS + _EVENT_WORKERS + 1, _CHECK_WORKERS))
 
     def _reserve_connections(self, count: int) -> None:
         """Keep a pooled connection per concurrent request (urllib3 warns and reconnects otherwise)."""
@@ -436,9 +439,7 @@ class LiveSource:
         if previous.groups is not None:
             tasks.append(lambda: self._read_api_groups() != previous.groups)
         try:
-            outcomes = gather(
-                tasks, workers=_WORKERS + _EVENT_WORKERS, deadline=self.deadline, server=self.server
-            )
+            outcomes = gather(tasks, workers=_CHECK_WORKERS, deadline=self.deadline, server=self.server)
         except ClusterError:
             return True
         return any(outcome is not False for outcome in outcomes)
