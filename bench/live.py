@@ -59,7 +59,8 @@ def run_once(command: list[str], kubeconfig: Path, python: str) -> tuple[float, 
     """Wall seconds, peak RSS MiB and exit code of one run of the command."""
     argv = [python, "-m", "kubectl_gpu", *command, "-o", "json", "--kubeconfig", str(kubeconfig)]
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Not from the checkout: `-m` would import its kubectl_gpu, whichever interpreter runs it.
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=kubeconfig.parent)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     err = proc.stderr.read().decode() if proc.stderr else ""

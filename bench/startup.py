@@ -54,7 +54,8 @@ def measure(python: str, repeat: int) -> list[dict[str, object]]:
     for _ in range(repeat):
         for name, argv in table.items():
             started = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            # cwd: not the checkout, whose kubectl_gpu `-m` and `-c` would import whatever the interpreter
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd="/")
             times[name].append(time.perf_counter() - started)
     base = statistics.median(times['python -c "import typer"'])
     return [
