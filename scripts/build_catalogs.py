@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the package data catalogs (kubectl_gpu/data/*.json) from the research reference files.
 
-Usage:
+Usage (also writes karpenter_schema.json, the NodePool CRD field paths lint checks against):
     python scripts/build_catalogs.py [REFERENCE_DIR] [--out DIR] [--check]
 
 REFERENCE_DIR defaults to ``../shared/reference`` next to the repository root; the byte-for-byte copy
@@ -456,6 +456,31 @@ def build_labels(ref: Path, retrieved: str) -> Json:
     }
 
 
+# --------------------------------------------------------------------------- Karpenter CRD schema
+
+
+def build_karpenter_schema(ref: Path, retrieved: str) -> Json:
+    """The karpenter.sh/v1 NodePool field paths of the CRD (`karpenter_crd_fields.json`), for lint's
+    unknown and misplaced field check: the path, its type and whether it is a map (`{*}`: any key)."""
+    crd = _load(ref, "karpenter_crd_fields.json")
+    fields: list[Json] = []
+    for row in crd["nodepool_fields"]:
+        path = row["path"]
+        if not isinstance(path, str) or not path.startswith("."):
+            raise BuildError(f"nodepool_fields: path {path!r} does not start with '.'")
+        fields.append({"path": path, "type": row.get("type")})
+    return {
+        "source": [crd["source"]],
+        "retrieved": retrieved,
+        "notes": [
+            "nodepool_fields: every path of the karpenter.sh/v1 NodePool CRD schema, as the reference lists "
+            "them ('[]' a list item, '{*}' any key of a map); .metadata (ObjectMeta) is not part of it.",
+        ],
+        "derived_from": _derived_from(ref, "karpenter_crd_fields.json"),
+        "nodepool_fields": fields,
+    }
+
+
 # --------------------------------------------------------------------------- main
 
 BUILDERS = {
@@ -463,6 +488,7 @@ BUILDERS = {
     "cuda_driver.json": build_cuda,
     "bottlerocket_nvidia.json": build_bottlerocket,
     "labels.json": build_labels,
+    "karpenter_schema.json": build_karpenter_schema,
 }
 
 

@@ -53,6 +53,8 @@ HELP_MUST_NOT_LOAD = (
     "kubectl_gpu.core.catalog",
     "kubectl_gpu.core.debugpod.spec",
     "kubectl_gpu.cli.run",
+    "kubectl_gpu.cli.fleet",
+    "kubectl_gpu.cli.capture",
     "kubectl_gpu.render",
     "kubectl_gpu.tui",
     "kubectl_gpu.kube.live",

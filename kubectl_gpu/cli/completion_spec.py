@@ -23,6 +23,7 @@ SPEC_PATH = Path(__file__).resolve().parent.parent / "data" / "completion.json"
 #: kubeconfig knows, or "value" (free text: nothing to offer). Enums become their choices.
 OPTION_VALUES: dict[str, str] = {
     "--context": "context",
+    "--contexts": "context",  # the first name of the comma-separated list
     "--kubeconfig": "file",
     "--namespace": "namespace",
     "--snapshot": "file",

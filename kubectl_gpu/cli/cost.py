@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -155,4 +156,4 @@ def cost(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("cost")(with_global_options(cost))
+    app.command("cost")(with_global_options(cost, fleet=dispatch))

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
@@ -50,4 +51,4 @@ def diagnose(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("diagnose")(with_global_options(diagnose))
+    app.command("diagnose")(with_global_options(diagnose, fleet=dispatch))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
@@ -27,4 +28,4 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> int:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("drivers")(with_global_options(drivers))
+    app.command("drivers")(with_global_options(drivers, fleet=dispatch))

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
 __all__ = ["register", "to_csv"]
@@ -62,4 +63,4 @@ def inventory(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("inventory")(with_global_options(inventory, csv=True))
+    app.command("inventory")(with_global_options(inventory, csv=True, fleet=dispatch))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -93,4 +94,4 @@ def _check_target(state: ClusterState, target: tuple[str, str]) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lifecycle")(with_global_options(lifecycle))
+    app.command("lifecycle")(with_global_options(lifecycle, fleet=dispatch))

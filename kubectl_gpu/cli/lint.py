@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
@@ -53,14 +54,16 @@ def lint(
     consolidation that repacks GPU nodes, GPU pools without a taint, wrong-provider label keys, hard-coded
     instance types, expireAfter: Never on Auto Mode, training pools without a budget window, limits and
     requirements that admit nothing, NVMe left out of ephemeral storage."""
-    from kubectl_gpu.cli.run import Loaded, run_report
+    from kubectl_gpu.cli.run import FLEET_MEMBER, Loaded, run_report
     from kubectl_gpu.core.analyses import lint as analysis
     from kubectl_gpu.render.lint_view import lint_view
 
     loaded: Loaded | None = None
+    if filename and FLEET_MEMBER.get() is not None:
+        raise InvalidInput("lint -f checks manifests, not clusters", "drop --contexts/--all-contexts")
     if filename:
         state = _from_files(filename)
-        if not state.nodepools and not state.nodeclasses:
+        if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
             raise InvalidInput(
                 f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
                 "pass the manifests that define them",
@@ -77,4 +80,4 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(with_global_options(lint))
+    app.command("lint")(with_global_options(lint, fleet=dispatch))

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
 __all__ = ["register"]
@@ -45,4 +46,4 @@ def nodes(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nodes")(with_global_options(nodes))
+    app.command("nodes")(with_global_options(nodes, fleet=dispatch))

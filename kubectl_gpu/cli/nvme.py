@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
@@ -34,4 +35,4 @@ def nvme(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nvme")(with_global_options(nvme))
+    app.command("nvme")(with_global_options(nvme, fleet=dispatch))

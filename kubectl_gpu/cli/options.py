@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import typer
 
@@ -36,6 +36,8 @@ class OutputFormat(StrEnum):
 @dataclass(frozen=True)
 class GlobalOptions:
     context: str | None = None
+    contexts: str | None = None  # fleet mode: comma-separated contexts (see cli/fleet.py)
+    all_contexts: bool = False  # fleet mode: every context of the kubeconfig
     kubeconfig: str | None = None
     namespace: str | None = None
     all_namespaces: bool = False
@@ -59,6 +61,11 @@ class GlobalOptions:
             elif value is not None:
                 changes[f.name] = value
         return replace(self, **changes)
+
+    @property
+    def fleet(self) -> bool:
+        """--contexts or --all-contexts: read several clusters (docs/fleet.md)."""
+        return self.contexts is not None or self.all_contexts
 
     @property
     def format(self) -> OutputFormat:
@@ -125,6 +132,26 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
     "context": (
         Annotated[str | None, typer.Option("--context", help="Kubeconfig context.", rich_help_panel=_HELP)],
         None,
+    ),
+    "contexts": (
+        Annotated[
+            str | None,
+            typer.Option(
+                "--contexts",
+                help="Fleet mode: these contexts (a,b,c), read in parallel.",
+                rich_help_panel=_HELP,
+            ),
+        ],
+        None,
+    ),
+    "all_contexts": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--all-contexts", help="Fleet mode: every kubeconfig context.", rich_help_panel=_HELP
+            ),
+        ],
+        False,
     ),
     "kubeconfig": (
         Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.", rich_help_panel=_HELP)],
@@ -214,13 +241,21 @@ def global_parameters() -> list[inspect.Parameter]:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: How a command with a fleet mode is run (`cli.fleet.dispatch`): the command given its options, the
+#: options, the command's name; the exit code.
+Dispatch = Callable[[Callable[[GlobalOptions], Any], GlobalOptions, str], int]
 
 
-def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Callable[..., Any]:
+def with_global_options(
+    func: Callable[..., Any], *, csv: bool = False, fleet: Dispatch | Literal["own"] | None = None
+) -> Callable[..., Any]:
     """Give a subcommand the global options; it receives them merged as `opts: GlobalOptions`.
 
     The command declares `ctx: typer.Context` and `opts: GlobalOptions` (filled in here, hidden from typer).
-    `-o csv` is a usage error (exit 2) unless the command is registered with `csv=True`.
+    `-o csv` is a usage error (exit 2) unless the command is registered with `csv=True`. A command
+    registered with `fleet=cli.fleet.dispatch` runs once per cluster under --contexts/--all-contexts (or on
+    a --snapshot of several clusters' bundles); one with `fleet="own"` reads those options itself
+    (`snapshot`); elsewhere they are a usage error.
     """
     signature = inspect.signature(func)
     resolved = get_type_hints(func, include_extras=True)
@@ -249,6 +284,13 @@ def with_global_options(func: Callable[..., Any], *, csv: bool = False) -> Calla
                 parse_selector(opts.selector)
             except ValueError as exc:
                 raise InvalidInput(f"-l/--selector: {exc}") from None
+        if callable(fleet):
+            return fleet(lambda member: func(*args, opts=member, **kwargs), opts, ctx.info_name or "")
+        if opts.fleet and fleet is None:
+            raise InvalidInput(
+                f"--contexts/--all-contexts: {ctx.info_name or 'this command'} works on one cluster",
+                "use --context NAME (fleet mode: the read-only commands, docs/fleet.md)",
+            )
         return func(*args, opts=opts, **kwargs)
 
     params = own + global_parameters()

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -66,5 +67,5 @@ def explain(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pending")(with_global_options(pending))
-    app.command("explain")(with_global_options(explain))
+    app.command("pending")(with_global_options(pending, fleet=dispatch))
+    app.command("explain")(with_global_options(explain, fleet=dispatch))

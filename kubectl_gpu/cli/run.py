@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from kubectl_gpu.kube.source import SourceOptions
 
 __all__ = [
+    "FLEET_MEMBER",
+    "Answer",
     "Loaded",
     "could_not_look",
     "emit",
@@ -43,6 +47,22 @@ class Loaded:
     def __init__(self, state: ClusterState, now: datetime) -> None:
         self.state = state
         self.now = now
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What `run_report` would have written, kept for the fleet (`cli.fleet`) to write with the others."""
+
+    report: Report
+    code: int
+    notes: Sequence[Note]  # what JSON and YAML carry
+    table_notes: Sequence[Note]  # what a table prints on stderr
+    view: Callable[[bool], RenderableType]  # the view, given `wide`
+    csv: Callable[[], str] | None
+
+
+#: Set, in a fleet member's thread, to where its `run_report` hands its answer instead of writing it.
+FLEET_MEMBER: ContextVar[Callable[[Answer], None] | None] = ContextVar("fleet_member", default=None)
 
 
 def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
@@ -151,6 +171,19 @@ def run_report(
         verdict = fail_on is not None or getattr(report, "default_fail_on", None) is not None
     if code == ExitCode.OK and verdict and could_not_look(loaded.state.notes, kinds):
         code = ExitCode.INCOMPLETE
+    member = FLEET_MEMBER.get()
+    if member is not None:
+        member(
+            Answer(
+                report,
+                code,
+                all_notes,
+                table_notes(all_notes) if table_notes else all_notes,
+                lambda wide: view(report, wide),
+                (lambda: csv(report)) if csv is not None else None,
+            )
+        )
+        return code
     if csv is not None and opts.format is OutputFormat.csv:
         print_notes(all_notes, no_color=True)
         sys.stdout.write(csv(report))

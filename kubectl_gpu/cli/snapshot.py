@@ -16,7 +16,12 @@ __all__ = ["register"]
 
 def snapshot(
     ctx: typer.Context,
-    out: Annotated[str, typer.Option("--out", "-f", help="Bundle file to write (JSON).")] = "",
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out", "-f", help="Bundle file to write (JSON); with --contexts/--all-contexts, a directory."
+        ),
+    ] = "",
     no_redact: Annotated[
         bool,
         typer.Option(
@@ -37,15 +42,22 @@ def snapshot(
     opts: GlobalOptions,
 ) -> int:
     """Capture nodes, pods, relevant events, NodePools, NodeClaims, NodeClasses and ResourceSlices into a
-    bundle that every read-only command accepts with --snapshot. Secrets are never read."""
-    from kubectl_gpu.cli.run import source_options
-    from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
+    bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
+    or --all-contexts: one bundle per context in the --out directory."""
+    from kubectl_gpu.cli.capture import capture
+    from kubectl_gpu.kube.snapshot import write_bundle
     from kubectl_gpu.render.output import make_console
 
     if not out:
         raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
         raise InvalidInput("snapshot reads a live cluster; --snapshot cannot be its input")
+    if opts.fleet:
+        if probe:
+            raise InvalidInput("--probe works on one cluster", "snapshot each context with --context NAME")
+        from kubectl_gpu.cli.capture import snapshot_fleet
+
+        return snapshot_fleet(opts, out, redacted=not no_redact)
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
     target = Path(out)
     if target.is_dir():
@@ -53,11 +65,7 @@ def snapshot(
     if not target.parent.is_dir():
         raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
     captured_at = opts.now_or(datetime.now(UTC))
-    from kubectl_gpu.kube.source import LiveClusterSource
-
-    source = LiveClusterSource(source_options(opts)).live
-    fetched = source.fetch()
-    objects = fetched.objects if no_redact else [redact(o) for o in fetched.objects]
+    taken = capture(opts, redacted=not no_redact)
     probes: dict[str, Any] = {}
     probe_warnings: list[str] = []
     pods_left: ClusterError | None = None
@@ -65,26 +73,17 @@ def snapshot(
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
-    bundle = build_bundle(
-        objects,
-        captured_at=captured_at,
-        context=source.context,
-        notes=[{"code": n.code, "message": n.message, "kind": n.kind} for n in fetched.notes],
-        absent=fetched.absent,
-        probes=probes,
-        redacted=not no_redact,
-    )
-    write_bundle(bundle, out)
+    write_bundle(taken.bundle(captured_at, redacted=not no_redact, probes=probes), out)
     console = make_console(stderr=True, no_color=opts.no_color)
-    for note in fetched.notes:
+    for note in taken.notes:
         console.print(f"warning: {note.message}", markup=False)
     for line in probe_warnings:
         console.print(f"warning: {line}", markup=False)
-    console.print(f"wrote {out}: {len(objects)} objects from context {source.context}", markup=False)
+    console.print(f"wrote {out}: {len(taken.objects)} objects from context {taken.context}", markup=False)
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
 
 
 def register(app: typer.Typer) -> None:
-    app.command("snapshot")(with_global_options(snapshot))
+    app.command("snapshot")(with_global_options(snapshot, fleet="own"))

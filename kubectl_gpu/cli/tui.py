@@ -44,6 +44,11 @@ def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str |
         raise InvalidInput(
             "-o/--output does not apply to the TUI", "run a command (kubectl gpu nodes -o json)"
         )
+    if opts.fleet:  # `kubectl gpu --all-contexts` on a terminal: not silently one cluster
+        raise InvalidInput(
+            "--contexts/--all-contexts do not apply to the TUI",
+            "start it and type :ctx for the fleet overview",
+        )
     now = opts.now_or(None) if opts.now is not None else None
     return TuiConfig(
         source=source_options(opts, "nodes"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 
-__all__ = ["KubeContexts", "kube_contexts"]
+__all__ = ["KubeContexts", "fleet_contexts", "kube_contexts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +44,24 @@ def kube_contexts(kubeconfig: str | None) -> KubeContexts:
             clusters[name] = cluster
     current = (active or {}).get("name") if isinstance(active, dict) else None
     return KubeContexts(tuple(sorted(names)), current if isinstance(current, str) else None, clusters)
+
+
+def fleet_contexts(kubeconfig: str | None, names: tuple[str, ...], *, every: bool) -> KubeContexts:
+    """The contexts of a fleet run: `names` in the order given (duplicates dropped), or with `every` all
+    the kubeconfig's, sorted; a name the kubeconfig lacks is bad input (exit 2), before anything is read."""
+    known = kube_contexts(kubeconfig)
+    if every:
+        if not known.names:
+            raise InvalidInput("--all-contexts: the kubeconfig has no contexts", "check --kubeconfig")
+        return known
+    wanted = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+    if not wanted:
+        raise InvalidInput("--contexts: no context named", "e.g. --contexts prod,staging")
+    unknown = [n for n in wanted if n not in known.names]
+    if unknown:
+        choices = ", ".join(known.names) or "none"
+        raise InvalidInput(
+            f"--contexts: no context {', '.join(map(repr, unknown))} in the kubeconfig",
+            f"its contexts: {choices}",
+        )
+    return KubeContexts(wanted, known.current, {n: known.clusters[n] for n in wanted if n in known.clusters})

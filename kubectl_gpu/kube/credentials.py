@@ -114,11 +114,17 @@ def _install(plugin_timeout: float | None) -> None:
 
 
 class _Collected(logging.Handler):
+    """The client's errors logged by this thread only: fleet mode loads several contexts at once, and one
+    context's failed plugin must not be taken for another's."""
+
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
         self.messages: list[str] = []
+        self.thread = threading.get_ident()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread:
+            return
         self.messages.append(secret_text.scrub(" ".join(record.getMessage().split())))
 
 

@@ -16,6 +16,8 @@ class KindSpec:
     kind: str
     namespaced: bool
     impact: str  # what the analysis loses without it
+    # Read only to notice something (a pre-v1 Karpenter): a 403 is noted, never "could not look" (exit 4).
+    optional: bool = False
 
     @property
     def core(self) -> bool:
@@ -57,6 +59,26 @@ ALL_KINDS = (
         "ResourceSlice",
         False,
         "DRA devices are not counted",
+    ),
+    # Karpenter before v1.0 (v1alpha5): never analysed, listed so that `pending` can say the cluster runs a
+    # Karpenter this tool does not read. Absent (404) on every cluster that runs Karpenter v1.
+    KindSpec(
+        "provisioners",
+        "karpenter.sh",
+        ("v1alpha5",),
+        "Provisioner",
+        False,
+        "a pre-v1 Karpenter (v1alpha5 Provisioners) would go unnoticed",
+        optional=True,
+    ),
+    KindSpec(
+        "machines",
+        "karpenter.sh",
+        ("v1alpha5",),
+        "Machine",
+        False,
+        "a pre-v1 Karpenter (v1alpha5 Machines) would go unnoticed",
+        optional=True,
     ),
 )
 

@@ -386,7 +386,10 @@ class LiveSource:
         result = Fetched()
         for spec, outcome in zip(specs, outcomes, strict=True):
             if isinstance(outcome, ApiFailure) and outcome.status == 403 and outcome.status_body:
-                result.notes.append(self._forbidden(spec))
+                note = self._forbidden(spec)
+                if spec.optional:  # noticed, not analysed: unknown, but not "could not look" (exit 4)
+                    note = Note("UNCHECKED", note.message, spec.name)
+                result.notes.append(note)
             elif isinstance(outcome, Exception):
                 raise self._fatal(outcome, f"listing {spec.resource}")
             elif outcome is None:

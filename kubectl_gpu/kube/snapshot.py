@@ -20,9 +20,10 @@ import orjson
 import yaml
 
 from kubectl_gpu import __version__
+from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
-from kubectl_gpu.core.k8s.state import ClusterState, StateBuilder
+from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.redaction import redact
@@ -219,11 +220,37 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: StateBuilder, meta: dict
 def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bool = False) -> ClusterState:
     """Load and parse every object from the given files and directories into one ClusterState.
 
-    `keep_manifests`: also keep each object as read (`ClusterState.manifest`), for a YAML view."""
+    `keep_manifests`: also keep each object as read (`ClusterState.manifest`), for a YAML view. Bundles
+    of several clusters are refused (`SeveralClusters`, exit 2), with each cluster's files where every
+    file is one cluster's bundle: the commands that have a fleet mode then read each apart."""
     with bulk_load():
         files = list(_files(paths))
         names = ", ".join(str(p) for p in files)
-        return _load(((str(path), _documents(path)) for path in files), names, keep_manifests=keep_manifests)
+        try:
+            return _load(
+                ((str(path), _documents(path)) for path in files), names, keep_manifests=keep_manifests
+            )
+        except SeveralClusters as exc:
+            raise SeveralClusters(exc.message, exc.hint, _cluster_files(files)) from None
+
+
+def _cluster_files(files: list[Path]) -> list[tuple[str, tuple[str, ...]]]:
+    """(context, files) per cluster, sorted by context, when each file is bundles of one context; else []
+    (a file that names no context, such as `kubectl get -o json` output, belongs to no cluster)."""
+    groups: dict[str, list[str]] = {}
+    for path in files:
+        contexts = {
+            doc.get("context")
+            for doc in _documents(path)
+            if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND
+        }
+        if len(contexts) != 1:
+            return []
+        (context,) = contexts
+        if not isinstance(context, str) or not context:
+            return []
+        groups.setdefault(context, []).append(str(path))
+    return [(context, tuple(group)) for context, group in sorted(groups.items())]
 
 
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
@@ -240,7 +267,7 @@ def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> t
     if origin is None:
         return context, source
     if origin[0] != context:
-        raise InvalidInput(
+        raise SeveralClusters(
             f"snapshots of two clusters in one input: {origin[1]} (context {origin[0]!r}) "
             f"and {source} (context {context!r})",
             "pass one cluster's files (or one bundle) at a time",
@@ -254,6 +281,7 @@ def _load(
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], Any] = {}
+    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the source of each definition
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
     for source, docs_of_source in documents:
@@ -273,9 +301,14 @@ def _load(
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
-                seen[(group, kind, model.meta.namespace, model.meta.name)] = model
+                key = (group, kind, model.meta.namespace, model.meta.name)
+                seen[key] = model
+                where.setdefault(key, []).append(source)
                 state.keep(model, obj)
     state.add(seen.values())
+    state.duplicates.extend(
+        DuplicateObject(k[1], k[2], k[3], tuple(sources)) for k, sources in where.items() if len(sources) > 1
+    )
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         state.note(

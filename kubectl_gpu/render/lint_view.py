@@ -20,7 +20,7 @@ def lint_view(report: LintReport, *, wide: bool) -> Group:
         gpu = [p.name for p in report.pools if p.gpu]
         training = [p.name for p in report.pools if p.training]
         checked += f"; GPU pools: {', '.join(gpu) or '-'}; training pools: {', '.join(training) or '-'}"
-    if not report.pools and not report.node_classes:
+    if not report.pools and not report.node_classes and not report.findings:
         return Group(Text("No NodePools or NodeClasses to check."))
     if not report.findings:
         return Group(Text(f"No findings ({checked})."))

@@ -31,6 +31,7 @@ from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.actions import DebugJobs, ShellJob
 from kubectl_gpu.tui.app_debug import DebugKeys
+from kubectl_gpu.tui.app_fleet import FleetKeys
 from kubectl_gpu.tui.commands import parse
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.help import help_view
@@ -76,7 +77,7 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     return "textual-light" if background in ("7", "15") else "textual-dark"
 
 
-class GpuApp(DebugKeys):
+class GpuApp(FleetKeys, DebugKeys):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -425,6 +426,8 @@ class GpuApp(DebugKeys):
             self._show(arg)
         elif kind == "ctx" and arg:
             self.switch_context(arg)
+        elif kind == "ctx":
+            self.open_fleet()
         elif kind == "ns":
             self.refresh_data(self.config.with_namespace(arg))
         elif kind == "refresh":

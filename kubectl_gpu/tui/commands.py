@@ -35,7 +35,7 @@ ALIASES: dict[str, str] = {
 
 #: every command with what it takes, for `?` and completion
 COMMANDS: dict[str, str] = {
-    "ctx": "NAME: switch to another kubeconfig context",
+    "ctx": "NAME: switch to another kubeconfig context; alone: the fleet, every context at once",
     "ns": "NAME|all: show one namespace's pods (node figures still count every pod)",
     "refresh": "read the cluster again (r)",
     "help": "every key (?)",
@@ -59,9 +59,9 @@ def parse(text: str) -> Command:
     if head in ALIASES and not args:
         return Command("view", ALIASES[head])
     if head in ("ctx", "context"):
-        if len(args) != 1:
-            raise ValueError(":ctx NAME (one context name; tab completes)")
-        return Command("ctx", args[0])
+        if len(args) > 1:
+            raise ValueError(":ctx NAME (one context name; tab completes), or :ctx alone for the fleet")
+        return Command("ctx", args[0] if args else None)
     if head in ("ns", "namespace"):
         if len(args) != 1:
             raise ValueError(":ns NAME, or :ns all for every namespace")

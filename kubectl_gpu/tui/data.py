@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import TypeVar
 
 from kubectl_gpu.core.analyses import (
@@ -29,6 +30,7 @@ from kubectl_gpu.core.analyses import (
 )
 from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.catalog.pricing import cluster_regions, price_book
+from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
@@ -86,8 +88,20 @@ class Snapshot:
         return "Karpenter" if self.state.nodepools else "static"
 
     @property
-    def free_accelerators(self) -> int:
-        return int(sum(r.accelerator.free for r in self.nodes.rows if r.accelerator is not None))
+    def accelerator_parts(self) -> tuple[Decimal, Decimal, Decimal, Decimal]:
+        """(allocated, free, idle, unavailable) over every node, as the Overview's ALL row sums them."""
+        idle = {i.cost.row.name for i in self.cost.idle_nodes}
+        totals = [ZERO, ZERO, ZERO, ZERO]
+        for row in self.nodes.rows:
+            for index, value in enumerate(node_parts(row, row.name in idle)):
+                totals[index] += value
+        return totals[0], totals[1], totals[2], totals[3]
+
+    @property
+    def free_accelerators(self) -> Decimal:
+        """Free to schedule: on busy nodes and on idle ones (the header's `free`)."""
+        _, free, idle, _ = self.accelerator_parts
+        return free + idle
 
     def findings_for(self, ref: ObjectRef) -> tuple[Finding, ...]:
         return self.findings_by_object.get(ref, ())
@@ -166,3 +180,25 @@ def load(
     if previous is not None and state is previous.state and instant == previous.now:
         return replace(previous, loaded_at=loaded_at, seconds=time.perf_counter() - started, reused=True)
     return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
+
+
+ZERO = Decimal(0)
+
+
+def node_parts(row: NodeRow, idle_node: bool) -> tuple[Decimal, Decimal, Decimal, Decimal]:
+    """(allocated, free, idle, unavailable) accelerators of a node, summing to what it has (`paid`).
+
+    Allocated: requested by pods (DRA: unknown, counted as allocated while a pod claims devices). What is
+    left is free where the device plugin offers it, else unavailable (unhealthy); on a node no GPU pod has
+    used for a while (the cost analysis's idle nodes) all of it is idle: paid for, used by nobody."""
+    acc = row.accelerator
+    if acc is None:
+        return ZERO, ZERO, ZERO, ZERO
+    paid = acc.paid
+    left = row.idle_accelerators if row.idle_accelerators is not None else ZERO
+    left = min(max(left, ZERO), paid)
+    allocated = paid - left
+    if idle_node:
+        return allocated, ZERO, left, ZERO
+    free = min(acc.free, left)
+    return allocated, free, ZERO, left - free

@@ -97,10 +97,12 @@ def test_debug_config_with_a_duplicate_key_is_bad_input(
 
 
 def test_snapshot_directory_of_two_clusters_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    """For a command that reads one cluster (`smi`), and wherever a file names no cluster; the read-only
+    commands read the bundles of several clusters as a fleet instead (tests/fleet, docs/fleet.md)."""
     bundle = json.loads(DEMO.read_text())
     for name, context in (("prod.json", "prod-us-east-1"), ("staging.json", "staging-eu-west-1")):
         (tmp_path / name).write_text(json.dumps({**bundle, "context": context}))
-    result = cli("nodes", "--snapshot", str(tmp_path))
+    result = cli("smi", "--all", "--snapshot", str(tmp_path))
     _one_line_error(
         result,
         2,
@@ -109,6 +111,13 @@ def test_snapshot_directory_of_two_clusters_is_bad_input(cli: Cli, tmp_path: Pat
         "'prod-us-east-1'",
         "at a time",
     )
+    fleet = cli("nodes", "--snapshot", str(tmp_path), "-o", "json")
+    assert fleet.code == 0 and [c["context"] for c in json.loads(fleet.out)["clusters"]] == [
+        "prod-us-east-1",
+        "staging-eu-west-1",
+    ]
+    (tmp_path / "plain.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    _one_line_error(cli("nodes", "--snapshot", str(tmp_path)), 2, "'prod-us-east-1'", "at a time")
     (tmp_path / "staging.json").write_text(json.dumps({**bundle, "context": "prod-us-east-1"}))
     assert cli("nodes", "--snapshot", str(tmp_path)).code == 0
 

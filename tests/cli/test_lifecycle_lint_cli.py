@@ -177,7 +177,27 @@ class TestLint:
             "LINT_HARDCODED_INSTANCE_TYPES",
         }
         d = cli("lint", "-f", str(LINT), "-o", "json")
-        assert d.code == 1 and len(json.loads(d.out)["nodePools"]) == 18  # 12 + 5 + 1 pools
+        assert d.code == 1 and len(json.loads(d.out)["nodePools"]) == 23  # 12 + 5 + 1 + 5 pools
+
+    def test_the_same_nodepool_in_two_files(self, cli: Cli) -> None:
+        """issue 11: walidshaari/sample-aws-eks-auto-mode defines neuron-nodepool twice."""
+        first = str(FIXTURES / "sample-aws-eks-auto-mode__nodepools__neuron-nodepool.yaml")
+        second = str(FIXTURES / "sample-aws-eks-auto-mode__examples-neuron__neuron-nodepool.yaml")
+        r = cli("lint", "-f", first, "-f", second)
+        assert r.code == 1 and "ERROR   LINT_DUPLICATE_OBJECT  nodepool/neuron-nodepool" in r.out
+        assert first in r.out and second in r.out
+
+    def test_a_file_and_stdin_defining_one_nodepool(self, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+        path = FIXTURES / "eks-docs__automode-nodepool-gpu-g6e-g6.yaml"
+        monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text()))
+        r = cli("lint", "-f", str(path), "-f", "-", "-o", "json")
+        assert r.code == 1
+        assert "LINT_DUPLICATE_OBJECT" in {f["code"] for f in json.loads(r.out)["findings"]}
+
+    def test_a_v1alpha5_provisioner_alone(self, cli: Cli) -> None:
+        path = FIXTURES / "karpenter-provider-aws__examples-provisioner__large-instances-v1alpha5.yaml"
+        r = cli("lint", "-f", str(path))
+        assert r.code == 1 and "LINT_REMOVED_API_VERSION  provisioner/default" in r.out
 
     def test_clean_real_manifests(self, cli: Cli) -> None:
         r = cli("lint", "-f", str(FIXTURES / "karpenter-provider-aws__examples-v1__general-purpose.yaml"))

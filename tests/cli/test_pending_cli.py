@@ -193,7 +193,7 @@ def test_explain_nodes(cli: Cli) -> None:
         ("automode-capacity", "inferentia/neuron-7b4c9-pq2rs", 0, "PROVISIONING"),
         ("automode-gpu", "ml/nvidia-smi", 1, "SCHEDULED_NOT_STARTED"),
         ("automode-gpu", "ml/mig-slice", 1, "NO_ACCELERATOR_NODEPOOL"),
-        ("automode-gpu", "default/web-0", 1, "REQUIREMENT_CONFLICT"),  # explain works on any Pending pod
+        ("automode-gpu", "default/web-0", 1, "MISSING_TOLERATION"),  # explain works on any Pending pod
     ],
 )
 def test_explain_exit_codes(cli: Cli, scenario: str, pod: str, code: int, verdict: str) -> None:

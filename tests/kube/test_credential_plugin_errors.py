@@ -78,3 +78,18 @@ def test_plugin_failing_when_its_token_expires_is_one_line(apiserver: FakeKubeAP
     assert result.returncode == 3, result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "token refresh denied" in result.stderr and "ERROR:root" not in result.stderr
+
+
+def test_client_errors_logged_by_another_thread_are_not_this_loads() -> None:
+    """Fleet mode loads several contexts at once: a plugin failing for one must not fail another."""
+    import logging
+    import threading
+
+    from kubectl_gpu.kube.credentials import _client_log
+
+    with _client_log() as logged:
+        other = threading.Thread(target=logging.error, args=("exec: another context's plugin failed",))
+        other.start()
+        other.join()
+        logging.error("exec: this context's plugin failed")
+    assert logged == ["exec: this context's plugin failed"]

@@ -71,6 +71,15 @@ def test_bare_kubectl_gpu_opens_the_tui_on_a_terminal(
     assert result.code == 0 and len(launched) == 1 and launched[0].source.snapshot == (str(DEMO),)
 
 
+def test_bare_kubectl_gpu_with_fleet_options_is_a_usage_error(
+    cli: Cli, launched: list[TuiConfig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tui_cmd, "stdio_is_terminal", lambda: True)
+    for args in (("--all-contexts",), ("--contexts", "a,b"), ("tui", "--all-contexts")):
+        result = cli(*args)
+        assert result.code == 2 and "--contexts/--all-contexts" in result.err and not launched
+
+
 def test_bare_kubectl_gpu_prints_help_when_piped(cli: Cli, launched: list[TuiConfig]) -> None:
     result = cli()
     assert result.code == 0 and "tui" in result.out and "Usage" in result.out and not launched

@@ -36,6 +36,7 @@ def snapshot() -> data.Snapshot:
         ("np", Command("view", "nodepools")),
         ("diagnose", Command("view", "findings")),
         ("ctx prod", Command("ctx", "prod")),
+        ("ctx", Command("ctx")),  # the fleet overview
         ("ns ml", Command("ns", "ml")),
         ("ns all", Command("ns", None)),
         ("q", Command("quit")),
@@ -46,7 +47,7 @@ def test_commands(text: str, command: Command) -> None:
     assert parse(text) == command
 
 
-@pytest.mark.parametrize("text", ["", "ctx", "ctx a b", "ns", "bogus", "nodes extra"])
+@pytest.mark.parametrize("text", ["", "ctx a b", "ns", "bogus", "nodes extra"])
 def test_bad_commands_say_what_is_wrong(text: str) -> None:
     with pytest.raises(ValueError, match=r"\S"):
         parse(text)

@@ -236,6 +236,25 @@ class NodePool:
     replicas: int | None
     conditions: tuple[Condition, ...]
     status_resources: Resources
+    api_version: str | None = None  # as written: karpenter.sh/v1, or a removed karpenter.sh/v1beta1
+    # Every field path the object sets, schema-style (`.spec.template.spec.expireAfter`, `[]` for list
+    # items; `.metadata` and `.status` left out): lint checks them against the CRD schema.
+    field_paths: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyKarpenterObject:
+    """A pre-v1beta1 Karpenter object (`karpenter.sh/v1alpha5` Provisioner or Machine,
+    `karpenter.k8s.aws/v1alpha1` AWSNodeTemplate): Karpenter v0.32 replaced them with NodePool, NodeClaim
+    and EC2NodeClass, and v1.0 stopped serving them. Kept only so a command can say so."""
+
+    meta: Meta
+    kind: str
+    api_version: str
 
     @property
     def name(self) -> str:
@@ -281,6 +300,7 @@ class NodeClass:
     ephemeral_storage_text: str | None  # spec.ephemeralStorage.size as written (NodeClass)
     user_data: str | None  # spec.userData (EC2NodeClass)
     ami_aliases: tuple[str, ...]  # spec.amiSelectorTerms[].alias (EC2NodeClass)
+    api_version: str | None = None  # as written: karpenter.k8s.aws/v1, or a removed .../v1beta1
 
     @property
     def name(self) -> str:

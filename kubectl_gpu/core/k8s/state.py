@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from kubectl_gpu.core.k8s.models import (
     Event,
+    LegacyKarpenterObject,
     Node,
     NodeClaim,
     NodeClass,
@@ -46,7 +47,7 @@ def _parse_probe(value: object) -> ProbeResult | None:
     return None
 
 
-__all__ = ["ClusterState", "Note", "Scope", "StateBuilder"]
+__all__ = ["ClusterState", "DuplicateObject", "Note", "Scope", "StateBuilder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,17 @@ class Note:
     code: str  # FORBIDDEN | ABSENT | SKIPPED | PARTIAL
     message: str
     kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateObject:
+    """One object (kind, namespace, name) defined more than once in the input, and where each came from:
+    the analyses see the last one; `lint` reports the others."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    sources: tuple[str, ...]  # the file (or `<stdin>`) of each definition, in reading order
 
 
 SelectorTarget = Literal["nodes", "pods", "none"]
@@ -103,6 +115,7 @@ _KIND_FIELDS: dict[type, str] = {
     NodeClaim: "nodeclaims",
     NodeClass: "nodeclasses",
     ResourceSlice: "resourceslices",
+    LegacyKarpenterObject: "legacy_karpenter",
 }
 
 
@@ -117,6 +130,8 @@ class ClusterState:
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
     resourceslices: tuple[ResourceSlice, ...] = ()
+    # Karpenter v1alpha5 Provisioners and Machines (and AWSNodeTemplates): a Karpenter this tool does not read
+    legacy_karpenter: tuple[LegacyKarpenterObject, ...] = ()
     notes: tuple[Note, ...] = ()
     source: str = ""
     context: str | None = None
@@ -129,11 +144,12 @@ class ClusterState:
     # (the TUI's YAML view); analyses never read them.
     manifests: Mapping[tuple[str, str | None, str], Mapping[str, Any]] = field(default_factory=dict)
     scope: Scope = field(default_factory=Scope)
+    duplicates: tuple[DuplicateObject, ...] = ()  # objects the input defines more than once (files)
     _parsed_probes: dict[str, ProbeResult | None] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Plain lists and sets are accepted (tests, callers) and frozen here.
-        for name in (*_KIND_FIELDS.values(), "notes"):
+        for name in (*_KIND_FIELDS.values(), "notes", "duplicates"):
             value = getattr(self, name)
             if not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
@@ -243,6 +259,7 @@ class StateBuilder:
         self.probes: dict[str, Any] = {}
         self.keep_manifests = keep_manifests
         self.manifests: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
+        self.duplicates: list[DuplicateObject] = []
 
     def keep(self, model: Model, obj: Mapping[str, Any]) -> None:
         """Remember the object a model was parsed from, when manifests are kept."""
@@ -266,6 +283,7 @@ class StateBuilder:
             self.note(n.code, n.message, n.kind)
         self.absent |= other.absent
         self.probes.update(other.probes)
+        self.duplicates.extend(other.duplicates)
 
     def build(self, **fields: Any) -> ClusterState:
         lists: dict[str, Any] = {name: tuple(items) for name, items in self.lists.items()}
@@ -275,5 +293,6 @@ class StateBuilder:
             absent=frozenset(self.absent),
             probes=dict(self.probes),
             manifests=self.manifests,
+            duplicates=tuple(self.duplicates),
             **fields,
         )

@@ -13,13 +13,13 @@ from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render.nodes_table import nodes_table
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Snapshot, node_parts
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.convert import RowMeta, make_row, rich_rows, tables_of
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
 from kubectl_gpu.tui.widgets.grid import Cell, Column, Table
 
-__all__ = ["NodesView", "node_parts"]
+__all__ = ["NodesView"]
 
 ZERO = Decimal(0)
 
@@ -37,25 +37,6 @@ COLUMNS = (
     Column("AGE"),
     Column("COMPUTE"),
 )
-
-
-def node_parts(row: NodeRow, idle_node: bool) -> tuple[Decimal, Decimal, Decimal, Decimal]:
-    """(allocated, free, idle, unavailable) accelerators of a node, summing to what it has (`paid`).
-
-    Allocated: requested by pods (DRA: unknown, counted as allocated while a pod claims devices). What is
-    left is free where the device plugin offers it, else unavailable (unhealthy); on a node no GPU pod has
-    used for a while (the cost analysis's idle nodes) all of it is idle: paid for, used by nobody."""
-    acc = row.accelerator
-    if acc is None:
-        return ZERO, ZERO, ZERO, ZERO
-    paid = acc.paid
-    left = row.idle_accelerators if row.idle_accelerators is not None else ZERO
-    left = min(max(left, ZERO), paid)
-    allocated = paid - left
-    if idle_node:
-        return allocated, ZERO, left, ZERO
-    free = min(acc.free, left)
-    return allocated, free, ZERO, left - free
 
 
 def _detail(snapshot: Snapshot, row: NodeRow) -> RenderableType:

@@ -17,10 +17,9 @@ from rich.text import Text
 
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Snapshot, node_parts
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.convert import RowMeta, make_row
-from kubectl_gpu.tui.views.nodes import node_parts
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
 from kubectl_gpu.tui.widgets.grid import Column, Table
 

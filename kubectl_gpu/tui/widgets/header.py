@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -97,8 +98,12 @@ def _line_two(state: HeaderState) -> Text:
         counts = snap.diagnose.counts()
         out.append(f"GPU nodes {len(snap.nodes.rows)}")
         out.append(SEP)
-        free = snap.free_accelerators
-        out.append(f"free {free}", style=theme.GOOD if free else theme.WARNING)
+        _, free, idle, _ = snap.accelerator_parts
+        # Idle accelerators are free to schedule too (on nodes no GPU pod has used for a while): the
+        # header counts them in, and says how many, so that it adds up with the Overview's ALL row.
+        out.append(f"free {_count(free + idle)}", style=theme.GOOD if free + idle else theme.WARNING)
+        if idle:
+            out.append(f" ({_count(idle)} idle)", style=theme.WARNING)
         out.append(SEP)
         pending = len(snap.pending.pods)
         out.append(f"Pending {pending}", style=theme.ERROR if snap.pending.blocking else "")
@@ -143,3 +148,8 @@ class ClusterHeader(Static):
 
     def _content(self) -> RenderableType:
         return Group(_line_one(self.state, self.clock()), _line_two(self.state))
+
+
+def _count(value: Decimal) -> str:
+    """2, not 2.00 (sums of fractions of nodes)."""
+    return str(int(value)) if value == value.to_integral_value() else str(value.normalize())

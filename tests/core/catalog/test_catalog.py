@@ -39,7 +39,13 @@ from tests.helpers import REFERENCE, REPO
 
 FIXTURES = ALL_FIXTURES / "catalog"
 DATA = REPO / "kubectl_gpu" / "data"
-DATA_FILES = ("instance_types.json", "labels.json", "cuda_driver.json", "bottlerocket_nvidia.json")
+DATA_FILES = (
+    "instance_types.json",
+    "labels.json",
+    "cuda_driver.json",
+    "bottlerocket_nvidia.json",
+    "karpenter_schema.json",
+)
 
 RAW = {name: json.loads((DATA / name).read_text(encoding="utf-8")) for name in DATA_FILES}
 ROWS = RAW["instance_types.json"]["instances"]
@@ -71,7 +77,12 @@ def test_every_data_file_has_a_provenance_block(name: str) -> None:
 
 
 def test_packaged_files_are_what_load_reads() -> None:
-    assert read_data_files() == RAW
+    assert read_data_files() == {k: v for k, v in RAW.items() if k != "karpenter_schema.json"}
+    from kubectl_gpu.core.catalog.schema import CrdSchema, load_nodepool_schema  # read on its own, by lint
+
+    schema = load_nodepool_schema()
+    assert schema.paths == CrdSchema.from_data(RAW["karpenter_schema.json"]).paths
+    assert ".spec.template.spec.terminationGracePeriod" in schema.paths and ".spec.limits" in schema.maps
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
@@ -931,7 +942,7 @@ def test_missing_field_and_duplicates() -> None:
 def test_load_catalog_is_cached_with_provenance() -> None:
     cat = load_catalog()
     assert load_catalog() is cat
-    assert set(cat.provenance) == set(DATA_FILES)
+    assert set(cat.provenance) == set(DATA_FILES) - {"karpenter_schema.json"}  # the schema: lint's own
     for name, prov in cat.provenance.items():
         assert prov.file == name and prov.source and prov.retrieved
         assert set(prov.reference_sha256) == {d["file"] for d in RAW[name]["derived_from"]}

@@ -3,15 +3,19 @@ before the objects are applied (or in a live cluster).
 
 Definitions the checks share (README "Lifecycle and lint" documents them):
 
-* **provider** of a NodePool: `auto` when `nodeClassRef.group` is `eks.amazonaws.com`, `karpenter` when it is
-  `karpenter.k8s.aws`; without a ref, whatever the rest of the input says (`cluster_provider`).
+* **provider** of a NodePool: `auto` when `nodeClassRef.group` is `eks.amazonaws.com` (or, without a group,
+  its kind is `NodeClass`), `karpenter` when it is `karpenter.k8s.aws` (kind `EC2NodeClass`), or when the pool
+  is `karpenter.sh/v1beta1` (only self-managed Karpenter served it); else `unknown`. Never from other objects
+  of the input (`facts.pool_provider`).
 * **admitted instance types**: the catalog's accelerated types (`load_catalog()`, GPU/Neuron only) whose
   labels satisfy the pool's requirements and template labels (`InstanceIndex.admitted`, the same algebra as
   `pending`). The catalog holds no CPU-only types, so a CPU pool admits nothing here and is not judged on it.
-* **GPU pool**: a pool that admits at least one GPU instance type of the catalog.
-* **training pool**: a GPU pool whose name, template labels or taints contain `train`; or whose admitted GPU
-  types are all P-family or 8-GPU (or larger) sizes; or whose nodes run pods annotated
-  `karpenter.sh/do-not-disrupt` (live cluster or snapshot).
+* **GPU pool**: a pool that admits at least one GPU instance type of the catalog (or one a NodeOverlay gives
+  GPU capacity: `overlay`); **Neuron pool**: one that admits an Inferentia or Trainium type. Both get the same
+  hygiene checks (`hygiene.py`) when the pool is meant for accelerators (`facts.accelerator_intent`).
+* **training pool**: an accelerator pool whose name, template labels or taints contain `train`; or whose
+  admitted GPU types are all P-family or 8-GPU (or larger) sizes (Neuron: all Trainium); or whose nodes run
+  pods annotated `karpenter.sh/do-not-disrupt` (live cluster or snapshot).
 
 Karpenter / Auto Mode facts used: consolidation policies and the `WhenEmptyOrUnderutilized` default,
 budgets and reasons, `expireAfter: Never`, `terminationGracePeriod` (`core/analyses/lifecycle/analysis.py`, `core/karpenter/budgets.py`
@@ -32,8 +36,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from kubectl_gpu.core.analyses.lint.facts import pool_provider
+from kubectl_gpu.core.analyses.lint.facts import label_provider, pool_provider
+from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity
 from kubectl_gpu.core.analyses.lint.nodeclasses import nvme_findings
+from kubectl_gpu.core.analyses.lint.objects import object_findings
 from kubectl_gpu.core.analyses.lint.pools import PoolLint
 from kubectl_gpu.core.analyses.lint.report import CODES, LintReport, PoolFacts
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
@@ -45,18 +51,21 @@ from kubectl_gpu.core.scheduling.instances import InstanceIndex
 __all__ = ["CODES", "LintReport", "PoolFacts", "analyse", "lint"]
 
 
-def lint(state: ClusterState, catalog: Catalog) -> LintReport:
-    """Check every NodePool, NodeClass and EC2NodeClass in `state`."""
+def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | None = None) -> LintReport:
+    """Check every NodePool, NodeClass and EC2NodeClass in `state` (and name pre-v1 Karpenter objects).
+
+    `overlay`: capacity NodeOverlays add per instance type (none by default): such types count as serving
+    the accelerator, and a suggested fix must keep them."""
     indexes: dict[Provider, InstanceIndex] = {}
-    findings: list[Finding] = []
+    findings: list[Finding] = list(object_findings(state))
     facts: list[PoolFacts] = []
     gpu_pools_by_class: dict[tuple[str, str], list[tuple[NodePool, list[InstanceType]]]] = {}
     for pool in sorted(state.nodepools, key=lambda p: p.name):
-        provider = pool_provider(pool, state)
+        provider = pool_provider(pool) or label_provider(pool)
         index = indexes.get(provider)
         if index is None:
             index = indexes[provider] = InstanceIndex(catalog, provider)
-        checker = PoolLint(pool, state, catalog, index)
+        checker = PoolLint(pool, state, catalog, index, overlay)
         fact = checker.run()
         findings.extend(checker.findings)
         facts.append(fact)
@@ -74,7 +83,12 @@ def lint(state: ClusterState, catalog: Catalog) -> LintReport:
 
 
 def analyse(
-    state: ClusterState, catalog: Catalog, now: datetime, *, fail_on: FailOn = FailOn.error
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    fail_on: FailOn = FailOn.error,
+    overlay: OverlayCapacity | None = None,
 ) -> LintReport:
     """Lint needs no clock; `now` is taken for the common signature."""
-    return replace(lint(state, catalog), fail_on=fail_on)
+    return replace(lint(state, catalog, overlay=overlay), fail_on=fail_on)

@@ -12,7 +12,6 @@ from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.do_not_disrupt import protection_of
-from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE
 from kubectl_gpu.core.scheduling.requirements import Requirements
 
@@ -36,13 +35,40 @@ AUTO_DEFAULT_EPHEMERAL = parse_quantity("80Gi")
 GIGABYTE = Decimal(10**9)
 
 
-def pool_provider(pool: NodePool, state: ClusterState) -> Provider:
+# API versions of karpenter.sh and karpenter.k8s.aws that Karpenter v1.1+ (and EKS Auto Mode, which serves
+# karpenter.sh/v1 only) no longer serve: v1beta1 (v0.32-v1.0, conversion webhook in v1.0, removed in v1.1)
+# and v1alpha5/v1alpha1 (up to v0.31). https://karpenter.sh/docs/upgrading/v1-migration/
+REMOVED_API_VERSIONS = {
+    "karpenter.sh/v1beta1": "served up to Karpenter v1.0 (through its conversion webhook), removed in v1.1",
+    "karpenter.k8s.aws/v1beta1": "served up to Karpenter v1.0 (through its conversion webhook), removed in v1.1",
+    "karpenter.sh/v1alpha5": "Karpenter up to v0.31; v0.32 replaced it with v1beta1 NodePools, v1.0 removed it",
+    "karpenter.k8s.aws/v1alpha1": "Karpenter up to v0.31; v0.32 replaced it with v1beta1 EC2NodeClass",
+}
+
+
+def pool_provider(pool: NodePool) -> Provider | None:
+    """The provider the pool itself names: its `nodeClassRef` group (or kind), else its API version (only
+    self-managed Karpenter ever served `karpenter.sh/v1beta1`); None when the pool does not say. Never read
+    from other objects of the input: a manifest directory may hold pools for both providers."""
     ref = pool.node_class_ref
-    if ref is not None and ref.group == "eks.amazonaws.com":
+    if ref is not None and (ref.group == "eks.amazonaws.com" or (not ref.group and ref.kind == "NodeClass")):
         return "auto"
-    if ref is not None and ref.group == "karpenter.k8s.aws":
+    if ref is not None and (
+        ref.group == "karpenter.k8s.aws" or (not ref.group and ref.kind == "EC2NodeClass")
+    ):
         return "karpenter"
-    return cluster_provider(state)
+    if pool.api_version in ("karpenter.sh/v1beta1", "karpenter.sh/v1alpha5"):
+        return "karpenter"
+    return None
+
+
+def label_provider(pool: NodePool) -> Provider:
+    """Whose instance labels to match an unknown-provider pool against: the prefix its keys use (Auto Mode
+    when it uses only eks.amazonaws.com/* keys), else self-managed Karpenter."""
+    keys = [str(item.get("key", "")) for item in pool.requirements] + list(pool.template_labels)
+    auto = any(k.startswith(f"{PREFIX['auto']}/") for k in keys)
+    karpenter = any(k.startswith(f"{PREFIX['karpenter']}/") for k in keys)
+    return "auto" if auto and not karpenter else "karpenter"
 
 
 def accel_categories(catalog: Catalog) -> frozenset[str]:
@@ -140,8 +166,12 @@ def training_reasons(pool: NodePool, gpu_types: list[InstanceType], state: Clust
     words += [f"{t.key}={t.value}" for t in pool.taints]
     if any("train" in w.lower() for w in words):
         reasons.append("name, labels or taints say train")
-    if gpu_types and all(it.category == "p" or it.accelerator_count >= 8 for it in gpu_types):
+    gpus = [it for it in gpu_types if it.is_gpu]
+    neurons = [it for it in gpu_types if it.is_neuron]
+    if gpus and all(it.category == "p" or it.accelerator_count >= 8 for it in gpus):
         reasons.append("it admits only P-family or 8-GPU instance types")
+    elif neurons and not gpus and all(it.category == "trn" for it in neurons):
+        reasons.append("it admits only Trainium (trn) instance types")
     pool_nodes = {n.name for n in state.nodes if n.labels.get("karpenter.sh/nodepool") == pool.name}
     dnd = sorted(
         f"{p.namespace}/{p.name}"
@@ -152,23 +182,3 @@ def training_reasons(pool: NodePool, gpu_types: list[InstanceType], state: Clust
     if dnd:
         reasons.append(f"its nodes run do-not-disrupt pods ({', '.join(dnd[:3])})")
     return tuple(reasons)
-
-
-def gpu_requirement_fix(provider: Provider, gpu_types: list[InstanceType]) -> str:
-    prefix = PREFIX[provider]
-    memories = [it.gpu_memory_mib for it in gpu_types if it.gpu_memory_mib]
-    cats = sorted({it.category for it in gpu_types})
-    makers = sorted({it.accelerator_manufacturer for it in gpu_types})
-    lines = ["requirements:"]
-    lines.append(f"- {{key: {prefix}/instance-category, operator: In, values: [{', '.join(cats)}]}}")
-    lines.append(
-        f"- {{key: {prefix}/instance-gpu-manufacturer, operator: In, values: [{', '.join(makers)}]}}"
-    )
-    if memories:
-        low = min(memories)
-        lines.append(
-            f'- {{key: {prefix}/instance-gpu-memory, operator: Gt, values: ["{low - 1}"]}}'
-            f"  # >= {low} MiB per GPU"
-        )
-    lines.append(f'- {{key: {prefix}/instance-gpu-count, operator: Gt, values: ["0"]}}')
-    return "\n".join(lines)

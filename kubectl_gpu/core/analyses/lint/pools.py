@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kubectl_gpu.core.analyses.lint.facts import (
     INSTANCE_TYPE_KEYS,
     PREFIX,
     accelerator_intent,
     always_present,
     format_resource,
-    gpu_requirement_fix,
-    hard_taint,
-    requirement_values,
+    pool_provider,
+    suffix_keys,
     training_reasons,
     type_names,
     unknown_type_names,
 )
+from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity, overlay_accelerators
+from kubectl_gpu.core.analyses.lint.hygiene import accelerator_checks
 from kubectl_gpu.core.analyses.lint.report import PoolFacts, lint_finding
-from kubectl_gpu.core.catalog import Catalog, InstanceType
-from kubectl_gpu.core.k8s.models import NodePool
+from kubectl_gpu.core.analyses.lint.schema_checks import schema_checks, unknown_name_checks
+from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
+from kubectl_gpu.core.k8s.models import NodePool, Raw
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
-from kubectl_gpu.core.karpenter.settings import (
-    AUTO_MODE_MAX_LIFETIME,
-    Setting,
-    consolidation_disabled,
-    consolidation_policy_of,
-    setting_duration,
-)
+from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME, Setting, setting_duration
 from kubectl_gpu.core.report import Finding, ObjectRef, Severity
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import (
@@ -38,69 +36,101 @@ from kubectl_gpu.core.scheduling.requirements import (
 
 
 class PoolLint:
-    def __init__(self, pool: NodePool, state: ClusterState, catalog: Catalog, index: InstanceIndex) -> None:
+    def __init__(
+        self,
+        pool: NodePool,
+        state: ClusterState,
+        catalog: Catalog,
+        index: InstanceIndex,
+        overlay: OverlayCapacity | None = None,
+    ) -> None:
         self.pool = pool
         self.state = state
         self.catalog = catalog
         self.index = index
-        self.provider = index.provider
+        self.overlay = overlay
+        self.provider: Provider | None = pool_provider(pool)  # None: the pool does not say
+        self.label_provider: Provider = index.provider  # whose labels its requirements are matched against
         self.ref = ObjectRef("NodePool", pool.name)
         self.findings: list[Finding] = []
         self.reqs: Requirements | None = None
+        self.index_reqs: Requirements | None = None
         self.admitted: tuple[IndexedType, ...] = ()
 
     def add(self, code: str, message: str, fix: str | None, severity: Severity | None = None) -> None:
         self.findings.append(lint_finding(code, self.ref, message, fix, severity))
 
+    def _facts(self, types: list[InstanceType], training: tuple[str, ...] = ()) -> PoolFacts:
+        gpu = any(it.is_gpu or overlay_accelerators(it, self.overlay) for it in types)
+        neuron = any(it.is_neuron for it in types)
+        return PoolFacts(self.pool.name, self.provider or "unknown", tuple(types), gpu, training, neuron)
+
     def run(self) -> PoolFacts:
         pool = self.pool
         if pool.node_class_ref is None:
-            kind = "NodeClass" if self.provider == "auto" else "EC2NodeClass"
+            provider = self.label_provider
+            kind = "NodeClass" if provider == "auto" else "EC2NodeClass"
             self.add(
                 "LINT_NO_NODECLASS_REF",
                 f"NodePool {pool.name} has no spec.template.spec.nodeClassRef (required by the CRD)",
-                f"nodeClassRef: {{group: {PREFIX[self.provider]}, kind: {kind}, name: default}}",
+                f"nodeClassRef: {{group: {PREFIX[provider]}, kind: {kind}, name: default}}",
             )
+        schema_checks(self)
         self._wrong_provider()
         self._budgets()
         try:
             for item in pool.requirements:
                 Requirement.from_dict(item)
-            ref = pool.node_class_ref
-            label = (f"{ref.group}/{ref.kind.lower()}", ref.name) if ref is not None else None
-            self.reqs = nodepool_requirements(
-                pool.name, pool.requirements, pool.template_labels, node_class_label=label
-            )
+            self.reqs = self._requirements(pool.requirements)
         except RequirementError as exc:
             self.add("LINT_INVALID_REQUIREMENT", f"NodePool {pool.name}: {exc}", "fix the requirement")
-            return PoolFacts(pool.name, self.provider, (), False, ())
+            return self._facts([])
         reqs = self.reqs
-        index_reqs = reqs
-        capacity = reqs.get(CAPACITY_TYPE)
-        if capacity is not None and capacity.has("reserved"):
-            # Reserved offerings (ODCRs, capacity blocks) are not in the catalog: do not filter on them.
-            index_reqs = Requirements({k: v for k, v in reqs.items() if k != CAPACITY_TYPE})
+        self.index_reqs = index_reqs = self._for_index(reqs)
         self.admitted = self.index.admitted(index_reqs)
         types = [e.it for e in self.admitted]
-        gpu_types = [it for it in types if it.is_gpu]
-        is_gpu = bool(gpu_types)
-
         self._no_instance_type(reqs, index_reqs, types)
+        unknown_name_checks(self)
         if types:
             self._limits(types)
         self._expire_after()
         training: tuple[str, ...] = ()
-        if is_gpu:
-            self._consolidation()
-            self._taint(gpu_types)
-            self._hardcoded(gpu_types)
-            training = training_reasons(pool, gpu_types, self.state)
-            if training:
-                self._training_window(training)
-        return PoolFacts(pool.name, self.provider, tuple(types), is_gpu, training)
+        # The catalog holds accelerated types only: GPU and Neuron pools get the same hygiene, if the pool is
+        # meant for accelerators (a catch-all pool admits GPU types too, but launches them only for GPU pods).
+        if types and accelerator_intent(pool, reqs, self.catalog) is not None:
+            training = training_reasons(pool, types, self.state)
+            accelerator_checks(self, types, training)
+        return self._facts(types, training)
+
+    def _requirements(self, items: Iterable[Raw]) -> Requirements:
+        pool = self.pool
+        ref = pool.node_class_ref
+        label = (f"{ref.group}/{ref.kind.lower()}", ref.name) if ref is not None and ref.group else None
+        return nodepool_requirements(pool.name, tuple(items), pool.template_labels, node_class_label=label)
+
+    @staticmethod
+    def _for_index(reqs: Requirements) -> Requirements:
+        capacity = reqs.get(CAPACITY_TYPE)
+        if capacity is not None and capacity.has("reserved"):
+            # Reserved offerings (ODCRs, capacity blocks) are not in the catalog: do not filter on them.
+            return Requirements({k: v for k, v in reqs.items() if k != CAPACITY_TYPE})
+        return reqs
+
+    def admits_with(self, extra: list[dict[str, object]]) -> frozenset[str]:
+        """The type names admitted by the pool's requirements with `extra` in place of its instance-type
+        and instance-family lists (what a suggested fix replaces); empty when that does not parse."""
+        replaced = set(INSTANCE_TYPE_KEYS) | set(suffix_keys("family"))
+        items = [r for r in self.pool.requirements if r.get("key") not in replaced] + list(extra)
+        try:
+            reqs = self._for_index(self._requirements(items))
+        except RequirementError:
+            return frozenset()
+        return frozenset(e.it.name for e in self.index.admitted(reqs))
 
     def _wrong_provider(self) -> None:
         pool = self.pool
+        if self.provider is None:
+            return  # the pool names no provider: which keys are wrong cannot be said
         own = PREFIX[self.provider]
         other = PREFIX["karpenter" if self.provider == "auto" else "auto"]
         table = self.catalog.label_table
@@ -252,82 +282,3 @@ class PoolLint:
                 "maximum node lifetime; nodes are replaced at 21 days regardless",
                 "set expireAfter to 504h or less (leave room for terminationGracePeriod)",
             )
-
-    def _consolidation(self) -> None:
-        pool = self.pool
-        policy = consolidation_policy_of(pool).value
-        if consolidation_disabled(pool) or PoolBudgets(pool.budgets).blocked_always("Underutilized"):
-            return
-        if policy not in ("WhenEmptyOrUnderutilized", "Balanced"):
-            return
-        default = "" if pool.consolidation_policy else " (the default when consolidationPolicy is unset)"
-        severity = Severity.INFO if policy == "Balanced" else None
-        self.add(
-            "LINT_GPU_POOL_CONSOLIDATES_UNDERUTILIZED",
-            f"GPU NodePool {pool.name} uses consolidationPolicy {policy}{default}: Karpenter evicts running GPU "
-            "pods to repack them onto fewer or cheaper nodes, restarting jobs and reloading models",
-            "disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 10m}  # or a budget "
-            '{nodes: "0", reasons: [Underutilized]}',
-            severity,
-        )
-
-    def _taint(self, gpu_types: list[InstanceType]) -> None:
-        pool = self.pool
-        if hard_taint(pool):
-            return
-        key = (
-            "amd.com/gpu"
-            if all(it.accelerator_manufacturer == "amd" for it in gpu_types)
-            else "nvidia.com/gpu"
-        )
-        self.add(
-            "LINT_GPU_POOL_NO_TAINT",
-            f"GPU NodePool {pool.name} has no NoSchedule taint: ordinary pods can land on its GPU nodes, keep them "
-            "alive and block consolidation of expensive capacity",
-            f"taints: [{{key: {key}, effect: NoSchedule}}]  # and tolerate it in GPU pods",
-        )
-
-    def _hardcoded(self, gpu_types: list[InstanceType]) -> None:
-        pool = self.pool
-        fix = gpu_requirement_fix(self.provider, gpu_types)
-        types = requirement_values(pool, INSTANCE_TYPE_KEYS)
-        families = requirement_values(pool, (f"{PREFIX[self.provider]}/instance-family",))
-        if types:
-            self.add(
-                "LINT_HARDCODED_INSTANCE_TYPES",
-                f"GPU NodePool {pool.name} lists instance types ({', '.join(types[:6])}"
-                f"{' ...' if len(types) > 6 else ''}): new sizes and families never qualify and a capacity "
-                "shortage in the listed ones leaves pods Pending",
-                "select by what the job needs instead (instance-gpu-memory, instance-gpu-count):\n" + fix,
-            )
-        elif families:
-            self.add(
-                "LINT_HARDCODED_INSTANCE_TYPES",
-                f"GPU NodePool {pool.name} lists instance families ({', '.join(families)}): newer GPU families "
-                "never qualify",
-                "consider selecting by GPU memory and count, which new families satisfy:\n" + fix,
-                Severity.INFO,
-            )
-
-    def _training_window(self, training: tuple[str, ...]) -> None:
-        pool = self.pool
-        budgets = PoolBudgets(pool.budgets)
-        if budgets.has_window or budgets.errors:
-            return
-        policy = consolidation_policy_of(pool).value
-        repacks = (
-            policy != "WhenEmpty"
-            and not consolidation_disabled(pool)
-            and not budgets.blocked_always("Underutilized")
-        )
-        if budgets.blocked_always("Drifted") and not repacks:
-            return
-        what = "the default 10% budget" if budgets.defaulted else "budgets without a schedule"
-        self.add(
-            "LINT_TRAINING_POOL_NO_BUDGET_WINDOW",
-            f"NodePool {pool.name} looks like a training pool ({'; '.join(training)}) but has {what}: drift "
-            "(e.g. a new AMI) and consolidation may replace its nodes at any hour, killing multi-day jobs",
-            "add a blocking window, e.g. no voluntary disruption on weekdays (UTC):\n"
-            'disruption:\n  budgets:\n  - nodes: "0"\n    reasons: [Drifted, Underutilized]\n'
-            '    schedule: "0 0 * * mon-fri"\n    duration: 24h\n  - nodes: "1"',
-        )

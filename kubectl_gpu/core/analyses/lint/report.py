@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kubectl_gpu.core.catalog import InstanceType, Provider
 from kubectl_gpu.core.errors import ExitCode
@@ -34,6 +34,16 @@ CODES: dict[str, tuple[str, str]] = {
     "LINT_EXPIRE_AFTER_OVER_AUTO_MODE_CAP": ("info", "expireAfter beyond Auto Mode's 21-day cap"),
     "LINT_TRAINING_POOL_NO_BUDGET_WINDOW": ("warning", "training pool whose budgets have no schedule"),
     "LINT_NVME_CACHE_DISABLED": ("warning", "the NodeClass keeps local NVMe out of ephemeral storage"),
+    "LINT_REMOVED_API_VERSION": (
+        "error",
+        "karpenter.sh/v1beta1 or v1alpha5 (Provisioner, AWSNodeTemplate): no longer served",
+    ),
+    "LINT_UNKNOWN_FIELD": (
+        "error",
+        "a field the karpenter.sh/v1 NodePool schema does not have (or has elsewhere)",
+    ),
+    "LINT_UNKNOWN_INSTANCE_NAME": ("warning", "an accelerated family, size or type that does not exist"),
+    "LINT_DUPLICATE_OBJECT": ("error", "two objects of one kind with the same name in the input"),
 }
 
 
@@ -48,16 +58,18 @@ class PoolFacts:
     """What lint worked out about one NodePool (also in the JSON, to explain the verdicts)."""
 
     name: str
-    provider: Provider
+    provider: Provider | Literal["unknown"]  # from the pool's own nodeClassRef (or API version)
     admitted: tuple[InstanceType, ...]
     gpu: bool
     training: tuple[str, ...]  # why it counts as a training pool; empty: it does not
+    neuron: bool = False  # admits a Neuron (Inferentia, Trainium) type
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "provider": self.provider,
             "gpuPool": self.gpu,
+            "neuronPool": self.neuron,
             "trainingPool": bool(self.training),
             "trainingBecause": list(self.training),
             "admittedInstanceTypes": [it.name for it in self.admitted],

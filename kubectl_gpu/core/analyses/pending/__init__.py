@@ -17,4 +17,5 @@ __all__ = [
 
 KINDS = frozenset(
     {"nodes", "pods", "events", "nodepools", "nodeclaims", "nodeclasses", "ec2nodeclasses", "resourceslices"}
+    | {"provisioners", "machines"}  # only to notice a pre-v1 Karpenter (UNSUPPORTED_KARPENTER_VERSION)
 )

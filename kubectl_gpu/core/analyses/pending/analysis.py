@@ -15,7 +15,7 @@ from kubectl_gpu.core.analyses.pending.pod_gates import (
 )
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation, nearness
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
@@ -23,6 +23,7 @@ from kubectl_gpu.core.evidence.model import Code, ParsedMessage, Source
 from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.models import Event, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.karpenter.legacy import legacy_karpenter
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
@@ -272,6 +273,7 @@ class _Analyser:
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
+        self.legacy = legacy_karpenter(state)
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
@@ -288,7 +290,7 @@ class _Analyser:
         found = self.cache.get(key)
         if found is None:
             targets: list[PoolTarget | NodeTarget] = [*self.nodes] if nodes_only else self._targets(shape)
-            found = tuple(sorted((t.evaluate(shape) for t in targets), key=TargetEvaluation.nearness))
+            found = tuple(sorted((t.evaluate(shape) for t in targets), key=nearness))
             self.cache[key] = found
         return found
 
@@ -360,6 +362,12 @@ class _Analyser:
             return decided.verdict, decided.reason, decided.fix, None
         if (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
             return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+        if (
+            self.legacy is not None
+            and skip is None
+            and not any(e.target.kind == "NodePool" for e in offering)
+        ):
+            return self._legacy(ref)
         if skip is not None:
             if nearest is not None and nearest.blockers:
                 return (
@@ -387,6 +395,19 @@ class _Analyser:
         reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
         fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
         return Verdict.NO_BLOCKER_FOUND, reason, fix, ref
+
+    def _legacy(self, ref: TargetRef | None) -> tuple[Verdict, str, str | None, TargetRef | None]:
+        pools = (
+            "no karpenter.sh/v1 NodePool" if not self.pools else "no karpenter.sh/v1 NodePool that offers it"
+        )
+        return (
+            Verdict.UNSUPPORTED_KARPENTER_VERSION,
+            f"this cluster runs a Karpenter older than v1 ({self.legacy}) and has {pools}: kubectl-gpu "
+            "evaluates karpenter.sh/v1 NodePools only, so it cannot say what blocks the pod",
+            "check the v1alpha5 Provisioner by hand (kubectl describe provisioner), or upgrade Karpenter "
+            "(https://karpenter.sh/docs/upgrading/v1beta1-migration/, then v1) and rerun",
+            ref,
+        )
 
     def _no_pool(self, shape: PodShape) -> tuple[Verdict, str, str | None, TargetRef | None]:
         kinds = ", ".join(sorted(shape.accelerators))

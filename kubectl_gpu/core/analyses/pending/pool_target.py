@@ -396,6 +396,7 @@ class PoolTarget:
             )
             return fitting
         wanted = resources_text(shape.requests)
+        detail: dict[str, object] = {}
         if not pool_types or not self.offers(shape):
             kinds = ", ".join(sorted(shape.accelerators))
             message = f"NodePool {self.pool.name} launches no instance type with {kinds}"
@@ -411,6 +412,7 @@ class PoolTarget:
                 f"and the pod's selectors"
             )
             fix = f"relax the pod's instance selectors or add matching families to NodePool {self.pool.name}"
+            detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
         else:
             largest = max(with_pod, key=lambda e: tuple(capacity_of(e.it, r) for r in shape.accelerators))
             why = fit_failure(largest, shape.requests)
@@ -419,7 +421,7 @@ class PoolTarget:
                 f"{largest.it.name}, offers less ({why})"
             )
             fix = "request fewer accelerators per pod (shard the workload) or admit larger instance types"
-        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, self.ref, message, fix))
+        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, self.ref, message, fix, detail))
         checks.append(Check("instance types", False, message))
         return ()
 

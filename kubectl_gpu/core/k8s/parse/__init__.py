@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 from kubectl_gpu.core.k8s.models import (
     Event,
+    LegacyKarpenterObject,
     Node,
     NodeClaim,
     NodeClass,
@@ -24,11 +25,16 @@ from kubectl_gpu.core.k8s.models import (
 )
 from kubectl_gpu.core.k8s.parse.common import ModelError
 from kubectl_gpu.core.k8s.parse.events import parse_event
-from kubectl_gpu.core.k8s.parse.karpenter import nodeclass_parser, parse_nodeclaim, parse_nodepool
+from kubectl_gpu.core.k8s.parse.karpenter import (
+    nodeclass_parser,
+    parse_legacy_karpenter,
+    parse_nodeclaim,
+    parse_nodepool,
+)
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
 from kubectl_gpu.core.k8s.parse.pods import parse_pod
 
-Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice
+Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice | LegacyKarpenterObject
 
 __all__ = [
     "KINDS",
@@ -57,6 +63,10 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("eks.amazonaws.com", "NodeClass"): nodeclass_parser("NodeClass", "eks.amazonaws.com"),
     ("karpenter.k8s.aws", "EC2NodeClass"): nodeclass_parser("EC2NodeClass", "karpenter.k8s.aws"),
     ("resource.k8s.io", "ResourceSlice"): parse_resourceslice,
+    # Karpenter before v0.32 (v1alpha5, removed in v1.0): recognised, not analysed.
+    ("karpenter.sh", "Provisioner"): parse_legacy_karpenter,
+    ("karpenter.sh", "Machine"): parse_legacy_karpenter,
+    ("karpenter.k8s.aws", "AWSNodeTemplate"): parse_legacy_karpenter,
 }
 
 

@@ -1,11 +1,12 @@
-"""Karpenter's kinds: NodePool, NodeClaim, and the node classes (Auto Mode NodeClass, EC2NodeClass)."""
+"""Karpenter's kinds: NodePool, NodeClaim, the node classes (Auto Mode NodeClass, EC2NodeClass), and the
+pre-v1beta1 kinds (Provisioner, Machine, AWSNodeTemplate), recognised only to be named."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
 
-from kubectl_gpu.core.k8s.models import Budget, NodeClaim, NodeClass, NodePool, Raw
+from kubectl_gpu.core.k8s.models import Budget, LegacyKarpenterObject, NodeClaim, NodeClass, NodePool, Raw
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
@@ -21,7 +22,7 @@ from kubectl_gpu.core.k8s.parse.common import (
     taints,
 )
 
-__all__ = ["nodeclass_parser", "parse_nodeclaim", "parse_nodepool"]
+__all__ = ["field_paths", "nodeclass_parser", "parse_legacy_karpenter", "parse_nodeclaim", "parse_nodepool"]
 
 
 def _requirements(value: object, where: str) -> tuple[Raw, ...]:
@@ -45,6 +46,28 @@ def _budgets(disruption: Raw, where: str) -> tuple[Budget, ...]:
                 )
             )
     return tuple(budgets)
+
+
+_NOT_CHECKED = frozenset({"metadata", "status"})
+_MAX_PATHS = 2000  # a NodePool sets a few dozen; past this, the rest is not listed
+
+
+def field_paths(obj: Raw) -> tuple[str, ...]:
+    """The paths of every field the object sets, as the CRD schema writes them: `.spec.limits.cpu`,
+    `.spec.template.spec.requirements[].key` (`[]` for list items). `metadata` (ObjectMeta, not in the
+    CRD schema) and `status` (written by the controller) are left out. Sorted, each once."""
+    out: set[str] = set()
+    stack: list[tuple[str, object]] = [
+        (f".{k}", v) for k, v in obj.items() if isinstance(k, str) and k not in _NOT_CHECKED
+    ]
+    while stack and len(out) < _MAX_PATHS:
+        path, value = stack.pop()
+        out.add(path)
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}", v) for k, v in value.items() if isinstance(k, str))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[]", v) for v in value if isinstance(v, dict | list))
+    return tuple(sorted(out))
 
 
 def parse_nodepool(obj: Raw) -> NodePool:
@@ -73,7 +96,14 @@ def parse_nodepool(obj: Raw) -> NodePool:
         replicas=opt_int(spec.get("replicas"), f"{where} spec.replicas"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         status_resources=resources(status.get("resources"), f"{where} status.resources"),
+        api_version=opt_str(obj.get("apiVersion")),
+        field_paths=field_paths(obj),
     )
+
+
+def parse_legacy_karpenter(obj: Raw) -> LegacyKarpenterObject:
+    kind = str(obj.get("kind", ""))
+    return LegacyKarpenterObject(meta(obj, kind), kind, str(obj.get("apiVersion", "")))
 
 
 def parse_nodeclaim(obj: Raw) -> NodeClaim:
@@ -131,6 +161,7 @@ def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
             ephemeral_storage_text=size_text,
             user_data=None if user_data is None else str(user_data),
             ami_aliases=_ami_aliases(spec.get("amiSelectorTerms"), f"{where} spec.amiSelectorTerms"),
+            api_version=opt_str(obj.get("apiVersion")),
         )
 
     return parse

@@ -11,6 +11,7 @@ from typing import Final
 import pytest
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis, Verdict
+from kubectl_gpu.core.analyses.pending.targets import nearness
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER, BlockerClass
 from tests.core.analyses.pending._scenarios import NAMES, analyse, diagnosis, items, without
 
@@ -162,7 +163,7 @@ def test_verdict_rule_holds_for_every_pod(scenario: str) -> None:
             ranks = [BLOCKER_ORDER.index(b.code) for b in evaluation.blockers]
             assert ranks == sorted(ranks), diag.key
             assert all(b.target == evaluation.target for b in evaluation.blockers)
-        keys = [e.nearness() for e in diag.evaluations]
+        keys = [nearness(e) for e in diag.evaluations]
         assert keys == sorted(keys), diag.key
         if diag.verdict in SPEC_CODES | CAPACITY_CODES:
             first = diag.evaluations[0]

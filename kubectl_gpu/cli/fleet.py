@@ -1,0 +1,213 @@
+"""Fleet mode: a read-only command run on several clusters at once (docs/fleet.md).
+
+`--contexts a,b,c` or `--all-contexts`, or a `--snapshot` that holds bundles of several clusters: the
+command's own body runs once per cluster, each in a worker thread of `kube.fleet.gather` (at most
+`MAX_PARALLEL` at once, each within its deadline), exactly as a single-cluster run with `--context NAME`
+(or that cluster's bundles) would. Its `run_report` hands its answer here (`run.FLEET_MEMBER`) instead of
+writing it; a cluster that fails is that cluster's error, never the fleet's. Then the fleet is written
+once: JSON/YAML as a `FleetReport` (`core.clusters`), a table with a CLUSTER column
+(`render.fleet_view`), CSV with a `cluster` column; the exit code is the fleet's
+(`core.clusters.fleet_exit_code`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.cli.run import FLEET_MEMBER, Answer
+from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, SeveralClusters, combine
+from kubectl_gpu.core.errors import ExitCode, InvalidInput, KubectlGpuError
+
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.fleet import Failed, TimedOut
+
+__all__ = ["Member", "deadline", "dispatch", "failure", "fleet_csv", "live_members", "run_fleet"]
+
+Call = Callable[[GlobalOptions], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One cluster of the fleet: its name (the context), the kubeconfig cluster, and its options."""
+
+    context: str
+    cluster: str | None
+    opts: GlobalOptions
+
+
+def dispatch(call: Call, opts: GlobalOptions, command: str) -> int:
+    """Run `call(opts)` as a single-cluster command, or as a fleet when the options (or the snapshot) say
+    so. A --snapshot of several clusters' bundles, each file one cluster's, is a fleet of those clusters."""
+    if opts.fleet:
+        return run_fleet(call, opts, command, live_members(opts))
+    if not opts.snapshot:
+        return int(call(opts))
+    try:
+        return int(call(opts))
+    except SeveralClusters as exc:
+        if not exc.groups:
+            raise
+        members = [Member(context, None, replace(opts, snapshot=files)) for context, files in exc.groups]
+        return run_fleet(call, opts, command, members)
+
+
+def live_members(opts: GlobalOptions) -> list[Member]:
+    """The contexts of --contexts / --all-contexts, checked against the kubeconfig before any is read."""
+    from kubectl_gpu.kube.contexts import fleet_contexts
+
+    if opts.contexts is not None and opts.all_contexts:
+        raise InvalidInput("--contexts and --all-contexts: choose one")
+    if opts.context:
+        raise InvalidInput("--context and --contexts/--all-contexts: choose one", "list it in --contexts")
+    if opts.snapshot:
+        raise InvalidInput(
+            "--snapshot and --contexts/--all-contexts: choose one",
+            "a --snapshot of several clusters' bundles is already a fleet",
+        )
+    names = tuple((opts.contexts or "").split(","))
+    contexts = fleet_contexts(opts.kubeconfig_path(), names, every=opts.all_contexts)
+    single = replace(opts, contexts=None, all_contexts=False)
+    return [Member(n, contexts.clusters.get(n), replace(single, context=n)) for n in contexts.names]
+
+
+def deadline(opts: GlobalOptions) -> float | None:
+    """A cluster's deadline: its whole read's (DEADLINE_FACTOR times --request-timeout), and one request
+    more for the analysis; `--request-timeout 0`: none. The read's own deadline usually answers first."""
+    from kubectl_gpu.kube.transport import DEADLINE_FACTOR
+
+    seconds = opts.timeout_seconds
+    return None if seconds is None else seconds * (DEADLINE_FACTOR + 1)
+
+
+def _answer(call: Call, member: Member) -> Answer:
+    answers: list[Answer] = []
+    token = FLEET_MEMBER.set(answers.append)  # this worker thread's own context
+    try:
+        call(member.opts)
+    finally:
+        FLEET_MEMBER.reset(token)
+    if not answers:
+        raise RuntimeError("the command wrote no report")
+    return answers[0]
+
+
+def failure(result: Failed | TimedOut) -> ClusterFailure:
+    from kubectl_gpu.kube.fleet import TimedOut
+    from kubectl_gpu.kube.secret_text import scrub
+
+    if isinstance(result, TimedOut):
+        return ClusterFailure(
+            f"context {result.key}: no answer within {result.seconds:g}s; left behind so the other clusters "
+            "could finish; raise --request-timeout for a slow cluster",
+            ExitCode.CLUSTER,
+        )
+    exc = result.error
+    if isinstance(exc, KubectlGpuError):
+        return ClusterFailure(scrub(f"context {result.key}: {exc.line()}"), exc.exit_code)
+    detail = " ".join(str(exc).split())
+    line = f"context {result.key}: internal error: {type(exc).__name__}: {detail} (please report it)"
+    return ClusterFailure(scrub(line), ExitCode.CLUSTER)
+
+
+def _traceback(error: BaseException) -> None:
+    """--debug: a failed cluster's traceback on stderr, as a single-cluster run shows its own."""
+    import traceback
+
+    from kubectl_gpu.kube.secret_text import scrub
+
+    sys.stderr.write(scrub("".join(traceback.format_exception(error))))
+
+
+def _notes(answer: Answer) -> list[dict[str, Any]]:
+    return [{"code": n.code, "message": n.message, "kind": n.kind} for n in answer.notes]
+
+
+def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[Member]) -> int:
+    """Run `call` on every member, then write the fleet as `opts` asks; the fleet's exit code."""
+    from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, gather
+
+    by_context = {m.context: m for m in members}
+    outcomes = gather(
+        list(by_context),
+        lambda key: _answer(call, by_context[key]),
+        parallel=MAX_PARALLEL,
+        deadline=deadline(opts),
+    )
+    machine = opts.format in (OutputFormat.json, OutputFormat.yaml)
+    answers: dict[str, Answer] = {}
+    results = []
+    for outcome in outcomes:
+        member = by_context[outcome.key]
+        if isinstance(outcome, Outcome):
+            answer: Answer = outcome.value
+            answers[member.context] = answer
+            document = answer.report.to_dict() if machine else None
+            results.append(
+                ClusterResult(member.context, member.cluster, document, ExitCode(answer.code), _notes(answer))
+            )
+        else:
+            if opts.debug and isinstance(outcome, Failed):
+                _traceback(outcome.error)
+            results.append(ClusterResult(member.context, member.cluster, error=failure(outcome)))
+    fleet = combine(command, results)
+    _write(opts, fleet.clusters, answers, fleet.to_dict if machine else None)
+    return int(fleet.exit_code)
+
+
+def _write(
+    opts: GlobalOptions,
+    results: Sequence[ClusterResult],
+    answers: dict[str, Answer],
+    document: Callable[[], dict[str, Any]] | None,
+) -> None:
+    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
+
+    table = opts.format is not OutputFormat.csv
+    console = make_console(stderr=True, no_color=opts.no_color or not table)
+    if document is not None:
+        data = document()
+        sys.stdout.write(dump_json(data) if opts.format is OutputFormat.json else dump_yaml(data))
+        for result in results:  # also in the document; a runbook's log shows them
+            if result.error is not None:
+                console.print(f"error: {result.error.message}", style="bold red", markup=False)
+        return
+    for result in results:
+        answer = answers.get(result.context)
+        notes = () if answer is None else answer.table_notes if table else answer.notes
+        for note in notes:
+            style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL") else "dim"
+            console.print(f"warning: context {result.context}: {note.message}", style=style, markup=False)
+        if result.error is not None:
+            console.print(f"error: {result.error.message}", style="bold red", markup=False)
+    if not table:
+        sys.stdout.write(fleet_csv([(c, a.csv()) for c, a in answers.items() if a.csv is not None]))
+        return
+    if not answers:
+        return
+    from kubectl_gpu.render.fleet_view import fleet_view
+
+    wide = opts.format is OutputFormat.wide
+    views = [(context, answer.view(wide)) for context, answer in answers.items()]
+    print_table(make_console(no_color=opts.no_color), fleet_view(views))
+
+
+def fleet_csv(documents: Sequence[tuple[str, str]]) -> str:
+    """The clusters' CSV documents as one, with a `cluster` column first (one header row)."""
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    header_written = False
+    for cluster, text in documents:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        if not rows:
+            continue
+        if not header_written:
+            writer.writerow(["cluster", *rows[0]])
+            header_written = True
+        writer.writerows([cluster, *row] for row in rows[1:])
+    return buffer.getvalue()

@@ -1,0 +1,47 @@
+"""Signs of a Karpenter older than v1 (`karpenter.sh/v1alpha5`, up to v0.31): its objects, or its events.
+
+Karpenter v0.32 replaced Provisioner, Machine and AWSNodeTemplate with NodePool, NodeClaim and EC2NodeClass
+(`karpenter.sh/v1beta1`), and v1.0 serves neither v1alpha5 nor (from v1.1) v1beta1
+(https://karpenter.sh/docs/upgrading/v1beta1-migration/, aws/karpenter-provider-aws). This tool evaluates
+`karpenter.sh/v1` NodePools; where only a v1alpha5 Karpenter provisions, "no NodePool" is not an answer.
+
+The event forms are those v0.31's scheduler and provisioner wrote (kubernetes-sigs/karpenter
+`pkg/controllers/provisioning/scheduling/scheduler.go` @v0.31: `incompatible with provisioner %q, ...`;
+`all available instance types exceed limits for provisioner: %q`; `Pod should schedule on: machine/<name>`),
+as seen in real reports (aws/karpenter-provider-aws#4738, #4698), and events about Provisioner or Machine
+objects.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kubectl_gpu.core.k8s.state import ClusterState
+
+__all__ = ["LEGACY_KINDS", "legacy_karpenter"]
+
+LEGACY_KINDS = frozenset({"Provisioner", "Machine", "AWSNodeTemplate"})
+_EVENT_TEXT = re.compile(
+    r"incompatible with provisioner \"|exceed limits for provisioner\b|for provisioner: \"|"
+    r"schedule on(?: node)?: machine/|\bkarpenter\.sh/provisioner-name\b",
+    re.IGNORECASE,
+)
+
+
+def legacy_karpenter(state: ClusterState) -> str | None:
+    """What in `state` shows a pre-v1 Karpenter (e.g. `Provisioner default (karpenter.sh/v1alpha5)`), or None."""
+    found: list[str] = []
+    for obj in sorted(state.legacy_karpenter, key=lambda o: (o.kind, o.name)):
+        found.append(f"{obj.kind} {obj.name} ({obj.api_version})")
+    for event in state.events:
+        if event.involved.kind in LEGACY_KINDS:
+            found.append(
+                f"an event about {event.involved.kind} {event.involved.name}: {event.message[:120]!r}"
+            )
+        elif _EVENT_TEXT.search(event.message):
+            found.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
+        if len(found) >= 3:
+            break
+    if not found:
+        return None
+    return "; ".join(dict.fromkeys(found[:3]))

@@ -1,0 +1,57 @@
+"""The App's fleet overview: `:ctx` alone reads every kubeconfig context at once (`tui.fleet`, in a thread
+worker) and shows them (`screens/fleet.py`); choosing one switches to it, as `:ctx NAME` does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from textual import work
+from textual.app import App
+
+from kubectl_gpu.core.errors import KubectlGpuError
+from kubectl_gpu.kube.contexts import KubeContexts
+from kubectl_gpu.kube.source import ClusterSource, SourceOptions
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.fleet import FleetOverview, read_fleet
+from kubectl_gpu.tui.screens.fleet import FleetScreen
+
+__all__ = ["FleetKeys"]
+
+
+class FleetKeys(App[int]):
+    """What `GpuApp` gives it: the config, how it reads contexts and sources, the clock, `:ctx NAME`."""
+
+    config: TuiConfig
+    contexts_loader: Callable[[str | None], KubeContexts]
+    source_factory: Callable[[SourceOptions], ClusterSource]
+    clock: Callable[[], datetime]
+
+    def switch_context(self, name: str) -> None:
+        raise NotImplementedError
+
+    def open_fleet(self) -> None:
+        if not self.config.live:
+            self.notify(
+                "a snapshot holds one cluster; the fleet overview needs a kubeconfig", severity="warning"
+            )
+            return
+        self.notify("reading every context...", timeout=3)
+        self._load_fleet(self.config)
+
+    @work(thread=True, group="fleet", exit_on_error=False)
+    def _load_fleet(self, config: TuiConfig) -> None:
+        try:
+            contexts = self.contexts_loader(config.source.kubeconfig)
+            overview = read_fleet(config, contexts, factory=self.source_factory, clock=self.clock)
+        except KubectlGpuError as exc:
+            self.call_from_thread(self.notify, exc.line(), severity="error")
+            return
+        self.call_from_thread(self._show_fleet, overview)
+
+    def _show_fleet(self, overview: FleetOverview) -> None:
+        self.push_screen(FleetScreen(overview, self.config.context), callback=self._fleet_chosen)
+
+    def _fleet_chosen(self, name: str | None) -> None:
+        if name is not None and name != self.config.context:
+            self.switch_context(name)
