@@ -126,9 +126,11 @@ asyncio.run(main())
 """
 
 
-def run_child(path: Path, refreshes: int, kubeconfig: Path | None, now: str = "") -> dict[str, object]:
+def run_child(
+    path: Path, refreshes: int, kubeconfig: Path | None, now: str = "", python: str = sys.executable
+) -> dict[str, object]:
     argv = [
-        sys.executable,
+        python,
         "-c",
         CHILD,
         str(time.time()),
@@ -137,7 +139,8 @@ def run_child(path: Path, refreshes: int, kubeconfig: Path | None, now: str = ""
         str(kubeconfig or ""),
         now,
     ]
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+    # Not from the checkout: `-c` would import its kubectl_gpu, whichever interpreter runs it.
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=path.parent, check=False)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
         raise SystemExit(f"child failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
@@ -177,7 +180,7 @@ def _serve(path: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
 
 
 def bench_size(
-    size: str, repeat: int, refreshes: int, out: Path, live: bool, now: str = ""
+    size: str, repeat: int, refreshes: int, out: Path, live: bool, now: str = "", python: str = sys.executable
 ) -> dict[str, object]:
     path = out / f"cluster-{size}.json"
     if not path.exists():
@@ -188,7 +191,7 @@ def bench_size(
     try:
         for index in range(repeat):
             print(f"[{size}] run {index + 1}/{repeat} ...", flush=True)
-            runs.append(run_child(path, refreshes, kubeconfig, now))
+            runs.append(run_child(path, refreshes, kubeconfig, now, python))
     finally:
         if server is not None:
             server.terminate()
@@ -253,10 +256,14 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="evaluate at this instant (RFC 3339), as `tui --now`: an unchanged refresh reuses",
     )
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose kubectl_gpu runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     sizes = [s.strip() for s in args.sizes.split(",")]
-    rows = [bench_size(size, args.repeat, args.refreshes, args.out, args.live, args.now) for size in sizes]
+    rows = [
+        bench_size(size, args.repeat, args.refreshes, args.out.resolve(), args.live, args.now, args.python)
+        for size in sizes
+    ]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
     return 0
 
