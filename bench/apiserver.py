@@ -34,6 +34,8 @@ PATHS = {
     "/api/v1/nodes": ("Node", "v1"),
     "/api/v1/pods": ("Pod", "v1"),
     "/api/v1/events": ("Event", "v1"),
+    "/api/v1/persistentvolumeclaims": ("PersistentVolumeClaim", "v1"),
+    "/api/v1/persistentvolumes": ("PersistentVolume", "v1"),
     "/apis/karpenter.sh/v1/nodepools": ("NodePool", "karpenter.sh/v1"),
     "/apis/karpenter.sh/v1/nodeclaims": ("NodeClaim", "karpenter.sh/v1"),
     "/apis/eks.amazonaws.com/v1/nodeclasses": ("NodeClass", "eks.amazonaws.com/v1"),

@@ -60,6 +60,41 @@ ALL_KINDS = (
         False,
         "DRA devices are not counted",
     ),
+    KindSpec(
+        "persistentvolumeclaims",
+        "",
+        ("v1",),
+        "PersistentVolumeClaim",
+        True,
+        "volume topology of pending pods is unknown",
+    ),
+    KindSpec(
+        "persistentvolumes",
+        "",
+        ("v1",),
+        "PersistentVolume",
+        False,
+        "volume topology of pending pods is unknown",
+    ),
+    KindSpec(
+        "storageclasses",
+        "storage.k8s.io",
+        ("v1",),
+        "StorageClass",
+        False,
+        "volume topology of unbound claims is unknown",
+    ),
+    KindSpec(
+        "daemonsets", "apps", ("v1",), "DaemonSet", True, "daemonset overhead and host ports are unknown"
+    ),
+    KindSpec(
+        "nodeoverlays",
+        "karpenter.sh",
+        ("v1alpha1",),
+        "NodeOverlay",
+        False,
+        "NodeOverlay capacity and prices are not applied",
+    ),
     # Karpenter before v1.0 (v1alpha5): never analysed, listed so that `pending` can say the cluster runs a
     # Karpenter this tool does not read. Absent (404) on every cluster that runs Karpenter v1.
     KindSpec(

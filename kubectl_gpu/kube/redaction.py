@@ -104,14 +104,17 @@ def redact(obj: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(spec, dict):
         return obj
     kind = obj.get("kind")
-    if kind == "Pod":
+    template = spec.get("template")
+    pod_spec = spec if kind == "Pod" else None
+    if kind == "DaemonSet" and isinstance(template, dict) and isinstance(template.get("spec"), dict):
+        pod_spec = template["spec"]  # a pod template carries the same secrets as a pod
+    if pod_spec is not None:
         for key in _CONTAINER_LISTS:
-            for container in spec.get(key) or []:
+            for container in pod_spec.get(key) or []:
                 if isinstance(container, dict):
                     _container(container)
     elif kind in _NODE_CLASSES:
         _user_data(spec)
-    template = spec.get("template")
     if isinstance(template, dict):
         _annotations(template.get("metadata"))
     return obj

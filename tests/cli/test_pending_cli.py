@@ -182,7 +182,12 @@ def test_explain_nodes(cli: Cli) -> None:
     assert result.code == 1
     targets = json.loads(result.out)["pods"][0]["targets"]
     assert targets[0]["target"] == {"kind": "Node", "name": "s4124-0073"}
-    assert [c["name"] for c in targets[0]["checks"]] == ["taints", "selectors", "free accelerators"]
+    assert [c["name"] for c in targets[0]["checks"]] == [
+        "taints",
+        "selectors",
+        "free accelerators",
+        "resources",
+    ]
     text = _run(cli, "explain", "notebooks/notebook-c", "--snapshot", str(path_of("no-karpenter"))).out
     assert "Node s4124-0073" in text and "free accelerators" in text and "0 free, 1 wanted" in text
 

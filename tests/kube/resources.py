@@ -169,6 +169,37 @@ BUILTIN: tuple[ResourceType, ...] = (
         field_labels=(*META_FIELDS, "spec.nodeName", "spec.driver"),
     ),
     ResourceType(
+        "",
+        "v1",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        namespaced=True,
+        short_names=("pvc",),
+        subresources=(_status("PersistentVolumeClaim"),),
+    ),
+    ResourceType(
+        "",
+        "v1",
+        "PersistentVolume",
+        "persistentvolumes",
+        namespaced=False,
+        short_names=("pv",),
+        subresources=(_status("PersistentVolume"),),
+    ),
+    ResourceType(
+        "storage.k8s.io", "v1", "StorageClass", "storageclasses", namespaced=False, short_names=("sc",)
+    ),
+    ResourceType(
+        "apps",
+        "v1",
+        "DaemonSet",
+        "daemonsets",
+        namespaced=True,
+        short_names=("ds",),
+        categories=("all",),
+        subresources=(_status("DaemonSet"),),
+    ),
+    ResourceType(
         "resource.k8s.io",
         "v1",
         "ResourceClaim",
@@ -217,6 +248,20 @@ CRDS: tuple[ResourceType, ...] = (
         short_names=("ec2nc", "ec2ncs"),
         categories=("karpenter",),
         subresources=(_status("EC2NodeClass"),),
+        crd=True,
+    ),
+)
+
+CRDS += (
+    ResourceType(
+        "karpenter.sh",
+        "v1alpha1",
+        "NodeOverlay",
+        "nodeoverlays",
+        namespaced=False,
+        short_names=("overlays",),
+        categories=("karpenter",),
+        subresources=(_status("NodeOverlay"),),
         crd=True,
     ),
 )

@@ -87,6 +87,34 @@ def test_redact_drops_last_applied_configuration() -> None:
     assert redact(p)["metadata"]["annotations"] == {"a": "<redacted>"}  # values are redacted, keys kept
 
 
+def test_redact_reaches_a_daemonsets_pod_template() -> None:
+    # DaemonSets are captured for pending's daemon overhead (issue 11): their template holds env and commands.
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "kube-system"},
+        "spec": {
+            "template": {
+                "metadata": {"annotations": {"token": "t0ps3cret"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "a",
+                            "env": [{"name": "API_KEY", "value": "s3cret"}],
+                            "args": ["--key=s3cret"],
+                        }
+                    ]
+                },
+            }
+        },
+    }
+    out = redact(ds)
+    container = out["spec"]["template"]["spec"]["containers"][0]
+    assert container["env"] == [{"name": "API_KEY", "value": "<redacted>"}]
+    assert container["args"] == ["<redacted>"]
+    assert out["spec"]["template"]["metadata"]["annotations"] == {"token": "<redacted>"}
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

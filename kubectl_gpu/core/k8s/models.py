@@ -17,6 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, Placement
 from kubectl_gpu.core.k8s.times import parse_optional_time
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration
@@ -158,6 +159,8 @@ class Pod:
         str, ...
     ]  # spec.schedulingGates names: kube-scheduler waits until they are removed
     _details: PodDetails = field(compare=False, repr=False)
+    # Host ports, topology spread, required pod (anti-)affinity, PVCs (core/k8s/placement.py).
+    placement: Placement = NO_PLACEMENT
 
     @property
     def limits(self) -> Resources:
@@ -300,6 +303,10 @@ class NodeClass:
     ephemeral_storage_text: str | None  # spec.ephemeralStorage.size as written (NodeClass)
     user_data: str | None  # spec.userData (EC2NodeClass)
     ami_aliases: tuple[str, ...]  # spec.amiSelectorTerms[].alias (EC2NodeClass)
+    # spec.blockDeviceMappings (EC2NodeClass) as (deviceName, rootVolume, ebs.volumeSize in bytes or None)
+    block_devices: tuple[tuple[str | None, bool, Decimal | None], ...] = ()
+    ami_family: str | None = None  # spec.amiFamily (EC2NodeClass)
+    zones: tuple[str, ...] = ()  # status.subnets[].zone: where its nodes can launch
     api_version: str | None = None  # as written: karpenter.k8s.aws/v1, or a removed .../v1beta1
 
     @property
@@ -329,3 +336,74 @@ class ResourceSlice:
     node_name: str | None
     pool: str | None
     devices: tuple[Device, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeClaim:
+    meta: Meta
+    volume_name: str | None  # spec.volumeName: bound (or being bound) to this PV
+    storage_class: str | None  # spec.storageClassName
+    phase: str | None  # status.phase: Pending | Bound | Lost
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace or "default"
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolume:
+    meta: Meta
+    # spec.nodeAffinity.required.nodeSelectorTerms, each its matchExpressions as raw requirements
+    node_affinity: tuple[tuple[Raw, ...], ...]
+    local: bool  # spec.local or spec.hostPath (Karpenter drops their hostname requirement)
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+@dataclass(frozen=True, slots=True)
+class StorageClass:
+    meta: Meta
+    binding_mode: str  # volumeBindingMode, Immediate when unset
+    # allowedTopologies[].matchLabelExpressions as (key, values) pairs, one tuple per term
+    allowed_topologies: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]
+    provisioner: str | None
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonSet:
+    """A DaemonSet as Karpenter sees it: the pod its template would make (`daemonset.PodForDaemonSet`)."""
+
+    meta: Meta
+    pod: Pod
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOverlay:
+    """Karpenter `karpenter.sh/v1alpha1 NodeOverlay`: capacity added to and prices changed for matching
+    instance types."""
+
+    meta: Meta
+    requirements: tuple[Raw, ...]
+    price: str | None
+    price_adjustment: str | None
+    capacity: Resources
+    weight: int
+    conditions: tuple[Condition, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.meta.name

@@ -15,15 +15,20 @@ from functools import cached_property
 from typing import Any, Literal
 
 from kubectl_gpu.core.k8s.models import (
+    DaemonSet,
     Event,
     LegacyKarpenterObject,
     Node,
     NodeClaim,
     NodeClass,
+    NodeOverlay,
     NodePool,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     Resources,
     ResourceSlice,
+    StorageClass,
 )
 from kubectl_gpu.core.k8s.parse import Model
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
@@ -115,6 +120,11 @@ _KIND_FIELDS: dict[type, str] = {
     NodeClaim: "nodeclaims",
     NodeClass: "nodeclasses",
     ResourceSlice: "resourceslices",
+    PersistentVolumeClaim: "persistentvolumeclaims",
+    PersistentVolume: "persistentvolumes",
+    StorageClass: "storageclasses",
+    DaemonSet: "daemonsets",
+    NodeOverlay: "nodeoverlays",
     LegacyKarpenterObject: "legacy_karpenter",
 }
 
@@ -130,6 +140,11 @@ class ClusterState:
     nodeclaims: tuple[NodeClaim, ...] = ()
     nodeclasses: tuple[NodeClass, ...] = ()
     resourceslices: tuple[ResourceSlice, ...] = ()
+    persistentvolumeclaims: tuple[PersistentVolumeClaim, ...] = ()
+    persistentvolumes: tuple[PersistentVolume, ...] = ()
+    storageclasses: tuple[StorageClass, ...] = ()
+    daemonsets: tuple[DaemonSet, ...] = ()
+    nodeoverlays: tuple[NodeOverlay, ...] = ()
     # Karpenter v1alpha5 Provisioners and Machines (and AWSNodeTemplates): a Karpenter this tool does not read
     legacy_karpenter: tuple[LegacyKarpenterObject, ...] = ()
     notes: tuple[Note, ...] = ()
@@ -219,6 +234,32 @@ class ClusterState:
             if s.node_name:
                 out[s.node_name].append(s)
         return dict(out)
+
+    @cached_property
+    def placed_with_anti_affinity(self) -> tuple[Pod, ...]:
+        """Bound, running (not terminated or deleting) pods with required pod anti-affinity: the pending
+        analysis checks that none of them excludes a pending pod from its domain."""
+        return tuple(
+            p
+            for p in self.pods
+            if p.node_name
+            and not p.terminated
+            and not p.meta.deleting
+            and any(t.anti for t in p.placement.affinity)
+        )
+
+    @cached_property
+    def pvc_by_key(self) -> dict[tuple[str, str], PersistentVolumeClaim]:
+        """(namespace, name) -> PersistentVolumeClaim."""
+        return {(c.namespace, c.name): c for c in self.persistentvolumeclaims}
+
+    @cached_property
+    def pv_by_name(self) -> dict[str, PersistentVolume]:
+        return {v.name: v for v in self.persistentvolumes}
+
+    @cached_property
+    def storageclass_by_name(self) -> dict[str, StorageClass]:
+        return {c.name: c for c in self.storageclasses}
 
     @cached_property
     def events_by_object(self) -> dict[tuple[str | None, str | None, str | None], list[Event]]:

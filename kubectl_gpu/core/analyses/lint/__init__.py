@@ -4,4 +4,6 @@ from kubectl_gpu.core.analyses.lint.analysis import LintReport, analyse
 
 __all__ = ["KINDS", "LintReport", "analyse"]
 
-KINDS = frozenset({"nodes", "pods", "nodepools", "nodeclasses", "ec2nodeclasses", "provisioners"})
+KINDS = frozenset(
+    {"nodes", "pods", "nodepools", "nodeclasses", "ec2nodeclasses", "provisioners", "nodeoverlays"}
+)

@@ -40,6 +40,7 @@ from kubectl_gpu.core.analyses.lint.facts import label_provider, pool_provider
 from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity
 from kubectl_gpu.core.analyses.lint.nodeclasses import nvme_findings
 from kubectl_gpu.core.analyses.lint.objects import object_findings
+from kubectl_gpu.core.analyses.lint.overlays import pool_overlay_capacity
 from kubectl_gpu.core.analyses.lint.pools import PoolLint
 from kubectl_gpu.core.analyses.lint.report import CODES, LintReport, PoolFacts
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
@@ -54,8 +55,8 @@ __all__ = ["CODES", "LintReport", "PoolFacts", "analyse", "lint"]
 def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | None = None) -> LintReport:
     """Check every NodePool, NodeClass and EC2NodeClass in `state` (and name pre-v1 Karpenter objects).
 
-    `overlay`: capacity NodeOverlays add per instance type (none by default): such types count as serving
-    the accelerator, and a suggested fix must keep them."""
+    `overlay`: capacity NodeOverlays add per instance type (by default: what the state's NodeOverlays add in
+    each pool): such types count as serving the accelerator, and a suggested fix must keep them."""
     indexes: dict[Provider, InstanceIndex] = {}
     findings: list[Finding] = list(object_findings(state))
     facts: list[PoolFacts] = []
@@ -65,7 +66,8 @@ def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | No
         index = indexes.get(provider)
         if index is None:
             index = indexes[provider] = InstanceIndex(catalog, provider)
-        checker = PoolLint(pool, state, catalog, index, overlay)
+        added = overlay if overlay is not None else pool_overlay_capacity(pool, index, state.nodeoverlays)
+        checker = PoolLint(pool, state, catalog, index, added)
         fact = checker.run()
         findings.extend(checker.findings)
         facts.append(fact)

@@ -16,6 +16,20 @@ __all__ = [
 ]
 
 KINDS = frozenset(
-    {"nodes", "pods", "events", "nodepools", "nodeclaims", "nodeclasses", "ec2nodeclasses", "resourceslices"}
+    {
+        "nodes",
+        "pods",
+        "events",
+        "nodepools",
+        "nodeclaims",
+        "nodeclasses",
+        "ec2nodeclasses",
+        "resourceslices",
+        "persistentvolumeclaims",
+        "persistentvolumes",
+        "storageclasses",
+        "daemonsets",
+        "nodeoverlays",
+    }
     | {"provisioners", "machines"}  # only to notice a pre-v1 Karpenter (UNSUPPORTED_KARPENTER_VERSION)
 )

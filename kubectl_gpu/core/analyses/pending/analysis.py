@@ -273,6 +273,7 @@ class _Analyser:
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
+        self.anti_affinity = bool(state.placed_with_anti_affinity)
         self.legacy = legacy_karpenter(state)
 
     def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
@@ -287,6 +288,8 @@ class _Analyser:
 
     def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> tuple[TargetEvaluation, ...]:
         key = (*shape.key, nodes_only)
+        if self.anti_affinity:  # a placed pod's required anti-affinity may select this one by its labels
+            key = (*key, shape.namespace, shape.labels)
         found = self.cache.get(key)
         if found is None:
             targets: list[PoolTarget | NodeTarget] = [*self.nodes] if nodes_only else self._targets(shape)
@@ -334,7 +337,10 @@ class _Analyser:
                 "the pod uses DRA ResourceClaims: device availability is checked against ResourceSlices by the "
                 "scheduler; this analysis evaluates its selectors and tolerations only"
             )
-        notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in _AFFECTING]
+        affecting = _AFFECTING | (_VOLUME_KINDS if shape.placement.claims else frozenset())
+        if self.pools:
+            affecting |= _POOL_KINDS
+        notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in affecting]
         return notes
 
     def _verdict(
@@ -426,6 +432,10 @@ class _Analyser:
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.
 _AFFECTING = frozenset({"nodepools", "nodeclaims", "nodes", "events", "nodeclasses", "ec2nodeclasses"})
+_VOLUME_KINDS = frozenset(
+    {"persistentvolumeclaims", "persistentvolumes", "storageclasses"}
+)  # pods with claims
+_POOL_KINDS = frozenset({"daemonsets", "nodeoverlays"})  # every NodePool's instance fit
 
 
 def _pool_provider(pool: object, default: str) -> str:

@@ -15,6 +15,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     taint_list,
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.node_checks import node_checks
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
@@ -97,6 +98,10 @@ class NodeTarget:
             checks.append(Check("free accelerators", False, "; ".join(short)))
         else:
             checks.append(Check("free accelerators", True, "enough free"))
+        unreadable = frozenset(n.kind for n in self.state.notes if n.code == "FORBIDDEN" and n.kind)
+        more, more_checks = node_checks(self.state, shape, node, self.ref, unreadable)
+        blockers += more
+        checks += more_checks
         blockers.sort(key=lambda b: b.rank)
         return TargetEvaluation(self.ref, self.offers(shape), tuple(blockers), tuple(checks))
 

@@ -19,6 +19,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     type_names,
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
@@ -27,8 +28,6 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import (
     IndexedType,
     InstanceIndex,
-    capacity_of,
-    fit_failure,
     raw_capacity_of,
 )
 from kubectl_gpu.core.scheduling.provisionable import restricted_label
@@ -88,6 +87,7 @@ class PoolTarget:
             self.requirement_error = str(exc)
         self.types = index.admitted(self.requirements)
         self.well_known = catalog.well_known_labels(self.provider)
+        self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
         self.remaining = self._remaining_limits()
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = self._node_class_blocker()
@@ -225,7 +225,7 @@ class PoolTarget:
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
-        return any(all(capacity_of(e.it, r) > 0 for r in shape.accelerators) for e in self.types)
+        return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         blockers: list[Blocker] = []
@@ -251,6 +251,12 @@ class PoolTarget:
 
         blockers += self._requirement_blockers(shape, checks)
         fitting = self._instance_blockers(shape, blockers, checks)
+        node_reqs = self.requirements
+        if shape.requirements is not None:
+            node_reqs = node_reqs.intersection(self._term_requirements(shape))
+        fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
+        blockers += more
+        checks += more_checks
         self._limit_blockers(fitting, blockers, checks)
 
         if isinstance(self.node_class_blocker, Blocker):
@@ -379,8 +385,15 @@ class PoolTarget:
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
         if shape.requirements is not None:
             with_pod = tuple(e for e in pool_types if self.index.first_mismatch(pod_reqs, e) is None)
-        fitting = tuple(e for e in with_pod if fit_failure(e, shape.requests) is None)
+        fitting = tuple(e for e in with_pod if self.fit.failure(e, shape) is None)
         known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
+        if known and self.fit.ephemeral_unknown(shape, known):
+            checks.append(
+                Check(
+                    "instance types", None, "ephemeral-storage requested and the NodeClass is not in the data"
+                )
+            )
+            return known
         if known:
             checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))
             return known
@@ -414,8 +427,8 @@ class PoolTarget:
             fix = f"relax the pod's instance selectors or add matching families to NodePool {self.pool.name}"
             detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
         else:
-            largest = max(with_pod, key=lambda e: tuple(capacity_of(e.it, r) for r in shape.accelerators))
-            why = fit_failure(largest, shape.requests)
+            largest = max(with_pod, key=lambda e: tuple(self.fit.capacity(e, r) for r in shape.accelerators))
+            why = self.fit.failure(largest, shape)
             message = (
                 f"no instance type in NodePool {self.pool.name} has room for {wanted}: the largest, "
                 f"{largest.it.name}, offers less ({why})"

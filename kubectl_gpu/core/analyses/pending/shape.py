@@ -12,6 +12,7 @@ from typing import Any
 
 from kubectl_gpu.core.fleet.accelerators import EFA_RESOURCE, accelerator_requests
 from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, Placement
 from kubectl_gpu.core.scheduling.affinity import (
     NodeAffinity,
     PodSchedulingRequirements,
@@ -33,6 +34,13 @@ class PodShape:
     node_affinity: NodeAffinity
     requirements: PodSchedulingRequirements | None
     requirement_error: str | None
+    # What only some pods have (host ports, spread, pod affinity, claims): with it, the pod's namespace and
+    # labels decide too (who it selects, who selects it), and they are part of the key; without it, they
+    # matter only where a placed pod's anti-affinity may select it (see `_Analyser.evaluate`).
+    placement: Placement = NO_PLACEMENT
+    namespace: str = ""
+    labels: tuple[tuple[str, str], ...] = ()
+    ephemeral_storage: Decimal = Decimal(0)  # requests.ephemeral-storage, not in `requests` (see fit.py)
 
     @property
     def wants_accelerator(self) -> bool:
@@ -48,11 +56,18 @@ def shape_of(pod: Pod) -> PodShape:
     for name in _RELEVANT:
         if pod.requests.get(name):
             requests[name] = pod.requests[name]
+    placement = pod.placement
+    ephemeral = pod.requests.get("ephemeral-storage", Decimal(0))
+    namespace = pod.namespace
+    labels = tuple(sorted(pod.meta.labels.items()))
     key = (
         tuple(sorted(requests.items())),
         pod.tolerations,
         tuple(sorted(pod.node_selector.items())),
         pod.node_affinity,
+        placement,
+        (namespace, labels) if placement else None,
+        ephemeral,
     )
     try:
         reqs: PodSchedulingRequirements | None = scheduling_requirements(pod.node_selector, pod.node_affinity)
@@ -60,5 +75,16 @@ def shape_of(pod: Pod) -> PodShape:
     except RequirementError as exc:
         reqs, error = None, str(exc)
     return PodShape(
-        key, requests, accelerators, pod.tolerations, pod.node_selector, pod.node_affinity, reqs, error
+        key,
+        requests,
+        accelerators,
+        pod.tolerations,
+        pod.node_selector,
+        pod.node_affinity,
+        reqs,
+        error,
+        placement,
+        namespace,
+        labels,
+        ephemeral,
     )

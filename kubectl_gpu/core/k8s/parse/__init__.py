@@ -13,15 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from kubectl_gpu.core.k8s.models import (
+    DaemonSet,
     Event,
     LegacyKarpenterObject,
     Node,
     NodeClaim,
     NodeClass,
+    NodeOverlay,
     NodePool,
+    PersistentVolume,
+    PersistentVolumeClaim,
     Pod,
     Raw,
     ResourceSlice,
+    StorageClass,
 )
 from kubectl_gpu.core.k8s.parse.common import ModelError
 from kubectl_gpu.core.k8s.parse.events import parse_event
@@ -33,8 +38,29 @@ from kubectl_gpu.core.k8s.parse.karpenter import (
 )
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
 from kubectl_gpu.core.k8s.parse.pods import parse_pod
+from kubectl_gpu.core.k8s.parse.storage import (
+    parse_daemonset,
+    parse_nodeoverlay,
+    parse_pv,
+    parse_pvc,
+    parse_storageclass,
+)
 
-Model = Node | Pod | Event | NodePool | NodeClaim | NodeClass | ResourceSlice | LegacyKarpenterObject
+Model = (
+    Node
+    | Pod
+    | Event
+    | NodePool
+    | NodeClaim
+    | NodeClass
+    | ResourceSlice
+    | PersistentVolumeClaim
+    | PersistentVolume
+    | StorageClass
+    | DaemonSet
+    | NodeOverlay
+    | LegacyKarpenterObject
+)
 
 __all__ = [
     "KINDS",
@@ -63,6 +89,11 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("eks.amazonaws.com", "NodeClass"): nodeclass_parser("NodeClass", "eks.amazonaws.com"),
     ("karpenter.k8s.aws", "EC2NodeClass"): nodeclass_parser("EC2NodeClass", "karpenter.k8s.aws"),
     ("resource.k8s.io", "ResourceSlice"): parse_resourceslice,
+    ("", "PersistentVolumeClaim"): parse_pvc,
+    ("", "PersistentVolume"): parse_pv,
+    ("storage.k8s.io", "StorageClass"): parse_storageclass,
+    ("apps", "DaemonSet"): parse_daemonset,
+    ("karpenter.sh", "NodeOverlay"): parse_nodeoverlay,
     # Karpenter before v0.32 (v1alpha5, removed in v1.0): recognised, not analysed.
     ("karpenter.sh", "Provisioner"): parse_legacy_karpenter,
     ("karpenter.sh", "Machine"): parse_legacy_karpenter,

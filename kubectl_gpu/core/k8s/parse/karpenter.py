@@ -138,6 +138,24 @@ def _ami_aliases(value: object, where: str) -> tuple[str, ...]:
     )
 
 
+def _block_devices(value: object, where: str) -> tuple[tuple[str | None, bool, Decimal | None], ...]:
+    out = []
+    for i, item in enumerate(as_list(value, where)):
+        if not isinstance(item, dict):
+            continue
+        ebs = as_dict(item.get("ebs"), f"{where}[{i}].ebs")
+        size = None
+        if ebs.get("volumeSize") is not None:
+            size = resources({"size": ebs["volumeSize"]}, f"{where}[{i}].ebs.volumeSize")["size"]
+        out.append((opt_str(item.get("deviceName")), item.get("rootVolume") is True, size))
+    return tuple(out)
+
+
+def _zones(status: Raw, where: str) -> tuple[str, ...]:
+    subnets = as_list(status.get("subnets"), f"{where} status.subnets")
+    return tuple(sorted({str(s["zone"]) for s in subnets if isinstance(s, dict) and s.get("zone")}))
+
+
 def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
     def parse(obj: Raw) -> NodeClass:
         m = meta(obj, kind)
@@ -161,6 +179,11 @@ def nodeclass_parser(kind: str, group: str) -> Callable[[Raw], NodeClass]:
             ephemeral_storage_text=size_text,
             user_data=None if user_data is None else str(user_data),
             ami_aliases=_ami_aliases(spec.get("amiSelectorTerms"), f"{where} spec.amiSelectorTerms"),
+            block_devices=_block_devices(
+                spec.get("blockDeviceMappings"), f"{where} spec.blockDeviceMappings"
+            ),
+            ami_family=opt_str(spec.get("amiFamily")),
+            zones=_zones(status, where),
             api_version=opt_str(obj.get("apiVersion")),
         )
 

@@ -20,6 +20,7 @@ from kubectl_gpu.core.k8s.parse.common import (
     str_map,
     tolerations,
 )
+from kubectl_gpu.core.k8s.parse.placement import parse_placement
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 
 __all__ = ["parse_pod"]
@@ -235,4 +236,5 @@ def parse_pod(obj: Raw) -> Pod:
             if isinstance(g, dict)
         ),
         _details=_Details(containers, init, status, where),
+        placement=parse_placement(spec, m.name),
     )

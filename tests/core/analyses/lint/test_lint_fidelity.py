@@ -227,6 +227,27 @@ class TestCheckedFix:
         fix = finding(report, "LINT_HARDCODED_INSTANCE_TYPES", "fractional").fix or ""
         assert "g6f.large (nvidia.com/gpu through a NodeOverlay)" in fix
 
+    def test_a_node_overlay_in_the_input_counts_without_being_passed(self, tmp_path: Path) -> None:
+        """The NodeOverlays read with the pools are matched per pool (as pending's fit matches them):
+        an overlay giving g6f.large a GPU names it in the fix; one scoped to another pool does not."""
+        from tests.core.analyses.lint.test_lint import _state
+
+        def overlay_file(pool_name: str) -> Path:
+            path = tmp_path / f"overlay-{pool_name}.yaml"
+            path.write_text(
+                "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: fractional-gpu}\n"
+                "spec:\n  capacity: {nvidia.com/gpu: '1'}\n  requirements:\n"
+                "  - {key: node.kubernetes.io/instance-type, operator: In, values: [g6f.large]}\n"
+                f"  - {{key: karpenter.sh/nodepool, operator: In, values: [{pool_name}]}}\n"
+            )
+            return path
+
+        named = "g6f.large (nvidia.com/gpu through a NodeOverlay)"
+        applies = lint(_state(OURS, overlay_file("fractional")), load_catalog())
+        assert named in (finding(applies, "LINT_HARDCODED_INSTANCE_TYPES", "fractional").fix or "")
+        elsewhere = lint(_state(OURS, overlay_file("some-other-pool")), load_catalog())
+        assert named not in (finding(elsewhere, "LINT_HARDCODED_INSTANCE_TYPES", "fractional").fix or "")
+
     def test_a_fix_with_nothing_to_drop_keeps_every_line(self) -> None:
         fix = (
             finding(

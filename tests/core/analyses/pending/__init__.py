@@ -12,5 +12,14 @@ PINNED_ELSEWHERE = frozenset(
         Verdict.NOT_HANDLED_BY_SCHEDULER,
         Verdict.UNVERIFIED,
         Verdict.UNSUPPORTED_KARPENTER_VERSION,  # test_legacy_karpenter.py
+        # Issue 11 round two: tests/core/analyses/pending/test_resources.py, test_min_values.py, test_topology.py,
+        # test_volumes.py.
+        Verdict.INSUFFICIENT_RESOURCES,
+        Verdict.HOST_PORT_CONFLICT,
+        Verdict.MIN_VALUES_UNSATISFIED,
+        Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE,
+        Verdict.POD_AFFINITY_UNSATISFIABLE,
+        Verdict.VOLUME_TOPOLOGY_CONFLICT,
+        Verdict.VOLUME_UNAVAILABLE,
     }
 )

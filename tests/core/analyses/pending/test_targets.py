@@ -428,10 +428,15 @@ def test_cordoned_node() -> None:
 def test_node_checks() -> None:
     diag = diagnosis(analyse("no-karpenter"), "training/h100-eval")
     node = evaluation(diag, "gpu-node-1")
-    assert [c.name for c in node.checks] == ["taints", "selectors", "free accelerators"]
-    assert [c.ok for c in node.checks] == [False, True, True]
+    assert [c.name for c in node.checks] == ["taints", "selectors", "free accelerators", "resources"]
+    assert [c.ok for c in node.checks] == [False, True, True, True]
     t4 = evaluation(diag, "ip-10-0-3-17.ec2.internal")
-    assert [str(b.code) for b in t4.blockers] == ["MISSING_TOLERATION", "REQUIREMENT_CONFLICT"]
+    # The T4 node also lacks the cpu the pod asks for (8 of 3.92 free: noderesources Fit).
+    assert [str(b.code) for b in t4.blockers] == [
+        "MISSING_TOLERATION",
+        "REQUIREMENT_CONFLICT",
+        "INSUFFICIENT_RESOURCES",
+    ]
 
 
 def test_nodepool_checks() -> None:

@@ -1,0 +1,267 @@
+"""A NodePool's checks beyond taints, requirements, instance fit and limits, on the types that fit:
+
+* daemonset host ports (`scheduler.go` `buildDaemonOverheadGroups`, `nodeclaim.go`
+  `filterInstanceTypesByRequirements`: a daemon group whose host ports conflict with the pod's is skipped)
+  -> `HOST_PORT_CONFLICT` when every fitting type's daemons conflict;
+* `minValues` (`cloudprovider/types.go` `InstanceTypes.SatisfiesMinValues`, called by
+  `filterInstanceTypesByRequirements` when the requirements have minValues; `--min-values-policy` Strict, the
+  default, launches nothing then; BestEffort relaxes it) -> `MIN_VALUES_UNSATISFIED`;
+* topology spread and pod (anti-)affinity (`topology.py`), volume topology (`volumes.py`);
+* NodeOverlays whose match the catalog cannot decide leave the instance types unknown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
+from kubectl_gpu.core.analyses.pending.fit import PoolFit
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, pool_topology
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
+from kubectl_gpu.core.analyses.pending.volumes import volume_facts
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType
+from kubectl_gpu.core.scheduling.requirements import Requirements
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+
+__all__ = ["make_fit", "pool_checks"]
+
+_OFFERED_CAPACITY = ("on-demand", "spot")
+
+
+def make_fit(target: PoolTarget) -> PoolFit:
+    ref = target.pool.node_class_ref
+    node_class = target.state.nodeclass_by_ref.get((ref.kind, ref.name)) if ref is not None else None
+    return PoolFit(
+        target.pool,
+        target.requirements,
+        target.well_known,
+        target.index,
+        target.types,
+        target.state.daemonsets,
+        target.state.nodeoverlays,
+        node_class,
+    )
+
+
+def _pool_domains(
+    state: ClusterState, target_reqs: Requirements, zones: tuple[str, ...], key: str
+) -> frozenset[str] | None:
+    req = target_reqs.get(key)
+    if req is not None and not req.complement:
+        return frozenset(req.values)
+    if key == ZONE and zones:
+        return frozenset(z for z in zones if req is None or req.has(z))
+    return None
+
+
+def _zones_of(state: ClusterState, target: PoolTarget) -> tuple[str, ...]:
+    ref = target.pool.node_class_ref
+    node_class = state.nodeclass_by_ref.get((ref.kind, ref.name)) if ref is not None else None
+    return node_class.zones if node_class is not None else ()
+
+
+def _universe(state: ClusterState, keys: set[str]) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {k: set() for k in keys}
+    for pool in state.nodepools:
+        for raw in pool.requirements:
+            if raw.get("key") in out and raw.get("operator") == "In":
+                out[str(raw["key"])].update(str(v) for v in raw.get("values") or ())
+        for key in keys & set(pool.template_labels):
+            out[key].add(pool.template_labels[key])
+        if ZONE in out and not any(r.get("key") == ZONE for r in pool.requirements):
+            ref = pool.node_class_ref
+            node_class = state.nodeclass_by_ref.get((ref.kind, ref.name)) if ref is not None else None
+            if node_class is not None:
+                out[ZONE].update(node_class.zones)
+    for node in state.nodes:
+        for key in keys:
+            if key in node.labels:
+                out[key].add(node.labels[key])
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _min_values(
+    target: PoolTarget, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
+) -> Check | Blocker | None:
+    wanted = {k: r.min_values for k, r in target.requirements.items() if r.min_values}
+    if not wanted:
+        return None
+    if not fitting:
+        return Check("minValues", None, "no fitting instance type to count")
+    short, unknown = [], []
+    for key, minimum in sorted(wanted.items()):
+        req = node_reqs.get(key)
+        if key == CAPACITY_TYPE:
+            values = {v for v in _OFFERED_CAPACITY if req is None or req.has(v)}
+        elif key == ZONE:
+            zones = _pool_domains(target.state, node_reqs, _zones_of(target.state, target), key)
+            if zones is None:
+                unknown.append(key)
+                continue
+            values = set(zones)
+        else:
+            if any(key in e.unknown for e in fitting):
+                unknown.append(key)
+                continue
+            values = {e.labels[key] for e in fitting if key in e.labels}
+        assert minimum is not None
+        if len(values) < minimum:
+            short.append(
+                f"{key}: {len(values)} of minValues {minimum} ({', '.join(sorted(values)) or 'none'})"
+            )
+    if short:
+        message = (
+            f"NodePool {target.pool.name}: minValues requirement is not met by the {len(fitting)} instance "
+            f"type(s) that fit: {'; '.join(short)}"
+        )
+        return Blocker(
+            Verdict.MIN_VALUES_UNSATISFIED,
+            SPEC,
+            target.ref,
+            message,
+            f"lower minValues in NodePool {target.pool.name}, admit more instance types (the pod's selectors "
+            "narrow them too), or run Karpenter with --min-values-policy=BestEffort",
+        )
+    if unknown:
+        return Check("minValues", None, f"the catalog does not know enough about {', '.join(unknown)}")
+    return Check("minValues", True, ", ".join(f"{k} >= {v}" for k, v in sorted(wanted.items())))
+
+
+def pool_checks(
+    target: PoolTarget, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
+) -> tuple[tuple[IndexedType, ...], list[Blocker], list[Check]]:
+    """The fitting types left, and the blockers and checks to add."""
+    blockers: list[Blocker] = []
+    checks: list[Check] = []
+    fit: PoolFit = target.fit
+    placement = shape.placement
+    if placement.error:
+        checks.append(Check("placement", None, f"part of the pod spec cannot be read: {placement.error}"))
+    if fitting and any(fit.overlay_uncertain(e) for e in fitting):
+        checks.append(
+            Check("node overlays", None, "whether a NodeOverlay applies depends on labels the catalog lacks")
+        )
+    if fitting and "nodeoverlays" in target.unreadable:
+        checks.append(Check("node overlays", None, "NodeOverlays could not be read (forbidden)"))
+    if fitting and "daemonsets" in target.unreadable:
+        checks.append(Check("daemonsets", None, "DaemonSets could not be read (forbidden): overhead unknown"))
+    if placement.host_ports and fitting:
+        free = tuple(e for e in fitting if fit.port_conflict(e, placement.host_ports) is None)
+        if not free:
+            found = fit.port_conflict(fitting[0], placement.host_ports)
+            assert found is not None
+            ds, port = found
+            message = f"host port {port} is taken by DaemonSet {ds.meta.key} on every node of NodePool {target.pool.name}"
+            blockers.append(
+                Blocker(
+                    Verdict.HOST_PORT_CONFLICT, SPEC, target.ref, message, "use another hostPort, or none"
+                )
+            )
+            checks.append(Check("host ports", False, message))
+        else:
+            checks.append(Check("host ports", True, "no daemonset uses them"))
+        fitting = free or fitting
+    found_min = _min_values(target, shape, fitting, node_reqs)
+    if isinstance(found_min, Blocker):
+        blockers.append(found_min)
+        checks.append(Check("minValues", False, found_min.message))
+    elif found_min is not None:
+        checks.append(found_min)
+    _topology(target, shape, node_reqs, blockers, checks)
+    _volumes(target, shape, node_reqs, blockers, checks)
+    return fitting, blockers, checks
+
+
+def _topology(
+    target: PoolTarget, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
+) -> None:
+    placement = shape.placement
+    if not (placement.spread or placement.affinity or target.state.placed_with_anti_affinity):
+        return
+    keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
+    zones = _zones_of(target.state, target)
+    domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
+    outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
+    for name, found, code in (
+        ("topology spread", outcome.spread, Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE),
+        ("pod affinity", outcome.affinity, Verdict.POD_AFFINITY_UNSATISFIABLE),
+    ):
+        if found is None:
+            continue
+        ok, detail = found
+        if ok is False:
+            blockers.append(
+                Blocker(
+                    code,
+                    CAPACITY,
+                    target.ref,
+                    f"NodePool {target.pool.name}: {detail}",
+                    "relax the constraint (maxSkew, ScheduleAnyway, preferred affinity) or let the NodePool launch "
+                    "in the domains it needs (its zone requirement, the NodeClass subnets)",
+                )
+            )
+        checks.append(Check(name, ok, detail))
+
+
+def _volumes(
+    target: PoolTarget, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
+) -> None:
+    facts = volume_facts(target.state, shape, target.unreadable)
+    if not facts.relevant:
+        return
+    if facts.problem:
+        message = f"Karpenter ignores the pod: {facts.problem}"
+        blockers.append(
+            Blocker(
+                Verdict.VOLUME_UNAVAILABLE,
+                CAPACITY,
+                target.ref,
+                message,
+                "kubectl describe pvc: bind or recreate the claim",
+            )
+        )
+        checks.append(Check("volumes", False, message))
+        return
+    if facts.unknown:
+        checks.append(Check("volumes", None, facts.unknown))
+        return
+    if not facts.alternatives:
+        checks.append(Check("volumes", True, "the volumes add no topology requirement"))
+        return
+    zones = _pool_domains(target.state, node_reqs, _zones_of(target.state, target), ZONE)
+    problems = []
+    for alt in facts.alternatives:
+        found = node_reqs.compatible(alt, allow_undefined=target.well_known)
+        zone_req = alt.get(ZONE)
+        host_req = alt.get(HOSTNAME)
+        if host_req is not None and not host_req.complement:
+            # A new node's hostname is its own placeholder (`NewNodeClaim`): never the volume's node.
+            problems.append(f"the volume is on {host_req.render()}, an existing node")
+        elif (
+            not found
+            and zone_req is not None
+            and zones is not None
+            and not any(zone_req.has(z) for z in zones)
+        ):
+            problems.append(f"{zone_req.render()} but the pool launches in {', '.join(sorted(zones))}")
+        elif found:
+            problems.append("; ".join(str(p) for p in found))
+        else:
+            checks.append(Check("volumes", True, f"volume topology {alt.render()} fits"))
+            return
+    message = f"NodePool {target.pool.name} cannot launch where the pod's volumes are: {problems[0]}"
+    blockers.append(
+        Blocker(
+            Verdict.VOLUME_TOPOLOGY_CONFLICT,
+            SPEC,
+            target.ref,
+            message,
+            f"allow the volume's zone in NodePool {target.pool.name} (and its NodeClass subnets), or recreate the "
+            "volume where the pool launches",
+        )
+    )
+    checks.append(Check("volumes", False, message))

@@ -1,0 +1,146 @@
+"""Where the pod's PersistentVolumeClaims let it run.
+
+Karpenter `pkg/controllers/provisioning/scheduling/volumetopology.go`:
+* `ValidatePersistentVolumeClaims`: a claim being deleted, `Lost`, bound without the
+  `pv.kubernetes.io/bind-completed` annotation, unbound without a StorageClass, or unbound with an `Immediate`
+  StorageClass makes Karpenter ignore the pod (kube-scheduler's VolumeBinding PreFilter rejects it too:
+  "pod has unbound immediate PersistentVolumeClaims") -> `VOLUME_UNAVAILABLE`.
+* `GetRequirements`: a bound claim requires its PersistentVolume's `nodeAffinity.required` terms (one
+  alternative per term; `local`/`hostPath` volumes without their hostname requirement), an unbound one its
+  StorageClass's `allowedTopologies`; the alternatives of several volumes are merged pairwise
+  (`mergeVolumeRequirementAlternatives`) -> a NodePool none of whose alternatives fits: `VOLUME_TOPOLOGY_CONFLICT`.
+kube-scheduler `volumebinding` Filter on an existing node: each bound PV's node affinity must match the node
+(`CheckNodeAffinity`), each unbound WaitForFirstConsumer claim's StorageClass topology must allow it.
+A claim, volume or class not in the data, or a kind that could not be read, leaves the check unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.k8s.models import Raw
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.requirements import Requirement, RequirementError, Requirements
+
+__all__ = ["VolumeFacts", "node_volume_problem", "volume_facts"]
+
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+HOSTNAME = "kubernetes.io/hostname"
+_KINDS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses")
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeFacts:
+    alternatives: tuple[Requirements, ...]  # () when the volumes add no requirement
+    node_terms: tuple[tuple[str, tuple[tuple[Requirement, ...], ...]], ...]  # per claim: (what, OR-terms)
+    problem: str | None = None  # VOLUME_UNAVAILABLE
+    unknown: str | None = None
+
+    @property
+    def relevant(self) -> bool:
+        return bool(self.alternatives or self.node_terms or self.problem or self.unknown)
+
+
+NO_VOLUMES = VolumeFacts((), ())
+
+
+def _requirements(exprs: tuple[Raw, ...], drop_hostname: bool) -> tuple[Requirement, ...]:
+    return tuple(Requirement.from_dict(e) for e in exprs if not (drop_hostname and e.get("key") == HOSTNAME))
+
+
+def _merge(current: list[Requirements | None], options: list[Requirements]) -> list[Requirements | None]:
+    compatible = [
+        a.intersection(b) if a is not None else b
+        for a in current
+        for b in options
+        if a is None or not a.conflicts(b)
+    ]
+    if compatible:
+        return list(compatible)
+    return [a.intersection(b) if a is not None else b for a in current for b in options]
+
+
+def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str]) -> VolumeFacts:
+    claims = shape.placement.claims
+    if not claims:
+        return NO_VOLUMES
+    forbidden = [k for k in _KINDS if k in unreadable]
+    if forbidden:
+        return VolumeFacts((), (), unknown=f"{', '.join(forbidden)} could not be read (forbidden)")
+    alternatives: list[Requirements | None] = [None]
+    node_terms: list[tuple[str, tuple[tuple[Requirement, ...], ...]]] = []
+    try:
+        for ref in claims:
+            pvc = state.pvc_by_key.get((shape.namespace, ref.claim))
+            what = f"PersistentVolumeClaim {shape.namespace}/{ref.claim}"
+            if pvc is None:
+                why = "not created yet, or not in the data" if ref.ephemeral else "not in the data"
+                return VolumeFacts((), (), unknown=f"{what} of volume {ref.volume}: {why}")
+            if pvc.meta.deleting:
+                return VolumeFacts((), (), problem=f"{what} is being deleted")
+            if pvc.phase == "Lost":
+                return VolumeFacts((), (), problem=f"{what} is Lost: its PersistentVolume no longer exists")
+            options: list[Requirements] = []
+            if pvc.volume_name:
+                pv = state.pv_by_name.get(pvc.volume_name)
+                if pv is None:
+                    return VolumeFacts(
+                        (), (), unknown=f"PersistentVolume {pvc.volume_name} of {what}: not in the data"
+                    )
+                if pv.meta.deleting:
+                    return VolumeFacts(
+                        (), (), problem=f"PersistentVolume {pv.name} of {what} is being deleted"
+                    )
+                if BIND_COMPLETED not in pvc.meta.annotations:
+                    return VolumeFacts(
+                        (),
+                        (),
+                        problem=f"{what} names volume {pv.name} but is not bound yet ({BIND_COMPLETED} unset)",
+                    )
+                terms = tuple(_requirements(t, False) for t in pv.node_affinity)
+                if terms:
+                    node_terms.append((f"PersistentVolume {pv.name}", terms))
+                for raw in pv.node_affinity:
+                    reqs = _requirements(raw, pv.local)
+                    if reqs or (pv.local and raw):
+                        options.append(Requirements.of(*reqs))
+            else:
+                if not pvc.storage_class:
+                    return VolumeFacts((), (), problem=f"{what} is unbound and names no StorageClass")
+                sc = state.storageclass_by_name.get(pvc.storage_class)
+                if sc is None:
+                    return VolumeFacts(
+                        (), (), unknown=f"StorageClass {pvc.storage_class} of {what}: not in the data"
+                    )
+                if sc.binding_mode == "Immediate":
+                    return VolumeFacts(
+                        (),
+                        (),
+                        problem=f"{what} is unbound and StorageClass {sc.name} binds Immediately: the pod waits "
+                        "for the volume to be provisioned and bound",
+                    )
+                topo = tuple(
+                    tuple(Requirement(key, "In", values) for key, values in term)
+                    for term in sc.allowed_topologies
+                )
+                topo = tuple(t for t in topo if t)
+                if topo:
+                    node_terms.append((f"StorageClass {sc.name}", topo))
+                options.extend(Requirements.of(*t) for t in topo)
+            if options:
+                alternatives = _merge(alternatives, options)
+    except RequirementError as exc:
+        return VolumeFacts((), (), unknown=f"a volume's node affinity cannot be read: {exc}")
+    found = tuple(a for a in alternatives if a is not None)
+    return VolumeFacts(found, tuple(node_terms))
+
+
+def node_volume_problem(facts: VolumeFacts, labels: Mapping[str, str]) -> str | None:
+    """Why the volumes do not allow this node (kube-scheduler VolumeBinding Filter), or None."""
+    for what, terms in facts.node_terms:
+        if not any(all(req.matches(labels) for req in term) for term in terms):
+            shown = " or ".join("; ".join(str(r) for r in term) for term in terms)
+            return f"{what} requires {shown}"
+    return None
