@@ -414,6 +414,7 @@ class LiveSource:
 
     def load(self, kinds: Iterable[str] | None = None) -> tuple[ClusterState, Fetched]:
         """The state of `kinds` (default: all); the previous one, the same object, when nothing changed."""
+        kinds = None if kinds is None else list(kinds)  # read twice below: not an iterator
         key = None if kinds is None else frozenset(by_name(k).name for k in kinds)
         previous, self._previous = self._previous, None
         if previous is not None and previous.key == key and not self._changed(previous):
