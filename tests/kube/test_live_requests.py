@@ -253,3 +253,9 @@ def test_a_failing_watch_reads_again(apiserver: FakeKubeAPI, kubeconfig: Path) -
     apiserver.fault(path=r"^/api/v1/nodes$", status=403, times=1)  # the watch: no `watch` verb
     second, _ = source.load(["nodes"])
     assert second is not first and [n.name for n in second.nodes] == ["n1"]
+
+
+def test_kinds_may_be_any_iterable(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(node("n1"))
+    state, _ = _source(kubeconfig).load(iter(["nodes"]))
+    assert [n.name for n in state.nodes] == ["n1"]
