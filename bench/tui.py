@@ -2,13 +2,17 @@
 """Time the TUI on the synthetic bundles: start to the first full screen, a refresh, and how long a key
 takes, at rest and while a refresh runs in the worker.
 
-    python bench/tui.py [--sizes M,L] [--repeat 3] [--refreshes 3] [--live] [--out bench/out] [--markdown]
+    python bench/tui.py [--sizes M,L] [--repeat 3] [--refreshes 3] [--live] [--now RFC3339] [--out bench/out]
+                        [--markdown]
 
 Per size (bundles from `bench/generate.py`, generated on first use), `--repeat` fresh children each run
 the app headless at 200x50 on `--snapshot FILE` (Textual's test driver: the same app, no terminal):
 * first screen: from the child's spawn (interpreter start and imports included) until the first refresh's
   data is on screen (the Overview rendered);
-* refresh: `r` until the new data is on screen (the file read again, every analysis run, every view built);
+* refresh: `r` until the new data is on screen. The bundle never changes, so this is the refresh of an
+  unchanged cluster: a file whose modification time and size are the same is not read again, nor analysed
+  again (the same instant: its capture time); live, a short watch per list says nothing changed, and the
+  analyses run again at the new instant, unless `--now` fixes it;
 * key `j`/`k` (the cursor on the Nodes view), median of 30: from the key until its handler ran and the
   screen rendered what changed; the same while a refresh runs in the worker thread (a key every 50 ms;
   median and worst);
@@ -17,7 +21,7 @@ the app headless at 200x50 on `--snapshot FILE` (Textual's test driver: the same
   the refreshes.
 
 With `--live` the bundle is served by `bench/apiserver.py` in another process and the TUI reads it as a
-live cluster (paginated lists, 500 objects a page, as from a real API server).
+live cluster (paginated lists, as from a real API server).
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from generate import SIZES, generate  # noqa: E402
 CHILD = r"""
 import asyncio, json, resource, statistics, sys, time
 spawned, path, refreshes, kubeconfig = float(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+from datetime import datetime
+now = datetime.fromisoformat(sys.argv[5]) if sys.argv[5] else None
 from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.config import TuiConfig
@@ -80,7 +86,7 @@ async def main():
         source = SourceOptions(kubeconfig=kubeconfig, context="bench", request_timeout=300.0)
     else:
         source = SourceOptions(snapshot=(path,))
-    app = GpuApp(TuiConfig(source, refresh=None))
+    app = GpuApp(TuiConfig(source, refresh=None, now=now))
     async with app.run_test(size=(200, 50)) as pilot:
         await until(lambda: app.snapshot is not None)
         await pilot.pause()
@@ -120,9 +126,21 @@ asyncio.run(main())
 """
 
 
-def run_child(path: Path, refreshes: int, kubeconfig: Path | None) -> dict[str, object]:
-    argv = [sys.executable, "-c", CHILD, str(time.time()), str(path), str(refreshes), str(kubeconfig or "")]
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+def run_child(
+    path: Path, refreshes: int, kubeconfig: Path | None, now: str = "", python: str = sys.executable
+) -> dict[str, object]:
+    argv = [
+        python,
+        "-c",
+        CHILD,
+        str(time.time()),
+        str(path),
+        str(refreshes),
+        str(kubeconfig or ""),
+        now,
+    ]
+    # Not from the checkout: `-c` would import its kubectl_gpu, whichever interpreter runs it.
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=path.parent, check=False)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if proc.returncode != 0 or line is None:
         raise SystemExit(f"child failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
@@ -161,7 +179,9 @@ def _serve(path: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
     return proc, kubeconfig
 
 
-def bench_size(size: str, repeat: int, refreshes: int, out: Path, live: bool) -> dict[str, object]:
+def bench_size(
+    size: str, repeat: int, refreshes: int, out: Path, live: bool, now: str = "", python: str = sys.executable
+) -> dict[str, object]:
     path = out / f"cluster-{size}.json"
     if not path.exists():
         print(f"[{size}] generating {path} ...", flush=True)
@@ -171,7 +191,7 @@ def bench_size(size: str, repeat: int, refreshes: int, out: Path, live: bool) ->
     try:
         for index in range(repeat):
             print(f"[{size}] run {index + 1}/{repeat} ...", flush=True)
-            runs.append(run_child(path, refreshes, kubeconfig))
+            runs.append(run_child(path, refreshes, kubeconfig, now, python))
     finally:
         if server is not None:
             server.terminate()
@@ -189,7 +209,7 @@ def bench_size(size: str, repeat: int, refreshes: int, out: Path, live: bool) ->
         "rss_first_mib",
         "rss_after_mib",
     )
-    summary: dict[str, object] = {"size": f"{size} {'live' if live else 'snapshot'}"}
+    summary: dict[str, object] = {"size": f"{size} {'live' if live else 'snapshot'}{' --now' if now else ''}"}
     summary.update(nodes=runs[0]["nodes"], pods=runs[0]["pods"])
     summary.update({key: _median(runs, key) for key in keys})
     summary["keys_during_refresh"] = sum(int(r["keys_during_refresh"]) for r in runs)  # type: ignore[call-overload]
@@ -231,10 +251,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--live", action="store_true", help="read the bundle from bench/apiserver.py instead of the file"
     )
+    parser.add_argument(
+        "--now",
+        default="",
+        help="evaluate at this instant (RFC 3339), as `tui --now`: an unchanged refresh reuses",
+    )
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose kubectl_gpu runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     sizes = [s.strip() for s in args.sizes.split(",")]
-    rows = [bench_size(size, args.repeat, args.refreshes, args.out, args.live) for size in sizes]
+    rows = [
+        bench_size(size, args.repeat, args.refreshes, args.out.resolve(), args.live, args.now, args.python)
+        for size in sizes
+    ]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
     return 0
 

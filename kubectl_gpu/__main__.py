@@ -63,6 +63,18 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _print_version() -> None:
+    """`kubectl-gpu --version` alone: the version, without typer (what a plugin manager runs to check)."""
+    from kubectl_gpu import __version__
+
+    try:
+        sys.stdout.write(f"kubectl-gpu {__version__}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head -0`: the reader is gone; not an error, and no "Exception ignored"
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)
+
+
 def main() -> None:
     _terminate_as_interrupt()
     words = _completion_words(sys.argv)
@@ -70,6 +82,8 @@ def main() -> None:
         from kubectl_gpu.cli.completion import run as complete
 
         sys.exit(complete(words))
+    if sys.argv[1:] == ["--version"]:
+        _print_version()
     try:
         from kubectl_gpu.cli.app import main as run
 

@@ -41,3 +41,65 @@ def test_console_script_help_exits_zero() -> None:
     )
     assert result.returncode == 0
     assert "nodes" in result.stdout
+
+
+# What `--help` must not import (issue 13: help and completion pay only for typer and the option
+# definitions): the analyses and the models they read, the renderers, the TUI, the Kubernetes client.
+HELP_MUST_NOT_LOAD = (
+    "kubectl_gpu.core.analyses",
+    "kubectl_gpu.core.k8s.state",
+    "kubectl_gpu.core.k8s.models",
+    "kubectl_gpu.core.probe",
+    "kubectl_gpu.core.catalog",
+    "kubectl_gpu.core.debugpod.spec",
+    "kubectl_gpu.cli.run",
+    "kubectl_gpu.cli.fleet",
+    "kubectl_gpu.cli.capture",
+    "kubectl_gpu.render",
+    "kubectl_gpu.tui",
+    "kubectl_gpu.kube.live",
+    "kubectl_gpu.kube.source",
+    "kubernetes",
+    "textual",
+    "yaml",
+)
+
+
+def _loaded_by_entry_point(argv: list[str]) -> set[str]:
+    """The modules the console script's `main` has loaded once it exits for `argv` (stdout discarded)."""
+    code = (
+        "import contextlib, io, sys\n"
+        f"sys.argv = ['kubectl-gpu', *{argv!r}]\n"
+        "from kubectl_gpu.__main__ import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()"
+    )
+    return _loaded_after(code)
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if any(m == h or m.startswith(h + ".") for h in HELP_MUST_NOT_LOAD)}
+
+
+def test_help_of_every_command_imports_only_the_options() -> None:
+    for argv in (["--help"], ["nodes", "--help"], ["smi", "--help"], ["pending", "-h"], ["tui", "--help"]):
+        modules = _loaded_by_entry_point(argv)
+        assert "kubectl_gpu.cli.app" in modules, argv
+        assert not _heavy(modules), (argv, sorted(_heavy(modules)))
+
+
+def test_version_imports_no_typer() -> None:
+    modules = _loaded_by_entry_point(["--version"])
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "rich", "kubernetes")}
+    out = subprocess.run(
+        [sys.executable, "-m", "kubectl_gpu", "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.startswith("kubectl-gpu ")
+
+
+def test_debugpod_names_load_lazily_and_all_resolve() -> None:
+    modules = _loaded_after("from kubectl_gpu.core.debugpod import Strategy")
+    assert "kubectl_gpu.core.debugpod.spec" not in modules and "kubectl_gpu.core.probe" not in modules
+    import kubectl_gpu.core.debugpod as debugpod
+
+    assert all(getattr(debugpod, name) is not None for name in debugpod.__all__)

@@ -10,18 +10,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import load, run_report
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.state import Note
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.core.catalog.pricing import PriceBook
-    from kubectl_gpu.core.k8s.state import ClusterState
+    from kubectl_gpu.core.k8s.state import ClusterState, Note
 
 __all__ = ["PriceFileOption", "RegionOption", "load_price_book", "price_notes", "register", "table_notes"]
 
@@ -90,6 +88,8 @@ def load_price_book(
 
 def price_notes(prices: PriceBook, instance_types: Iterable[str | None]) -> list[Note]:
     """What the user must know about the prices of these instance types (region, unpriced types)."""
+    from kubectl_gpu.core.k8s.state import Note
+
     return [Note("PRICES", text) for text in prices.notes(instance_types)]
 
 
@@ -131,8 +131,10 @@ def cost(
     """Accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle accelerators,
     GPU nodes without GPU pods (since when) and what keeps them (consolidation policy, consolidateAfter,
     do-not-disrupt, budgets). Always exit code 0: findings are information."""
+    from kubectl_gpu.cli.run import load, run_report
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.k8s.state import Note
     from kubectl_gpu.render.cost_view import cost_view
 
     wait = _min_idle(min_idle)

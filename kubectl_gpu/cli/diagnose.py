@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import run_report
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
 
@@ -32,6 +31,7 @@ def diagnose(
 ) -> int:
     """Every analysis (node health, Pending pods, drivers, NVMe, lifecycle, NodePool lint, cost) in one
     report, worst first. Exit 1 when any finding reaches --fail-on (default error)."""
+    from kubectl_gpu.cli.run import run_report
     from kubectl_gpu.core.analyses import diagnose as analysis
     from kubectl_gpu.render.diagnose_view import diagnose_view
 

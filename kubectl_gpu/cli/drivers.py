@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import run_report
 
 __all__ = ["register"]
 
@@ -15,6 +14,7 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> int:
     """NVIDIA driver per node and per AMI (source: probe, label, inferred or unknown), its CUDA ceiling, and
     GPU workloads whose CUDA need exceeds the ceiling of a node they run on or may land on. Exit code 1
     when a workload's CUDA need exceeds a driver's ceiling (an error finding)."""
+    from kubectl_gpu.cli.run import run_report
     from kubectl_gpu.core.analyses import drivers as analysis
     from kubectl_gpu.render.drivers_view import drivers_view
 

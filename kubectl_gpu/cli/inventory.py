@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.cli.run import load, run_report
 
 __all__ = ["register", "to_csv"]
 
@@ -39,6 +38,7 @@ def inventory(
     """Every accelerator instance: EC2 instance ID, type, zone, NodePool, NodeClaim, AMI, launch time and
     compute type (also instances whose node has not registered yet). For cost and compliance tools that no
     longer see Auto Mode's instances in EC2 DescribeInstances. -o csv writes RFC 4180 CSV with a header."""
+    from kubectl_gpu.cli.run import load, run_report
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
     from kubectl_gpu.core.catalog import load_catalog

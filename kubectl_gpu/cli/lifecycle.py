@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import load, pod_ref, run_report
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.state import ClusterState
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
 
@@ -42,6 +43,7 @@ def lifecycle(
     when it expires and why, Drifted, disruption budgets (UTC windows) and when disruption is next allowed,
     consolidation policy, do-not-disrupt. Per running GPU pod: how long it has run, what can disrupt it next and
     when, and a risk level. --pod NS/NAME --needs 11d answers "will this job survive 11 more days?"."""
+    from kubectl_gpu.cli.run import load, pod_ref, run_report
     from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
     from kubectl_gpu.render.lifecycle_view import lifecycle_view

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import FLEET_MEMBER, Loaded, run_report
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
 
@@ -55,6 +54,7 @@ def lint(
     consolidation that repacks GPU nodes, GPU pools without a taint, wrong-provider label keys, hard-coded
     instance types, expireAfter: Never on Auto Mode, training pools without a budget window, limits and
     requirements that admit nothing, NVMe left out of ephemeral storage."""
+    from kubectl_gpu.cli.run import FLEET_MEMBER, Loaded, run_report
     from kubectl_gpu.core.analyses import lint as analysis
     from kubectl_gpu.render.lint_view import lint_view
 

@@ -7,9 +7,8 @@ from typing import Annotated
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.cli.run import load, run_report
 
 __all__ = ["register"]
 
@@ -24,6 +23,7 @@ def nodes(
 ) -> int:
     """GPU nodes: instance type, Auto Mode or not, NodePool, accelerators allocatable/requested/free,
     GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators."""
+    from kubectl_gpu.cli.run import load, run_report
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.nodes_table import nodes_view

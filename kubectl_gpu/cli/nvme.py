@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import run_report
 
 __all__ = ["register"]
 
@@ -22,6 +21,7 @@ def nvme(
     """Local NVMe per GPU node: instance store (catalog and instance-local-nvme label), the NodeClass's
     ephemeralStorage.size or instanceStorePolicy, the node's ephemeral-storage capacity, and the state
     (ACTIVE, DEGRADED, LIKELY_ACTIVE, NOT_USED, NO_NVME, UNKNOWN). Exit code 1 when a RAID is degraded."""
+    from kubectl_gpu.cli.run import run_report
     from kubectl_gpu.core.analyses import nvme as analysis
     from kubectl_gpu.render.nvme_view import nvme_view
 

@@ -6,9 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kubectl_gpu.cli.fleet import dispatch
+from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.run import load, pod_ref, run_report
 from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = ["register"]
@@ -24,6 +23,7 @@ def pending(
 ) -> int:
     """Every Pending pod that wants an accelerator: its verdict, the nearest NodePool (or node), the reason
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
+    from kubectl_gpu.cli.run import run_report
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import pending_view
 
@@ -44,6 +44,7 @@ def explain(
 ) -> int:
     """One pod, target by target: what matches and what does not, the provisioner's own events, and the
     fix as YAML. Exit code 1 when the pod is blocked."""
+    from kubectl_gpu.cli.run import load, pod_ref, run_report
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import explain_view
 

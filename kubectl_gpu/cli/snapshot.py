@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.capture import capture
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 
@@ -45,6 +44,7 @@ def snapshot(
     """Capture nodes, pods, relevant events, NodePools, NodeClaims, NodeClasses and ResourceSlices into a
     bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
     or --all-contexts: one bundle per context in the --out directory."""
+    from kubectl_gpu.cli.capture import capture
     from kubectl_gpu.kube.snapshot import write_bundle
     from kubectl_gpu.render.output import make_console
 

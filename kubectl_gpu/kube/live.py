@@ -1,17 +1,26 @@
 """Live source: list what the analyses need from the API server with the official `kubernetes` client.
 
-Lists only (never watch, never a GET per object), paginated with `limit`/`continue`, run concurrently, and
-decoded with orjson straight to dicts (the client's model classes are slow and lossy). First the server
-proves it is one (`/version`, `/api`: see `discovery`). A kind whose CRD is not installed is *absent*; a
+Lists only (never watch, never a GET per object), paginated with `limit`/`continue`, and decoded with
+orjson straight to dicts (the client's model classes are slow and lossy). The kinds, and the field-selected
+event lists, are read concurrently on a bounded pool; the pages of one list follow each other (a page's
+`continue` token comes from the page before), so big lists use big pages (`PAGE_SIZES`). First the server
+proves it is one (`/version`, `/api`: see `discovery`), and one `/apis` says which API groups and versions
+it serves, so that a kind of an uninstalled CRD costs no request (and ResourceSlice no probing of three
+versions by 404). Without `/apis` (forbidden, a proxy's answer) each version is tried. A kind whose CRD is not installed is *absent*; a
 core kind that answers 404 is an error (a proxy's error page, not a cluster without pods); a kind we may
 not list (403) becomes a visible note and the analysis carries on without it; anything that means "we
 cannot talk to this cluster" is a `ClusterError` (exit 3). Reading the cluster has a deadline as a whole
 (`Deadline.for_reading`), and a list that never ends (a repeated `continue`) is an error, not a hang.
+
+A source kept open (the TUI) reads again cheaply when nothing changed: after a complete read (every kind
+read, no note), the next `load` of the same kinds first asks `/apis` and one short watch per list
+whether anything changed since (see `changes`), and returns the same state when nothing did.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,19 +33,45 @@ from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
 from kubectl_gpu.kube import secret_text
+from kubectl_gpu.kube.changes import ListMark, changed_since
 from kubectl_gpu.kube.credentials import load_client
 from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
-__all__ = ["MAX_PAGES", "PAGE_SIZE", "Fetched", "LiveOptions", "LiveSource", "list_pages"]
+__all__ = [
+    "MAX_PAGES",
+    "PAGE_SIZE",
+    "PAGE_SIZES",
+    "Fetched",
+    "LiveOptions",
+    "LiveSource",
+    "list_pages",
+    "page_size",
+]
 
+#: Objects a page, as kubectl pages (`--chunk-size`)...
 PAGE_SIZE = 500
+#: ...except for the lists that run to thousands of pages' worth on a large cluster: a list's pages are
+#: sequential, so 150,000 pods in pages of 500 are 300 round trips one after another. A page of 5,000 pods
+#: is ~25 MB of JSON: the API server answers it from its watch cache as it does 500.
+PAGE_SIZES = {"pods": 5000}
+
+
+def page_size(kind: str) -> int:
+    """Objects a page when listing `kind` (a name of `kinds.ALL_KINDS`)."""
+    return PAGE_SIZES.get(kind, PAGE_SIZE)
+
+
 #: Pages of one list at most (5 million objects): past this a server that keeps sending new `continue`
 #: tokens is going round in circles.
 MAX_PAGES = 10_000
-_WORKERS = 8
+_WORKERS = 8  # kinds listed at once
+_EVENT_WORKERS = 5  # event lists at once, within the kind `events`
+#: Watches at once when asking whether anything changed: one per list (kinds and event selectors), all
+#: together, as each lasts `changes.WATCH_SECONDS` when nothing changed.
+_CHECK_WORKERS = len(ALL_KINDS) + len(EVENT_REASONS) + len(EVENT_COMPONENTS) + 1
 _PROXY_HINT = "retry; if it persists, check proxies between you and the cluster"
 
 
@@ -56,6 +91,17 @@ class Fetched:
     objects: list[dict[str, Any]] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     absent: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Previous:
+    """A complete read, and where each of its lists stood."""
+
+    key: frozenset[str] | None
+    state: ClusterState
+    fetched: Fetched
+    groups: dict[str, set[str]] | None  # None: no group kind was read
+    marks: tuple[ListMark, ...]
 
 
 def _page(page: dict[str, Any], what: str, server: str) -> tuple[list[dict[str, Any]], str | None]:
@@ -116,6 +162,19 @@ class LiveSource:
             self.api, request_timeout=options.request_timeout, context=self.context, deadline=self.deadline
         )
         self._notes: list[Note] = []
+        self._groups_lock = threading.Lock()
+        self._groups: dict[str, set[str]] | None = None
+        self._groups_read = False
+        self._marks: list[ListMark] = []
+        self._previous: _Previous | None = None
+        self._reserve_connections(max(_WORKERS + _EVENT_WORKERS + 1, _CHECK_WORKERS))
+
+    def _reserve_connections(self, count: int) -> None:
+        """Keep a pooled connection per concurrent request (urllib3 warns and reconnects otherwise)."""
+        pool_manager = getattr(getattr(self.api, "rest_client", None), "pool_manager", None)
+        if pool_manager is not None:
+            kw = pool_manager.connection_pool_kw
+            kw["maxsize"] = max(int(kw.get("maxsize") or 1), count)
 
     # --- configuration -------------------------------------------------------------------------
 
@@ -169,15 +228,15 @@ class LiveSource:
         fields: str | None = None,
     ) -> list[dict[str, Any]] | None:
         """All objects of one kind (every page); None when the API does not serve it (absent CRD)."""
-        query: list[tuple[str, str | int]] = [("limit", PAGE_SIZE)]
+        query: list[tuple[str, str | int]] = [("limit", page_size(spec.name))]
         if label:
             query.append(("labelSelector", label))
         if fields:
             query.append(("fieldSelector", fields))
-        for version in spec.versions:
+        for version in self._served_versions(spec):
             path = spec.path(version, namespace)
             try:
-                items = list_pages(functools.partial(self._get, path), query, spec.resource, self.server)
+                items = self._list_path(path, query, spec.resource)
             except ApiFailure as exc:
                 if exc.status == 404 and not exc.html and not spec.core:
                     continue
@@ -195,6 +254,65 @@ class LiveSource:
             return items
         return None
 
+    def _list_path(self, path: str, query: list[tuple[str, str | int]], what: str) -> list[dict[str, Any]]:
+        """Every item at `path`, and a mark of where the list stood (its first page's resourceVersion: the
+        pages of one list share it) for `_changed`."""
+        versions: list[str] = []
+
+        def get(page_query: list[tuple[str, str | int]]) -> dict[str, Any]:
+            page = self._get(path, page_query)
+            meta = page.get("metadata")
+            if not versions and isinstance(meta, dict) and isinstance(meta.get("resourceVersion"), str):
+                versions.append(meta["resourceVersion"])
+            return page
+
+        items = list_pages(get, query, what, self.server)
+        if versions:
+            self._marks.append(ListMark(path, tuple(query[1:]), versions[0]))
+        return items
+
+    def _served_versions(self, spec: KindSpec) -> tuple[str, ...]:
+        """The versions of `spec` to try: for a group kind, those `/apis` says are served (none: the CRD is
+        not installed); every version of the spec when `/apis` could not be read."""
+        if spec.core:
+            return spec.versions
+        groups = self._api_groups()
+        if groups is None:
+            return spec.versions
+        served = groups.get(spec.group, set())
+        return tuple(v for v in spec.versions if v in served)
+
+    def _api_groups(self) -> dict[str, set[str]] | None:
+        """group -> served versions, from one `GET /apis` per read (the first kind to ask reads it, the
+        others wait for it); None when it cannot be read as an APIGroupList."""
+        with self._groups_lock:
+            if not self._groups_read:
+                self._groups = self._read_api_groups()
+                self._groups_read = True
+            return self._groups
+
+    def _read_api_groups(self) -> dict[str, set[str]] | None:
+        try:
+            listing = self._get("/apis", [])
+        except ApiFailure as exc:
+            if exc.html:  # a proxy's page, as on a list: an error, not "no groups"
+                raise
+            return None
+        groups: dict[str, set[str]] = {}
+        entries = listing.get("groups") if listing.get("kind") == "APIGroupList" else None
+        if not isinstance(entries, list):
+            return None
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                return None
+            versions = entry.get("versions")
+            groups[entry["name"]] = {
+                v["version"]
+                for v in versions or []
+                if isinstance(v, dict) and isinstance(v.get("version"), str)
+            }
+        return groups
+
     # --- orchestration -------------------------------------------------------------------------
 
     def _fetch_one(self, spec: KindSpec) -> list[dict[str, Any]] | None:
@@ -203,15 +321,23 @@ class LiveSource:
         if spec.name == "pods":
             return self._fetch_pods(spec)
         if spec.name == "events":
-            found: dict[str, dict[str, Any]] = {}
-            selectors = [f"reason={r}" for r in EVENT_REASONS]
-            selectors += [f"reportingComponent={c}" for c in EVENT_COMPONENTS]
-            for selector in selectors:
-                for item in self.list_kind(spec, fields=selector) or []:
-                    meta = item.get("metadata") or {}
-                    found[str(meta.get("uid") or (meta.get("namespace"), meta.get("name")))] = item
-            return list(found.values())
+            return self._fetch_events(spec)
         return self.list_kind(spec)
+
+    def _fetch_events(self, spec: KindSpec) -> list[dict[str, Any]]:
+        """One field-selected list per reason and component (field selectors have no OR), concurrently;
+        the first failure, in selector order, is the kind's."""
+        selectors = [f"reason={r}" for r in EVENT_REASONS]
+        selectors += [f"reportingComponent={c}" for c in EVENT_COMPONENTS]
+        tasks = [functools.partial(self.list_kind, spec, fields=selector) for selector in selectors]
+        found: dict[str, dict[str, Any]] = {}
+        for outcome in gather(tasks, workers=_EVENT_WORKERS, deadline=self.deadline, server=self.server):
+            if isinstance(outcome, Exception):
+                raise outcome
+            for item in outcome or []:
+                meta = item.get("metadata") or {}
+                found[str(meta.get("uid") or (meta.get("namespace"), meta.get("name")))] = item
+        return list(found.values())
 
     def _fetch_pods(self, spec: KindSpec) -> list[dict[str, Any]] | None:
         """Every pod, so that node figures count them all; `-n`/`-l` narrow what is listed, later.
@@ -247,8 +373,11 @@ class LiveSource:
             wanted = {by_name(k).name for k in kinds}  # KeyError on a kind we do not know
             specs = [spec for spec in ALL_KINDS if spec.name in wanted]
         self._notes = []
+        self._marks = []
         # Each read has its deadline from its start: a source kept open (the TUI refreshing) reads again later.
         self.deadline = self.transport.deadline = Deadline.for_reading(self.options.request_timeout)
+        with self._groups_lock:  # discovery is read again with each read: a CRD may have come or gone
+            self._groups, self._groups_read = None, False
         tasks: list[Callable[[], Any]] = [lambda: prove_api_server(self.transport)]
         tasks += [functools.partial(self._fetch_one, spec) for spec in specs]
         proof, *outcomes = gather(tasks, workers=_WORKERS + 1, deadline=self.deadline, server=self.server)
@@ -284,8 +413,40 @@ class LiveSource:
         return exc
 
     def load(self, kinds: Iterable[str] | None = None) -> tuple[ClusterState, Fetched]:
+        """The state of `kinds` (default: all); the previous one, the same object, when nothing changed."""
+        kinds = None if kinds is None else list(kinds)  # read twice below: not an iterator
+        key = None if kinds is None else frozenset(by_name(k).name for k in kinds)
+        previous, self._previous = self._previous, None
+        if previous is not None and previous.key == key and not self._changed(previous):
+            self._previous = previous
+            return previous.state, previous.fetched
+        del previous  # not kept alive while the new one is read
         with bulk_load():
-            return self._load(kinds)
+            state, fetched = self._load(kinds)
+        if self._complete(fetched, state):
+            self._previous = _Previous(key, state, fetched, self._groups, tuple(self._marks))
+        return state, fetched
+
+    def _complete(self, fetched: Fetched, state: ClusterState) -> bool:
+        """Whether a read saw everything it asked for: no note (a forbidden kind may become readable), and
+        the API groups known when a group kind was asked for (else a CRD installed later would go unseen)."""
+        if fetched.notes or state.notes:
+            return False
+        return self._groups is not None or not self._groups_read
+
+    def _changed(self, previous: _Previous) -> bool:
+        """Whether a list of the previous read would answer differently now (True when unsure)."""
+        self.deadline = self.transport.deadline = Deadline.for_reading(self.options.request_timeout)
+        tasks: list[Callable[[], bool]] = [
+            functools.partial(changed_since, self.transport, m) for m in previous.marks
+        ]
+        if previous.groups is not None:
+            tasks.append(lambda: self._read_api_groups() != previous.groups)
+        try:
+            outcomes = gather(tasks, workers=_CHECK_WORKERS, deadline=self.deadline, server=self.server)
+        except ClusterError:
+            return True
+        return any(outcome is not False for outcome in outcomes)
 
     def _load(self, kinds: Iterable[str] | None) -> tuple[ClusterState, Fetched]:
         fetched = self.fetch(kinds)

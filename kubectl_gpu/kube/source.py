@@ -9,6 +9,7 @@ exactly those.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -68,6 +69,7 @@ class SnapshotSource:
         self.paths = paths
         self.scope = scope
         self.keep_manifests = keep_manifests
+        self._last: tuple[tuple[tuple[str, int, int], ...], ClusterState] | None = None
         scope.terms  # noqa: B018 (a malformed -l is bad input before any file is read)
 
     @property
@@ -75,9 +77,32 @@ class SnapshotSource:
         return ", ".join(self.paths)
 
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
+        """The files' state; read again only when a file changed (the TUI's refresh of a snapshot: the same
+        state, without parsing gigabytes again)."""
         from kubectl_gpu.kube.snapshot import load_snapshot
 
-        return apply_scope(load_snapshot(self.paths, keep_manifests=self.keep_manifests), self.scope)
+        stamp = _file_stamp(self.paths)
+        if stamp is not None and self._last is not None and self._last[0] == stamp:
+            return self._last[1]
+        self._last = None
+        state = apply_scope(load_snapshot(self.paths, keep_manifests=self.keep_manifests), self.scope)
+        if stamp is not None:
+            self._last = (stamp, state)
+        return state
+
+
+def _file_stamp(paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ...] | None:
+    """(path, modification time, size) of each file; None when one is stdin, a directory or unreadable."""
+    stamp = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if path == "-" or not os.path.isfile(path):
+            return None
+        stamp.append((path, info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
 
 
 class LiveClusterSource:
@@ -87,6 +112,7 @@ class LiveClusterSource:
         from kubectl_gpu.kube.live import LiveOptions, LiveSource
 
         self.scope = options.scope
+        self._scoped: tuple[ClusterState, ClusterState] | None = None
         self.live = LiveSource(
             LiveOptions(
                 kubeconfig=options.kubeconfig,
@@ -103,7 +129,11 @@ class LiveClusterSource:
 
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
         state, _ = self.live.load(kinds)
-        return apply_scope(state, self.scope)
+        if self._scoped is not None and self._scoped[0] is state:  # nothing changed (see kube.live)
+            return self._scoped[1]
+        scoped = apply_scope(state, self.scope)
+        self._scoped = (state, scoped)
+        return scoped
 
 
 def open_source(options: SourceOptions) -> ClusterSource:

@@ -194,9 +194,12 @@ class GpuApp(FleetKeys, DebugKeys):
 
     @work(thread=True, group="refresh", exit_on_error=False)
     def _load(self, generation: int, config: TuiConfig) -> None:
+        previous = self.snapshot
         try:
-            snapshot = data.load(self._source(config.source), now=config.now, clock=self.clock)
-            models = build_all(snapshot)
+            snapshot = data.load(
+                self._source(config.source), now=config.now, clock=self.clock, previous=previous
+            )
+            models = {} if snapshot.reused else build_all(snapshot)
         except KubectlGpuError as exc:
             self.post_message(LoadFailed(generation, config, exc.line()))
         except Exception as exc:  # never crash on a refresh: say it, keep the last good data
@@ -228,6 +231,12 @@ class GpuApp(FleetKeys, DebugKeys):
         self.error = None
         if message.config != self.config:
             self._switched(message.config)
+        if (
+            message.snapshot.reused and self.snapshot is not None
+        ):  # nothing changed: the rows stay as they are
+            self.snapshot = message.snapshot
+            self._header()
+            return
         replaced = (self.snapshot, [view.model for view in self.views()])
         self.snapshot = message.snapshot
         for view in self.views():

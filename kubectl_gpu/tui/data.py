@@ -11,7 +11,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TypeVar
@@ -75,6 +75,8 @@ class Snapshot:
     findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = field(default_factory=dict)
     #: node name -> its NodePool (None: not Karpenter's)
     pool_of_node: Mapping[str, str | None] = field(default_factory=dict)
+    #: The reports of the refresh before: nothing it read had changed, and the instant is the same.
+    reused: bool = False
 
     @property
     def mode(self) -> str:
@@ -163,13 +165,20 @@ def load(
     *,
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
+    previous: Snapshot | None = None,
 ) -> Snapshot:
-    """Read the source once and analyse it: `now` (--now), else the snapshot's capture time, else the clock."""
+    """Read the source once and analyse it: `now` (--now), else the snapshot's capture time, else the clock.
+
+    A source returns the very state it returned before when nothing it reads changed (see `kube.live`,
+    `SnapshotSource`); evaluated at the same instant as `previous`, its reports are `previous`'s (`reused`).
+    At a new instant (live, without --now) they are computed again: time-based findings move on."""
     started = time.perf_counter()
     wall = clock or (lambda: datetime.now(UTC))
     state = source.load(KINDS)
     loaded_at = wall()
     instant = now or state.captured_at or loaded_at
+    if previous is not None and state is previous.state and instant == previous.now:
+        return replace(previous, loaded_at=loaded_at, seconds=time.perf_counter() - started, reused=True)
     return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
 
 

@@ -7,6 +7,11 @@ SelfSubjectAccessReview. Every error is a `Status` body as the real server write
 
 Extension points for a simulated kubelet: `on_create` callbacks run after each create through the API, and
 `update_status()` changes an object's status with a new resourceVersion.
+
+Watch (`?watch=1&resourceVersion=RV`) answers every change since RV to the objects the list would select
+(ADDED, MODIFIED, DELETED), one JSON event a line, and ends the stream at once, as a real server does when
+its `timeoutSeconds` runs out; after `compact()`, a resourceVersion from before it is answered with the
+410 `ERROR` event of an expired one.
 """
 
 from __future__ import annotations
@@ -80,6 +85,8 @@ class FakeKubeAPI:
         self._crds: set[str] = set()
         self._faults: list[Fault] = []
         self._http: HttpServer | None = None
+        self._changes: list[tuple[int, str, str, Obj]] = []  # (resourceVersion, resource key, type, object)
+        self._compacted = 0
         self.add(
             *({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in DEFAULT_NAMESPACES)
         )
@@ -141,7 +148,9 @@ class FakeKubeAPI:
                 else:
                     meta.pop("namespace", None)
                 self._stamp(obj)
+                replaced = self._store[rt.key].get((meta.get("namespace", ""), meta["name"]))
                 self._store[rt.key][(meta.get("namespace", ""), meta["name"])] = obj
+                self._changed(rt.key, "MODIFIED" if replaced is not None else "ADDED", obj)
 
     def objects(self, resource: str, namespace: str | None = None) -> list[Obj]:
         """Copies of the stored objects of `resource` (`pods`, `nodepools`...), sorted by namespace/name."""
@@ -168,6 +177,7 @@ class FakeKubeAPI:
                 raise KeyError(f"{rt.key} {ns}/{name} not found")
             obj.setdefault("status", {}).update(copy.deepcopy(status))
             obj["metadata"]["resourceVersion"] = self._next_rv()
+            self._changed(rt.key, "MODIFIED", obj)
             return copy.deepcopy(obj)
 
     def remove(self, resource: str, name: str, namespace: str | None = None) -> bool:
@@ -176,10 +186,11 @@ class FakeKubeAPI:
         rt = resources.by_name(resource)
         ns = (namespace or "default") if rt.namespaced else ""
         with self._lock:
-            found = self._store[rt.key].pop((ns, name), None) is not None
-            if found:
+            gone = self._store[rt.key].pop((ns, name), None)
+            if gone is not None:
                 self._next_rv()
-            return found
+                self._changed(rt.key, "DELETED", gone)
+            return gone is not None
 
     def install_crds(self, *names: str) -> None:
         """Make CRD-backed kinds exist (`nodepools.karpenter.sh`...); absent ones answer 404 everywhere."""
@@ -360,6 +371,8 @@ class FakeKubeAPI:
             verb = _VERBS.get((method, name is None))
             if verb is None or verb not in rt.verbs:
                 raise not_allowed
+            if verb == "list" and query.get("watch") in ("true", "1"):
+                return self._watch(rt, namespace, query)
             if verb == "list":
                 return json_response(200, self._list(rt, namespace, query))
             if verb == "create":
@@ -377,9 +390,40 @@ class FakeKubeAPI:
             raise ApiError(400, "Upgrade request required")  # streaming is not implemented
         raise not_allowed
 
+    def _changed(self, key: str, kind: str, obj: Obj) -> None:
+        """Keep a change for watches (under the lock, with the object's new resourceVersion)."""
+        self._changes.append((self._rv, key, kind, copy.deepcopy(obj)))
+
+    def compact(self) -> None:
+        """Forget the changes so far, as etcd compaction does: watches from before now get a 410."""
+        with self._lock:
+            self._changes.clear()
+            self._compacted = self._rv
+
+    def _watch(self, rt: ResourceType, namespace: str | None, query: dict[str, str]) -> Response:
+        try:
+            since = int(query.get("resourceVersion") or "0")
+            labels = parse_label_selector(query.get("labelSelector", ""))
+            terms = parse_field_selector(query.get("fieldSelector", ""), rt.field_labels)
+        except (ValueError, SelectorError) as err:
+            raise ApiError(400, str(err)) from None
+        with self._lock:
+            if since < self._compacted:
+                gone = status_body(410, f"too old resource version: {since} ({self._compacted})", "Expired")
+                events = [{"type": "ERROR", "object": gone}]
+            else:
+                events = [
+                    {"type": kind, "object": obj}
+                    for rv, key, kind, obj in self._changes
+                    if rv > since
+                    and key == rt.key
+                    and (namespace is None or obj["metadata"].get("namespace") == namespace)
+                    and labels(obj.get("metadata", {}).get("labels") or {})
+                    and field_matches(obj, terms, rt.fields)
+                ]
+        return Response(200, b"".join(json.dumps(e).encode() + b"\n" for e in events))
+
     def _list(self, rt: ResourceType, namespace: str | None, query: dict[str, str]) -> Obj:
-        if query.get("watch") in ("true", "1"):
-            raise ApiError(400, "watch is not supported by the fake API server")
         try:
             labels = parse_label_selector(query.get("labelSelector", ""))
             terms = parse_field_selector(query.get("fieldSelector", ""), rt.field_labels)
@@ -442,6 +486,7 @@ class FakeKubeAPI:
             if obj is None:
                 raise _not_found(rt, name)
             self._next_rv()
+            self._changed(rt.key, "DELETED", obj)
             return obj
 
     def _decode_body(self, rt: ResourceType, headers: Mapping[str, str], body: bytes) -> Obj:
@@ -516,6 +561,7 @@ class FakeKubeAPI:
             self._stamp(obj)
             if not dry_run:
                 store[key] = obj
+                self._changed(rt.key, "ADDED", obj)
             created = copy.deepcopy(obj)
         if not dry_run:
             for callback in list(self.on_create):

@@ -97,6 +97,7 @@ def test_reading_the_cluster_has_an_overall_deadline(
     """Each page answers within --request-timeout, but paging on for ever does not: at 10 times it, the
     read is stopped, with what to do."""
     monkeypatch.setattr("kubectl_gpu.kube.live.PAGE_SIZE", 1)
+    monkeypatch.setattr("kubectl_gpu.kube.live.PAGE_SIZES", {})
     apiserver.add(node("n1"), *(pod(f"p{i:03d}", "ml") for i in range(60)))
     apiserver.fault(path=r"^/api/v1/pods$", delay=0.1)
     result = cli("pending", "--kubeconfig", str(kubeconfig), "--request-timeout", "0.3")

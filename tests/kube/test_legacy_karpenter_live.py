@@ -34,6 +34,18 @@ def _provisioner_list() -> dict[str, Any]:
     }
 
 
+def _serves_v1alpha5(apiserver: FakeKubeAPI) -> None:
+    """Discovery as a Karpenter v0.x cluster answers it: karpenter.sh at v1alpha5 (the live source reads
+    /apis first and lists only what it names)."""
+    versions = [{"groupVersion": "karpenter.sh/v1alpha5", "version": "v1alpha5"}]
+    groups = {
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [{"name": "karpenter.sh", "versions": versions}],
+    }
+    apiserver.fault(path=r"^/apis$", status=200, body=groups)
+
+
 def _load(apiserver: FakeKubeAPI, kubeconfig: Path) -> Any:
     apiserver.add(node("cpu-1"), pod("train", "ml", phase="Pending", requests={"nvidia.com/gpu": "1"}))
     state, _ = LiveSource(LiveOptions(kubeconfig=str(kubeconfig))).load(pending.KINDS)
@@ -43,6 +55,7 @@ def _load(apiserver: FakeKubeAPI, kubeconfig: Path) -> Any:
 def test_served_provisioners_give_unsupported_karpenter_version(
     apiserver: FakeKubeAPI, kubeconfig: Path
 ) -> None:
+    _serves_v1alpha5(apiserver)
     apiserver.fault(path=PROVISIONERS, status=200, body=_provisioner_list())
     state = _load(apiserver, kubeconfig)
     assert [(o.kind, o.name) for o in state.legacy_karpenter] == [("Provisioner", "default")]
@@ -61,6 +74,7 @@ def test_a_v1_cluster_has_none(apiserver: FakeKubeAPI, kubeconfig: Path) -> None
 def test_forbidden_provisioners_are_unchecked_not_could_not_look(
     apiserver: FakeKubeAPI, kubeconfig: Path
 ) -> None:
+    _serves_v1alpha5(apiserver)
     apiserver.fault(path=PROVISIONERS, status=403)
     state = _load(apiserver, kubeconfig)
     (note,) = state.notes

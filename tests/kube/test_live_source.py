@@ -10,7 +10,7 @@ import pytest
 from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
 from kubectl_gpu.core.k8s.state import Scope
 from kubectl_gpu.kube.kinds import EVENT_REASONS
-from kubectl_gpu.kube.live import PAGE_SIZE, LiveOptions, LiveSource
+from kubectl_gpu.kube.live import PAGE_SIZE, LiveOptions, LiveSource, page_size
 from kubectl_gpu.kube.source import LiveClusterSource, SourceOptions
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
@@ -44,15 +44,24 @@ def _nodepool(name: str) -> dict[str, object]:
     }
 
 
-def test_lists_every_page(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
-    count = PAGE_SIZE * 2 + 7
+def test_lists_every_page(apiserver: FakeKubeAPI, kubeconfig: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_gpu.kube.live.PAGE_SIZES", {"pods": 20})
+    count = 20 * 2 + 7
     apiserver.add(*(pod(f"p{i:04d}", "ml") for i in range(count)), node("n1"))
     state, _ = _source(kubeconfig).load(["pods", "nodes"])
     assert len(state.pods) == count
     pod_requests = [r for r in apiserver.requests if r.path == "/api/v1/pods"]
     assert len(pod_requests) == 3
-    assert all(r.query.get("limit") == str(PAGE_SIZE) for r in pod_requests)
+    assert all(r.query.get("limit") == "20" for r in pod_requests)
     assert [bool(r.query.get("continue")) for r in pod_requests] == [False, True, True]
+    (node_request,) = [r for r in apiserver.requests if r.path == "/api/v1/nodes"]
+    assert node_request.query.get("limit") == str(PAGE_SIZE)
+
+
+def test_pods_are_listed_in_bigger_pages_than_the_rest() -> None:
+    """A list's pages are sequential: the kind with the most objects gets the biggest pages."""
+    assert page_size("pods") >= 10 * PAGE_SIZE
+    assert page_size("nodes") == page_size("events") == PAGE_SIZE
 
 
 def test_absent_crds_are_absent_not_errors(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:

@@ -85,7 +85,19 @@ def test_an_html_404_on_a_crd_is_an_error_a_status_404_is_absent(
     apiserver.add(node("n1"))
     absent = cli("lint", "--kubeconfig", str(kubeconfig))
     assert absent.code == 0, absent.err  # the CRDs are not installed: nothing to lint
+    # /apis serves the group (else its lists are not asked for); a proxy answers them with its own page
+    apiserver.install_crds("nodepools.karpenter.sh", "nodeclaims.karpenter.sh")
     apiserver.fault(path=r"^/apis/karpenter\.sh/", status=404, raw=NOT_FOUND_PAGE, content_type="text/html")
+    result = cli("lint", "--kubeconfig", str(kubeconfig))
+    assert result.code == 3, result.err
+    assert "HTML page titled '404 Not Found'" in _one_line(result)
+
+
+def test_an_html_404_on_the_group_discovery_is_an_error(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    apiserver.add(node("n1"))
+    apiserver.fault(path=r"^/apis$", status=404, raw=NOT_FOUND_PAGE, content_type="text/html")
     result = cli("lint", "--kubeconfig", str(kubeconfig))
     assert result.code == 3, result.err
     assert "HTML page titled '404 Not Found'" in _one_line(result)

@@ -23,13 +23,11 @@ from kubectl_gpu.cli.debug.common import (
     preflight,
     print_warnings,
 )
-from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, ExitCode, Interrupted
-from kubectl_gpu.kube.debug_shell import exec_argv, greeting, kubectl_binary, run_in_foreground
 
-__all__ = ["exec_argv", "greeting", "register", "shell"]
+__all__ = ["register", "shell"]
 
 
 def shell(
@@ -50,7 +48,9 @@ def shell(
 ) -> int:
     """An interactive debug shell on the node (privileged, host namespaces, the node's / at /host, GPU
     tools), through kubectl exec. The pod is deleted when the shell exits or on Ctrl-C."""
+    from kubectl_gpu.cli.debug.dry_run import print_dry_run
     from kubectl_gpu.kube.debug_runner import DebugRunner, RunnerSettings, interrupts_on_sigterm
+    from kubectl_gpu.kube.debug_shell import exec_argv, greeting, kubectl_binary, run_in_foreground
     from kubectl_gpu.render.output import make_console
 
     seconds = parse_seconds(timeout, "--timeout")

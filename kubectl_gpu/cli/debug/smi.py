@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kubectl_gpu.cli.debug.collectors import run_collectors
 from kubectl_gpu.cli.debug.common import (
     NEURON_HELP,
     NVIDIA_HELP,
@@ -23,13 +22,12 @@ from kubectl_gpu.cli.debug.common import (
     preflight,
     print_warnings,
 )
-from kubectl_gpu.cli.debug.dry_run import print_dry_run
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
-from kubectl_gpu.core.analyses.smi import SmiResult
-from kubectl_gpu.core.debugpod import Mode, Strategy, parse_saved_output
+from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.smi import SmiResult
     from kubectl_gpu.kube.debug_runner import Leftover
 
 __all__ = ["register", "smi"]
@@ -85,8 +83,9 @@ def _print_errors(errors: Sequence[str], no_color: bool) -> None:
 
 
 def _from_file(path: str) -> SmiResult:
-    from kubectl_gpu.core.analyses.smi import sees_accelerator, unseen_reason
+    from kubectl_gpu.core.analyses.smi import SmiResult, sees_accelerator, unseen_reason
     from kubectl_gpu.core.debugpod import Accelerator as Acc
+    from kubectl_gpu.core.debugpod import parse_saved_output
     from kubectl_gpu.core.probe import ProbeParseError
 
     try:
@@ -153,6 +152,10 @@ def smi(
 ) -> int:
     """Run nvidia-smi (Neuron: neuron-ls) in a debug pod on each node and show driver, CUDA, GPUs, memory,
     utilisation, ECC, MIG and processes. Pods are always deleted, also on errors and Ctrl-C."""
+    from kubectl_gpu.cli.debug.collectors import run_collectors
+    from kubectl_gpu.cli.debug.dry_run import print_dry_run
+    from kubectl_gpu.core.analyses.smi import SmiResult
+
     names = list(nodes or [])
     if from_file is not None:
         if names or all_nodes or opts.snapshot:

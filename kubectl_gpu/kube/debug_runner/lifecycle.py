@@ -20,7 +20,7 @@ from kubectl_gpu.kube.debug_runner.errors import (
     ImagePullFailed,
     NodeGone,
 )
-from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings
+from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings, poll_delay
 from kubectl_gpu.kube.debug_runner.signals import uninterruptible
 from kubectl_gpu.kube.debug_runner.tracker import PodTracker, random_suffix
 from kubectl_gpu.kube.pod_api import ApiFailure, PodApi, RequestTimedOut
@@ -176,7 +176,7 @@ class PodLifecycle:
 
     def _wait(self, attempt: PodAttempt, *, until_running: bool) -> PodProgress:
         spec = attempt.spec
-        delay = self.settings.poll_initial
+        started = self.clock()
         self.on_phase(spec.node, "waiting")
         while True:
             self._checkpoint()
@@ -197,9 +197,8 @@ class PodLifecycle:
                         f"{attempt.poll_error}"
                     )
                 raise self._timeout(spec, progress or pod_progress({}))
-            if self.cancel.wait(min(delay, remaining)):
+            if self.cancel.wait(min(poll_delay(self.clock() - started, self.settings), remaining)):
                 raise Cancelled
-            delay = min(delay * self.settings.poll_factor, self.settings.poll_max)
 
     def _settled(self, spec: DebugPodSpec, progress: PodProgress, until_running: bool) -> PodProgress | None:
         """The progress when waiting is over (raises when the pod failed), else None."""

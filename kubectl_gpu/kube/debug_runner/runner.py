@@ -32,7 +32,7 @@ from kubectl_gpu.kube.debug_runner.errors import (
     NoAcceleratorVisible,
 )
 from kubectl_gpu.kube.debug_runner.lifecycle import PodAttempt, PodLifecycle
-from kubectl_gpu.kube.debug_runner.settings import NodeTarget, ShellPod
+from kubectl_gpu.kube.debug_runner.settings import NodeTarget, ShellPod, poll_delay
 from kubectl_gpu.kube.pod_api import ApiFailure
 
 __all__ = ["DebugRunner"]
@@ -186,7 +186,7 @@ class DebugRunner(PodLifecycle):
 
     def _wait_shell_ready(self, attempt: PodAttempt, accelerator: Accelerator) -> ShellProbe:
         self._wait(attempt, until_running=True)
-        delay = self.settings.poll_initial
+        started = self.clock()
         while True:
             self._checkpoint()
             log = self._read_log(attempt)
@@ -199,6 +199,5 @@ class DebugRunner(PodLifecycle):
                     f"within {self.settings.timeout:g}s",
                     "raise --timeout",
                 )
-            if self.cancel.wait(delay):
+            if self.cancel.wait(poll_delay(self.clock() - started, self.settings)):
                 raise Cancelled
-            delay = min(delay * self.settings.poll_factor, self.settings.poll_max)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from kubectl_gpu.core.debugpod import Accelerator, ShellProbe, Strategy
 from kubectl_gpu.core.k8s.models import Node
 
-__all__ = ["Leftover", "NodeTarget", "RunnerSettings", "ShellPod"]
+__all__ = ["Leftover", "NodeTarget", "RunnerSettings", "ShellPod", "poll_delay", "poll_times"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,9 +15,11 @@ class RunnerSettings:
     namespace: str = "default"
     #: Seconds per node from create to log (the pod's activeDeadlineSeconds adds a margin to it).
     timeout: float = 120.0
+    #: Polling a pod: the next look comes after `poll_ratio` of the time waited so far, at least
+    #: `poll_initial` and at most `poll_max` seconds (see `poll_delay`).
     poll_initial: float = 0.1
     poll_max: float = 2.0
-    poll_factor: float = 1.6
+    poll_ratio: float = 0.2
     #: How long the shell pod may live at most.
     shell_lifetime: int = 4 * 3600
     #: How long deleting one pod keeps trying through errors (5xx, 429, no connection), backing off from
@@ -63,3 +65,21 @@ class Leftover:
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}: {self.problem}"
+
+
+def poll_delay(waited: float, settings: RunnerSettings) -> float:
+    """Seconds to the next look at a pod, `waited` seconds after waiting for it began.
+
+    Proportional to the wait so far, so a pod done after t seconds is seen by (1 + poll_ratio) t at the
+    latest (t + poll_initial for the shortest, t + poll_max for the longest). A backoff that multiplies
+    the delay by a factor k sees it up to k t late instead: 1.6 t for 0.1 x 1.6^n, so a fan-out of 1 s pods
+    took 1.6 times as long as it had to."""
+    return min(settings.poll_max, max(settings.poll_initial, waited * settings.poll_ratio))
+
+
+def poll_times(settings: RunnerSettings, horizon: float) -> list[float]:
+    """When the pod is looked at (seconds after waiting began; requests taking no time), up to `horizon`."""
+    times = [0.0]
+    while times[-1] < horizon:
+        times.append(times[-1] + poll_delay(times[-1], settings))
+    return times
