@@ -20,6 +20,14 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
+from kubectl_gpu.core.analyses.pending.pool_groups import (
+    Fitting,
+    PoolMemo,
+    fit_signature,
+    fitting_types,
+    names_pools,
+    requirement_signature,
+)
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
@@ -65,8 +73,10 @@ class PoolTarget:
         catalog: Catalog,
         index: InstanceIndex,
         now: datetime,
+        memo: PoolMemo | None = None,
     ) -> None:
         self.pool = pool
+        self.memo = memo if memo is not None else PoolMemo()  # shared with pools that fit alike
         self.state = state
         self.catalog = catalog
         self.index = index
@@ -93,8 +103,15 @@ class PoolTarget:
         self.node_class_blocker = self._node_class_blocker()
         self.ready_blocker = self._ready_blocker()
         self.capacity_event = self._capacity_event(now)
-        self._problem_memo: dict[int, tuple[Requirements, list[Incompatibility]]] = {}
-        self._term_memo: dict[int, tuple[PodShape, Requirements]] = {}
+        self.requirement_group = self.memo.group(requirement_signature(self))
+        self._group: int | None = None
+
+    @property
+    def group(self) -> int:
+        """This pool's fit group in `memo` (pool_groups.py), made on first use."""
+        if self._group is None:
+            self._group = self.memo.group(fit_signature(self))
+        return self._group
 
     # --- pod-independent facts ---------------------------------------------------------------
 
@@ -225,7 +242,17 @@ class PoolTarget:
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
+        return self.memo.get(shape, (self.group, "offers"), lambda: self._offers(shape))
+
+    def _offers(self, shape: PodShape) -> bool:
         return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
+
+    def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
+        """`fitting_types`, once per fit group and shape."""
+        # Keyed by identity: the memo keeps pod_reqs alive, so its id is not reused while the entry lives.
+        key = (self.group, "fit", id(pod_reqs))
+        kept, found = self.memo.get(shape, key, lambda: (pod_reqs, fitting_types(self, shape, pod_reqs)))
+        return found if kept is pod_reqs else fitting_types(self, shape, pod_reqs)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         blockers: list[Blocker] = []
@@ -295,7 +322,7 @@ class PoolTarget:
             checks.append(Check("requirements", None, f"pod affinity unreadable: {shape.requirement_error}"))
             return []
         out: list[Blocker] = []
-        found = self._problems(self._term_requirements(shape))
+        found = self._term(shape)[1]
         for problem in found:
             if isinstance(problem, UnknownLabel):
                 out.append(self._unknown_label(shape, problem))
@@ -318,34 +345,31 @@ class PoolTarget:
             checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
         return out
 
-    def _problems(self, reqs: Requirements) -> list[Incompatibility]:
-        # One evaluation asks this about the same requirement set up to three times (the term, its
-        # blockers, the instance types): kept per object (identity; the entry keeps it alive).
-        hit = self._problem_memo.get(id(reqs))
-        if hit is not None and hit[0] is reqs:
-            return hit[1]
-        found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
-        self._problem_memo[id(reqs)] = (reqs, found)
-        return found
+    def _term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
+        """The pod's requirements for this pool and their incompatibilities with it: once per requirement
+        group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
+        if self.memo.get(shape, "names pools", lambda: names_pools(shape)):
+            key: tuple[object, ...] = (id(self), "term")
+        else:
+            key = (self.requirement_group, "term")
+        return self.memo.get(shape, key, lambda: self._first_compatible_term(shape))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
-        hit = self._term_memo.get(id(shape))
-        if hit is not None and hit[0] is shape:
-            return hit[1]
-        reqs = self._first_compatible_term(shape)
-        self._term_memo[id(shape)] = (shape, reqs)
-        return reqs
+        return self._term(shape)[0]
 
-    def _first_compatible_term(self, shape: PodShape) -> Requirements:
-        """The pod's requirements for this pool: Karpenter's `Preferences.Relax` drops required OR-terms one
-        at a time, so the first term compatible with the pool is the one it provisions for; when none is,
-        term 0 (what it tries first) is reported."""
+    def _first_compatible_term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
+        """Karpenter's `Preferences.Relax` drops required OR-terms one at a time, so the first term compatible
+        with the pool is the one it provisions for; when none is, term 0 (what it tries first) is reported."""
         assert shape.requirements is not None
         alternatives = shape.requirements.alternatives()
+        first: tuple[Requirements, list[Incompatibility]] | None = None
         for reqs in alternatives:
-            if not self._problems(reqs):
-                return reqs
-        return alternatives[0]
+            found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+            if not found:
+                return reqs, found
+            first = first or (reqs, found)
+        assert first is not None
+        return first
 
     def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
         key = problem.key
@@ -396,13 +420,8 @@ class PoolTarget:
             )
             return ()
         pool_types = self.types
-        with_pod = pool_types
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
-        if shape.requirements is not None:
-            admitted = self.index.admitted_by(pod_reqs)
-            with_pod = tuple(e for e in pool_types if self.index.admits(admitted, pod_reqs, e))
-        fitting = tuple(e for e in with_pod if self.fit.failure(e, shape) is None)
-        known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
+        with_pod, fitting, known = self.fitting(shape, pod_reqs)
         if known and self.fit.ephemeral_unknown(shape, known):
             checks.append(
                 Check(
@@ -414,7 +433,7 @@ class PoolTarget:
             checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))
             return known
         if fitting:
-            unknown = sorted({k for e in fitting for k in self._unverified(e, pod_reqs)})
+            unknown = sorted({k for e in fitting for k in self.unverified(e, pod_reqs)})
             checks.append(
                 Check(
                     "instance types",
@@ -454,7 +473,7 @@ class PoolTarget:
         checks.append(Check("instance types", False, message))
         return ()
 
-    def _unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
+    def unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
         return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
             pod_reqs, entry
         )
