@@ -40,6 +40,7 @@ class PoolMemo:
         self._groups: dict[Hashable, int] = {}
         self._shape: PodShape | None = None
         self._memo: dict[Hashable, object] = {}
+        self._shared: dict[Hashable, object] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
 
     def group(self, signature: Hashable) -> int:
@@ -49,6 +50,13 @@ class PoolMemo:
     @property
     def groups(self) -> int:
         return len(self._groups)
+
+    def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value computed once per analysis (the same for every pool)."""
+        found = self._shared.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._shared[key] = compute()
+        return found  # type: ignore[return-value]
 
     def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
         if shape is not self._shape:

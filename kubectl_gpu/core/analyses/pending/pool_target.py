@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.evaluation import (
@@ -19,6 +18,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     type_names,
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
 from kubectl_gpu.core.analyses.pending.pool_groups import (
     Fitting,
@@ -48,10 +48,6 @@ from kubectl_gpu.core.scheduling.requirements import (
     nodepool_requirements,
 )
 from kubectl_gpu.core.scheduling.taints import pretty, untolerated
-
-# How far back an InsufficientCapacityError still says "the cloud is out of this".
-CAPACITY_EVENT_WINDOW = timedelta(hours=1)
-
 
 # GPU feature discovery labels and the instance label that says the same thing up front.
 _GFD_EQUIVALENT = {
@@ -102,9 +98,17 @@ class PoolTarget:
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = self._node_class_blocker()
         self.ready_blocker = self._ready_blocker()
-        self.capacity_event = self._capacity_event(now)
+        self.capacity_event = capacity_event(self, now)
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
+        self._last_term: tuple[PodShape | None, tuple[Requirements, list[Incompatibility]]] = (
+            None,
+            (Requirements(), []),
+        )
+        self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
+        self._remaining_text = ", ".join(
+            f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
+        )
 
     @property
     def group(self) -> int:
@@ -202,41 +206,6 @@ class PoolTarget:
             f"kubectl describe nodepool {self.pool.name}  # fix what its conditions report",
         )
 
-    def _capacity_event(self, now: datetime) -> Blocker | None:
-        """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
-        claims = {c.name: c.node_pool for c in self.state.nodeclaims}
-        claim_name = re.compile(re.escape(self.pool.name) + r"-[a-z0-9]{5}")
-        matching = []
-        for event in self.state.events:
-            if event.reason != "InsufficientCapacityError" or event.last_seen is None:
-                continue
-            if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
-                continue
-            name = event.involved.name or ""
-            pool: str | None
-            if event.involved.kind == "NodePool":
-                pool = name
-            elif name in claims:
-                pool = claims[name]
-            else:
-                # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
-                pool = self.pool.name if claim_name.fullmatch(name) else None
-            if pool == self.pool.name:
-                matching.append(event)
-        if not matching:
-            return None
-        event = max(matching, key=lambda e: e.last_seen or now)
-        assert event.last_seen is not None
-        age = int((now - event.last_seen).total_seconds() // 60)
-        return Blocker(
-            Verdict.CAPACITY_UNAVAILABLE,
-            CAPACITY,
-            self.ref,
-            f"EC2 had no capacity for NodePool {self.pool.name} {age}m ago: {event.message}",
-            "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
-            "use a capacity reservation; Karpenter retries on its own",
-        )
-
     # --- per shape ----------------------------------------------------------------------------
 
     def offers(self, shape: PodShape) -> bool:
@@ -273,8 +242,7 @@ class PoolTarget:
             )
             checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
         else:
-            detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
-            checks.append(Check("taints", True, detail))
+            checks.append(Check("taints", True, self._taints_detail))
 
         blockers += self._requirement_blockers(shape, checks)
         fitting = self._instance_blockers(shape, blockers, checks)
@@ -348,11 +316,15 @@ class PoolTarget:
     def _term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
         """The pod's requirements for this pool and their incompatibilities with it: once per requirement
         group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
+        if self._last_term[0] is shape:  # an evaluation asks three times
+            return self._last_term[1]
         if self.memo.get(shape, "names pools", lambda: names_pools(shape)):
             key: tuple[object, ...] = (id(self), "term")
         else:
             key = (self.requirement_group, "term")
-        return self.memo.get(shape, key, lambda: self._first_compatible_term(shape))
+        found = self.memo.get(shape, key, lambda: self._first_compatible_term(shape))
+        self._last_term = (shape, found)
+        return found
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0]
@@ -487,7 +459,7 @@ class PoolTarget:
         if "nodeclaims" in self.unreadable:
             checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
             return
-        remaining = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items()))
+        remaining = self._remaining_text
         if not fitting:
             checks.append(Check("limits", None, f"remaining {remaining}"))
             return
