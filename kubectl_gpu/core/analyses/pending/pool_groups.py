@@ -12,24 +12,36 @@ in the signature: whatever depends on them (messages, limit and NodeClass blocke
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
+from kubectl_gpu.core.analyses.pending.evaluation import Check, short_quantity, type_names
 from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.scheduling.instances import IndexedType
+from kubectl_gpu.core.k8s.models import Resources
+from kubectl_gpu.core.scheduling.instances import IndexedType, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import Requirements
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
-__all__ = ["Fitting", "PoolMemo", "fit_signature", "fitting_types", "names_pools", "requirement_signature"]
+__all__ = [
+    "Fitting",
+    "PoolMemo",
+    "fit_signature",
+    "fitting_types",
+    "limit_problem",
+    "names_pools",
+    "requirement_signature",
+]
 
 NODEPOOL = "karpenter.sh/nodepool"
 
 T = TypeVar("T")
 _MISSING = object()
 
-# (types the pool and the pod's requirements both admit, those that hold the pod, those known to hold it)
-Fitting = tuple[tuple[IndexedType, ...], tuple[IndexedType, ...], tuple[IndexedType, ...]]
+# (types the pool and the pod's requirements both admit, those that hold the pod, those known to hold it,
+# the "instance types" check when some may fit)
+Fitting = tuple[tuple[IndexedType, ...], tuple[IndexedType, ...], tuple[IndexedType, ...], Check | None]
 
 
 class PoolMemo:
@@ -118,4 +130,47 @@ def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -
         with_pod = tuple(e for e in pool_types if index.admits(admitted, pod_reqs, e))
     fitting = tuple(e for e in with_pod if target.fit.failure(e, shape) is None)
     known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
-    return with_pod, fitting, known
+    return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
+
+
+def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> str | None:
+    """Why NodePool limits with this much left stop every fitting type, or None (no pool name in it)."""
+    if remaining.get("nodes", Decimal(1)) <= 0:
+        return "node limits have been exhausted"
+    problem = None
+    for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
+        over = [
+            f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
+            for r, left in remaining.items()
+            if raw_capacity_of(entry.it, r) > left
+        ]
+        if not over:
+            return None
+        problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(over)
+    return problem
+
+
+def _fit_check(
+    target: PoolTarget,
+    shape: PodShape,
+    pod_reqs: Requirements,
+    fitting: tuple[IndexedType, ...],
+    known: tuple[IndexedType, ...],
+) -> Check | None:
+    """The "instance types" check when some type may fit (no pool name in it: shared by the group); None
+    when none fits (the blocker names the pool)."""
+    if known and target.fit.ephemeral_unknown(shape, known):
+        return Check(
+            "instance types", None, "ephemeral-storage requested and the NodeClass is not in the data"
+        )
+    if known:
+        return Check("instance types", True, f"{len(known)} fit: {type_names(known)}")
+    if fitting:
+        unknown = sorted({k for e in fitting for k in target.unverified(e, pod_reqs)})
+        return Check(
+            "instance types",
+            None,
+            f"only {type_names(fitting)} may fit, and the catalog does not know their "
+            f"{', '.join(unknown)}: not verified",
+        )
+    return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.evaluation import (
     CAPACITY,
@@ -25,6 +24,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     PoolMemo,
     fit_signature,
     fitting_types,
+    limit_problem,
     names_pools,
     requirement_signature,
 )
@@ -252,7 +252,7 @@ class PoolTarget:
         fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
         blockers += more
         checks += more_checks
-        self._limit_blockers(fitting, blockers, checks)
+        self._limit_blockers(shape, fitting, blockers, checks)
 
         if isinstance(self.node_class_blocker, Blocker):
             blockers.append(self.node_class_blocker)
@@ -393,28 +393,10 @@ class PoolTarget:
             return ()
         pool_types = self.types
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
-        with_pod, fitting, known = self.fitting(shape, pod_reqs)
-        if known and self.fit.ephemeral_unknown(shape, known):
-            checks.append(
-                Check(
-                    "instance types", None, "ephemeral-storage requested and the NodeClass is not in the data"
-                )
-            )
-            return known
-        if known:
-            checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))
-            return known
-        if fitting:
-            unknown = sorted({k for e in fitting for k in self.unverified(e, pod_reqs)})
-            checks.append(
-                Check(
-                    "instance types",
-                    None,
-                    f"only {type_names(fitting)} may fit, and the catalog does not know their "
-                    f"{', '.join(unknown)}: not verified",
-                )
-            )
-            return fitting
+        with_pod, fitting, known, found = self.fitting(shape, pod_reqs)
+        if found is not None:
+            checks.append(found)
+            return known or fitting
         wanted = resources_text(shape.requests)
         detail: dict[str, object] = {}
         if not pool_types or not self.offers(shape):
@@ -451,7 +433,7 @@ class PoolTarget:
         )
 
     def _limit_blockers(
-        self, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
+        self, shape: PodShape, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
     ) -> None:
         if not self.pool.limits:
             checks.append(Check("limits", True, "no limits"))
@@ -463,22 +445,11 @@ class PoolTarget:
         if not fitting:
             checks.append(Check("limits", None, f"remaining {remaining}"))
             return
-        if self.remaining.get("nodes", Decimal(1)) <= 0:
-            problem: str | None = "node limits have been exhausted"
-        else:
-            problem = None
-            for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
-                over = [
-                    f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
-                    for r, left in self.remaining.items()
-                    if raw_capacity_of(entry.it, r) > left
-                ]
-                if not over:
-                    problem = None
-                    break
-                problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(
-                    over
-                )
+        # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
+        key = ("limits", id(fitting), tuple(self.remaining.items()))
+        kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
+        if kept is not fitting:
+            problem = limit_problem(self.remaining, fitting)
         if problem is None:
             checks.append(Check("limits", True, f"remaining {remaining}"))
             return
