@@ -13,6 +13,7 @@ from kubectl_gpu.core.analyses.pending.pod_gates import (
     provisioner_skip,
     unverified_checks,
 )
+from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation, nearness
@@ -265,14 +266,9 @@ class _Analyser:
         self.now = now
         provider = cluster_provider(state)
         indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
+        memo = PoolMemo()  # pools that fit alike share their instance-type work (pool_groups.py)
         self.pools = [
-            PoolTarget(
-                pool,
-                state,
-                catalog,
-                indexes[_pool_provider(pool, provider)],
-                now,
-            )
+            PoolTarget(pool, state, catalog, indexes[_pool_provider(pool, provider)], now, memo)
             for pool in state.nodepools
         ]
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]

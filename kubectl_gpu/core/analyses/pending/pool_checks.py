@@ -141,7 +141,7 @@ def pool_checks(
     placement = shape.placement
     if placement.error:
         checks.append(Check("placement", None, f"part of the pod spec cannot be read: {placement.error}"))
-    if fitting and any(fit.overlay_uncertain(e) for e in fitting):
+    if fitting and fit.overlays and any(fit.overlay_uncertain(e) for e in fitting):
         checks.append(
             Check("node overlays", None, "whether a NodeOverlay applies depends on labels the catalog lacks")
         )

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timedelta
-from decimal import Decimal
+from datetime import datetime
 
 from kubectl_gpu.core.analyses.pending.evaluation import (
     CAPACITY,
@@ -19,7 +17,17 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     type_names,
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
+from kubectl_gpu.core.analyses.pending.pool_groups import (
+    Fitting,
+    PoolMemo,
+    fit_signature,
+    fitting_types,
+    limit_problem,
+    names_pools,
+    requirement_signature,
+)
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
@@ -36,10 +44,6 @@ from kubectl_gpu.core.scheduling.requirements import (
     nodepool_requirements,
 )
 from kubectl_gpu.core.scheduling.taints import pretty, untolerated
-
-# How far back an InsufficientCapacityError still says "the cloud is out of this".
-CAPACITY_EVENT_WINDOW = timedelta(hours=1)
-
 
 # GPU feature discovery labels and the instance label that says the same thing up front.
 _GFD_EQUIVALENT = {
@@ -61,8 +65,10 @@ class PoolTarget:
         catalog: Catalog,
         index: InstanceIndex,
         now: datetime,
+        memo: PoolMemo | None = None,
     ) -> None:
         self.pool = pool
+        self.memo = memo if memo is not None else PoolMemo()  # shared with pools that fit alike
         self.state = state
         self.catalog = catalog
         self.index = index
@@ -88,9 +94,24 @@ class PoolTarget:
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = self._node_class_blocker()
         self.ready_blocker = self._ready_blocker()
-        self.capacity_event = self._capacity_event(now)
-        self._problem_memo: dict[int, tuple[Requirements, list[Incompatibility]]] = {}
-        self._term_memo: dict[int, tuple[PodShape, Requirements]] = {}
+        self.capacity_event = capacity_event(self, now)
+        self.requirement_group = self.memo.group(requirement_signature(self))
+        self._group: int | None = None
+        self._last_term: tuple[PodShape | None, tuple[Requirements, list[Incompatibility]]] = (
+            None,
+            (Requirements(), []),
+        )
+        self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
+        self._remaining_text = ", ".join(
+            f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
+        )
+
+    @property
+    def group(self) -> int:
+        """This pool's fit group in `memo` (pool_groups.py), made on first use."""
+        if self._group is None:
+            self._group = self.memo.group(fit_signature(self))
+        return self._group
 
     # --- pod-independent facts ---------------------------------------------------------------
 
@@ -181,47 +202,22 @@ class PoolTarget:
             f"kubectl describe nodepool {self.pool.name}  # fix what its conditions report",
         )
 
-    def _capacity_event(self, now: datetime) -> Blocker | None:
-        """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
-        claims = {c.name: c.node_pool for c in self.state.nodeclaims}
-        claim_name = re.compile(re.escape(self.pool.name) + r"-[a-z0-9]{5}")
-        matching = []
-        for event in self.state.events:
-            if event.reason != "InsufficientCapacityError" or event.last_seen is None:
-                continue
-            if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
-                continue
-            name = event.involved.name or ""
-            pool: str | None
-            if event.involved.kind == "NodePool":
-                pool = name
-            elif name in claims:
-                pool = claims[name]
-            else:
-                # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
-                pool = self.pool.name if claim_name.fullmatch(name) else None
-            if pool == self.pool.name:
-                matching.append(event)
-        if not matching:
-            return None
-        event = max(matching, key=lambda e: e.last_seen or now)
-        assert event.last_seen is not None
-        age = int((now - event.last_seen).total_seconds() // 60)
-        return Blocker(
-            Verdict.CAPACITY_UNAVAILABLE,
-            CAPACITY,
-            self.ref,
-            f"EC2 had no capacity for NodePool {self.pool.name} {age}m ago: {event.message}",
-            "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
-            "use a capacity reservation; Karpenter retries on its own",
-        )
-
     # --- per shape ----------------------------------------------------------------------------
 
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
+        return self.memo.get(shape, (self.group, "offers"), lambda: self._offers(shape))
+
+    def _offers(self, shape: PodShape) -> bool:
         return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
+
+    def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
+        """`fitting_types`, once per fit group and shape."""
+        # Keyed by identity: the memo keeps pod_reqs alive, so its id is not reused while the entry lives.
+        key = (self.group, "fit", id(pod_reqs))
+        kept, found = self.memo.get(shape, key, lambda: (pod_reqs, fitting_types(self, shape, pod_reqs)))
+        return found if kept is pod_reqs else fitting_types(self, shape, pod_reqs)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         blockers: list[Blocker] = []
@@ -242,8 +238,7 @@ class PoolTarget:
             )
             checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
         else:
-            detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
-            checks.append(Check("taints", True, detail))
+            checks.append(Check("taints", True, self._taints_detail))
 
         blockers += self._requirement_blockers(shape, checks)
         fitting = self._instance_blockers(shape, blockers, checks)
@@ -253,7 +248,7 @@ class PoolTarget:
         fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
         blockers += more
         checks += more_checks
-        self._limit_blockers(fitting, blockers, checks)
+        self._limit_blockers(shape, fitting, blockers, checks)
 
         if isinstance(self.node_class_blocker, Blocker):
             blockers.append(self.node_class_blocker)
@@ -291,7 +286,7 @@ class PoolTarget:
             checks.append(Check("requirements", None, f"pod affinity unreadable: {shape.requirement_error}"))
             return []
         out: list[Blocker] = []
-        found = self._problems(self._term_requirements(shape))
+        found = self._term(shape)[1]
         for problem in found:
             if isinstance(problem, UnknownLabel):
                 out.append(self._unknown_label(shape, problem))
@@ -314,34 +309,35 @@ class PoolTarget:
             checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
         return out
 
-    def _problems(self, reqs: Requirements) -> list[Incompatibility]:
-        # One evaluation asks this about the same requirement set up to three times (the term, its
-        # blockers, the instance types): kept per object (identity; the entry keeps it alive).
-        hit = self._problem_memo.get(id(reqs))
-        if hit is not None and hit[0] is reqs:
-            return hit[1]
-        found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
-        self._problem_memo[id(reqs)] = (reqs, found)
+    def _term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
+        """The pod's requirements for this pool and their incompatibilities with it: once per requirement
+        group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
+        if self._last_term[0] is shape:  # an evaluation asks three times
+            return self._last_term[1]
+        if self.memo.get(shape, "names pools", lambda: names_pools(shape)):
+            key: tuple[object, ...] = (id(self), "term")
+        else:
+            key = (self.requirement_group, "term")
+        found = self.memo.get(shape, key, lambda: self._first_compatible_term(shape))
+        self._last_term = (shape, found)
         return found
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
-        hit = self._term_memo.get(id(shape))
-        if hit is not None and hit[0] is shape:
-            return hit[1]
-        reqs = self._first_compatible_term(shape)
-        self._term_memo[id(shape)] = (shape, reqs)
-        return reqs
+        return self._term(shape)[0]
 
-    def _first_compatible_term(self, shape: PodShape) -> Requirements:
-        """The pod's requirements for this pool: Karpenter's `Preferences.Relax` drops required OR-terms one
-        at a time, so the first term compatible with the pool is the one it provisions for; when none is,
-        term 0 (what it tries first) is reported."""
+    def _first_compatible_term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
+        """Karpenter's `Preferences.Relax` drops required OR-terms one at a time, so the first term compatible
+        with the pool is the one it provisions for; when none is, term 0 (what it tries first) is reported."""
         assert shape.requirements is not None
         alternatives = shape.requirements.alternatives()
+        first: tuple[Requirements, list[Incompatibility]] | None = None
         for reqs in alternatives:
-            if not self._problems(reqs):
-                return reqs
-        return alternatives[0]
+            found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+            if not found:
+                return reqs, found
+            first = first or (reqs, found)
+        assert first is not None
+        return first
 
     def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
         key = problem.key
@@ -392,34 +388,11 @@ class PoolTarget:
             )
             return ()
         pool_types = self.types
-        with_pod = pool_types
         pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
-        if shape.requirements is not None:
-            admitted = self.index.admitted_by(pod_reqs)
-            with_pod = tuple(e for e in pool_types if self.index.admits(admitted, pod_reqs, e))
-        fitting = tuple(e for e in with_pod if self.fit.failure(e, shape) is None)
-        known = tuple(e for e in fitting if not self._unverified(e, pod_reqs))
-        if known and self.fit.ephemeral_unknown(shape, known):
-            checks.append(
-                Check(
-                    "instance types", None, "ephemeral-storage requested and the NodeClass is not in the data"
-                )
-            )
-            return known
-        if known:
-            checks.append(Check("instance types", True, f"{len(known)} fit: {type_names(known)}"))
-            return known
-        if fitting:
-            unknown = sorted({k for e in fitting for k in self._unverified(e, pod_reqs)})
-            checks.append(
-                Check(
-                    "instance types",
-                    None,
-                    f"only {type_names(fitting)} may fit, and the catalog does not know their "
-                    f"{', '.join(unknown)}: not verified",
-                )
-            )
-            return fitting
+        with_pod, fitting, known, found = self.fitting(shape, pod_reqs)
+        if found is not None:
+            checks.append(found)
+            return known or fitting
         wanted = resources_text(shape.requests)
         detail: dict[str, object] = {}
         if not pool_types or not self.offers(shape):
@@ -450,13 +423,13 @@ class PoolTarget:
         checks.append(Check("instance types", False, message))
         return ()
 
-    def _unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
+    def unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
         return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
             pod_reqs, entry
         )
 
     def _limit_blockers(
-        self, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
+        self, shape: PodShape, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
     ) -> None:
         if not self.pool.limits:
             checks.append(Check("limits", True, "no limits"))
@@ -464,26 +437,15 @@ class PoolTarget:
         if "nodeclaims" in self.unreadable:
             checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
             return
-        remaining = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items()))
+        remaining = self._remaining_text
         if not fitting:
             checks.append(Check("limits", None, f"remaining {remaining}"))
             return
-        if self.remaining.get("nodes", Decimal(1)) <= 0:
-            problem: str | None = "node limits have been exhausted"
-        else:
-            problem = None
-            for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
-                over = [
-                    f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
-                    for r, left in self.remaining.items()
-                    if raw_capacity_of(entry.it, r) > left
-                ]
-                if not over:
-                    problem = None
-                    break
-                problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(
-                    over
-                )
+        # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
+        key = ("limits", id(fitting), tuple(self.remaining.items()))
+        kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
+        if kept is not fitting:
+            problem = limit_problem(self.remaining, fitting)
         if problem is None:
             checks.append(Check("limits", True, f"remaining {remaining}"))
             return

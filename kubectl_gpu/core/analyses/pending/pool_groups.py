@@ -1,0 +1,176 @@
+"""NodePools that fit a pod the same way, evaluated once per pod shape.
+
+A cluster with many NodePools (one per team, per family, per capacity type) has few distinct ones as far as
+instance-type fit goes: which types the pool admits, what its DaemonSets and NodeOverlays add to or set on
+each, its NodeClass (ephemeral storage) and which of its requirement keys the catalog cannot verify per
+type. That is the pool's *fit signature*: pools with equal signatures admit the same types for a pod, the
+same of them fit, and the same are known to fit, so `PoolMemo` computes that once per signature and pod
+shape and every pool of the group reuses it. The pool's name, limits, taints, conditions and events are not
+in the signature: whatever depends on them (messages, limit and NodeClass blockers) is still made per pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from decimal import Decimal
+from typing import TYPE_CHECKING, TypeVar
+
+from kubectl_gpu.core.analyses.pending.evaluation import Check, short_quantity, type_names
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.k8s.models import Resources
+from kubectl_gpu.core.scheduling.instances import IndexedType, raw_capacity_of
+from kubectl_gpu.core.scheduling.requirements import Requirements
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+
+__all__ = [
+    "Fitting",
+    "PoolMemo",
+    "fit_signature",
+    "fitting_types",
+    "limit_problem",
+    "names_pools",
+    "requirement_signature",
+]
+
+NODEPOOL = "karpenter.sh/nodepool"
+
+T = TypeVar("T")
+_MISSING = object()
+
+# (types the pool and the pod's requirements both admit, those that hold the pod, those known to hold it,
+# the "instance types" check when some may fit)
+Fitting = tuple[tuple[IndexedType, ...], tuple[IndexedType, ...], tuple[IndexedType, ...], Check | None]
+
+
+class PoolMemo:
+    """Shared by the PoolTargets of one analysis. Results are kept for the shape being evaluated only
+    (an analysis evaluates every pool for one shape, then the next shape): memory stays bounded."""
+
+    def __init__(self) -> None:
+        self._groups: dict[Hashable, int] = {}
+        self._shape: PodShape | None = None
+        self._memo: dict[Hashable, object] = {}
+        self._shared: dict[Hashable, object] = {}
+        self.computed = 0  # how many results were computed (tests pin the grouping with it)
+
+    def group(self, signature: Hashable) -> int:
+        """A small id per distinct signature."""
+        return self._groups.setdefault(signature, len(self._groups))
+
+    @property
+    def groups(self) -> int:
+        return len(self._groups)
+
+    def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """A value computed once per analysis (the same for every pool)."""
+        found = self._shared.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._shared[key] = compute()
+        return found  # type: ignore[return-value]
+
+    def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
+        if shape is not self._shape:
+            self._shape = shape
+            self._memo = {}
+        found = self._memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._memo[key] = compute()
+            self.computed += 1
+        return found  # type: ignore[return-value]
+
+
+def requirement_signature(target: PoolTarget) -> Hashable:
+    """What `Requirements.compatible` reads of a pool for a pod that does not select `karpenter.sh/nodepool`:
+    the provider (its well-known labels), the requirement keys (typo hints), every requirement but the
+    pool's own name."""
+    reqs = target.requirements
+    return (
+        "requirements",
+        target.provider,
+        frozenset(reqs.keys()),
+        frozenset((k, r) for k, r in reqs.items() if k != NODEPOOL),
+    )
+
+
+def names_pools(shape: PodShape) -> bool:
+    """Whether one of the pod's required terms constrains `karpenter.sh/nodepool` (then each pool's
+    answer depends on its name)."""
+    reqs = shape.requirements
+    return reqs is not None and any(NODEPOOL in alt for alt in reqs.alternatives())
+
+
+def fit_signature(target: PoolTarget) -> Hashable:
+    """Everything `fitting_types` and `PoolTarget.offers` read of a pool, as a hashable value."""
+    fit = target.fit
+    per_type = []
+    for e in target.types:
+        overlaid = fit._overlaid.get(e.it.name)
+        per_type.append(
+            (
+                id(e),
+                tuple(sorted(fit.overhead(e).items())),
+                tuple(sorted(overlaid[0].items())) if overlaid else (),
+                target.index.unverified_keys(target.requirements, e),
+            )
+        )
+    node_class = fit.node_class
+    return ("fit", id(target.index), id(node_class) if node_class is not None else None, tuple(per_type))
+
+
+def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -> Fitting:
+    """The pool's types the pod's requirements admit, those that hold the pod with its daemons, and those
+    of them the catalog knows every required label of."""
+    pool_types = target.types
+    with_pod = pool_types
+    index = target.index
+    if shape.requirements is not None:
+        admitted = index.admitted_by(pod_reqs)
+        with_pod = tuple(e for e in pool_types if index.admits(admitted, pod_reqs, e))
+    fitting = tuple(e for e in with_pod if target.fit.failure(e, shape) is None)
+    known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
+    return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
+
+
+def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> str | None:
+    """Why NodePool limits with this much left stop every fitting type, or None (no pool name in it)."""
+    if remaining.get("nodes", Decimal(1)) <= 0:
+        return "node limits have been exhausted"
+    problem = None
+    for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
+        over = [
+            f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
+            for r, left in remaining.items()
+            if raw_capacity_of(entry.it, r) > left
+        ]
+        if not over:
+            return None
+        problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(over)
+    return problem
+
+
+def _fit_check(
+    target: PoolTarget,
+    shape: PodShape,
+    pod_reqs: Requirements,
+    fitting: tuple[IndexedType, ...],
+    known: tuple[IndexedType, ...],
+) -> Check | None:
+    """The "instance types" check when some type may fit (no pool name in it: shared by the group); None
+    when none fits (the blocker names the pool)."""
+    if known and target.fit.ephemeral_unknown(shape, known):
+        return Check(
+            "instance types", None, "ephemeral-storage requested and the NodeClass is not in the data"
+        )
+    if known:
+        return Check("instance types", True, f"{len(known)} fit: {type_names(known)}")
+    if fitting:
+        unknown = sorted({k for e in fitting for k in target.unverified(e, pod_reqs)})
+        return Check(
+            "instance types",
+            None,
+            f"only {type_names(fitting)} may fit, and the catalog does not know their "
+            f"{', '.join(unknown)}: not verified",
+        )
+    return None

@@ -1,0 +1,163 @@
+"""NodePools that fit alike share their per-shape work (pool_groups.py), and sharing changes no answer.
+
+Each case copies the `gpu` NodePool of the automode-gpu scenario, changes one scheduling field of the copy
+(or none), and evaluates every Pending pod of the scenario against both: once with the pools sharing one
+`PoolMemo`, as the analysis does, and once with a memo per pool (no sharing, the way it was before). The two
+must give equal evaluations for every pod, and the copy joins the original's groups exactly when nothing that
+the group signature covers differs.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kubectl_gpu.core.analyses.pending import Verdict
+from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
+from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+from kubectl_gpu.core.analyses.pending.shape import shape_of
+from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
+from kubectl_gpu.core.scheduling.instances import InstanceIndex
+from tests.core.analyses.pending._scenarios import NOW, Obj, analyse, catalog, find, items, state_of
+
+COPY = "gpu-copy"
+
+
+def _spec(pool: Obj) -> Any:
+    return pool["spec"]["template"]["spec"]
+
+
+def _family(pool: Obj, *families: str) -> None:
+    reqs = _spec(pool)["requirements"]
+    for req in reqs:
+        if req["key"] == "eks.amazonaws.com/instance-family":
+            req["values"] = list(families)
+
+
+def _label(pool: Obj) -> None:
+    pool["spec"]["template"]["metadata"] = {"labels": {"team": "research"}}
+
+
+def _node_class(pool: Obj) -> None:
+    _spec(pool)["nodeClassRef"]["name"] = "gpu-class"  # not in the data: ephemeral storage unknown
+
+
+def _taint(pool: Obj) -> None:
+    _spec(pool)["taints"] = [{"key": "dedicated", "value": "research", "effect": "NoSchedule"}]
+
+
+def _limits(pool: Obj) -> None:
+    pool["spec"]["limits"] = {"nvidia.com/gpu": "0"}
+
+
+def _weight(pool: Obj) -> None:
+    pool["spec"]["weight"] = 50
+
+
+# (case, change to the copy, same fit group, same requirement group)
+CASES: list[tuple[str, Callable[[Obj], None], bool, bool]] = [
+    ("identical", lambda pool: None, True, True),
+    ("instance family", lambda pool: _family(pool, "p5"), False, False),
+    ("template label", _label, True, False),  # the label is a requirement; the same types fit
+    ("nodeClassRef", _node_class, False, False),
+    ("taints", _taint, True, True),  # taints are judged per pool (and no DaemonSet here tells them apart)
+    ("limits", _limits, True, True),  # limits are judged per pool
+    ("weight", _weight, True, True),  # weight is per pool
+]
+
+
+def _objects(change: Callable[[Obj], None]) -> list[Obj]:
+    objects = items("automode-gpu")
+    pool = copy.deepcopy(find(objects, "NodePool", "gpu"))
+    pool["metadata"]["name"] = COPY
+    change(pool)
+    objects.append(pool)
+    # A pod that selects a NodePool by name: its answer depends on the pool's name, never shared.
+    named = copy.deepcopy(find(objects, "Pod", "wrong-value"))
+    named["metadata"].update(name="named-pool", uid="uid-named-pool")
+    named["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": "gpu"}
+    named["spec"]["tolerations"] = [{"operator": "Exists"}]
+    objects.append(named)
+    return objects
+
+
+def _targets(objects: list[Obj], shared: bool) -> tuple[PoolMemo, dict[str, PoolTarget]]:
+    state = state_of(objects)
+    index = InstanceIndex(catalog(), "auto")
+    memo = PoolMemo()
+    targets = {
+        p.name: PoolTarget(p, state, catalog(), index, NOW, memo if shared else None) for p in state.nodepools
+    }
+    return memo, targets
+
+
+def _evaluations(objects: list[Obj], shared: bool) -> dict[tuple[str, str], TargetEvaluation]:
+    _, targets = _targets(objects, shared)
+    state = state_of(objects)
+    out = {}
+    for pod in state.pods:
+        if pod.phase != "Pending":
+            continue
+        shape = shape_of(pod)
+        for name, target in targets.items():
+            out[(pod.name, name)] = target.evaluate(shape)
+    return out
+
+
+@pytest.mark.parametrize(("case", "change", "same_fit", "same_reqs"), CASES, ids=[c for c, *_ in CASES])
+def test_sharing_gives_the_evaluations_of_one_pool_at_a_time(
+    case: str, change: Callable[[Obj], None], same_fit: bool, same_reqs: bool
+) -> None:
+    objects = _objects(change)
+    alone = _evaluations(objects, shared=False)
+    together = _evaluations(objects, shared=True)
+    assert together.keys() == alone.keys()
+    assert len(alone) > 20
+    for key, evaluation in alone.items():
+        assert together[key] == evaluation, key
+
+
+@pytest.mark.parametrize(("case", "change", "same_fit", "same_reqs"), CASES, ids=[c for c, *_ in CASES])
+def test_pools_join_a_group_only_when_their_scheduling_content_is_equal(
+    case: str, change: Callable[[Obj], None], same_fit: bool, same_reqs: bool
+) -> None:
+    _, targets = _targets(_objects(change), shared=True)
+    original, other = targets["gpu"], targets[COPY]
+    assert (original.group == other.group) is same_fit
+    assert (original.requirement_group == other.requirement_group) is same_reqs
+
+
+def test_one_evaluation_per_group_and_shape() -> None:
+    objects = _objects(lambda pool: None)
+    memo, targets = _targets(objects, shared=True)
+    pod = next(p for p in state_of(objects).pods if p.name == "wrong-value")
+    shape = shape_of(pod)
+    targets["gpu"].evaluate(shape)
+    before = memo.computed
+    copied = targets[COPY].evaluate(shape)
+    assert memo.computed == before  # the copy reused the term, its incompatibilities and the instance fit
+    assert copied.target.name == COPY and copied.fitting_types
+    named = next(p for p in state_of(objects).pods if p.name == "named-pool")
+    named_shape = shape_of(named)
+    targets["gpu"].evaluate(named_shape)
+    before = memo.computed
+    targets[COPY].evaluate(named_shape)
+    assert memo.computed == before + 1  # a pod that names NodePools: the term is the copy's own
+
+
+def test_the_analysis_names_each_pool_in_its_own_blockers() -> None:
+    report = analyse(_objects(_limits))
+    found = {
+        (e.target.name, str(b.code), b.message)
+        for d in report.pods
+        for e in d.evaluations
+        for b in e.blockers
+        if e.target.name in ("gpu", COPY)
+    }
+    limited = {m for name, code, m in found if code == Verdict.NODEPOOL_LIMIT_REACHED}
+    assert limited and all(f"NodePool {COPY} " in m for m in limited)
+    assert any(name == "gpu" and "NodePool gpu " in m for name, _, m in found)
+    assert not any(name == "gpu" and COPY in m for name, _, m in found)
