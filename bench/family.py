@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate as g
-from generate import NOW, BundleWriter, Generator, Slot, cb, redact
+from generate import NOW, Generator, Slot, cb, redact, write_generated
 
 __all__ = ["EXAMPLE_PENDING_POD", "FAMILY", "SHAPES", "fuzzed", "generate_family"]
 
@@ -328,20 +328,7 @@ def generate_family(
     gen = FamilyGenerator(
         nodes, pods, seed, gpu_pools=gpu_pools, gpu_share_pct=gpu_share_pct, shapes=pending_shapes
     )
-    classes, pools, node_objs, claims = gen.infrastructure()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    with tmp.open("wb", buffering=1 << 20) as fh:
-        writer = BundleWriter(fh, captured_at=NOW, context=g.CONTEXT)
-        for obj in (*classes, *pools, *node_objs, *claims):
-            writer.write(obj)
-        for p in gen.pods(node_objs):
-            writer.write(p)
-        for e in gen.pending_events:
-            writer.write(e)
-        writer.close()
-    tmp.replace(out)
-    return dict(writer.counts)
+    return write_generated(gen, out)
 
 
 def fuzzed(seed: int, count: int, max_nodes: int = 1500) -> dict[str, dict[str, int]]:

@@ -851,7 +851,11 @@ def _created(node: Obj) -> datetime:
 
 def generate(nodes: int, pods: int, out: Path, *, seed: int = 7) -> dict[str, int]:
     """Write one bundle with `nodes` nodes and `pods` pods to `out`; returns object counts per kind."""
-    gen = Generator(nodes, pods, seed)
+    return write_generated(Generator(nodes, pods, seed), out)
+
+
+def write_generated(gen: Generator, out: Path) -> dict[str, int]:
+    """Write what `gen` generates to `out` (through a temporary file); returns object counts per kind."""
     classes, pools, node_objs, claims = gen.infrastructure()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")

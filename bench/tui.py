@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from generate import SIZES, generate  # noqa: E402
+from live import serve  # noqa: E402
 
 CHILD = r"""
 import asyncio, json, resource, statistics, sys, time
@@ -159,26 +160,6 @@ def _median(runs: list[dict[str, object]], key: str) -> float | None:
     return statistics.median(values) if values else None
 
 
-def _serve(path: Path, out: Path) -> tuple[subprocess.Popen[str], Path]:
-    """bench/apiserver.py on `path` in its own process, and a kubeconfig (context `bench`) for it."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "apiserver.py"), str(path)], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().split()[-1]
-    kubeconfig = out / "bench-kubeconfig.json"
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "bench", "cluster": {"server": url}}],
-        "users": [{"name": "bench", "user": {}}],
-        "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "bench"}}],
-        "current-context": "bench",
-    }
-    kubeconfig.write_text(json.dumps(config))
-    return proc, kubeconfig
-
-
 def bench_size(
     size: str, repeat: int, refreshes: int, out: Path, live: bool, now: str = "", python: str = sys.executable
 ) -> dict[str, object]:
@@ -186,7 +167,7 @@ def bench_size(
     if not path.exists():
         print(f"[{size}] generating {path} ...", flush=True)
         generate(*SIZES[size], path)
-    server, kubeconfig = _serve(path, out) if live else (None, None)
+    server, _, kubeconfig = serve(path, 0, out) if live else (None, None, None)
     runs = []
     try:
         for index in range(repeat):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
-from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
+from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget, could_not_look
 from kubectl_gpu.core.report import FailOn, Report
 
 if TYPE_CHECKING:
@@ -28,7 +28,6 @@ __all__ = [
     "FLEET_MEMBER",
     "Answer",
     "Loaded",
-    "could_not_look",
     "emit",
     "load",
     "pod_ref",
@@ -108,15 +107,6 @@ def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tupl
     if not name or not namespace or "/" in name:
         raise InvalidInput(f"{what}: not a pod name: {text!r}", "write NAME or NAMESPACE/NAME")
     return namespace, name
-
-
-def could_not_look(notes: Iterable[Note], kinds: Iterable[str] | None) -> list[Note]:
-    """The FORBIDDEN notes about kinds the analysis reads (`kinds`; None: every kind): what it could not
-    look at. A bundle's notes about other kinds do not count, so a snapshot answers as the live cluster."""
-    wanted = None if kinds is None else set(kinds)
-    return [
-        n for n in notes if n.code == "FORBIDDEN" and (wanted is None or n.kind is None or n.kind in wanted)
-    ]
 
 
 def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:

@@ -12,25 +12,18 @@ single-cluster table shows.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Column, Table
 from rich.text import Text
 
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.output import view_parts
 
 __all__ = ["CLUSTER_COLUMN", "fleet_view"]
 
 CLUSTER_COLUMN = "CLUSTER"
-
-
-def _parts(view: RenderableType) -> Iterator[RenderableType]:
-    if isinstance(view, Group):
-        for part in view.renderables:
-            yield from _parts(part)
-    else:
-        yield view
 
 
 def _key(table: Table) -> tuple[str, tuple[str, ...]]:
@@ -91,7 +84,7 @@ def fleet_view(views: Sequence[tuple[str, RenderableType]]) -> RenderableType:
     lines: list[RenderableType] = []
     for cluster, view in views:
         texts: list[RenderableType] = []
-        for part in _parts(view):
+        for part in view_parts(view):
             if isinstance(part, Table):
                 key = _key(part)
                 if key not in tables:

@@ -19,7 +19,15 @@ from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["LARGE_TABLE_ROWS", "dump_json", "dump_yaml", "make_console", "print_table", "use_color"]
+__all__ = [
+    "LARGE_TABLE_ROWS",
+    "dump_json",
+    "dump_yaml",
+    "make_console",
+    "print_table",
+    "use_color",
+    "view_parts",
+]
 
 
 def use_color(stream: IO[str], *, no_color: bool) -> bool:
@@ -96,10 +104,11 @@ def dump_yaml(data: Any) -> str:
     return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def _parts(view: RenderableType) -> Iterator[RenderableType]:
+def view_parts(view: RenderableType) -> Iterator[RenderableType]:
+    """The leaves of a view: nested Groups flattened, in order."""
     if isinstance(view, Group):
         for part in view.renderables:
-            yield from _parts(part)
+            yield from view_parts(part)
     else:
         yield view
 
@@ -124,7 +133,7 @@ def _narrowest(console: Console, table: Table) -> int:
 
 
 def _print(console: Console, view: RenderableType) -> None:
-    for part in _parts(view):
+    for part in view_parts(view):
         if not isinstance(part, Table) or _narrowest(console, part) <= console.width:
             console.print(part)
             continue
@@ -209,7 +218,7 @@ def print_table(console: Console, view: RenderableType) -> None:
     """Print a view (a table, text, or a Group of them), fitted to the console's width where its tables
     fit it without cutting a cell; off a terminal, without the trailing padding rich adds to every line.
     A table of more than LARGE_TABLE_ROWS one-line rows is written line by line (the same text, fast)."""
-    for part in _parts(view):
+    for part in view_parts(view):
         grid = _large_cells(part) if isinstance(part, Table) else None
         if grid is not None and isinstance(part, Table):
             _print_large(console, part, grid)

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from kubectl_gpu.core.analyses import diagnose
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, fleet_exit_code
 from kubectl_gpu.core.errors import ExitCode, KubectlGpuError
+from kubectl_gpu.core.k8s.state import could_not_look
 from kubectl_gpu.core.report import Severity, severity_counts
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, TimedOut, gather
@@ -49,7 +51,7 @@ class FleetOverview:
 def _row(context: str, cluster: str | None, snapshot: data.Snapshot) -> FleetRow:
     counts = severity_counts(snapshot.diagnose.findings)
     code = snapshot.diagnose.exit_code()
-    if code == ExitCode.OK and any(n.code == "FORBIDDEN" for n in snapshot.state.notes):
+    if code == ExitCode.OK and could_not_look(snapshot.state.notes, diagnose.KINDS):
         code = ExitCode.INCOMPLETE  # could not look: never shown as clean
     return FleetRow(
         context,

@@ -1,7 +1,7 @@
 """A Kubernetes API server for tests: real HTTP on 127.0.0.1, an in-memory store, injectable faults.
 
 It speaks enough of the API for the official `kubernetes` Python client and the real `kubectl` binary
-(see /work/shared/reference/KUBECTL-WIRE.md): legacy discovery, list (limit/continue, label and field
+(as the research reference's KUBECTL-WIRE.md describes the wire): legacy discovery, list (limit/continue, label and field
 selectors), get, create (JSON, and the protobuf Pod `kubectl debug node/X` sends), delete, pod logs and
 SelfSubjectAccessReview. Every error is a `Status` body as the real server writes it.
 

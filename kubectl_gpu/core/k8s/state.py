@@ -53,7 +53,7 @@ def _parse_probe(value: object) -> ProbeResult | None:
     return None
 
 
-__all__ = ["ClusterState", "DuplicateObject", "Note", "Scope", "StateBuilder"]
+__all__ = ["ClusterState", "DuplicateObject", "Note", "Scope", "StateBuilder", "could_not_look"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,15 @@ class Note:
     code: str  # FORBIDDEN | ABSENT | SKIPPED | PARTIAL
     message: str
     kind: str | None = None
+
+
+def could_not_look(notes: Iterable[Note], kinds: Iterable[str] | None) -> list[Note]:
+    """The FORBIDDEN notes about kinds the analysis reads (`kinds`; None: every kind): what it could not
+    look at. A bundle's notes about other kinds do not count, so a snapshot answers as the live cluster."""
+    wanted = None if kinds is None else set(kinds)
+    return [
+        n for n in notes if n.code == "FORBIDDEN" and (wanted is None or n.kind is None or n.kind in wanted)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Parsing real objects (copied from ../shared/fixtures with provenance) and the edge cases around them."""
+"""Parsing real objects (vendored in tests/fixtures with their provenance) and the edge cases around them."""
 
 from __future__ import annotations
 

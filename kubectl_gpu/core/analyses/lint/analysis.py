@@ -40,7 +40,6 @@ from kubectl_gpu.core.analyses.lint.facts import label_provider, pool_provider
 from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity
 from kubectl_gpu.core.analyses.lint.nodeclasses import nvme_findings
 from kubectl_gpu.core.analyses.lint.objects import object_findings
-from kubectl_gpu.core.analyses.lint.overlays import pool_overlay_capacity
 from kubectl_gpu.core.analyses.lint.pools import PoolLint
 from kubectl_gpu.core.analyses.lint.report import CODES, LintReport, PoolFacts
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
@@ -48,6 +47,7 @@ from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import FailOn, Finding
 from kubectl_gpu.core.scheduling.instances import InstanceIndex
+from kubectl_gpu.core.scheduling.overlays import OverlayMatcher
 
 __all__ = ["CODES", "LintReport", "PoolFacts", "analyse", "lint"]
 
@@ -58,6 +58,7 @@ def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | No
     `overlay`: capacity NodeOverlays add per instance type (by default: what the state's NodeOverlays add in
     each pool): such types count as serving the accelerator, and a suggested fix must keep them."""
     indexes: dict[Provider, InstanceIndex] = {}
+    overlays = OverlayMatcher(state.nodeoverlays)
     findings: list[Finding] = list(object_findings(state))
     facts: list[PoolFacts] = []
     gpu_pools_by_class: dict[tuple[str, str], list[tuple[NodePool, list[InstanceType]]]] = {}
@@ -66,7 +67,7 @@ def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | No
         index = indexes.get(provider)
         if index is None:
             index = indexes[provider] = InstanceIndex(catalog, provider)
-        added = overlay if overlay is not None else pool_overlay_capacity(pool, index, state.nodeoverlays)
+        added = overlay if overlay is not None else _overlay_capacity(pool, index, overlays)
         checker = PoolLint(pool, state, catalog, index, added)
         fact = checker.run()
         findings.extend(checker.findings)
@@ -94,3 +95,11 @@ def analyse(
 ) -> LintReport:
     """Lint needs no clock; `now` is taken for the common signature."""
     return replace(lint(state, catalog, overlay=overlay), fail_on=fail_on)
+
+
+def _overlay_capacity(pool: NodePool, index: InstanceIndex, overlays: OverlayMatcher) -> OverlayCapacity:
+    """Instance type name -> the capacity the cluster's NodeOverlays add to it in `pool`."""
+    if not overlays:
+        return {}
+    found = ((entry.it.name, overlays.overlaid(pool, entry)) for entry in index.types)
+    return {name: o.capacity for name, o in found if o is not None and o.capacity}

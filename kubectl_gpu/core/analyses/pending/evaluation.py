@@ -1,4 +1,4 @@
-"""What evaluating a pod shape against a target gives (blockers, checks, nearness), and the wording they share."""
+"""What evaluating a pod shape against a target gives (blockers, checks), and the wording they share."""
 
 from __future__ import annotations
 
@@ -41,11 +41,6 @@ class TargetEvaluation:
     @property
     def capacity_blockers(self) -> int:
         return sum(1 for b in self.blockers if b.cls is CAPACITY)
-
-    def nearness(self) -> tuple[bool, int, int, int, str]:
-        """Sort key: offering targets first, then fewest spec blockers, fewest capacity blockers,
-        highest weight, name."""
-        return (not self.offers, self.spec_blockers, self.capacity_blockers, -self.weight, self.target.name)
 
 
 def taint_list(taints: tuple[Taint, ...]) -> str:

@@ -1,11 +1,7 @@
 """Does one instance type of a NodePool hold the pod once everything else on the node is counted?
 
-* NodeOverlays (Karpenter v1.x, `pkg/controllers/nodeoverlay/controller.go` `getOverlaidOfferings`,
-  `store.go` `updateInstanceTypeCapacity`): an overlay applies to an instance type of a pool when its
-  requirements are compatible with the pool name, the template labels and the type's own labels; its
-  `capacity` is assigned over the type's (`InstanceType.ApplyCapacityOverlay`), highest weight first (equal
-  weights: the name later in the alphabet first, `NodeOverlayList.OrderByWeight`), a resource once set is not
-  set again by a lighter overlay; `price` / `priceAdjustment` change the price (`AdjustedPrice`).
+* NodeOverlays (matched in `core/scheduling/overlays.py`): their `capacity` is assigned over the type's
+  (`InstanceType.ApplyCapacityOverlay`); `price` / `priceAdjustment` change the price (`AdjustedPrice`).
 * Daemon overhead (`scheduler.go` `buildDaemonOverheadGroups`, `isDaemonPodCompatible`): the requests of every
   DaemonSet whose pod tolerates the pool's taints (PreferNoSchedule tolerated) and whose node requirements are
   compatible with the pool (`AllowUndefinedWellKnownLabels`) and intersect the type's, one required term at
@@ -30,6 +26,7 @@ from kubectl_gpu.core.k8s.models import DaemonSet, NodeClass, NodeOverlay, NodeP
 from kubectl_gpu.core.k8s.placement import HostPort
 from kubectl_gpu.core.scheduling.affinity import scheduling_requirements
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex, capacity_of
+from kubectl_gpu.core.scheduling.overlays import Overlaid, OverlayMatcher
 from kubectl_gpu.core.scheduling.requirements import RequirementError, Requirements
 from kubectl_gpu.core.scheduling.taints import untolerated
 
@@ -40,9 +37,6 @@ EPHEMERAL = "ephemeral-storage"
 _DEFAULT_EBS = 20 * GI  # amifamily.DefaultEBS
 _AUTO_DEFAULT = 80 * GI  # Auto Mode NodeClass ephemeralStorage.size default (EKS docs)
 _KUBE_RESERVED = GI  # default kube-reserved ephemeral-storage
-_OFFERING_KEYS = frozenset(
-    {"karpenter.sh/capacity-type", "topology.kubernetes.io/zone", "topology.k8s.aws/zone-id"}
-)
 
 
 def adjusted_price(price: float, change: str | None) -> float:
@@ -112,49 +106,28 @@ class PoolFit:
         self.index = index
         self.types = types
         self.daemonsets = daemonsets
-        self.overlays = tuple(sorted(overlays, key=lambda o: (o.weight, o.name), reverse=True))
+        self.overlays = OverlayMatcher(overlays)
         self.node_class = node_class
         self._overheads: dict[str, Resources] = {}
 
     # --- NodeOverlay ------------------------------------------------------------------------------
 
     @cached_property
-    def _overlaid(self) -> dict[str, tuple[Resources, str | None, tuple[str, ...], bool]]:
-        """type name -> (capacity set by overlays, price change, overlay names, uncertain)."""
-        out: dict[str, tuple[Resources, str | None, tuple[str, ...], bool]] = {}
+    def _overlaid(self) -> dict[str, Overlaid]:
+        """type name -> what the overlays set on it in this pool (types no overlay touches: absent)."""
         if not self.overlays:
-            return out
+            return {}
+        out: dict[str, Overlaid] = {}
         for entry in self.types:
-            labels = {**entry.labels, **self.pool.template_labels, "karpenter.sh/nodepool": self.pool.name}
-            own = Requirements.from_labels(labels)
-            capacity: Resources = {}
-            price: str | None = None
-            names: list[str] = []
-            uncertain = False
-            for overlay in self.overlays:
-                try:
-                    wanted = Requirements.of(*overlay.requirements)
-                except RequirementError:
-                    uncertain = True
-                    continue
-                if any(k in entry.unknown for k in wanted):
-                    uncertain = True
-                    continue
-                if own.compatible(wanted, allow_undefined=_OFFERING_KEYS):
-                    continue
-                names.append(overlay.name)
-                for resource, value in overlay.capacity.items():
-                    capacity.setdefault(resource, value)
-                if price is None:
-                    price = overlay.price or overlay.price_adjustment
-            if names or uncertain:
-                out[entry.it.name] = (capacity, price, tuple(names), uncertain)
+            found = self.overlays.overlaid(self.pool, entry)
+            if found is not None:
+                out[entry.it.name] = found
         return out
 
     def capacity(self, entry: IndexedType, resource: str) -> Decimal:
         found = self._overlaid.get(entry.it.name)
-        if found is not None and resource in found[0]:
-            return found[0][resource]
+        if found is not None and resource in found.capacity:
+            return found.capacity[resource]
         return capacity_of(entry.it, resource)
 
     def price(self, entry: IndexedType) -> float | None:
@@ -162,15 +135,19 @@ class PoolFit:
         found = self._overlaid.get(entry.it.name)
         if base is None or found is None:
             return base
-        return adjusted_price(base, found[1])
+        return adjusted_price(base, found.price)
+
+    def overlay_capacity(self, entry: IndexedType) -> Resources:
+        found = self._overlaid.get(entry.it.name)
+        return found.capacity if found else {}
 
     def overlay_names(self, entry: IndexedType) -> tuple[str, ...]:
         found = self._overlaid.get(entry.it.name)
-        return found[2] if found else ()
+        return found.names if found else ()
 
     def overlay_uncertain(self, entry: IndexedType) -> bool:
         found = self._overlaid.get(entry.it.name)
-        return bool(found and found[3])
+        return bool(found and found.uncertain)
 
     # --- daemons ----------------------------------------------------------------------------------
 

@@ -106,12 +106,11 @@ def fit_signature(target: PoolTarget) -> Hashable:
     fit = target.fit
     per_type = []
     for e in target.types:
-        overlaid = fit._overlaid.get(e.it.name)
         per_type.append(
             (
                 id(e),
                 tuple(sorted(fit.overhead(e).items())),
-                tuple(sorted(overlaid[0].items())) if overlaid else (),
+                tuple(sorted(fit.overlay_capacity(e).items())),
                 target.index.unverified_keys(target.requirements, e),
             )
         )
