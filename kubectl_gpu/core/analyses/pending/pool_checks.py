@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
 from kubectl_gpu.core.analyses.pending.fit import PoolFit
+from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, pool_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
@@ -115,15 +116,15 @@ def _min_values(
             )
     if short:
         message = (
-            f"NodePool {target.pool.name}: minValues requirement is not met by the {len(fitting)} instance "
+            f"NodePool {POOL}: minValues requirement is not met by the {len(fitting)} instance "
             f"type(s) that fit: {'; '.join(short)}"
         )
         return Blocker(
             Verdict.MIN_VALUES_UNSATISFIED,
             SPEC,
-            target.ref,
+            POOL_REF,
             message,
-            f"lower minValues in NodePool {target.pool.name}, admit more instance types (the pod's selectors "
+            f"lower minValues in NodePool {POOL}, admit more instance types (the pod's selectors "
             "narrow them too), or run Karpenter with --min-values-policy=BestEffort",
         )
     if unknown:
@@ -155,11 +156,9 @@ def pool_checks(
             found = fit.port_conflict(fitting[0], placement.host_ports)
             assert found is not None
             ds, port = found
-            message = f"host port {port} is taken by DaemonSet {ds.meta.key} on every node of NodePool {target.pool.name}"
+            message = f"host port {port} is taken by DaemonSet {ds.meta.key} on every node of NodePool {POOL}"
             blockers.append(
-                Blocker(
-                    Verdict.HOST_PORT_CONFLICT, SPEC, target.ref, message, "use another hostPort, or none"
-                )
+                Blocker(Verdict.HOST_PORT_CONFLICT, SPEC, POOL_REF, message, "use another hostPort, or none")
             )
             checks.append(Check("host ports", False, message))
         else:
@@ -198,8 +197,8 @@ def _topology(
                 Blocker(
                     code,
                     CAPACITY,
-                    target.ref,
-                    f"NodePool {target.pool.name}: {detail}",
+                    POOL_REF,
+                    f"NodePool {POOL}: {detail}",
                     "relax the constraint (maxSkew, ScheduleAnyway, preferred affinity) or let the NodePool launch "
                     "in the domains it needs (its zone requirement, the NodeClass subnets)",
                 )
@@ -219,7 +218,7 @@ def _volumes(
             Blocker(
                 Verdict.VOLUME_UNAVAILABLE,
                 CAPACITY,
-                target.ref,
+                POOL_REF,
                 message,
                 "kubectl describe pvc: bind or recreate the claim",
             )
@@ -253,14 +252,14 @@ def _volumes(
         else:
             checks.append(Check("volumes", True, f"volume topology {alt.render()} fits"))
             return
-    message = f"NodePool {target.pool.name} cannot launch where the pod's volumes are: {problems[0]}"
+    message = f"NodePool {POOL} cannot launch where the pod's volumes are: {problems[0]}"
     blockers.append(
         Blocker(
             Verdict.VOLUME_TOPOLOGY_CONFLICT,
             SPEC,
-            target.ref,
+            POOL_REF,
             message,
-            f"allow the volume's zone in NodePool {target.pool.name} (and its NodeClass subnets), or recreate the "
+            f"allow the volume's zone in NodePool {POOL} (and its NodeClass subnets), or recreate the "
             "volume where the pool launches",
         )
     )

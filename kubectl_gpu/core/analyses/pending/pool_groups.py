@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from kubectl_gpu.core.analyses.pending.evaluation import Check, short_quantity, type_names
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.k8s.models import Resources
+from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import Requirements
 
@@ -31,6 +32,7 @@ __all__ = [
     "fitting_types",
     "limit_problem",
     "names_pools",
+    "pool_specific",
     "requirement_signature",
 ]
 
@@ -101,6 +103,27 @@ def names_pools(shape: PodShape) -> bool:
     return reqs is not None and any(NODEPOOL in alt for alt in reqs.alternatives())
 
 
+def pool_specific(shape: PodShape, state: ClusterState, memo: PoolMemo) -> bool:
+    """Whether the pod's answer for a pool may depend on the pool's name: the pod selects
+    `karpenter.sh/nodepool`, spreads or (anti-)affines over it (or a placed pod's anti-affinity does), or
+    has volumes (their node affinity could name it). Such a shape is evaluated pool by pool."""
+    if names_pools(shape) or shape.placement.claims:
+        return True
+    placement = shape.placement
+    if any(c.topology_key == NODEPOOL for c in placement.spread) or any(
+        t.topology_key == NODEPOOL for t in placement.affinity
+    ):
+        return True
+    return memo.shared(
+        "placed pods spread over pools",
+        lambda: any(
+            t.topology_key == NODEPOOL
+            for pod in state.placed_with_anti_affinity
+            for t in pod.placement.affinity
+        ),
+    )
+
+
 def fit_signature(target: PoolTarget) -> Hashable:
     """Everything `fitting_types` and `PoolTarget.offers` read of a pool, as a hashable value."""
     fit = target.fit
@@ -112,6 +135,8 @@ def fit_signature(target: PoolTarget) -> Hashable:
                 tuple(sorted(fit.overhead(e).items())),
                 tuple(sorted(fit.overlay_capacity(e).items())),
                 target.index.unverified_keys(target.requirements, e),
+                tuple(id(ds) for ds in fit.daemons(e)),  # their host ports
+                fit.overlay_uncertain(e),
             )
         )
     node_class = fit.node_class

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import datetime
 
 from kubectl_gpu.core.analyses.pending.evaluation import (
     CAPACITY,
     SPEC,
-    ZERO,
     Check,
     TargetEvaluation,
     resources_text,
@@ -19,6 +19,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
+from kubectl_gpu.core.analyses.pending.pool_facts import node_class_blocker, ready_blocker, remaining_limits
 from kubectl_gpu.core.analyses.pending.pool_groups import (
     Fitting,
     PoolMemo,
@@ -26,14 +27,24 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     fitting_types,
     limit_problem,
     names_pools,
+    pool_specific,
     requirement_signature,
 )
+from kubectl_gpu.core.analyses.pending.pool_template import (
+    POOL,
+    POOL_REF,
+    LimitAnswer,
+    PoolCandidate,
+    Template,
+    named_blocker,
+    named_check,
+)
 from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.verdicts import POD_SELECTOR_VERDICTS, Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
-from kubectl_gpu.core.k8s.models import NodePool, Resources
+from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex, raw_capacity_of
+from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex
 from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
@@ -90,10 +101,10 @@ class PoolTarget:
         self.types = index.admitted(self.requirements)
         self.well_known = catalog.well_known_labels(self.provider)
         self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
-        self.remaining = self._remaining_limits()
+        self.remaining = remaining_limits(self)
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
-        self.node_class_blocker = self._node_class_blocker()
-        self.ready_blocker = self._ready_blocker()
+        self.node_class_blocker = node_class_blocker(self)
+        self.ready_blocker = ready_blocker(self)
         self.capacity_event = capacity_event(self, now)
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
@@ -101,6 +112,7 @@ class PoolTarget:
             None,
             (Requirements(), []),
         )
+        self.own_blockers, self.own_checks = self._own_parts()
         self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
         self._remaining_text = ", ".join(
             f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
@@ -114,93 +126,6 @@ class PoolTarget:
         return self._group
 
     # --- pod-independent facts ---------------------------------------------------------------
-
-    def _claims_usage(self) -> Resources:
-        used: Resources = {}
-        for claim in self.state.nodeclaims_by_pool.get(self.pool.name, ()):
-            capacity = dict(claim.capacity)
-            if not capacity:
-                itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
-                it = self.catalog.by_name(itype) if itype else None
-                if it is not None:
-                    capacity = {r: raw_capacity_of(it, r) for r in self.pool.limits}
-            for name, value in capacity.items():
-                used[name] = used.get(name, ZERO) + value
-            used["nodes"] = used.get("nodes", ZERO) + 1
-        return used
-
-    def _remaining_limits(self) -> Resources:
-        if not self.pool.limits:
-            return {}
-        claims = self._claims_usage()
-        status = self.pool.status_resources
-        return {
-            name: limit - max(claims.get(name, ZERO), status.get(name, ZERO))
-            for name, limit in self.pool.limits.items()
-        }
-
-    def _node_class_blocker(self) -> Blocker | Check:
-        ref = self.pool.node_class_ref
-        if ref is None:
-            return Blocker(
-                Verdict.NODECLASS_NOT_READY,
-                CAPACITY,
-                self.ref,
-                f"NodePool {self.pool.name} has no nodeClassRef",
-                "set spec.template.spec.nodeClassRef to an existing NodeClass",
-            )
-        label = f"{ref.kind} {ref.name}"
-        pool_cond = next((c for c in self.pool.conditions if c.type == "NodeClassReady"), None)
-        node_class = self.state.nodeclass_by_ref.get((ref.kind, ref.name))
-        listed = any(c.kind == ref.kind for c in self.state.nodeclasses)
-        if node_class is None and listed:
-            return Blocker(
-                Verdict.NODECLASS_NOT_READY,
-                CAPACITY,
-                self.ref,
-                f"NodePool {self.pool.name} references {label}, which does not exist",
-                f"create {label} or point nodeClassRef at an existing one (kubectl get {ref.kind.lower()}es)",
-            )
-        if node_class is not None and node_class.ready is False:
-            cond = next(c for c in node_class.conditions if c.type == "Ready")
-            why = cond.message or cond.reason or "Ready=False"
-            return Blocker(
-                Verdict.NODECLASS_NOT_READY,
-                CAPACITY,
-                self.ref,
-                f"{label} is not Ready: {why}",
-                f"kubectl describe {ref.kind.lower()} {ref.name}  # fix what its conditions report",
-            )
-        if pool_cond is not None and pool_cond.status == "False":
-            why = pool_cond.message or pool_cond.reason or "NodeClassReady=False"
-            return Blocker(
-                Verdict.NODECLASS_NOT_READY,
-                CAPACITY,
-                self.ref,
-                f"NodePool {self.pool.name} reports NodeClassReady=False: {why}",
-                f"kubectl describe {ref.kind.lower()} {ref.name}",
-            )
-        if node_class is None:
-            return Check("nodeclass", None, f"{label}: not in the data (not listed or no permission)")
-        state = "Ready" if node_class.ready else "no Ready condition reported"
-        return Check("nodeclass", True, f"{label}: {state}")
-
-    def _ready_blocker(self) -> Blocker | None:
-        """Karpenter's `Provisioner.NewScheduler` skips a NodePool unless its Ready condition is True
-        ("ignoring nodepool, not ready"); a NodeClass problem is reported as NODECLASS_NOT_READY instead."""
-        if isinstance(self.node_class_blocker, Blocker):
-            return None
-        cond = next((c for c in self.pool.conditions if c.type == "Ready"), None)
-        if cond is None or cond.status != "False":
-            return None
-        why = cond.message or cond.reason or "Ready=False"
-        return Blocker(
-            Verdict.NODEPOOL_NOT_READY,
-            CAPACITY,
-            self.ref,
-            f"NodePool {self.pool.name} is not Ready ({why}): Karpenter launches nothing from it",
-            f"kubectl describe nodepool {self.pool.name}  # fix what its conditions report",
-        )
 
     # --- per shape ----------------------------------------------------------------------------
 
@@ -220,18 +145,34 @@ class PoolTarget:
         return found if kept is pod_reqs else fitting_types(self, shape, pod_reqs)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
+        return self.candidate(shape).evaluation()
+
+    def candidate(self, shape: PodShape) -> PoolCandidate:
+        """This pool for the shape: the template of its kind (pool_template.py) and its own limits answer."""
+        template = self.memo.get(shape, self._template_key(shape), lambda: self._template(shape))
+        return PoolCandidate(self, shape, template, self._limit_answer(shape, template.fitting))
+
+    def _template_key(self, shape: PodShape) -> Hashable:
+        """What the template reads of this pool: its requirements but for its name (or the pool itself when
+        the pod's answer can depend on the name), its fit group and its taints."""
+        if self.memo.get(shape, "pool specific", lambda: pool_specific(shape, self.state, self.memo)):
+            requirements: Hashable = ("pool", id(self))
+        else:
+            requirements = (self.requirement_group, self.requirement_error)
+        return ("template", requirements, self.group, self.pool.taints)
+
+    def _template(self, shape: PodShape) -> Template:
+        """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`."""
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        pool = self.pool
-
-        missing = untolerated(shape.tolerations, pool.taints)
+        missing = untolerated(shape.tolerations, self.pool.taints)
         if missing:
             blockers.append(
                 Blocker(
                     Verdict.MISSING_TOLERATION,
                     SPEC,
-                    self.ref,
-                    f"pod does not tolerate {taint_list(missing)} of NodePool {pool.name}",
+                    POOL_REF,
+                    f"pod does not tolerate {taint_list(missing)} of NodePool {POOL}",
                     toleration_fix(missing),
                     {"taints": [pretty(t) for t in missing]},
                 )
@@ -246,10 +187,41 @@ class PoolTarget:
         if shape.requirements is not None:
             node_reqs = node_reqs.intersection(self._term_requirements(shape))
         fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
-        blockers += more
-        checks += more_checks
-        self._limit_blockers(shape, fitting, blockers, checks)
+        return Template(
+            offers=self.offers(shape),
+            blockers=(*blockers, *more),
+            checks=(*checks, *more_checks),
+            fitting=fitting,
+            spec=sum(1 for b in (*blockers, *more) if b.cls is SPEC),
+            capacity=sum(1 for b in (*blockers, *more) if b.cls is CAPACITY),
+            excluded=any(
+                b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True
+                for b in (*blockers, *more)
+            ),
+        )
 
+    def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
+        """The template in this pool's words, with the pool's own blockers and checks."""
+        template, name = candidate.template, self.pool.name
+        blockers = [named_blocker(b, self.ref) for b in template.blockers]
+        checks = [named_check(c, name) for c in template.checks]
+        self._limit_parts(candidate.limit, blockers, checks)
+        blockers += self.own_blockers
+        checks += self.own_checks
+        blockers.sort(key=lambda b: b.rank)
+        return TargetEvaluation(
+            self.ref,
+            template.offers,
+            tuple(blockers),
+            tuple(checks),
+            weight=self.pool.weight or 0,
+            fitting_types=tuple(e.it.name for e in template.fitting),
+        )
+
+    def _own_parts(self) -> tuple[tuple[Blocker, ...], tuple[Check, ...]]:
+        """The blockers and checks that do not depend on the pod: NodeClass, readiness, capacity events."""
+        blockers: list[Blocker] = []
+        checks: list[Check] = []
         if isinstance(self.node_class_blocker, Blocker):
             blockers.append(self.node_class_blocker)
             checks.append(Check("nodeclass", False, self.node_class_blocker.message))
@@ -265,16 +237,7 @@ class PoolTarget:
             checks.append(Check("capacity", None, "events could not be read (forbidden)"))
         else:
             checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
-
-        blockers.sort(key=lambda b: b.rank)
-        return TargetEvaluation(
-            self.ref,
-            self.offers(shape),
-            tuple(blockers),
-            tuple(checks),
-            weight=pool.weight or 0,
-            fitting_types=tuple(e.it.name for e in fitting),
-        )
+        return tuple(blockers), tuple(checks)
 
     def _requirement_blockers(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
         if self.requirement_error:
@@ -296,9 +259,9 @@ class PoolTarget:
                     Blocker(
                         Verdict.REQUIREMENT_CONFLICT,
                         SPEC,
-                        self.ref,
-                        f"{problem.summary} (pod vs NodePool {self.pool.name})",
-                        f"make the pod's {problem.key} match what NodePool {self.pool.name} allows "
+                        POOL_REF,
+                        f"{problem.summary} (pod vs NodePool {POOL})",
+                        f"make the pod's {problem.key} match what NodePool {POOL} allows "
                         f"({allowed}), or allow the pod's value in the NodePool's requirements",
                         {"key": problem.key},
                     )
@@ -349,7 +312,7 @@ class PoolTarget:
             return Blocker(
                 Verdict.LABEL_NAMESPACE_MISMATCH,
                 SPEC,
-                self.ref,
+                POOL_REF,
                 f"pod selects {key}, a label {where} nodes never carry; the same label is {other} here",
                 selector_fix(key, other, value),
                 {"key": key, "replacement": other},
@@ -359,7 +322,7 @@ class PoolTarget:
             fix = (
                 f"{key} is set by GPU feature discovery after a node starts, so no provisioner can launch a "
                 f"node for it: select {self.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
-                f"{key} to NodePool {self.pool.name} spec.template.metadata.labels"
+                f"{key} to NodePool {POOL} spec.template.metadata.labels"
             )
         elif restricted_label(key):
             # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
@@ -367,14 +330,14 @@ class PoolTarget:
         else:
             fix = (
                 f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
-                f"{self.pool.name} spec.template.metadata.labels"
+                f"{POOL} spec.template.metadata.labels"
             )
         hint = f" (typo of {problem.hint}?)" if problem.hint else ""
         return Blocker(
             Verdict.UNKNOWN_LABEL,
             SPEC,
-            self.ref,
-            f"pod selects label {key}{hint}, which NodePool {self.pool.name} neither sets nor knows",
+            POOL_REF,
+            f"pod selects label {key}{hint}, which NodePool {POOL} neither sets nor knows",
             fix,
             {"key": key},
         )
@@ -397,7 +360,7 @@ class PoolTarget:
         detail: dict[str, object] = {}
         if not pool_types or not self.offers(shape):
             kinds = ", ".join(sorted(shape.accelerators))
-            message = f"NodePool {self.pool.name} launches no instance type with {kinds}"
+            message = f"NodePool {POOL} launches no instance type with {kinds}"
             if pool_types:
                 message += f" (it admits {type_names(pool_types)})"
             fix = (
@@ -406,20 +369,20 @@ class PoolTarget:
             )
         elif not with_pod:
             message = (
-                f"no instance type satisfies both NodePool {self.pool.name} (admits {type_names(pool_types)}) "
+                f"no instance type satisfies both NodePool {POOL} (admits {type_names(pool_types)}) "
                 f"and the pod's selectors"
             )
-            fix = f"relax the pod's instance selectors or add matching families to NodePool {self.pool.name}"
+            fix = f"relax the pod's instance selectors or add matching families to NodePool {POOL}"
             detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
         else:
             largest = max(with_pod, key=lambda e: tuple(self.fit.capacity(e, r) for r in shape.accelerators))
             why = self.fit.failure(largest, shape)
             message = (
-                f"no instance type in NodePool {self.pool.name} has room for {wanted}: the largest, "
+                f"no instance type in NodePool {POOL} has room for {wanted}: the largest, "
                 f"{largest.it.name}, offers less ({why})"
             )
             fix = "request fewer accelerators per pod (shard the workload) or admit larger instance types"
-        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, self.ref, message, fix, detail))
+        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, POOL_REF, message, fix, detail))
         checks.append(Check("instance types", False, message))
         return ()
 
@@ -428,32 +391,36 @@ class PoolTarget:
             pod_reqs, entry
         )
 
-    def _limit_blockers(
-        self, shape: PodShape, fitting: tuple[IndexedType, ...], blockers: list[Blocker], checks: list[Check]
-    ) -> None:
+    def _limit_answer(self, shape: PodShape, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
         if not self.pool.limits:
-            checks.append(Check("limits", True, "no limits"))
-            return
+            return LimitAnswer("none")
         if "nodeclaims" in self.unreadable:
-            checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
-            return
-        remaining = self._remaining_text
+            return LimitAnswer("forbidden")
         if not fitting:
-            checks.append(Check("limits", None, f"remaining {remaining}"))
-            return
+            return LimitAnswer("unfitted")
         # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
         key = ("limits", id(fitting), tuple(self.remaining.items()))
         kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
         if kept is not fitting:
             problem = limit_problem(self.remaining, fitting)
-        if problem is None:
+        return LimitAnswer("ok") if problem is None else LimitAnswer("over", problem)
+
+    def _limit_parts(self, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]) -> None:
+        remaining = self._remaining_text
+        if answer.state == "none":
+            checks.append(Check("limits", True, "no limits"))
+        elif answer.state == "forbidden":
+            checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
+        elif answer.state == "unfitted":
+            checks.append(Check("limits", None, f"remaining {remaining}"))
+        elif answer.problem is None:
             checks.append(Check("limits", True, f"remaining {remaining}"))
-            return
-        limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.pool.limits.items()))
-        message = f"NodePool {self.pool.name} limits ({limits}) are used up: {problem}"
-        fix = (
-            f"raise spec.limits of NodePool {self.pool.name} (kubectl edit nodepool {self.pool.name}) or "
-            "free capacity in it"
-        )
-        blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, self.ref, message, fix))
-        checks.append(Check("limits", False, message))
+        else:
+            name = self.pool.name
+            limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.pool.limits.items()))
+            message = f"NodePool {name} limits ({limits}) are used up: {answer.problem}"
+            fix = (
+                f"raise spec.limits of NodePool {name} (kubectl edit nodepool {name}) or free capacity in it"
+            )
+            blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, self.ref, message, fix))
+            checks.append(Check("limits", False, message))

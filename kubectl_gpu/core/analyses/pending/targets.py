@@ -6,7 +6,7 @@ from __future__ import annotations
 from kubectl_gpu.core.analyses.pending.evaluation import Check, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.node_target import NodeTarget
 from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-from kubectl_gpu.core.analyses.pending.verdicts import Verdict
+from kubectl_gpu.core.analyses.pending.verdicts import POD_SELECTOR_VERDICTS
 
 __all__ = [
     "POD_SELECTOR_VERDICTS",
@@ -17,12 +17,6 @@ __all__ = [
     "excluded_by_pod",
     "nearness",
 ]
-
-# Blockers that say the pod's own nodeSelector or node affinity rules the target out: the pod points
-# elsewhere, so such a target is not the one to report while another passes the pod's selectors.
-POD_SELECTOR_VERDICTS = frozenset(
-    {Verdict.LABEL_NAMESPACE_MISMATCH, Verdict.UNKNOWN_LABEL, Verdict.REQUIREMENT_CONFLICT}
-)
 
 
 def excluded_by_pod(evaluation: TargetEvaluation) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["BLOCKER_ORDER", "Blocker", "BlockerClass", "TargetRef", "Verdict"]
+__all__ = ["BLOCKER_ORDER", "POD_SELECTOR_VERDICTS", "Blocker", "BlockerClass", "TargetRef", "Verdict"]
 
 
 class Verdict(StrEnum):
@@ -84,3 +84,10 @@ class Blocker:
             "message": self.message,
             "fix": self.fix,
         }
+
+
+# Blockers that say the pod's own nodeSelector or node affinity rules the target out: the pod points
+# elsewhere, so such a target is not the one to report while another passes the pod's selectors.
+POD_SELECTOR_VERDICTS = frozenset(
+    {Verdict.LABEL_NAMESPACE_MISMATCH, Verdict.UNKNOWN_LABEL, Verdict.REQUIREMENT_CONFLICT}
+)

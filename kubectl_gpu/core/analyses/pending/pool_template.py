@@ -1,0 +1,115 @@
+"""One evaluation per kind of NodePool, named for each pool only when it is shown.
+
+A cluster with 1,200 NodePools (one per team and family) has a few dozen kinds of pool as far as a pod shape
+goes: pools with the same requirements (but their own name), instance-type fit and taints answer the pod's
+taints, requirements, instance types, host ports, minValues, topology and volumes the same way, in the same
+words but for the pool's name. That part is a `Template`, computed once per kind and shape with a placeholder
+for the name (`POOL`). What is the pool's own (limits left, NodeClass, readiness, capacity events, weight,
+name) is added per pool: `PoolCandidate` knows its rank among the targets from the template's counts and
+its own blockers, and builds the named `TargetEvaluation` only when it is asked for (the nearest targets,
+or every one for `explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
+from kubectl_gpu.core.scheduling.instances import IndexedType
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+
+__all__ = ["POOL", "POOL_REF", "PoolCandidate", "Template", "named_blocker", "named_check"]
+
+#: Stands for the pool's name in a template's words: NUL never occurs in a Kubernetes name or label.
+POOL = "\x00nodepool\x00"
+POOL_REF = TargetRef("NodePool", POOL)
+
+# A target's rank among the others (`targets.nearness`): offers nothing, excluded by the pod's selectors,
+# spec blockers, capacity blockers, minus weight, name.
+Key = tuple[bool, bool, int, int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """What a kind of pool answers for a pod shape, its name left as `POOL`."""
+
+    offers: bool
+    blockers: tuple[Blocker, ...]  # in the order found (sorted by rank once the pool's own are added)
+    checks: tuple[Check, ...]
+    fitting: tuple[IndexedType, ...]  # the types left for the limits check
+    spec: int
+    capacity: int
+    excluded: bool  # a blocker says the pod's own selectors rule the pool out (targets.excluded_by_pod)
+
+
+def named_blocker(blocker: Blocker, ref: TargetRef) -> Blocker:
+    name = ref.name
+    fix = blocker.fix.replace(POOL, name) if blocker.fix else blocker.fix
+    return Blocker(blocker.code, blocker.cls, ref, blocker.message.replace(POOL, name), fix, blocker.detail)
+
+
+def named_check(check: Check, name: str) -> Check:
+    if POOL not in check.detail:
+        return check
+    return Check(check.name, check.ok, check.detail.replace(POOL, name))
+
+
+class PoolCandidate:
+    """One NodePool for one pod shape: its rank without its words, and its evaluation on demand."""
+
+    __slots__ = ("_evaluation", "key", "limit", "shape", "target", "template")
+
+    def __init__(self, target: PoolTarget, shape: PodShape, template: Template, limit: LimitAnswer) -> None:
+        self.target = target
+        self.shape = shape
+        self.template = template
+        self.limit = limit
+        own = target.own_blockers
+        limited = 1 if limit.problem is not None else 0
+        self.key: Key = (
+            not template.offers,
+            template.excluded,
+            template.spec + sum(1 for b in own if b.cls is SPEC),
+            template.capacity + limited + sum(1 for b in own if b.cls is CAPACITY),
+            -(target.pool.weight or 0),
+            target.pool.name,
+        )
+        self._evaluation: TargetEvaluation | None = None
+
+    @property
+    def ref(self) -> TargetRef:
+        return self.target.ref
+
+    @property
+    def offers(self) -> bool:
+        return self.template.offers
+
+    def codes(self) -> Iterator[tuple[Verdict, BlockerClass, dict[str, Any]]]:
+        """Every blocker's code, class and detail, without building its words."""
+        for b in self.template.blockers:
+            yield b.code, b.cls, b.detail
+        if self.limit.problem is not None:
+            yield Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, {}
+        for b in self.target.own_blockers:
+            yield b.code, b.cls, b.detail
+
+    def evaluation(self) -> TargetEvaluation:
+        if self._evaluation is None:
+            self._evaluation = self.target.named_evaluation(self)
+        return self._evaluation
+
+
+@dataclass(frozen=True, slots=True)
+class LimitAnswer:
+    """The NodePool-limits check for one pool and shape: `state` is `none` (no limits), `forbidden`
+    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `ok` or `over` (`problem` says
+    why)."""
+
+    state: str
+    problem: str | None = None
