@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from kubectl_gpu.core.analyses.pending.disagreements import disagreements
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
 from kubectl_gpu.core.analyses.pending.pod_gates import (
     Decision,
@@ -14,13 +15,15 @@ from kubectl_gpu.core.analyses.pending.pod_gates import (
     unverified_checks,
 )
 from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
+from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
+from kubectl_gpu.core.analyses.pending.ranking import Candidate, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation, nearness
+from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
-from kubectl_gpu.core.evidence.model import Code, ParsedMessage, Source
+from kubectl_gpu.core.evidence.model import ParsedMessage, Source
 from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.models import Event, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -36,18 +39,6 @@ NOMINATION_WINDOW = timedelta(minutes=15)
 _RELEVANT_REASONS = frozenset(
     {"FailedScheduling", "Nominated", "NotTriggerScaleUp", "TriggeredScaleUp", "FailedCreatePodSandBox"}
 )
-
-# What a provisioner/scheduler message code means in our verdict vocabulary.
-_EQUIVALENT = {
-    Code.UNTOLERATED_TAINT: {Verdict.MISSING_TOLERATION},
-    Code.UNKNOWN_LABEL: {Verdict.UNKNOWN_LABEL, Verdict.LABEL_NAMESPACE_MISMATCH},
-    Code.REQUIREMENT_CONFLICT: {Verdict.REQUIREMENT_CONFLICT},
-    Code.LIMITS_EXCEEDED: {Verdict.NODEPOOL_LIMIT_REACHED},
-    Code.NO_INSTANCE_TYPE: {Verdict.NO_INSTANCE_TYPE_FITS, Verdict.NO_ACCELERATOR_NODEPOOL},
-    Code.NODEPOOL_FILTERED_ALL: {Verdict.NO_INSTANCE_TYPE_FITS, Verdict.NO_ACCELERATOR_NODEPOOL},
-    Code.INSUFFICIENT_CAPACITY: {Verdict.CAPACITY_UNAVAILABLE},
-    Code.NODECLASS_NOT_READY: {Verdict.NODECLASS_NOT_READY},
-}
 
 
 def in_scope(pod: Pod, *, all_pending: bool) -> bool:
@@ -207,72 +198,31 @@ def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
     return prefix + pool + suffix
 
 
-def _disagreements(
-    parsed: list[tuple[Event, ParsedMessage]], evaluations: Iterable[TargetEvaluation], verdict: Verdict
-) -> tuple[str, ...]:
-    """Where the provisioner's own latest message names something this analysis does not find now.
-
-    Compared item by item: a taint by key, a label by key, a limit by NodePool; other codes by kind.
-    """
-    blockers = [b for ev in evaluations for b in ev.blockers]
-    ours = {b.code for b in blockers} | {verdict}
-    taints = {str(t).split("=", 1)[0].split(":", 1)[0] for b in blockers for t in b.detail.get("taints", ())}
-    labels = {str(b.detail.get("key")) for b in blockers if b.detail.get("key")}
-    limited = {b.target.name for b in blockers if b.code is Verdict.NODEPOOL_LIMIT_REACHED}
-    latest = next(
-        (
-            (e, m)
-            for e, m in reversed(parsed)
-            if e.reason == "FailedScheduling" and m.source in (Source.KARPENTER, Source.AUTO_MODE)
-        ),
-        None,
-    )
-    if latest is None:
-        return ()
-    event, message = latest
-    out: list[str] = []
-    for part in message.parts:
-        code = part.code
-        missing: str | None = None
-        if code is Code.UNTOLERATED_TAINT:
-            key = getattr(part, "key", None)
-            if key and key not in taints:
-                missing = f"an untolerated taint {key}"
-        elif code in (Code.UNKNOWN_LABEL, Code.REQUIREMENT_CONFLICT):
-            key = getattr(part, "label", None) or getattr(part, "key", None)
-            if key and key not in labels:
-                missing = f"a problem with label {key}"
-        elif code is Code.LIMITS_EXCEEDED:
-            if part.nodepool and part.nodepool not in limited:
-                missing = f"exhausted limits of NodePool {part.nodepool}"
-        else:
-            expected = _EQUIVALENT.get(code)
-            if expected and not (expected & ours):
-                missing = str(code)
-        if missing and not any(missing in line for line in out):
-            out.append(
-                f"{message.source} reported {code} ({missing}: {part.text[:140]}), which this analysis does not "
-                f"find now: the cluster may have changed since, or the data is incomplete"
-            )
-    if verdict in (Verdict.NO_BLOCKER_FOUND, Verdict.UNVERIFIED) and message.codes and not out:
-        out.append(f"{message.source} still reports: {event.message[:200]}")
-    return tuple(out)
-
-
 class _Analyser:
-    def __init__(self, state: ClusterState, catalog: Catalog, now: datetime) -> None:
+    def __init__(
+        self, state: ClusterState, catalog: Catalog, now: datetime, *, share_pools: bool = True
+    ) -> None:
         self.state = state
         self.catalog = catalog
         self.now = now
         provider = cluster_provider(state)
         indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
-        memo = PoolMemo()  # pools that fit alike share their instance-type work (pool_groups.py)
+        memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
-            PoolTarget(pool, state, catalog, indexes[_pool_provider(pool, provider)], now, memo)
+            PoolTarget(
+                pool,
+                state,
+                catalog,
+                indexes[_pool_provider(pool, provider)],
+                now,
+                memo if share_pools else PoolMemo(),
+            )
             for pool in state.nodepools
         ]
+        self.share_pools = share_pools
+        self.kinds = PoolKinds(self.pools if share_pools else ())
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
-        self.cache: dict[tuple[object, ...], tuple[TargetEvaluation, ...]] = {}
+        self.cache: dict[tuple[object, ...], Ranked] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
         self.legacy = legacy_karpenter(state)
@@ -280,25 +230,30 @@ class _Analyser:
         self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
 
-    def _targets(self, shape: PodShape) -> list[PoolTarget | NodeTarget]:
+    def _targets(self, shape: PodShape) -> list[Candidate]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
         accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
         if not self.pools:
-            return [*self.nodes]
-        targets: list[PoolTarget | NodeTarget] = [*self.pools]
+            return self._nodes(shape)
+        targets: list[Candidate] = (
+            list(self.kinds.candidates(shape))
+            if self.share_pools
+            else [p.candidate(shape) for p in self.pools]
+        )
         if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
-            targets += [n for n in self.nodes if n.offers(shape)]
+            targets += [Evaluated(n.evaluate(shape)) for n in self.nodes if n.offers(shape)]
         return targets
 
-    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> tuple[TargetEvaluation, ...]:
+    def _nodes(self, shape: PodShape) -> list[Candidate]:
+        return [Evaluated(n.evaluate(shape)) for n in self.nodes]
+
+    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
         key = (*shape.key, nodes_only)
         if self.anti_affinity:  # a placed pod's required anti-affinity may select this one by its labels
             key = (*key, shape.namespace, shape.labels)
         found = self.cache.get(key)
         if found is None:
-            targets: list[PoolTarget | NodeTarget] = [*self.nodes] if nodes_only else self._targets(shape)
-            found = tuple(sorted((t.evaluate(shape) for t in targets), key=nearness))
-            self.cache[key] = found
+            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape))
         return found
 
     def node_has(self, shape: PodShape) -> bool:
@@ -316,13 +271,10 @@ class _Analyser:
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
         skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
-        evaluations = self.evaluate(shape, nodes_only=skip is not None)
+        ranked = self.evaluate(shape, nodes_only=skip is not None)
         parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)
-        offering = [e for e in evaluations if e.offers]
-        candidates = offering or list(evaluations)
-        nearest = candidates[0] if candidates else None
-        verdict, reason, fix, ref = self._verdict(pod, shape, parsed, nearest, offering, skip)
+        verdict, reason, fix, ref = self._verdict(pod, shape, parsed, ranked, skip)
         return PodDiagnosis(
             namespace=pod.namespace,
             name=pod.name,
@@ -330,11 +282,10 @@ class _Analyser:
             verdict=verdict,
             reason=reason,
             nearest=ref,
-            blockers=tuple(b for e in evaluations for b in e.blockers),
             evidence=tuple(_evidence_row(e, m) for e, m in parsed),
             fix=fix,
-            evaluations=evaluations,
-            disagreements=_disagreements(parsed, evaluations, verdict),
+            ranked=ranked,
+            disagreements=disagreements(parsed, ranked.facts, verdict),
             notes=tuple(notes),
             created=pod.meta.created,
         )
@@ -359,10 +310,10 @@ class _Analyser:
         pod: Pod,
         shape: PodShape,
         parsed: list[tuple[Event, ParsedMessage]],
-        nearest: TargetEvaluation | None,
-        offering: list[TargetEvaluation],
+        ranked: Ranked,
         skip: Decision | None,
     ) -> tuple[Verdict, str, str | None, TargetRef | None]:
+        nearest = ranked.nearest
         ref = nearest.target if nearest else None
         if pod.node_name:
             waiting = next(
@@ -379,11 +330,7 @@ class _Analyser:
             return decided.verdict, decided.reason, decided.fix, None
         if (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
             return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
-        if (
-            self.legacy is not None
-            and skip is None
-            and not any(e.target.kind == "NodePool" for e in offering)
-        ):
+        if self.legacy is not None and skip is None and not ranked.offering_pool:
             return self._legacy(ref)
         if skip is not None:
             if nearest is not None and nearest.blockers:
@@ -394,7 +341,7 @@ class _Analyser:
                     ref,
                 )
             return skip.verdict, skip.reason, skip.fix, ref
-        if shape.wants_accelerator and not offering and not self.node_has(shape):
+        if shape.wants_accelerator and not ranked.any_offering and not self.node_has(shape):
             return self._no_pool(shape)
         if nearest is not None and nearest.blockers:
             first = nearest.blockers[0]
@@ -469,8 +416,11 @@ def analyse_pending(
     *,
     all_pending: bool = False,
     pods: Iterable[Pod] | None = None,
+    share_pools: bool = True,
 ) -> PendingReport:
-    analyser = _Analyser(state, catalog, now)
+    """`share_pools=False` evaluates each NodePool on its own: the reference the tests hold the shared
+    evaluation (one per kind of pool) to."""
+    analyser = _Analyser(state, catalog, now, share_pools=share_pools)
     chosen = (
         list(pods)
         if pods is not None

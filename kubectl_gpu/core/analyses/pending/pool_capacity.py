@@ -39,6 +39,8 @@ def capacity_event(target: PoolTarget, now: datetime) -> Blocker | None:
     claims, recent = target.memo.shared(
         ("capacity events", now), lambda: recent_capacity_events(target.state, now)
     )
+    if not recent:
+        return None
     name_of_pool = target.pool.name
     claim_name = re.compile(re.escape(name_of_pool) + r"-[a-z0-9]{5}")
     matching = []

@@ -33,6 +33,7 @@ __all__ = [
     "limit_problem",
     "names_pools",
     "pool_specific",
+    "reads_pool_name",
     "requirement_signature",
 ]
 
@@ -105,9 +106,15 @@ def names_pools(shape: PodShape) -> bool:
 
 def pool_specific(shape: PodShape, state: ClusterState, memo: PoolMemo) -> bool:
     """Whether the pod's answer for a pool may depend on the pool's name: the pod selects
-    `karpenter.sh/nodepool`, spreads or (anti-)affines over it (or a placed pod's anti-affinity does), or
-    has volumes (their node affinity could name it). Such a shape is evaluated pool by pool."""
-    if names_pools(shape) or shape.placement.claims:
+    `karpenter.sh/nodepool` or `reads_pool_name`."""
+    return names_pools(shape) or reads_pool_name(shape, state, memo)
+
+
+def reads_pool_name(shape: PodShape, state: ClusterState, memo: PoolMemo) -> bool:
+    """Whether the pod spreads or (anti-)affines over `karpenter.sh/nodepool` (or a placed pod's
+    anti-affinity does), or has volumes (their node affinity could name it): then each pool is evaluated
+    on its own."""
+    if shape.placement.claims:
         return True
     placement = shape.placement
     if any(c.topology_key == NODEPOOL for c in placement.spread) or any(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable
 from datetime import datetime
 
@@ -21,6 +22,7 @@ from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
 from kubectl_gpu.core.analyses.pending.pool_facts import node_class_blocker, ready_blocker, remaining_limits
 from kubectl_gpu.core.analyses.pending.pool_groups import (
+    NODEPOOL,
     Fitting,
     PoolMemo,
     fit_signature,
@@ -86,19 +88,8 @@ class PoolTarget:
         self.provider: Provider = index.provider
         self.ref = TargetRef("NodePool", pool.name)
         self.prefix = "eks.amazonaws.com" if self.provider == "auto" else "karpenter.k8s.aws"
-        self.requirement_error: str | None = None
-        try:
-            node_class_label = None
-            if pool.node_class_ref is not None:
-                ref = pool.node_class_ref
-                node_class_label = (f"{ref.group}/{ref.kind.lower()}", ref.name)
-            self.requirements = nodepool_requirements(
-                pool.name, pool.requirements, pool.template_labels, node_class_label=node_class_label
-            )
-        except RequirementError as exc:
-            self.requirements = Requirements()
-            self.requirement_error = str(exc)
-        self.types = index.admitted(self.requirements)
+        self.requirements, self.requirement_error = self._requirements(pool.name)
+        self.types = self._admitted()
         self.well_known = catalog.well_known_labels(self.provider)
         self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
         self.remaining = remaining_limits(self)
@@ -113,10 +104,46 @@ class PoolTarget:
             (Requirements(), []),
         )
         self.own_blockers, self.own_checks = self._own_parts()
+        self.own_codes = frozenset(b.code for b in self.own_blockers)
+        self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
+        self.own_capacity = sum(1 for b in self.own_blockers if b.cls is CAPACITY)
         self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
         self._remaining_text = ", ".join(
             f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
         )
+
+    def _requirements(self, name: str) -> tuple[Requirements, str | None]:
+        """The pool's requirements as Karpenter builds them (its name and NodeClass included), or none and
+        why they do not parse."""
+        pool = self.pool
+        try:
+            node_class_label = None
+            if pool.node_class_ref is not None:
+                ref = pool.node_class_ref
+                node_class_label = (f"{ref.group}/{ref.kind.lower()}", ref.name)
+            found = nodepool_requirements(
+                name, pool.requirements, pool.template_labels, node_class_label=node_class_label
+            )
+        except RequirementError as exc:
+            return Requirements(), str(exc)
+        return found, None
+
+    def _admitted(self) -> tuple[IndexedType, ...]:
+        """The instance types the requirements admit: the same for pools whose requirements differ only by
+        their name (not an instance-type label), so once per analysis for them."""
+        index, reqs = self.index, self.requirements
+        named = NODEPOOL in index.universe
+        key = ("admitted", id(index), frozenset((k, r) for k, r in reqs.items() if named or k != NODEPOOL))
+        return self.memo.shared(key, lambda: index.admitted(reqs))
+
+    def stand_in(self) -> PoolTarget:
+        """This pool as it would be if its name were `POOL`, its requirements included: its templates hold
+        for every pool of its kind (pool_kinds.py). Shares the fit, the types and the memo."""
+        _ = self.group  # made before the copy: the same fit group
+        twin = copy.copy(self)
+        twin.requirements = self._requirements(POOL)[0]
+        twin._last_term = (None, (Requirements(), []))
+        return twin
 
     @property
     def group(self) -> int:
@@ -148,9 +175,13 @@ class PoolTarget:
         return self.candidate(shape).evaluation()
 
     def candidate(self, shape: PodShape) -> PoolCandidate:
-        """This pool for the shape: the template of its kind (pool_template.py) and its own limits answer."""
-        template = self.memo.get(shape, self._template_key(shape), lambda: self._template(shape))
-        return PoolCandidate(self, shape, template, self._limit_answer(shape, template.fitting))
+        """This pool for the shape, on its own: its template and its limits answer."""
+        template = self.template(shape, self._template_key(shape))
+        return PoolCandidate(self, shape, template, self.limit_answer(shape, template.fitting))
+
+    def template(self, shape: PodShape, key: Hashable) -> Template:
+        """The template for the shape, once per `key` (what it depends on) in the shared memo."""
+        return self.memo.get(shape, key, lambda: self._template(shape))
 
     def _template_key(self, shape: PodShape) -> Hashable:
         """What the template reads of this pool: its requirements but for its name (or the pool itself when
@@ -198,6 +229,7 @@ class PoolTarget:
                 b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True
                 for b in (*blockers, *more)
             ),
+            codes=frozenset(b.code for b in (*blockers, *more)),
         )
 
     def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
@@ -391,7 +423,7 @@ class PoolTarget:
             pod_reqs, entry
         )
 
-    def _limit_answer(self, shape: PodShape, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
+    def limit_answer(self, shape: PodShape, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
         if not self.pool.limits:
             return LimitAnswer("none")
         if "nodeclaims" in self.unreadable:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, Check, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
 from kubectl_gpu.core.scheduling.instances import IndexedType
@@ -33,6 +33,7 @@ POOL_REF = TargetRef("NodePool", POOL)
 # A target's rank among the others (`targets.nearness`): offers nothing, excluded by the pod's selectors,
 # spec blockers, capacity blockers, minus weight, name.
 Key = tuple[bool, bool, int, int, int, str]
+_LIMITED = frozenset({Verdict.NODEPOOL_LIMIT_REACHED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class Template:
     spec: int
     capacity: int
     excluded: bool  # a blocker says the pod's own selectors rule the pool out (targets.excluded_by_pod)
+    codes: frozenset[Verdict] = frozenset()  # of `blockers`
 
 
 def named_blocker(blocker: Blocker, ref: TargetRef) -> Blocker:
@@ -70,13 +72,11 @@ class PoolCandidate:
         self.shape = shape
         self.template = template
         self.limit = limit
-        own = target.own_blockers
-        limited = 1 if limit.problem is not None else 0
         self.key: Key = (
             not template.offers,
             template.excluded,
-            template.spec + sum(1 for b in own if b.cls is SPEC),
-            template.capacity + limited + sum(1 for b in own if b.cls is CAPACITY),
+            template.spec + target.own_spec,
+            template.capacity + (limit.problem is not None) + target.own_capacity,
             -(target.pool.weight or 0),
             target.pool.name,
         )
@@ -89,6 +89,25 @@ class PoolCandidate:
     @property
     def offers(self) -> bool:
         return self.template.offers
+
+    @property
+    def shared(self) -> object:
+        """What candidates of one kind share: their template (`Ranked.facts` reads each once)."""
+        return self.template
+
+    @property
+    def code_set(self) -> frozenset[Verdict]:
+        found = self.template.codes
+        if self.target.own_codes:
+            found = found | self.target.own_codes
+        if self.limit.problem is not None:
+            found = found | _LIMITED
+        return found
+
+    @property
+    def blocker_total(self) -> int:
+        limited = self.limit.problem is not None
+        return len(self.template.blockers) + limited + len(self.target.own_blockers)
 
     def codes(self) -> Iterator[tuple[Verdict, BlockerClass, dict[str, Any]]]:
         """Every blocker's code, class and detail, without building its words."""

@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
+from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.errors import ExitCode
@@ -58,13 +59,26 @@ class PodDiagnosis:
     verdict: Verdict
     reason: str
     nearest: TargetRef | None
-    blockers: tuple[Blocker, ...]
     evidence: tuple[Evidence, ...]
     fix: str | None
-    evaluations: tuple[TargetEvaluation, ...]
+    ranked: Ranked  # every target, nearest first (ranking.py)
     disagreements: tuple[str, ...]
     notes: tuple[str, ...]
     created: datetime | None
+
+    @property
+    def blockers(self) -> tuple[Blocker, ...]:
+        """The blockers of the nearest LISTED_TARGETS targets, nearest first."""
+        return self.ranked.listed
+
+    @property
+    def evaluations(self) -> tuple[TargetEvaluation, ...]:
+        """Every target's evaluation, nearest first."""
+        return self.ranked.evaluations
+
+    @property
+    def blocker_summary(self) -> tuple[BlockerSummary, ...]:
+        return self.ranked.summary
 
     @property
     def key(self) -> str:
@@ -82,6 +96,9 @@ class PodDiagnosis:
             "reason": self.reason,
             "nearest": self.nearest.to_dict() if self.nearest else None,
             "blockers": [memo.get(id(b)) or memo.setdefault(id(b), b.to_dict()) for b in self.blockers],
+            "blockersOmitted": self.ranked.blocker_count - len(self.blockers),
+            "blockerSummary": [s.to_dict() for s in self.blocker_summary],
+            "targetCount": len(self.ranked),
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": self.fix,
             "disagreements": list(self.disagreements),

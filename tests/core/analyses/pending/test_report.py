@@ -215,6 +215,9 @@ POD_KEYS = {
     "reason",
     "nearest",
     "blockers",
+    "blockersOmitted",
+    "blockerSummary",
+    "targetCount",
     "evidence",
     "fix",
     "disagreements",
@@ -239,6 +242,13 @@ def test_json_contract(scenario: str) -> None:
             assert set(blocker) == {"code", "class", "target", "message", "fix"}
             assert blocker["class"] in ("spec", "capacity")
             assert set(blocker["target"]) == {"kind", "name"}
+        assert isinstance(pod["targetCount"], int) and isinstance(pod["blockersOmitted"], int)
+        listed = {(b["code"], b["target"]["name"]) for b in pod["blockers"]}
+        for entry in pod["blockerSummary"]:
+            assert set(entry) == {"code", "class", "targetCount", "targets", "targetsOmitted"}
+            assert entry["targetCount"] == len(entry["targets"]) + entry["targetsOmitted"]
+            if pod["blockersOmitted"] == 0:  # every blocker listed: the summary counts exactly those
+                assert entry["targetCount"] == sum(1 for code, _ in listed if code == entry["code"])
         for row in pod["evidence"]:
             assert set(row) == {"source", "reason", "message", "count", "lastSeen", "codes"}
             assert row["source"] in ("scheduler", "karpenter", "auto-mode", "unknown")
