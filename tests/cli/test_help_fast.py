@@ -239,3 +239,17 @@ def test_the_width_is_the_first_terminal_among_stdin_stdout_stderr() -> None:
         os.close(master)
     with open(os.devnull) as devnull:
         assert width({}, _Stream(False), fds=(devnull.fileno(),)) == 80  # no terminal at all
+
+
+def test_help_into_a_closed_pipe_exits_zero_quietly() -> None:
+    """`kubectl gpu --help | head -0`: the reader is gone before a byte is written; not an error."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "kubectl_gpu", "smi", "--help"],
+            stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.PIPE, text=True, env=_env(),
+        )  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")
