@@ -2,17 +2,25 @@
 """Benchmark: start-up of what a shell runs often: `--help`, `--version`, completion (each TAB).
 
     python bench/startup.py [--repeat 20] [--python /other/checkout/.venv/bin/python] [--markdown]
+    python bench/startup.py --before /main/checkout/.venv/bin/python ...   # before and after, interleaved
 
-Each line runs in a fresh interpreter, stdout and stderr to /dev/null; wall time from spawn to exit, median
-and best of --repeat, interleaved (one run of each line per round, so that load on the machine spreads
-evenly). The baseline is `python -c "import typer"`; a two-command typer app's `--help` shows what typer's
-own help costs (its rich formatting, and pydantic once it parses a root option's value).
+Each line runs in a fresh interpreter, stdin, stdout and stderr on /dev/null (no terminal: help is the
+plain 80-column text), from `/`; wall time from spawn to exit, median and best of --repeat, interleaved (one
+run of each line per round, and with --before each line under both interpreters, so that load on the
+machine spreads evenly). The baseline is `python -c "import typer"` (of the interpreter measured); a
+two-command typer app's `--help` shows what typer's own help costs (its rich formatting, and pydantic once
+it parses a root option's value); `COLUMNS=60` makes kubectl-gpu render its help through typer, as on a
+terminal narrower than the pre-rendered text.
+
+The target: `--help`, `nodes --help` and `smi --help` within 1.5x `import typer` (issue 13); each line's
+verdict is printed, and the exit status is 1 when one is missed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -32,58 +40,121 @@ app()
 """
 
 
-def lines(python: str) -> dict[str, list[str]]:
+BASELINE = 'python -c "import typer"'
+#: Lines with a target, as a multiple of the baseline's median (issue 13: `--help` within 1.5x import typer).
+TARGETS = {"kubectl-gpu --help": 1.5, "kubectl-gpu nodes --help": 1.5, "kubectl-gpu smi --help": 1.5}
+Line = tuple[list[str], dict[str, str]]  # argv, and variables set for it
+
+
+def lines(python: str) -> dict[str, Line]:
     bindir = Path(python).parent
     script = [python, "-m", "kubectl_gpu"]
     return {
-        'python -c "import typer"': [python, "-c", "import typer"],
-        "typer app of 2 commands: --help": [python, "-c", MINIMAL_APP, "--help"],
-        "typer app of 2 commands: nodes --help": [python, "-c", MINIMAL_APP, "nodes", "--help"],
-        "kubectl-gpu --help": [*script, "--help"],
-        "kubectl-gpu nodes --help": [*script, "nodes", "--help"],
-        "kubectl-gpu smi --help": [*script, "smi", "--help"],
-        "kubectl-gpu --version": [*script, "--version"],
-        "kubectl_complete-gpu pen (TAB)": [str(bindir / "kubectl_complete-gpu"), "pen"],
-        "kubectl-gpu __complete nodes -- (TAB)": [*script, "__complete", "nodes", "--"],
+        BASELINE: ([python, "-c", "import typer"], {}),
+        "typer app of 2 commands: --help": ([python, "-c", MINIMAL_APP, "--help"], {}),
+        "typer app of 2 commands: nodes --help": ([python, "-c", MINIMAL_APP, "nodes", "--help"], {}),
+        "kubectl-gpu --help": ([*script, "--help"], {}),
+        "kubectl-gpu nodes --help": ([*script, "nodes", "--help"], {}),
+        "kubectl-gpu smi --help": ([*script, "smi", "--help"], {}),
+        "kubectl-gpu nodes --help, COLUMNS=60 (typer renders)": (
+            [*script, "nodes", "--help"],
+            {"COLUMNS": "60"},
+        ),
+        "kubectl-gpu --version": ([*script, "--version"], {}),
+        "kubectl_complete-gpu pen (TAB)": ([str(bindir / "kubectl_complete-gpu"), "pen"], {}),
+        "kubectl-gpu __complete nodes -- (TAB)": ([*script, "__complete", "nodes", "--"], {}),
     }
 
 
-def measure(python: str, repeat: int) -> list[dict[str, object]]:
-    table = lines(python)
-    times: dict[str, list[float]] = {name: [] for name in table}
+def _run(line: Line) -> float:
+    argv, extra = line
+    # No variable of ours that changes how help is rendered (a terminal's COLUMNS, NO_COLOR, FORCE_COLOR ...)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TERMINAL_WIDTH")
+    }
+    started = time.perf_counter()
+    # cwd: not the checkout, whose kubectl_gpu `-m` and `-c` would import whatever the interpreter
+    subprocess.run(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        check=False, cwd="/", env={**env, **extra},
+    )  # fmt: skip
+    return time.perf_counter() - started
+
+
+def measure(pythons: list[str], repeat: int) -> list[dict[str, list[float]]]:
+    """Seconds per line for each interpreter, every line of every interpreter run once per round."""
+    tables = [lines(python) for python in pythons]
+    times: list[dict[str, list[float]]] = [{name: [] for name in table} for table in tables]
     for _ in range(repeat):
-        for name, argv in table.items():
-            started = time.perf_counter()
-            # cwd: not the checkout, whose kubectl_gpu `-m` and `-c` would import whatever the interpreter
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd="/")
-            times[name].append(time.perf_counter() - started)
-    base = statistics.median(times['python -c "import typer"'])
-    return [
-        {
+        for name in tables[0]:
+            for table, out in zip(tables, times, strict=True):
+                out[name].append(_run(table[name]))
+    return times
+
+
+def summarise(times: dict[str, list[float]]) -> list[dict[str, object]]:
+    base = statistics.median(times[BASELINE])
+    rows: list[dict[str, object]] = []
+    for name, values in times.items():
+        ratio = statistics.median(values) / base
+        row: dict[str, object] = {
             "line": name,
             "median_s": round(statistics.median(values), 3),
             "best_s": round(min(values), 3),
-            "x_import_typer": round(statistics.median(values) / base, 2),
+            "x_import_typer": round(ratio, 2),
         }
-        for name, values in times.items()
+        if name in TARGETS:
+            row["target"] = f"<= {TARGETS[name]:g}x"
+            row["verdict"] = "met" if ratio <= TARGETS[name] else "MISSED"
+        rows.append(row)
+    return rows
+
+
+def markdown(after: list[dict[str, object]], before: list[dict[str, object]] | None) -> str:
+    def target(r: dict[str, object]) -> str:
+        return f"{r['target']}: {r['verdict']}" if "target" in r else ""
+
+    if before is None:
+        out = ["| command | median s | best s | x `import typer` | target |", "|---|---:|---:|---:|---|"]
+        out += [
+            f"| `{r['line']}` | {r['median_s']} | {r['best_s']} | {r['x_import_typer']} | {target(r)} |"
+            for r in after
+        ]
+        return "\n".join(out)
+    out = [
+        "| command | before: median / best | before, x `import typer` | after: median / best "
+        "| after, x `import typer` | target (after) |",
+        "|---|---:|---:|---:|---:|---|",
     ]
-
-
-def markdown(rows: list[dict[str, object]]) -> str:
-    out = ["| command | median s | best s | x `import typer` |", "|---|---:|---:|---:|"]
-    out += [f"| `{r['line']}` | {r['median_s']} | {r['best_s']} | {r['x_import_typer']} |" for r in rows]
+    for b, a in zip(before, after, strict=True):
+        out.append(
+            f"| `{a['line']}` | {b['median_s']} / {b['best_s']} s | {b['x_import_typer']} "
+            f"| {a['median_s']} / {a['best_s']} s | {a['x_import_typer']} | {target(a)} |"
+        )
     return "\n".join(out)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kubectl_gpu runs")
+    parser.add_argument("--before", help="another checkout's interpreter, measured in the same rounds")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    rows = measure(args.python, args.repeat)
-    print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
+    pythons = [args.python] if args.before is None else [args.python, args.before]
+    times = measure(pythons, args.repeat)
+    after = summarise(times[0])
+    before = summarise(times[1]) if args.before else None
+    if args.markdown:
+        print(markdown(after, before))
+    else:
+        print(json.dumps({"after": after, "before": before} if before else after, indent=2))
+    missed = [str(r["line"]) for r in after if r.get("verdict") == "MISSED"]
+    print(f"\ntarget missed: {', '.join(missed)}" if missed else "\nevery target met", file=sys.stderr)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

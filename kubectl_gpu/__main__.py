@@ -1,7 +1,8 @@
 """The entry point of `kubectl-gpu` (the console script) and `python -m kubectl_gpu`.
 
 It imports almost nothing: typer, rich and the kubernetes client take a few hundred milliseconds to import,
-and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, not a traceback."""
+and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, not a traceback. `--version`,
+completion and `--help`/`CMD --help` (pre-rendered: cli.help_fast) answer before typer is imported."""
 
 from __future__ import annotations
 
@@ -75,6 +76,16 @@ def _print_version() -> None:
     sys.exit(0)
 
 
+def _answered_help(args: list[str]) -> bool:
+    """`--help`, `-h`, `CMD --help`, `CMD -h` alone: the help rendered ahead of time, without typer, when it
+    is what typer would print here (cli.help_fast says when); False: typer answers."""
+    if not args or args[-1] not in ("--help", "-h") or len(args) > 2:
+        return False
+    from kubectl_gpu.cli.help_fast import answer
+
+    return answer(args)
+
+
 def main() -> None:
     _terminate_as_interrupt()
     words = _completion_words(sys.argv)
@@ -85,6 +96,8 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         _print_version()
     try:
+        if _answered_help(sys.argv[1:]):
+            return  # exit 0; nothing loaded that is worth skipping the interpreter's shutdown for
         from kubectl_gpu.cli.app import main as run
 
         run()

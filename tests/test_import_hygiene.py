@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 HEAVY = ("kubernetes", "textual")
 
 
-def _loaded_after(code: str) -> set[str]:
+def _loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     probe = f"import sys\n{code}\nprint(','.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    return set(out.strip().splitlines()[-1].split(","))
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    return set(done.stdout.strip().splitlines()[-1].split(","))
 
 
 def test_core_imports_no_kubernetes_or_textual() -> None:
@@ -65,8 +73,9 @@ HELP_MUST_NOT_LOAD = (
 )
 
 
-def _loaded_by_entry_point(argv: list[str]) -> set[str]:
-    """The modules the console script's `main` has loaded once it exits for `argv` (stdout discarded)."""
+def _loaded_by_entry_point(argv: list[str], **env: str) -> set[str]:
+    """The modules the console script's `main` has loaded once it exits for `argv` (stdout discarded), with
+    no variable of the machine's that rich reads for width and colour, plus `env`."""
     code = (
         "import contextlib, io, sys\n"
         f"sys.argv = ['kubectl-gpu', *{argv!r}]\n"
@@ -74,18 +83,35 @@ def _loaded_by_entry_point(argv: list[str]) -> set[str]:
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         "    main()"
     )
-    return _loaded_after(code)
+    rich_env = ("COLUMNS", "TERMINAL_WIDTH", "TYPER_USE_RICH", "NO_COLOR", "FORCE_COLOR", "GITHUB_ACTIONS")
+    return _loaded_after(code, {**{k: v for k, v in os.environ.items() if k not in rich_env}, **env})
 
 
 def _heavy(modules: set[str]) -> set[str]:
     return {m for m in modules if any(m == h or m.startswith(h + ".") for h in HELP_MUST_NOT_LOAD)}
 
 
-def test_help_of_every_command_imports_only_the_options() -> None:
-    for argv in (["--help"], ["nodes", "--help"], ["smi", "--help"], ["pending", "-h"], ["tui", "--help"]):
+HELP_ARGVS = (["--help"], ["nodes", "--help"], ["smi", "--help"], ["pending", "-h"], ["tui", "--help"])
+
+
+def test_help_of_every_command_imports_no_typer_no_rich() -> None:
+    """The pre-rendered help (cli.help_fast): not even typer, rich or click, nor the app."""
+    for argv in HELP_ARGVS:
         modules = _loaded_by_entry_point(argv)
+        assert "kubectl_gpu.cli.help_fast" in modules, argv
+        assert not {m for m in modules if m.split(".")[0] in ("typer", "rich", "click", "pydantic")}, argv
+        assert "kubectl_gpu.cli.app" not in modules and not _heavy(modules), argv
+
+
+def test_help_typer_renders_imports_only_the_options() -> None:
+    """Where typer renders the help itself (here a terminal narrower than the pre-rendered 80 columns, or
+    any other argv with --help): typer and the option definitions, nothing else."""
+    for argv in HELP_ARGVS:
+        modules = _loaded_by_entry_point(argv, COLUMNS="60")
         assert "kubectl_gpu.cli.app" in modules, argv
         assert not _heavy(modules), (argv, sorted(_heavy(modules)))
+    modules = _loaded_by_entry_point(["--debug", "nodes", "--help"])
+    assert "kubectl_gpu.cli.app" in modules and not _heavy(modules), sorted(_heavy(modules))
 
 
 def test_version_imports_no_typer() -> None:
