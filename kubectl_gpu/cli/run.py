@@ -125,9 +125,11 @@ def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
     alone holds millions of blocker entries)."""
     if fmt not in (OutputFormat.json, OutputFormat.yaml):
         return False
+    from kubectl_gpu.kube.heap import without_collection
     from kubectl_gpu.render.output import dump_json, dump_yaml
 
-    data = report.to_dict()
+    with without_collection():
+        data = report.to_dict()
     if notes:
         data = {**data, "notes": [{"code": n.code, "message": n.message, "kind": n.kind} for n in notes]}
     sys.stdout.write(dump_json(data) if fmt is OutputFormat.json else dump_yaml(data))
@@ -154,9 +156,11 @@ def run_report(
     fail, or `fail_on` is given). A verdict of 0 becomes 4 (INCOMPLETE) when a kind the analysis reads could
     not be listed: "clean" and "could not look" never share an exit code."""
     from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.kube.heap import without_collection
 
     loaded = loaded or load(opts, kinds, selector_on)
-    report = analyse(loaded.state, load_catalog(), loaded.now)
+    with without_collection():  # a one-shot analysis: its short-lived objects need no cycle collector
+        report = analyse(loaded.state, load_catalog(), loaded.now)
     all_notes = [*loaded.state.notes, *(notes(report) if notes else ())]
     code = report.exit_code(fail_on)
     if verdict is None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Fitting",
     "PoolMemo",
+    "failure",
     "fit_signature",
     "fitting_types",
     "limit_problem",
@@ -67,10 +68,11 @@ class PoolMemo:
         return len(self._groups)
 
     def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """A value computed once per analysis (the same for every pool)."""
+        """A value computed once per analysis (for every pool and shape that ask with this key)."""
         found = self._shared.get(key, _MISSING)
         if found is _MISSING:
             found = self._shared[key] = compute()
+            self.computed += 1
         return found  # type: ignore[return-value]
 
     def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
@@ -153,15 +155,33 @@ def fit_signature(target: PoolTarget) -> Hashable:
 def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -> Fitting:
     """The pool's types the pod's requirements admit, those that hold the pod with its daemons, and those
     of them the catalog knows every required label of."""
-    pool_types = target.types
-    with_pod = pool_types
-    index = target.index
-    if shape.requirements is not None:
-        admitted = index.admitted_by(pod_reqs)
-        with_pod = tuple(e for e in pool_types if index.admits(admitted, pod_reqs, e))
-    fitting = tuple(e for e in with_pod if target.fit.failure(e, shape) is None)
+    with_pod = target.types
+    if shape.requirements is not None:  # the same for every shape with these requirements
+        with_pod = target.memo.shared(
+            ("with pod", target.group, pod_reqs), lambda: _with_pod(target, pod_reqs)
+        )
+    fitting = tuple(e for e in with_pod if failure(target, e, shape) is None)
     known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
     return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
+
+
+def _with_pod(target: PoolTarget, pod_reqs: Requirements) -> tuple[IndexedType, ...]:
+    index = target.index
+    admitted = index.admitted_by(pod_reqs)
+    return tuple(e for e in target.types if index.admits(admitted, pod_reqs, e))
+
+
+def failure(target: PoolTarget, entry: IndexedType, shape: PodShape) -> str | None:
+    """`PoolFit.failure`, once per fit group, type and the requests that decide it (for every shape that
+    asks for as much)."""
+    failures: dict[str, str | None] = target.memo.shared(
+        ("failures", target.group, shape.key[0], shape.ephemeral_storage), dict
+    )
+    name = entry.it.name
+    if name in failures:
+        return failures[name]
+    found = failures[name] = target.fit.failure(entry, shape)
+    return found
 
 
 def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> str | None:

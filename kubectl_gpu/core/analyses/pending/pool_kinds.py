@@ -29,7 +29,7 @@ class _Kind:
         self.stand_in = members[0].stand_in()
         by_limit: dict[Hashable, list[PoolTarget]] = {}
         for member in members:
-            key = (bool(member.pool.limits), tuple(member.remaining.items()))
+            key = (bool(member.pool.limits), member.remaining_key)
             by_limit.setdefault(key, []).append(member)
         self.limit_groups = list(by_limit.values())
 

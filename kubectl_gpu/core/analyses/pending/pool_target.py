@@ -25,6 +25,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     NODEPOOL,
     Fitting,
     PoolMemo,
+    failure,
     fit_signature,
     fitting_types,
     limit_problem,
@@ -93,6 +94,7 @@ class PoolTarget:
         self.well_known = catalog.well_known_labels(self.provider)
         self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
         self.remaining = remaining_limits(self)
+        self.remaining_key = tuple(self.remaining.items())
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = node_class_blocker(self)
         self.ready_blocker = ready_blocker(self)
@@ -165,11 +167,9 @@ class PoolTarget:
         return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
 
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
-        """`fitting_types`, once per fit group and shape."""
-        # Keyed by identity: the memo keeps pod_reqs alive, so its id is not reused while the entry lives.
-        key = (self.group, "fit", id(pod_reqs))
-        kept, found = self.memo.get(shape, key, lambda: (pod_reqs, fitting_types(self, shape, pod_reqs)))
-        return found if kept is pod_reqs else fitting_types(self, shape, pod_reqs)
+        """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
+        key = ("fit", self.group, pod_reqs, shape.key[0], shape.ephemeral_storage)
+        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         return self.candidate(shape).evaluation()
@@ -272,6 +272,18 @@ class PoolTarget:
         return tuple(blockers), tuple(checks)
 
     def _requirement_blockers(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
+        """Once per term (`_term_key`): the same words for every shape with these selectors."""
+        key = ("requirement blockers", self._term_key(shape), self.requirement_error)
+        blockers, check = self.memo.shared(key, lambda: self._compute_requirement_blockers(shape))
+        checks.append(check)
+        return list(blockers)
+
+    def _compute_requirement_blockers(self, shape: PodShape) -> tuple[tuple[Blocker, ...], Check]:
+        checks: list[Check] = []
+        found = self._requirement_blockers_of(shape, checks)
+        return tuple(found), checks[0]
+
+    def _requirement_blockers_of(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
         if self.requirement_error:
             checks.append(
                 Check("requirements", None, f"NodePool requirements unreadable: {self.requirement_error}")
@@ -309,13 +321,19 @@ class PoolTarget:
         group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
         if self._last_term[0] is shape:  # an evaluation asks three times
             return self._last_term[1]
-        if self.memo.get(shape, "names pools", lambda: names_pools(shape)):
-            key: tuple[object, ...] = (id(self), "term")
-        else:
-            key = (self.requirement_group, "term")
-        found = self.memo.get(shape, key, lambda: self._first_compatible_term(shape))
+        found = self.memo.shared(self._term_key(shape), lambda: self._first_compatible_term(shape))
         self._last_term = (shape, found)
         return found
+
+    def _term_key(self, shape: PodShape) -> tuple[object, ...]:
+        """What the term depends on: the pool's requirements (its requirement group, or the pool itself for
+        a pod that selects NodePools by name) and the pod's nodeSelector and node affinity."""
+        pool: object = (
+            id(self)
+            if self.memo.get(shape, "names pools", lambda: names_pools(shape))
+            else self.requirement_group
+        )
+        return ("term", pool, shape.key[2], shape.key[3])
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0]
@@ -408,7 +426,7 @@ class PoolTarget:
             detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
         else:
             largest = max(with_pod, key=lambda e: tuple(self.fit.capacity(e, r) for r in shape.accelerators))
-            why = self.fit.failure(largest, shape)
+            why = failure(self, largest, shape)
             message = (
                 f"no instance type in NodePool {POOL} has room for {wanted}: the largest, "
                 f"{largest.it.name}, offers less ({why})"
@@ -431,7 +449,7 @@ class PoolTarget:
         if not fitting:
             return LimitAnswer("unfitted")
         # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
-        key = ("limits", id(fitting), tuple(self.remaining.items()))
+        key = ("limits", id(fitting), self.remaining_key)
         kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
         if kept is not fitting:
             problem = limit_problem(self.remaining, fitting)

@@ -33,6 +33,7 @@ class Requirements:
     """
 
     by_key: Mapping[str, NormalizedRequirement] = field(default_factory=dict)
+    _hash: int | None = field(default=None, repr=False)  # computed once: requirement sets key memos
 
     # -- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -103,7 +104,11 @@ class Requirements:
         return dict(self.by_key) == dict(other.by_key)
 
     def __hash__(self) -> int:
-        return hash(frozenset(self.by_key.items()))
+        found = self._hash
+        if found is None:
+            found = hash(frozenset(self.by_key.items()))
+            object.__setattr__(self, "_hash", found)  # immutable by contract: the hash never changes
+        return found
 
     # -- Karpenter compatibility -----------------------------------------------------------------------------
     def conflicts(self, incoming: Requirements) -> list[Conflict]:

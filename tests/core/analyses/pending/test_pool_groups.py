@@ -145,7 +145,8 @@ def test_one_evaluation_per_group_and_shape() -> None:
     targets["gpu"].evaluate(named_shape)
     before = memo.computed
     targets[COPY].evaluate(named_shape)
-    assert memo.computed == before + 2  # a pod that names NodePools: its term and template are the copy's own
+    # A pod that names NodePools: the copy's term, its requirement blockers and its template are its own.
+    assert memo.computed == before + 3
 
 
 def test_the_analysis_names_each_pool_in_its_own_blockers() -> None:
