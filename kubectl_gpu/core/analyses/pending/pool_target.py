@@ -216,7 +216,11 @@ class PoolTarget:
         fitting = self._instance_blockers(shape, blockers, checks)
         node_reqs = self.requirements
         if shape.requirements is not None:
-            node_reqs = node_reqs.intersection(self._term_requirements(shape))
+            term = self._term_requirements(shape)
+            node_reqs = self.memo.shared(
+                ("node requirements", id(self), self._term_key(shape)),
+                lambda: self.requirements.intersection(term),
+            )
         fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
         return Template(
             offers=self.offers(shape),
@@ -393,6 +397,24 @@ class PoolTarget:
         )
 
     def _instance_blockers(
+        self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
+    ) -> tuple[IndexedType, ...]:
+        """Once per fit group, term, requests and ephemeral storage: the same for every shape that asks that."""
+        key = ("instance blockers", self.group, self._term_key(shape), shape.key[0], shape.ephemeral_storage)
+        found, found_checks, fitting = self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
+        blockers += found
+        checks += found_checks
+        return fitting
+
+    def _compute_instance_blockers(
+        self, shape: PodShape
+    ) -> tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]:
+        blockers: list[Blocker] = []
+        checks: list[Check] = []
+        fitting = self._instance_blockers_of(shape, blockers, checks)
+        return tuple(blockers), tuple(checks), fitting
+
+    def _instance_blockers_of(
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
     ) -> tuple[IndexedType, ...]:
         if not shape.wants_accelerator:
