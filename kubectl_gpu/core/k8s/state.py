@@ -243,6 +243,16 @@ class ClusterState:
         return {c.name: c for c in self.nodeclaims}
 
     @cached_property
+    def nodes_by_pool(self) -> dict[str, tuple[Node, ...]]:
+        """NodePool name (the `karpenter.sh/nodepool` label) -> its nodes, in list order."""
+        out: dict[str, list[Node]] = defaultdict(list)
+        for node in self.nodes:
+            pool = node.labels.get("karpenter.sh/nodepool")
+            if pool is not None:
+                out[pool].append(node)
+        return {pool: tuple(nodes) for pool, nodes in out.items()}
+
+    @cached_property
     def nodeclaims_by_pool(self) -> dict[str, tuple[NodeClaim, ...]]:
         """NodePool name -> its NodeClaims, in list order."""
         out: dict[str, list[NodeClaim]] = defaultdict(list)

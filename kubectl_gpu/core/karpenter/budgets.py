@@ -315,9 +315,7 @@ def pool_disruption_counts(state: ClusterState, pool: str) -> tuple[int, int]:
     has `InstanceTerminating` is not counted at all; one that is NotReady or deleting (`is_deleting`) is
     disrupting. The nodes are those labelled with the pool (Karpenter also skips uninitialized ones)."""
     total = disrupting = 0
-    for node in state.nodes:
-        if node.labels.get("karpenter.sh/nodepool") != pool:
-            continue
+    for node in state.nodes_by_pool.get(pool, ()):
         claim = state.nodeclaim_by_node.get(node.name)
         if instance_terminating(claim):
             continue

@@ -8,7 +8,7 @@ from decimal import Decimal
 from functools import cached_property
 
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
-from kubectl_gpu.core.scheduling.requirements import Requirements
+from kubectl_gpu.core.scheduling.requirements import NormalizedRequirement, Requirements
 
 __all__ = ["CAPACITY_TYPE", "IndexedType", "InstanceIndex", "capacity_of"]
 
@@ -63,6 +63,7 @@ class InstanceIndex:
         )
         self._admits: dict[Requirements, dict[str, bool]] = {}
         self._fits: dict[tuple[tuple[str, Decimal], ...], dict[str, bool]] = {}
+        self._admitted: dict[frozenset[tuple[str, NormalizedRequirement]], tuple[IndexedType, ...]] = {}
 
     def admitted_by(self, reqs: Requirements) -> dict[str, bool]:
         """Type name -> `first_mismatch(reqs, type) is None`, filled on use and kept per requirement set:
@@ -115,7 +116,13 @@ class InstanceIndex:
         return tuple(k for k in reqs if k != CAPACITY_TYPE and k in self.universe and k in entry.unknown)
 
     def admitted(self, reqs: Requirements) -> tuple[IndexedType, ...]:
-        return tuple(e for e in self.types if self.first_mismatch(reqs, e) is None)
+        """The types `reqs` admit; once per distinct set of the requirements `first_mismatch` reads (NodePools
+        that differ only by their name or their own labels admit the same types)."""
+        key = frozenset((k, r) for k, r in reqs.items() if k == CAPACITY_TYPE or k in self.universe)
+        found = self._admitted.get(key)
+        if found is None:
+            found = self._admitted[key] = tuple(e for e in self.types if self.first_mismatch(reqs, e) is None)
+        return found
 
 
 def fit_failure(entry: IndexedType, requests: Mapping[str, Decimal]) -> str | None:

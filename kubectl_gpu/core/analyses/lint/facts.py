@@ -172,7 +172,7 @@ def training_reasons(pool: NodePool, gpu_types: list[InstanceType], state: Clust
         reasons.append("it admits only P-family or 8-GPU instance types")
     elif neurons and not gpus and all(it.category == "trn" for it in neurons):
         reasons.append("it admits only Trainium (trn) instance types")
-    pool_nodes = {n.name for n in state.nodes if n.labels.get("karpenter.sh/nodepool") == pool.name}
+    pool_nodes = [n.name for n in state.nodes_by_pool.get(pool.name, ())]
     dnd = sorted(
         f"{p.namespace}/{p.name}"
         for name in pool_nodes
