@@ -1,18 +1,19 @@
-"""Our own bundle, read one object at a time: the file is never in memory whole, nor its parsed tree.
+"""Our own bundle, read a run of objects at a time: the file is never in memory whole, nor its parsed tree.
 
 `write_bundle` writes `orjson.dumps(bundle, option=OPT_INDENT_2)`, with `objects` the last key. JSON
 strings cannot hold a raw newline, so every line of that text starts at a structural position, and the
 objects of `"objects": [` are exactly the blocks from a line `    {` to the next line of exactly four spaces
 and `}`. `open_bundle` recognises that layout (the file's first line, its last lines, the line that opens
-`objects`), parses the head (every other key) at once and hands out the objects one at a time, each parsed
-from its block as it is reached while the file is read in chunks.
+`objects`), parses the head (every other key) at once, and then reads the file in chunks: each time, the
+entries up to the last block end in the buffer (one `rfind`, no scan per block) are parsed as one array
+and handed out one by one, so at most a chunk's objects are parsed at a time.
 
 The layout is proved piece by piece, never assumed: the head must parse as the object it opens, every
-block must parse as exactly one object, and between blocks and after the last one only the separators and
-closing lines `write_bundle` writes may stand. So a file that is read through this way is valid JSON with
+run must parse as a JSON array's entries, runs are separated by exactly `,` and a newline, and after the
+last one the file must end as `write_bundle` ends it. So a file read through this way is valid JSON with
 the same value the whole-file parse gives. Anything else (`kubectl get -o json` output, compact JSON, YAML,
 another key order, a truncated or malformed file) is for the caller to read whole: `open_bundle` returns
-None up front, and a block that does not parse or stands out of place raises `NotStreamable` when it is
+None up front, and a run that does not parse or stands out of place raises `NotStreamable` when it is
 reached, so that the caller reads the file whole again and reports it exactly as before.
 """
 
@@ -25,7 +26,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-__all__ = ["BundleStream", "NotStreamable", "open_bundle"]
+__all__ = ["BundleStream", "NotStreamable", "bundle_head", "open_bundle"]
 
 _PREFIX = b'{\n  "'  # the first line and the indentation of the first key
 _OBJECTS = b'\n  "objects": [\n'  # the line that opens the objects: the head is what precedes it
@@ -43,8 +44,8 @@ class NotStreamable(Exception):
 class BundleStream:
     """One bundle in `write_bundle`'s layout: its head (every key but `objects`), then its objects.
 
-    Iterating parses each object from its block as it is reached and closes the file at the end; it can be
-    iterated once."""
+    Iterating parses the objects a run at a time as they are reached and closes the file at the end; it can
+    be iterated once."""
 
     def __init__(self, path: Path, head: dict[str, Any], file: BinaryIO, buf: bytearray, start: int) -> None:
         self.path = path
@@ -58,7 +59,7 @@ class BundleStream:
             self._file.close()
             self._file = None
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Any]:  # objects, or whatever else an entry is (the caller says so)
         if self._file is None:
             raise NotStreamable(f"{self.path}: already read")
         try:
@@ -154,8 +155,8 @@ def _runs(file: BinaryIO, buf: bytearray, pos: int) -> Iterator[Any]:
 
 def _parse(buf: bytearray, pos: int, close: int) -> list[Any]:
     """The entries of `buf[pos:close]` (whole blocks and the separators between them), parsed as
-    `[[entries]]`: two of its first line's spaces and the two bytes after it (checked: `,\n` or the tail's
-    first two) become brackets, so the entries nest exactly as deep as in the whole file (orjson's depth
+    `[[entries]]`: two of its first line's spaces and the two bytes after it (already checked: the comma and
+    newline between runs, or the tail's first two) become brackets, so the entries nest exactly as deep as in the whole file (orjson's depth
     limit then answers as it does for the whole file)."""
     if buf[pos : pos + 2] != b"  ":
         raise NotStreamable("an entry of objects is not indented as write_bundle writes it")
