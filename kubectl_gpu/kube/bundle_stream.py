@@ -34,6 +34,8 @@ _OPEN = b"    {"  # the first line of an object's block
 _CLOSE = b"\n    }"  # the last line of an object's block (followed by `,\n` or by _TAIL)
 _NEXT = b",\n"
 _TAIL = b"\n  ]\n}\n"  # what follows the last object's block, to the end of the file
+_KIND = b'\n  "kind": "Snapshot",\n'  # `build_bundle` writes it second, after apiVersion
+_KIND_WITHIN = 4096
 _CHUNK = 1 << 20  # read size; a block longer than what is buffered makes the next read as large again
 
 
@@ -101,9 +103,9 @@ def _open(path: Path, file: BinaryIO) -> BundleStream | None:
     if file.read() != _CLOSE + _TAIL:  # also refuses a truncated file before anything is parsed
         return None
     file.seek(0)
-    buf = bytearray(file.read(max(_CHUNK, len(_PREFIX))))
-    if not buf.startswith(_PREFIX):
-        return None
+    buf = bytearray(file.read(max(_CHUNK, _KIND_WITHIN)))
+    if not buf.startswith(_PREFIX) or buf.find(_KIND, 0, _KIND_WITHIN) < 0:
+        return None  # not ours (a `kubectl get` List may end like a bundle): not scanned for `objects`
     searched = 0
     while (found := buf.find(_OBJECTS, searched)) < 0 or len(buf) < found + len(_OBJECTS) + len(_OPEN):
         chunk = file.read(max(_CHUNK, len(buf)))  # the head may hold large probe outputs

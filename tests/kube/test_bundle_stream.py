@@ -183,11 +183,14 @@ def test_other_layouts_are_read_whole_alike(
     _assert_same(load_snapshot([path]), _whole(monkeypatch, [path]))
 
 
-def test_plain_kubectl_output_is_not_streamed(tmp_path: Path) -> None:
+def test_plain_kubectl_output_is_not_streamed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a List laid out as our bundle is, ending as it ends (its `items` last), is read whole."""
     path = tmp_path / "list.json"
-    path.write_bytes(orjson.dumps(as_list(node("a")), option=orjson.OPT_INDENT_2))
+    path.write_bytes(orjson.dumps(as_list(node("a"), node("b")), option=orjson.OPT_INDENT_2) + b"\n")
+    assert path.read_bytes().endswith(b"\n    }\n  ]\n}\n")
     assert open_bundle(path) is None
-    assert [n.name for n in load_snapshot([path]).nodes] == ["a"]
+    _assert_same(load_snapshot([path]), _whole(monkeypatch, [path]))
+    assert [n.name for n in load_snapshot([path]).nodes] == ["a", "b"]
 
 
 def _cuts(data: bytes) -> list[int]:
