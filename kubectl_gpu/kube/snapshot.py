@@ -5,6 +5,11 @@ Accepted inputs, mixed freely:
 - a single object, multi-document YAML,
 - our bundle (`kind: Snapshot`, written by `kubectl gpu snapshot`), which adds capture time, context,
   notes (403s, absent CRDs at capture time) and probe outputs per node.
+
+A bundle as `write_bundle` lays it out is parsed one run of objects at a time as it is read
+(`kube/bundle_stream.py`), so neither the file nor its parsed tree is ever in memory whole; every other
+input is read whole, and so is a bundle a part of which does not read that way: from the start, so that
+its answer or its error is the one the whole-file read gives.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
+from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.redaction import redact
 from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, UniqueKeyLoader
@@ -151,7 +157,7 @@ def _check_aliases(docs: list[Any], source: str) -> None:
 
 
 def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
-    if isinstance(doc, list):
+    if isinstance(doc, (list, BundleStream)):
         for index, item in enumerate(doc):
             yield from _objects(item, path, f"{where}[{index}]")
         return
@@ -174,7 +180,9 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
     yield doc
 
 
-def _bundle_meta(doc: dict[str, Any], path: str, state: StateBuilder, meta: dict[str, Any]) -> list[Any]:
+def _bundle_meta(
+    doc: dict[str, Any], path: str, state: StateBuilder, meta: dict[str, Any]
+) -> list[Any] | BundleStream:
     version = doc.get("apiVersion")
     if version != BUNDLE_API_VERSION:
         raise InvalidInput(
@@ -212,7 +220,7 @@ def _bundle_meta(doc: dict[str, Any], path: str, state: StateBuilder, meta: dict
         raise InvalidInput(f"{path}: probes must be an object keyed by node name")
     state.probes.update(probes)
     objects = doc.get("objects")
-    if not isinstance(objects, list):
+    if not isinstance(objects, (list, BundleStream)):
         raise InvalidInput(f"{path}: snapshot bundle has no 'objects' list")
     return objects
 
@@ -226,22 +234,50 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
     with bulk_load():
         files = list(_files(paths))
         names = ", ".join(str(p) for p in files)
-        try:
-            return _load(
-                ((str(path), _documents(path)) for path in files), names, keep_manifests=keep_manifests
-            )
-        except SeveralClusters as exc:
-            raise SeveralClusters(exc.message, exc.hint, _cluster_files(files)) from None
+        whole: set[Path] = set()  # files to read whole: a part of them did not read one object at a time
+        while True:
+            reading = _Reading(files, whole)
+            try:
+                return _load(reading.documents(), names, keep_manifests=keep_manifests)
+            except SeveralClusters as exc:
+                raise SeveralClusters(exc.message, exc.hint, _cluster_files(files)) from None
+            except (InvalidInput, NotStreamable):
+                if reading.streaming is None:  # from a file read whole: the answer as it always was
+                    raise
+                # Read that file whole, from the start (the error, if any, is then exactly as before).
+                whole.add(reading.streaming)
+
+
+class _Reading:
+    """The documents of each file, with our bundles read one object at a time (`kube/bundle_stream.py`);
+    `streaming` is the bundle being read that way, until its last object has been handed out."""
+
+    def __init__(self, files: list[Path], whole: set[Path]) -> None:
+        self.files, self.whole = files, whole
+        self.streaming: Path | None = None
+
+    def documents(self) -> Iterator[tuple[str, list[Any]]]:
+        for path in self.files:
+            stream = None if path in self.whole else open_bundle(path)
+            if stream is None:
+                yield str(path), _documents(path)
+                continue
+            self.streaming = path
+            yield str(path), [{**stream.head, "objects": stream}]
+            stream.close()
+            self.streaming = None
 
 
 def _cluster_files(files: list[Path]) -> list[tuple[str, tuple[str, ...]]]:
     """(context, files) per cluster, sorted by context, when each file is bundles of one context; else []
-    (a file that names no context, such as `kubectl get -o json` output, belongs to no cluster)."""
+    (a file that names no context, such as `kubectl get -o json` output, belongs to no cluster). Of a
+    bundle in `write_bundle`'s layout only the head is read."""
     groups: dict[str, list[str]] = {}
     for path in files:
+        head = bundle_head(path)
         contexts = {
             doc.get("context")
-            for doc in _documents(path)
+            for doc in ([head] if head is not None else _documents(path))
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND
         }
         if len(contexts) != 1:

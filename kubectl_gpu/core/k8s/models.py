@@ -6,7 +6,8 @@ aware datetimes, taints and tolerations to their scheduling types, node affinity
 and to the parser, so it is read (and its errors reported) in one place.
 
 What only some pods of a fleet are asked for (limits, container specs and statuses) is read on first use,
-once, by the `PodDetails` the parser gives the pod; it holds those parts of the pod until then.
+once, by the `PodDetails` the parser gives the pod; until then it holds only the parts of the pod's
+containers and container statuses that this reading looks at (`core/k8s/parse/pods.py`), not the object.
 """
 
 from __future__ import annotations

@@ -173,8 +173,37 @@ def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
         return ()
 
 
+# What `_Details` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
+# kinds of container and `restartPolicy` of init containers, `_containers` the app containers' `name`,
+# `image`, `env` and `resources`, `_container_state` a status's `name`, `ready`, `restartCount` and `state`.
+_APP_KEYS = ("name", "image", "env", "resources")
+_INIT_KEYS = ("resources", "restartPolicy")
+_STATUS_KEYS = ("name", "ready", "restartCount", "state")
+_STATUS_LISTS = ("initContainerStatuses", "containerStatuses")
+
+
+def _slim(items: list[Any], keys: tuple[str, ...]) -> list[Any]:
+    """`items` with each object cut to `keys` (those it has), other entries as they are."""
+    return [{k: item[k] for k in keys if k in item} if isinstance(item, dict) else item for item in items]
+
+
+def _slim_status(status: Raw) -> Raw:
+    """The container status lists of a pod's status, each entry cut to what `_container_state` reads; a
+    value that is not a list stays as it is (it reads as no statuses, as before)."""
+    out: Raw = {}
+    for key in _STATUS_LISTS:
+        value = status.get(key)
+        if value is not None:
+            out[key] = _slim(value, _STATUS_KEYS) if isinstance(value, list) else value
+    return out
+
+
 class _Details:
-    """`PodDetails`: each read from the pod's spec and status on first use, then kept."""
+    """`PodDetails`: each read from the pod's spec and status on first use, then kept.
+
+    Until then it holds only the parts of the containers and statuses those readers look at (`_slim`): a
+    fleet's pods are most of a snapshot, and the rest of their specs and statuses (volume mounts, probes,
+    commands, conditions, image IDs ...) would otherwise stay in memory for as long as the pods."""
 
     __slots__ = ("_app", "_containers", "_init", "_limits", "_status", "_statuses", "_where")
 
@@ -235,6 +264,6 @@ def parse_pod(obj: Raw) -> Pod:
             for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
             if isinstance(g, dict)
         ),
-        _details=_Details(containers, init, status, where),
+        _details=_Details(_slim(containers, _APP_KEYS), _slim(init, _INIT_KEYS), _slim_status(status), where),
         placement=parse_placement(spec, m.name),
     )
