@@ -57,7 +57,24 @@ class PoolMemo:
         self._shape: PodShape | None = None
         self._memo: dict[Hashable, object] = {}
         self._shared: dict[Hashable, object] = {}
+        self._ids: dict[Hashable, int] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
+
+    def selectors_id(self, shape: PodShape) -> int:
+        """A small id per distinct nodeSelector and node affinity (hashed once per shape, not per use)."""
+        return self.get(
+            shape,
+            "selectors id",
+            lambda: self._ids.setdefault(("sel", shape.key[2], shape.key[3]), len(self._ids)),
+        )
+
+    def requests_id(self, shape: PodShape) -> int:
+        """A small id per distinct requests and ephemeral storage."""
+        return self.get(
+            shape,
+            "requests id",
+            lambda: self._ids.setdefault(("req", shape.key[0], shape.ephemeral_storage), len(self._ids)),
+        )
 
     def group(self, signature: Hashable) -> int:
         """A small id per distinct signature."""
@@ -175,7 +192,7 @@ def failure(target: PoolTarget, entry: IndexedType, shape: PodShape) -> str | No
     """`PoolFit.failure`, once per fit group, type and the requests that decide it (for every shape that
     asks for as much)."""
     failures: dict[str, str | None] = target.memo.shared(
-        ("failures", target.group, shape.key[0], shape.ephemeral_storage), dict
+        ("failures", target.group, target.memo.requests_id(shape)), dict
     )
     name = entry.it.name
     if name in failures:

@@ -168,7 +168,7 @@ class PoolTarget:
 
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
         """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
-        key = ("fit", self.group, pod_reqs, shape.key[0], shape.ephemeral_storage)
+        key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
         return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
@@ -337,7 +337,7 @@ class PoolTarget:
             if self.memo.get(shape, "names pools", lambda: names_pools(shape))
             else self.requirement_group
         )
-        return ("term", pool, shape.key[2], shape.key[3])
+        return ("term", pool, self.memo.selectors_id(shape))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0]
@@ -400,7 +400,7 @@ class PoolTarget:
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
     ) -> tuple[IndexedType, ...]:
         """Once per fit group, term, requests and ephemeral storage: the same for every shape that asks that."""
-        key = ("instance blockers", self.group, self._term_key(shape), shape.key[0], shape.ephemeral_storage)
+        key = ("instance blockers", self.group, self._term_key(shape), self.memo.requests_id(shape))
         found, found_checks, fitting = self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
         blockers += found
         checks += found_checks
