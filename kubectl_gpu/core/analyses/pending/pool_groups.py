@@ -49,8 +49,10 @@ Fitting = tuple[tuple[IndexedType, ...], tuple[IndexedType, ...], tuple[IndexedT
 
 
 class PoolMemo:
-    """Shared by the PoolTargets of one analysis. Results are kept for the shape being evaluated only
-    (an analysis evaluates every pool for one shape, then the next shape): memory stays bounded."""
+    """Shared by the PoolTargets of one analysis. `get` keeps results for the shape being evaluated only
+    (an analysis evaluates every pool for one shape, then the next shape); `shared` keeps them for the
+    whole analysis, keyed by what they depend on (a fit group, a term, the requests), so their number
+    follows the distinct groups x selectors x requests, not the pods or the pools."""
 
     def __init__(self) -> None:
         self._groups: dict[Hashable, int] = {}
