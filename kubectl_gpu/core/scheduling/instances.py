@@ -64,6 +64,9 @@ class InstanceIndex:
         self._admits: dict[Requirements, dict[str, bool]] = {}
         self._fits: dict[tuple[tuple[str, Decimal], ...], dict[str, bool]] = {}
         self._admitted: dict[frozenset[tuple[str, NormalizedRequirement]], tuple[IndexedType, ...]] = {}
+        # What callers derive from this index alone, under a name of theirs (lint's fix checks): it lives
+        # as long as the index, so it never outlives the catalog it was computed from.
+        self.derived: dict[str, dict[object, object]] = {}
 
     def admitted_by(self, reqs: Requirements) -> dict[str, bool]:
         """Type name -> `first_mismatch(reqs, type) is None`, filled on use and kept per requirement set:

@@ -121,6 +121,17 @@ class PoolLint:
         and instance-family lists (what a suggested fix replaces); empty when that does not parse."""
         replaced = set(INSTANCE_TYPE_KEYS) | set(suffix_keys("family"))
         items = [r for r in self.pool.requirements if r.get("key") not in replaced] + list(extra)
+        # Pools with the same requirements, labels and NodeClass get the same answer (their names add only
+        # `karpenter.sh/nodepool`, which no instance type decides): once per index for them.
+        pool = self.pool
+        key = (repr(items), repr(sorted(pool.template_labels.items())), repr(pool.node_class_ref))
+        memo = self.index.derived.setdefault("lint admits", {})
+        found = memo.get(key)
+        if not isinstance(found, frozenset):
+            found = memo[key] = self._admits(items)
+        return found
+
+    def _admits(self, items: list[Raw]) -> frozenset[str]:
         try:
             reqs = self._for_index(self._requirements(items))
         except RequirementError:

@@ -15,8 +15,12 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from kubectl_gpu.core.analyses.lint.analysis import LintReport, lint
 from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.instances import InstanceIndex
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.core.analyses.lint.test_lint import FIXTURES, SCENARIOS, finding, keys, pool, run
 
@@ -270,3 +274,67 @@ def test_every_code_pinned_here_is_emitted_here() -> None:
         ),
     ]
     assert {f.code for r in reports for f in r.findings} >= PINNED_HERE
+
+
+class TestPoolsAlike:
+    """A suggested fix is checked once for pools whose requirements, labels and NodeClass are the same
+    (`LintPool.admits_with`): linted together, each pool must get what it gets linted alone."""
+
+    def _copies(self, tmp_path: Path) -> Path:
+        import yaml
+
+        from tests.core.analyses.lint.test_lint import load_yaml_docs
+
+        docs = list(load_yaml_docs(OURS))
+        items = [i for d in docs for i in (d["items"] if d.get("kind") == "List" else [d])]
+        fractional = next(
+            i for i in items if i["kind"] == "NodePool" and i["metadata"]["name"] == "fractional"
+        )
+        same = yaml.safe_load(yaml.safe_dump(fractional))
+        same["metadata"]["name"] = "fractional-twin"
+        narrow = yaml.safe_load(yaml.safe_dump(fractional))
+        narrow["metadata"]["name"] = "fractional-big"
+        narrow["spec"]["template"]["spec"]["requirements"].append(
+            {"key": "eks.amazonaws.com/instance-gpu-memory", "operator": "Gt", "values": ["3000"]}
+        )
+        path = tmp_path / "copies.yaml"
+        path.write_text(yaml.safe_dump_all([same, narrow]))
+        return path
+
+    def test_each_pool_gets_the_answer_of_an_unshared_check(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        copies = self._copies(tmp_path)
+        shared = lint(_state_of(OURS, copies), load_catalog())
+
+        class Forgetful(dict):  # type: ignore[type-arg]
+            def setdefault(self, key: object, default: object = None) -> object:
+                return {}  # nothing kept: every check made afresh
+
+        original = InstanceIndex.__init__
+
+        def forgetful_init(self: InstanceIndex, *args: object) -> None:
+            original(self, *args)  # type: ignore[arg-type]
+            self.derived = Forgetful()
+
+        monkeypatch.setattr(InstanceIndex, "__init__", forgetful_init)
+        afresh = lint(_state_of(OURS, copies), load_catalog())
+        for name in ("fractional", "fractional-twin", "fractional-big"):
+            assert _fixes(shared, name) == _fixes(afresh, name), name
+        twin, big = _fixes(shared, "fractional-twin"), _fixes(shared, "fractional-big")
+        assert twin == _fixes(shared, "fractional")  # the same requirements: the same fix
+        assert big != twin  # g6f.large is not admitted: nothing to leave out for it
+
+
+def _state_of(*paths: Path) -> ClusterState:
+    from tests.core.analyses.lint.test_lint import _state
+
+    return _state(*paths)
+
+
+def _fixes(report: LintReport, name: str) -> list[tuple[str, str | None]]:
+    return sorted(
+        (f.code, f.fix)
+        for f in report.findings
+        if f.object.name == name and f.code == "LINT_HARDCODED_INSTANCE_TYPES"
+    )
