@@ -78,5 +78,5 @@ class PoolKinds:
                         template = kind.stand_in.template(shape, ("kind", number))
                     if limit is None:
                         limit = member.limit_answer(shape, template.fitting)
-                    out.append(PoolCandidate(member, shape, template, limit))
+                    out.append(PoolCandidate(member, template, limit))
         return out

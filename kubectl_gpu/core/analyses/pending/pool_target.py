@@ -177,7 +177,7 @@ class PoolTarget:
     def candidate(self, shape: PodShape) -> PoolCandidate:
         """This pool for the shape, on its own: its template and its limits answer."""
         template = self.template(shape, self._template_key(shape))
-        return PoolCandidate(self, shape, template, self.limit_answer(shape, template.fitting))
+        return PoolCandidate(self, template, self.limit_answer(shape, template.fitting))
 
     def template(self, shape: PodShape, key: Hashable) -> Template:
         """The template for the shape, once per `key` (what it depends on) in the shared memo."""

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, Check, TargetEvaluation
-from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
 from kubectl_gpu.core.scheduling.instances import IndexedType
 
@@ -65,11 +64,10 @@ def named_check(check: Check, name: str) -> Check:
 class PoolCandidate:
     """One NodePool for one pod shape: its rank without its words, and its evaluation on demand."""
 
-    __slots__ = ("_evaluation", "key", "limit", "shape", "target", "template")
+    __slots__ = ("_evaluation", "key", "limit", "target", "template")
 
-    def __init__(self, target: PoolTarget, shape: PodShape, template: Template, limit: LimitAnswer) -> None:
+    def __init__(self, target: PoolTarget, template: Template, limit: LimitAnswer) -> None:
         self.target = target
-        self.shape = shape
         self.template = template
         self.limit = limit
         self.key: Key = (
