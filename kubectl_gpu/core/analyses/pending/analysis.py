@@ -16,7 +16,7 @@ from kubectl_gpu.core.analyses.pending.pod_gates import (
 )
 from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
 from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
-from kubectl_gpu.core.analyses.pending.ranking import Candidate, Evaluated, Ranked
+from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
@@ -230,22 +230,22 @@ class _Analyser:
         self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
 
-    def _targets(self, shape: PodShape) -> list[Candidate]:
+    def _targets(self, shape: PodShape) -> list[Entry]:
         """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
         accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
         if not self.pools:
             return self._nodes(shape)
-        targets: list[Candidate] = (
-            list(self.kinds.candidates(shape))
+        targets: list[Entry] = (
+            self.kinds.entries(shape)
             if self.share_pools
-            else [p.candidate(shape) for p in self.pools]
+            else [Entry.single(p.candidate(shape)) for p in self.pools]
         )
         if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
-            targets += [Evaluated(n.evaluate(shape)) for n in self.nodes if n.offers(shape)]
+            targets += [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes if n.offers(shape)]
         return targets
 
-    def _nodes(self, shape: PodShape) -> list[Candidate]:
-        return [Evaluated(n.evaluate(shape)) for n in self.nodes]
+    def _nodes(self, shape: PodShape) -> list[Entry]:
+        return [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes]
 
     def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
         key = (*shape.key, nodes_only)

@@ -18,7 +18,9 @@ from collections.abc import Hashable, Sequence
 from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL, names_pools, reads_pool_name
 from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 from kubectl_gpu.core.analyses.pending.pool_template import POOL, LimitAnswer, PoolCandidate, Template
+from kubectl_gpu.core.analyses.pending.ranking import Entry
 from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import TargetRef
 
 __all__ = ["PoolKinds"]
 
@@ -27,11 +29,38 @@ class _Kind:
     def __init__(self, members: list[PoolTarget]) -> None:
         self.members = members
         self.stand_in = members[0].stand_in()
-        by_limit: dict[Hashable, list[PoolTarget]] = {}
+        # Members that rank alike for any shape (the same limits left, the same blockers of their own),
+        # each bundle sorted as the ranking breaks ties: by weight, then name.
+        bundles: dict[Hashable, list[PoolTarget]] = {}
         for member in members:
-            key = (bool(member.pool.limits), member.remaining_key)
-            by_limit.setdefault(key, []).append(member)
-        self.limit_groups = list(by_limit.values())
+            key = (
+                bool(member.pool.limits),
+                member.remaining_key,
+                member.own_codes,
+                member.own_spec,
+                member.own_capacity,
+            )
+            bundles.setdefault(key, []).append(member)
+        self.bundles = [[(_tail(m), m) for m in sorted(b, key=_tail)] for b in bundles.values()]
+
+
+def _tail(target: PoolTarget) -> tuple[int, str]:
+    return -(target.pool.weight or 0), target.pool.name
+
+
+def _mentioned(shape: PodShape) -> frozenset[str] | None:
+    """The pool names the pod's `karpenter.sh/nodepool` requirements list: only a pool by one of these names
+    can be admitted differently from `POOL` (None: a numeric bound, which any name may meet or not)."""
+    assert shape.requirements is not None
+    names: set[str] = set()
+    for alternative in shape.requirements.alternatives():
+        req = alternative.get(NODEPOOL)
+        if req is None:
+            continue
+        if req.gte is not None or req.lte is not None:
+            return None
+        names |= req.values
+    return frozenset(names)
 
 
 def _admission(shape: PodShape, name: str) -> tuple[bool | None, ...]:
@@ -57,26 +86,48 @@ class PoolKinds:
     def __len__(self) -> int:
         return len(self.kinds)
 
-    def candidates(self, shape: PodShape) -> list[PoolCandidate]:
+    def entries(self, shape: PodShape) -> list[Entry]:
+        """Every pool for the shape, as ranking entries: one per bundle of a kind (pool_kinds' docstring),
+        a pool of its own where the shape reads its name."""
         if not self.kinds:
             return []
         first = self.kinds[0].stand_in
         if first.memo.get(shape, "reads pool name", lambda: reads_pool_name(shape, first.state, first.memo)):
-            return [t.candidate(shape) for kind in self.kinds for t in kind.members]
+            return [Entry.single(t.candidate(shape)) for kind in self.kinds for t in kind.members]
         named = names_pools(shape)
         admitted = _admission(shape, POOL) if named else ()
-        out: list[PoolCandidate] = []
+        mentioned = _mentioned(shape) if named else frozenset()
+        out: list[Entry] = []
         for number, kind in enumerate(self.kinds):
             template: Template | None = None
-            for group in kind.limit_groups:
-                limit: LimitAnswer | None = None
-                for member in group:
-                    if named and _admission(shape, member.pool.name) != admitted:
-                        out.append(member.candidate(shape))  # a pool the pod names: on its own
-                        continue
-                    if template is None:
-                        template = kind.stand_in.template(shape, ("kind", number))
-                    if limit is None:
-                        limit = member.limit_answer(shape, template.fitting)
-                    out.append(PoolCandidate(member, template, limit))
+            for bundle in kind.bundles:
+                alike = bundle
+                if named:  # the pools the pod names: on their own
+                    own = {
+                        id(m)
+                        for _, m in bundle
+                        if (mentioned is None or m.pool.name in mentioned)
+                        and _admission(shape, m.pool.name) != admitted
+                    }
+                    if own:
+                        out += [Entry.single(m.candidate(shape)) for _, m in bundle if id(m) in own]
+                        alike = [(t, m) for t, m in bundle if id(m) not in own]
+                if not alike:
+                    continue
+                if template is None:
+                    template = kind.stand_in.template(shape, ("kind", number))
+                out.append(_bundle(alike, template, alike[0][1].limit_answer(shape, template.fitting)))
         return out
+
+
+def _bundle(
+    members: list[tuple[tuple[int, str], PoolTarget]], template: Template, limit: LimitAnswer
+) -> Entry:
+    def make(member: PoolTarget) -> PoolCandidate:
+        return PoolCandidate(member, template, limit)
+
+    return Entry(make(members[0][1]), members, make, _pool_ref)
+
+
+def _pool_ref(member: PoolTarget) -> TargetRef:
+    return member.ref

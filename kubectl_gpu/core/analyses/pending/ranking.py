@@ -7,7 +7,8 @@ Pending pod made a document larger than the cluster's own JSON. `explain` (one p
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import heapq
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
@@ -22,6 +23,7 @@ __all__ = [
     "BlockerFacts",
     "BlockerSummary",
     "Candidate",
+    "Entry",
     "Evaluated",
     "Ranked",
 ]
@@ -124,14 +126,49 @@ class BlockerFacts:
     limited_pools: frozenset[str]
 
 
-class Ranked:
-    """The targets of one shape, nearest first (`targets.nearness`)."""
+class Entry:
+    """Targets that rank alike but for their weight and name (one kind of NodePool with one limits answer and
+    the same blockers of its own), or a single target: ranked as one, expanded when they are named."""
 
-    def __init__(self, candidates: Sequence[Candidate]) -> None:
-        self.candidates = sorted(candidates, key=lambda c: c.key)
+    __slots__ = ("make", "members", "prefix", "ref", "sample")
+
+    def __init__(
+        self,
+        sample: Candidate,
+        members: list[tuple[tuple[int, str], Any]],
+        make: Callable[[Any], Candidate],
+        ref: Callable[[Any], TargetRef],
+    ) -> None:
+        self.sample = sample  # one of them: their codes, classes and details
+        self.prefix = sample.key[:4]
+        self.members = members  # (minus weight, name), member: sorted
+        self.make = make
+        self.ref = ref
+
+    @classmethod
+    def single(cls, candidate: Candidate) -> Entry:
+        return cls(candidate, [(candidate.key[4:], candidate)], _same, _ref_of)
+
+
+def _same(candidate: Any) -> Candidate:
+    return candidate  # type: ignore[no-any-return]
+
+
+def _ref_of(candidate: Any) -> TargetRef:
+    return candidate.ref  # type: ignore[no-any-return]
+
+
+class Ranked:
+    """The targets of one shape, nearest first (`targets.nearness`), held as entries of alike targets."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        # By shared rank, then by the first member: among entries that tie, the first k targets come from
+        # the first k entries (`_first`).
+        self.entries = sorted(entries, key=lambda e: (e.prefix, e.members[0][0]))
+        self._count = sum(len(e.members) for e in self.entries)
 
     def __len__(self) -> int:
-        return len(self.candidates)
+        return self._count
 
     def __eq__(self, other: object) -> bool:
         """Equal when every target evaluates the same (builds every evaluation: for tests and the TUI's
@@ -142,18 +179,43 @@ class Ranked:
 
     __hash__ = None  # type: ignore[assignment]
 
-    @property
+    def _pairs(self) -> Iterator[tuple[Entry, Any]]:
+        """(entry, member) in rank order: entries by their shared rank, ties by weight and name."""
+        entries, i = self.entries, 0
+        while i < len(entries):
+            j = i + 1
+            while j < len(entries) and entries[j].prefix == entries[i].prefix:
+                j += 1
+            if j == i + 1:
+                entry = entries[i]
+                for _, member in entry.members:
+                    yield entry, member
+            else:
+                tied = [
+                    [(tail, n, entry, m) for tail, m in entry.members] for n, entry in enumerate(entries[i:j])
+                ]
+                for _, _, entry, member in heapq.merge(*tied, key=lambda t: (t[0], t[1])):
+                    yield entry, member
+            i = j
+
+    @cached_property
+    def candidates(self) -> list[Candidate]:
+        """Every target, nearest first (builds each one's candidate; `explain` and the tests)."""
+        return [entry.make(member) for entry, member in self._pairs()]
+
+    @cached_property
     def nearest(self) -> TargetEvaluation | None:
         """The nearest target (one that offers the accelerator, when any does)."""
-        return self.candidates[0].evaluation() if self.candidates else None
+        first = _first(self.entries, 1)
+        return first[0][0].make(first[0][1]).evaluation() if first else None
 
     @property
     def any_offering(self) -> bool:
-        return bool(self.candidates) and self.candidates[0].offers
+        return bool(self.entries) and self.entries[0].sample.offers
 
     @property
     def offering_pool(self) -> bool:
-        return any(c.offers and c.ref.kind == "NodePool" for c in self.candidates)
+        return any(e.sample.offers and e.sample.ref.kind == "NodePool" for e in self.entries)
 
     @cached_property
     def evaluations(self) -> tuple[TargetEvaluation, ...]:
@@ -163,31 +225,31 @@ class Ranked:
     @cached_property
     def listed(self) -> tuple[Blocker, ...]:
         """The blockers of the nearest LISTED_TARGETS targets, nearest first."""
-        return tuple(b for c in self.candidates[:LISTED_TARGETS] for b in c.evaluation().blockers)
+        out: list[Blocker] = []
+        for entry, member in _first(self.entries, LISTED_TARGETS):
+            out += entry.make(member).evaluation().blockers
+        return tuple(out)
 
     @cached_property
     def blocker_count(self) -> int:
-        return sum(c.blocker_total for c in self.candidates)
+        return sum(e.sample.blocker_total * len(e.members) for e in self.entries)
 
     @cached_property
     def summary(self) -> tuple[BlockerSummary, ...]:
         """Per blocker code (in verdict order): how many targets have it, the nearest of them named."""
         counts: dict[Verdict, int] = {}
-        named: dict[Verdict, list[TargetRef]] = {}
         classes: dict[Verdict, BlockerClass] = {}
-        for c in self.candidates:
-            for code in c.code_set:
-                counts[code] = counts.get(code, 0) + 1
-                refs = named.get(code)
-                if refs is None:
-                    refs = named[code] = []
-                    classes[code] = next(k for v, k, _ in c.codes() if v is code)
-                if len(refs) < NAMED_TARGETS:
-                    refs.append(c.ref)
-        return tuple(
-            BlockerSummary(code, classes[code], tuple(named[code]), counts[code])
-            for code in sorted(counts, key=_ORDER.__getitem__)
-        )
+        for e in self.entries:
+            for code in e.sample.code_set:
+                counts[code] = counts.get(code, 0) + len(e.members)
+                if code not in classes:
+                    classes[code] = next(k for v, k, _ in e.sample.codes() if v is code)
+        out = []
+        for code in sorted(counts, key=_ORDER.__getitem__):
+            with_code = [e for e in self.entries if code in e.sample.code_set]
+            named = tuple(entry.ref(member) for entry, member in _first(with_code, NAMED_TARGETS))
+            out.append(BlockerSummary(code, classes[code], named, counts[code]))
+        return tuple(out)
 
     @cached_property
     def facts(self) -> BlockerFacts:
@@ -196,19 +258,39 @@ class Ranked:
         labels: set[str] = set()
         limited: set[str] = set()
         seen: set[int] = set()
-        for c in self.candidates:
-            found = c.code_set
+        for e in self.entries:
+            found = e.sample.code_set
             codes |= found
             if Verdict.NODEPOOL_LIMIT_REACHED in found:
-                limited.add(c.ref.name)
-            if id(c.shared) in seen:  # the same template: the same taints and labels
+                limited.update(e.ref(m).name for _, m in e.members)
+            if id(e.sample.shared) in seen:  # the same template: the same taints and labels
                 continue
-            seen.add(id(c.shared))
-            for _, _, detail in c.codes():
+            seen.add(id(e.sample.shared))
+            for _, _, detail in e.sample.codes():
                 taints.update(str(t).split("=", 1)[0].split(":", 1)[0] for t in detail.get("taints", ()))
                 if detail.get("key"):
                     labels.add(str(detail["key"]))
         return BlockerFacts(frozenset(codes), frozenset(taints), frozenset(labels), frozenset(limited))
+
+
+def _first(entries: list[Entry], count: int) -> list[tuple[Entry, Any]]:
+    """The first `count` (entry, member) of `entries` (sorted by their shared rank) in rank order: entries
+    that tie are merged by weight and name, looking only at as many members of each as are still wanted."""
+    out: list[tuple[Entry, Any]] = []
+    i = 0
+    while i < len(entries) and len(out) < count:
+        j = i + 1
+        while j < len(entries) and entries[j].prefix == entries[i].prefix:
+            j += 1
+        need = count - len(out)
+        if j == i + 1:
+            out += [(entries[i], m) for _, m in entries[i].members[:need]]
+        else:
+            group = entries[i : min(j, i + need)]  # a later entry's first member comes after these
+            tied = [(tail, n, e, m) for n, e in enumerate(group) for tail, m in e.members[:need]]
+            out += [(e, m) for _, _, e, m in heapq.nsmallest(need, tied, key=lambda t: (t[0], t[1]))]
+        i = j
+    return out
 
 
 _ORDER = {v: i for i, v in enumerate(Verdict)}

@@ -38,6 +38,33 @@ def _with_copies(scenario: str, pool: str, copies: int) -> list[Obj]:
         if i % 3 == 0:  # some with their own limits used up: a blocker of their own
             twin["spec"]["limits"] = {"nvidia.com/gpu": "0"}
         objects.append(twin)
+    # Pods that name pools (one by nodeSelector, some by NotIn): those pools are evaluated on their own.
+    base = find(objects, "Pod", "wrong-value")
+    named = copy.deepcopy(base)
+    named["metadata"].update(name="named-pool", uid="uid-named-pool")
+    named["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": f"{pool}-03"}
+    named["spec"]["tolerations"] = [{"operator": "Exists"}]
+    not_in = copy.deepcopy(named)
+    not_in["metadata"].update(name="not-in-pools", uid="uid-not-in-pools")
+    not_in["spec"]["nodeSelector"] = {}
+    not_in["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "karpenter.sh/nodepool",
+                                "operator": "NotIn",
+                                "values": [pool, f"{pool}-01"],
+                            }
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    objects += [named, not_in]
     return objects
 
 
