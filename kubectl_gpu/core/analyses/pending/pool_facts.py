@@ -41,13 +41,15 @@ def remaining_limits(target: PoolTarget) -> Resources:
     }
 
 
+def _not_ready(target: PoolTarget, message: str, fix: str) -> Blocker:
+    return Blocker(Verdict.NODECLASS_NOT_READY, CAPACITY, target.ref, message, fix)
+
+
 def node_class_blocker(target: PoolTarget) -> Blocker | Check:
     ref = target.pool.node_class_ref
     if ref is None:
-        return Blocker(
-            Verdict.NODECLASS_NOT_READY,
-            CAPACITY,
-            target.ref,
+        return _not_ready(
+            target,
             f"NodePool {target.pool.name} has no nodeClassRef",
             "set spec.template.spec.nodeClassRef to an existing NodeClass",
         )
@@ -56,29 +58,23 @@ def node_class_blocker(target: PoolTarget) -> Blocker | Check:
     node_class = target.state.nodeclass_by_ref.get((ref.kind, ref.name))
     listed = any(c.kind == ref.kind for c in target.state.nodeclasses)
     if node_class is None and listed:
-        return Blocker(
-            Verdict.NODECLASS_NOT_READY,
-            CAPACITY,
-            target.ref,
+        return _not_ready(
+            target,
             f"NodePool {target.pool.name} references {label}, which does not exist",
             f"create {label} or point nodeClassRef at an existing one (kubectl get {ref.kind.lower()}es)",
         )
     if node_class is not None and node_class.ready is False:
         cond = next(c for c in node_class.conditions if c.type == "Ready")
         why = cond.message or cond.reason or "Ready=False"
-        return Blocker(
-            Verdict.NODECLASS_NOT_READY,
-            CAPACITY,
-            target.ref,
+        return _not_ready(
+            target,
             f"{label} is not Ready: {why}",
             f"kubectl describe {ref.kind.lower()} {ref.name}  # fix what its conditions report",
         )
     if pool_cond is not None and pool_cond.status == "False":
         why = pool_cond.message or pool_cond.reason or "NodeClassReady=False"
-        return Blocker(
-            Verdict.NODECLASS_NOT_READY,
-            CAPACITY,
-            target.ref,
+        return _not_ready(
+            target,
             f"NodePool {target.pool.name} reports NodeClassReady=False: {why}",
             f"kubectl describe {ref.kind.lower()} {ref.name}",
         )
