@@ -106,17 +106,7 @@ def node_checks(
                 )
             )
         checks.append(Check("host ports", conflict is None, conflict or "free on the node"))
-    outcome = node_topology(state, shape, node)
-    for name, found, code in (
-        ("topology spread", outcome.spread, Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE),
-        ("pod affinity", outcome.affinity, Verdict.POD_AFFINITY_UNSATISFIABLE),
-    ):
-        if found is None:
-            continue
-        ok, detail = found
-        if ok is False:
-            blockers.append(Blocker(code, CAPACITY, ref, f"node {node.name}: {detail}", _TOPOLOGY_FIX))
-        checks.append(Check(name, ok, detail))
+    node_topology(state, shape, node).add_to(ref, f"node {node.name}", _TOPOLOGY_FIX, blockers, checks)
     facts = volume_facts(state, shape, unreadable)
     if facts.relevant:
         if facts.problem:

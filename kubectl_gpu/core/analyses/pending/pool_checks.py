@@ -185,25 +185,13 @@ def _topology(
     zones = _zones_of(target.state, target)
     domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
     outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
-    for name, found, code in (
-        ("topology spread", outcome.spread, Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE),
-        ("pod affinity", outcome.affinity, Verdict.POD_AFFINITY_UNSATISFIABLE),
-    ):
-        if found is None:
-            continue
-        ok, detail = found
-        if ok is False:
-            blockers.append(
-                Blocker(
-                    code,
-                    CAPACITY,
-                    POOL_REF,
-                    f"NodePool {POOL}: {detail}",
-                    "relax the constraint (maxSkew, ScheduleAnyway, preferred affinity) or let the NodePool launch "
-                    "in the domains it needs (its zone requirement, the NodeClass subnets)",
-                )
-            )
-        checks.append(Check(name, ok, detail))
+    outcome.add_to(POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks)
+
+
+_TOPOLOGY_FIX = (
+    "relax the constraint (maxSkew, ScheduleAnyway, preferred affinity) or let the NodePool launch "
+    "in the domains it needs (its zone requirement, the NodeClass subnets)"
+)
 
 
 def _volumes(

@@ -26,7 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_gpu.core.analyses.pending.evaluation import Check
 from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
 from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.placement import AffinityTerm, SpreadConstraint
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -49,6 +51,22 @@ class Outcome:
     affinity: (
         Verdict3 | None
     )  # None: no required pod (anti-)affinity and no placed pod's anti-affinity for it
+
+    def add_to(
+        self, ref: TargetRef, where: str, fix: str, blockers: list[Blocker], checks: list[Check]
+    ) -> None:
+        """The "topology spread" and "pod affinity" checks of a target, and a capacity blocker for each that
+        fails (`where` starts its message: "node X", "NodePool X")."""
+        for name, found, code in (
+            ("topology spread", self.spread, Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE),
+            ("pod affinity", self.affinity, Verdict.POD_AFFINITY_UNSATISFIABLE),
+        ):
+            if found is None:
+                continue
+            ok, detail = found
+            if ok is False:
+                blockers.append(Blocker(code, BlockerClass.CAPACITY, ref, f"{where}: {detail}", fix))
+            checks.append(Check(name, ok, detail))
 
 
 def _placed(state: ClusterState) -> Iterable[tuple[Pod, Node]]:
