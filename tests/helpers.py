@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -150,3 +153,13 @@ def write_snapshot(path: Path, *items: dict[str, Any]) -> Path:
     """`items` as a `kubectl get -o json` List in `path`, which `--snapshot` reads; returns `path`."""
     path.write_text(json.dumps(as_list(*items), indent=1))
     return path
+
+
+def load_script(path: Path, name: str) -> ModuleType:
+    """A script that is not a package module (bench/, examples/, scripts/), imported under `name`."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class body runs
+    spec.loader.exec_module(module)
+    return module

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from kubectl_gpu.kube.snapshot import load_snapshot
+from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class body runs
-    spec.loader.exec_module(module)
-    return module
-
-
-family = _module(ROOT / "bench" / "family.py", "bench_family")
-targets = _module(ROOT / "bench" / "targets.py", "bench_targets")
+family = load_script(ROOT / "bench" / "family.py", "bench_family")
+targets = load_script(ROOT / "bench" / "targets.py", "bench_targets")
 
 
 def test_family_bundle_has_the_shapes_it_promises(tmp_path: Path) -> None:

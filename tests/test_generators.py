@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 
 import orjson
 
 from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot, write_bundle
+from tests.helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "automode-gpu-demo.json"
 
 
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class body runs
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = _module(ROOT / "examples" / "generate_demo.py", "generate_demo")
-bench = _module(ROOT / "bench" / "generate.py", "bench_generate")
+demo = load_script(ROOT / "examples" / "generate_demo.py", "generate_demo")
+bench = load_script(ROOT / "bench" / "generate.py", "bench_generate")
 
 
 def test_demo_is_regenerated_byte_identically(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from collections.abc import Mapping
@@ -35,7 +34,7 @@ from kubectl_gpu.core.catalog import (
 )
 from kubectl_gpu.core.catalog.versions import version_key
 from tests.helpers import FIXTURES as ALL_FIXTURES
-from tests.helpers import REFERENCE, REPO
+from tests.helpers import REFERENCE, REPO, load_script
 
 FIXTURES = ALL_FIXTURES / "catalog"
 DATA = REPO / "kubectl_gpu" / "data"
@@ -952,11 +951,7 @@ def test_load_catalog_is_cached_with_provenance() -> None:
 
 
 def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_catalogs", REPO / "scripts" / "build_catalogs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "scripts" / "build_catalogs.py", "build_catalogs")
 
 
 def test_build_script_regenerates_the_data_byte_for_byte(tmp_path: Path) -> None:
