@@ -103,10 +103,11 @@ def _usage_line(exc: ClickException) -> str:
 
 
 def _scrub(text: str) -> str:
-    """No credential this process loaded (a token, a password) in what it prints: see kube.secret_text."""
-    from kubectl_gpu.kube.secret_text import scrub
+    """No credential this process loaded (a token, a password) and no terminal control in what it
+    prints: see render.messages."""
+    from kubectl_gpu.render.messages import shown
 
-    return scrub(text)
+    return shown(text)
 
 
 def _error(line: str) -> None:
@@ -114,7 +115,9 @@ def _error(line: str) -> None:
 
 
 def _traceback() -> None:
-    sys.stderr.write(_scrub(traceback.format_exc()))
+    from kubectl_gpu.render.messages import shown_block
+
+    sys.stderr.write(shown_block(traceback.format_exc()))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -127,11 +127,11 @@ def cost(
     ] = "15m",
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle accelerators,
     GPU nodes without GPU pods (since when) and what keeps them (consolidation policy, consolidateAfter,
     do-not-disrupt, budgets). Always exit code 0: findings are information."""
-    from kubectl_gpu.cli.run import load, run_report
+    from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.k8s.state import Note
@@ -142,8 +142,7 @@ def cost(
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     # Node figures count every pod; -n narrows the namespace rows only.
     namespace = loaded.state.scope.namespace
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -28,10 +28,10 @@ def diagnose(
     ] = None,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Every analysis (node health, Pending pods, drivers, NVMe, lifecycle, NodePool lint, cost) in one
     report, worst first. Exit 1 when any finding reaches --fail-on (default error)."""
-    from kubectl_gpu.cli.run import run_report
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import diagnose as analysis
     from kubectl_gpu.render.diagnose_view import diagnose_view
 
@@ -41,8 +41,7 @@ def diagnose(
     if unknown:
         names = ", ".join(name or "''" for name in unknown)
         raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(analysis.ANALYSES)}")
-    return run_report(
-        opts,
+    return Command(
         kinds=analysis.kinds_for(only),
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, only=only),
         view=lambda report, wide: diagnose_view(report, wide=wide),

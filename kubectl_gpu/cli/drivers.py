@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from kubectl_gpu.cli.fleet_entry import dispatch
@@ -10,16 +12,15 @@ from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 __all__ = ["register"]
 
 
-def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> int:
+def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
     """NVIDIA driver per node and per AMI (source: probe, label, inferred or unknown), its CUDA ceiling, and
     GPU workloads whose CUDA need exceeds the ceiling of a node they run on or may land on. Exit code 1
     when a workload's CUDA need exceeds a driver's ceiling (an error finding)."""
-    from kubectl_gpu.cli.run import run_report
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import drivers as analysis
     from kubectl_gpu.render.drivers_view import drivers_view
 
-    return run_report(
-        opts,
+    return Command(
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=analysis.analyse,

@@ -3,24 +3,22 @@
 `--contexts a,b,c` or `--all-contexts`, or a `--snapshot` that holds bundles of several clusters: the
 command's own body runs once per cluster, each in a worker thread of `kube.fleet.gather` (at most
 `MAX_PARALLEL` at once, each within its deadline), exactly as a single-cluster run with `--context NAME`
-(or that cluster's bundles) would. Its `run_report` hands its answer here (`run.FLEET_MEMBER`) instead of
-writing it; a cluster that fails is that cluster's error, never the fleet's. Then the fleet is written
-once: JSON/YAML as a `FleetReport` (`core.clusters`), a table with a CLUSTER column
-(`render.fleet_view`), CSV with a `cluster` column; the exit code is the fleet's
-(`core.clusters.fleet_exit_code`).
+(or that cluster's bundles) would. The body returns its `run.Command` (data); each cluster's is answered
+(`run.answer`) and nothing is written until all are in; a cluster that fails is that cluster's error, never
+the fleet's. Then the fleet is written once: JSON/YAML as a `FleetReport` (`core.clusters`), a table with
+a CLUSTER column of the view model (`render.fleet_view`), CSV with a `cluster` column; the exit code is the
+fleet's (`core.clusters.fleet_exit_code`).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
-from kubectl_gpu.cli.run import FLEET_MEMBER, Answer
+from kubectl_gpu.cli.run import Answer, CsvTable, answer, execute
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, SeveralClusters, combine
 from kubectl_gpu.core.errors import ExitCode, InvalidInput, KubectlGpuError
 
@@ -46,14 +44,15 @@ def dispatch(call: Call, opts: GlobalOptions, command: str) -> int:
     so. A --snapshot of several clusters' bundles, each file one cluster's, is a fleet of those clusters."""
     if opts.fleet:
         return run_fleet(call, opts, command, live_members(opts))
-    if not opts.snapshot:
-        return int(call(opts))
     try:
-        return int(call(opts))
+        return execute(opts, call(opts))
     except SeveralClusters as exc:
-        if not exc.groups:
+        if not exc.groups or not opts.snapshot:
             raise
-        members = [Member(context, None, replace(opts, snapshot=files)) for context, files in exc.groups]
+        members = [
+            Member(context, None, replace(opts, snapshot=files, fleet_member=True))
+            for context, files in exc.groups
+        ]
         return run_fleet(call, opts, command, members)
 
 
@@ -72,34 +71,27 @@ def live_members(opts: GlobalOptions) -> list[Member]:
         )
     names = tuple((opts.contexts or "").split(","))
     contexts = fleet_contexts(opts.kubeconfig_path(), names, every=opts.all_contexts)
-    single = replace(opts, contexts=None, all_contexts=False)
+    single = replace(opts, contexts=None, all_contexts=False, fleet_member=True)
     return [Member(n, contexts.clusters.get(n), replace(single, context=n)) for n in contexts.names]
 
 
 def deadline(opts: GlobalOptions) -> float | None:
-    """A cluster's deadline: its whole read's (DEADLINE_FACTOR times --request-timeout), and one request
-    more for the analysis; `--request-timeout 0`: none. The read's own deadline usually answers first."""
-    from kubectl_gpu.kube.transport import DEADLINE_FACTOR
+    """A cluster's deadline (`kube.fleet.cluster_deadline`, as the TUI's fleet overview has it)."""
+    from kubectl_gpu.kube.fleet import cluster_deadline
 
-    seconds = opts.timeout_seconds
-    return None if seconds is None else seconds * (DEADLINE_FACTOR + 1)
+    return cluster_deadline(opts.timeout_seconds)
 
 
 def _answer(call: Call, member: Member) -> Answer:
-    answers: list[Answer] = []
-    token = FLEET_MEMBER.set(answers.append)  # this worker thread's own context
-    try:
-        call(member.opts)
-    finally:
-        FLEET_MEMBER.reset(token)
-    if not answers:
-        raise RuntimeError("the command wrote no report")
-    return answers[0]
+    command = call(member.opts)
+    if isinstance(command, int):
+        raise RuntimeError("the command wrote its own output: it has no fleet mode")
+    return answer(member.opts, command)
 
 
 def failure(result: Failed | TimedOut) -> ClusterFailure:
     from kubectl_gpu.kube.fleet import TimedOut
-    from kubectl_gpu.kube.secret_text import scrub
+    from kubectl_gpu.render.messages import shown as scrub
 
     if isinstance(result, TimedOut):
         return ClusterFailure(
@@ -119,9 +111,9 @@ def _traceback(error: BaseException) -> None:
     """--debug: a failed cluster's traceback on stderr, as a single-cluster run shows its own."""
     import traceback
 
-    from kubectl_gpu.kube.secret_text import scrub
+    from kubectl_gpu.render.messages import shown_block
 
-    sys.stderr.write(scrub("".join(traceback.format_exception(error))))
+    sys.stderr.write(shown_block("".join(traceback.format_exception(error))))
 
 
 def _notes(answer: Answer) -> list[dict[str, Any]]:
@@ -197,17 +189,13 @@ def _write(
     print_table(make_console(no_color=opts.no_color), fleet_view(views))
 
 
-def fleet_csv(documents: Sequence[tuple[str, str]]) -> str:
-    """The clusters' CSV documents as one, with a `cluster` column first (one header row)."""
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    header_written = False
-    for cluster, text in documents:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-        if not rows:
-            continue
-        if not header_written:
-            writer.writerow(["cluster", *rows[0]])
-            header_written = True
-        writer.writerows([cluster, *row] for row in rows[1:])
-    return buffer.getvalue()
+def fleet_csv(documents: Sequence[tuple[str, CsvTable]]) -> str:
+    """The clusters' CSV data as one document, with a `cluster` column first (one header row)."""
+    from kubectl_gpu.render.draw import csv_text
+
+    header: Sequence[str] | None = None
+    rows: list[list[object]] = []
+    for cluster, (columns, records) in documents:
+        header = header or columns
+        rows.extend([cluster, *record] for record in records)
+    return "" if header is None else csv_text(["cluster", *header], rows)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,17 +10,15 @@ from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book,
 from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
-__all__ = ["register", "to_csv"]
+if TYPE_CHECKING:
+    from kubectl_gpu.cli.run import CsvTable
+
+__all__ = ["csv_table", "register"]
 
 
-def to_csv(columns: tuple[str, ...], records: list[dict[str, object]]) -> str:
-    """RFC 4180 CSV: a header row, then one row per record in `columns` order; null is an empty field."""
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(columns)
-    for record in records:
-        writer.writerow(["" if record.get(c) is None else record[c] for c in columns])
-    return buffer.getvalue()
+def csv_table(columns: tuple[str, ...], records: list[dict[str, object]]) -> CsvTable:
+    """The records as CSV data: a header row, then one row per record in `columns` order."""
+    return columns, [[record.get(c) for c in columns] for record in records]
 
 
 def inventory(
@@ -34,11 +30,11 @@ def inventory(
     price_file: PriceFileOption = None,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Every accelerator instance: EC2 instance ID, type, zone, NodePool, NodeClaim, AMI, launch time and
     compute type (also instances whose node has not registered yet). For cost and compliance tools that no
     longer see Auto Mode's instances in EC2 DescribeInstances. -o csv writes RFC 4180 CSV with a header."""
-    from kubectl_gpu.cli.run import load, run_report
+    from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
     from kubectl_gpu.core.catalog import load_catalog
@@ -46,8 +42,7 @@ def inventory(
 
     loaded = load(opts, analysis.INVENTORY_KINDS, "nodes")
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.INVENTORY_KINDS,
         analyse=lambda state, catalog, now: analysis.analyse_inventory(
@@ -58,7 +53,7 @@ def inventory(
         ),
         notes=lambda report: price_notes(prices, (i.instance_type for i in report.instances)),
         table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
-        csv=lambda report: to_csv(COLUMNS, [i.to_dict() for i in report.instances]),
+        csv=lambda report: csv_table(COLUMNS, [i.to_dict() for i in report.instances]),
     )
 
 

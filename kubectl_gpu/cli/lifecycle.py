@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -38,12 +38,12 @@ def lifecycle(
     ] = False,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Per GPU node: created, expireAfter (or its default) and the Auto Mode 21-day cap, terminationGracePeriod,
     when it expires and why, Drifted, disruption budgets (UTC windows) and when disruption is next allowed,
     consolidation policy, do-not-disrupt. Per running GPU pod: how long it has run, what can disrupt it next and
     when, and a risk level. --pod NS/NAME --needs 11d answers "will this job survive 11 more days?"."""
-    from kubectl_gpu.cli.run import load, pod_ref, run_report
+    from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
     from kubectl_gpu.render.lifecycle_view import lifecycle_view
@@ -67,8 +67,7 @@ def lifecycle(
     loaded = load(opts, analysis.KINDS, "none" if target else "nodes")
     if target is not None:
         _check_target(loaded.state, target)
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -49,17 +49,17 @@ def lint(
     ] = FailOn.error,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """GPU NodePool and NodeClass mistakes, with a stable code, severity, the object, why and the fix:
     consolidation that repacks GPU nodes, GPU pools without a taint, wrong-provider label keys, hard-coded
     instance types, expireAfter: Never on Auto Mode, training pools without a budget window, limits and
     requirements that admit nothing, NVMe left out of ephemeral storage."""
-    from kubectl_gpu.cli.run import FLEET_MEMBER, Loaded, run_report
+    from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import lint as analysis
     from kubectl_gpu.render.lint_view import lint_view
 
     loaded: Loaded | None = None
-    if filename and FLEET_MEMBER.get() is not None:
+    if filename and opts.fleet_member:
         raise InvalidInput("lint -f checks manifests, not clusters", "drop --contexts/--all-contexts")
     if filename:
         state = _from_files(filename)
@@ -69,8 +69,7 @@ def lint(
                 "pass the manifests that define them",
             )
         loaded = Loaded(state, opts.now_or(state.captured_at))
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, fail_on=fail_on),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,18 +20,17 @@ def nodes(
     price_file: PriceFileOption = None,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """GPU nodes: instance type, Auto Mode or not, NodePool, accelerators allocatable/requested/free,
     GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators."""
-    from kubectl_gpu.cli.run import load, run_report
+    from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.nodes_table import nodes_view
 
     loaded = load(opts, analysis.KINDS, "nodes")
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,16 +17,15 @@ def nvme(
     include_all: Annotated[bool, typer.Option("--all", help="Include CPU-only nodes.")] = False,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Local NVMe per GPU node: instance store (catalog and instance-local-nvme label), the NodeClass's
     ephemeralStorage.size or instanceStorePolicy, the node's ephemeral-storage capacity, and the state
     (ACTIVE, DEGRADED, LIKELY_ACTIVE, NOT_USED, NO_NVME, UNKNOWN). Exit code 1 when a RAID is degraded."""
-    from kubectl_gpu.cli.run import run_report
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import nvme as analysis
     from kubectl_gpu.render.nvme_view import nvme_view
 
-    return run_report(
-        opts,
+    return Command(
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, include_all=include_all),

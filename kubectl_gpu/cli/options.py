@@ -48,6 +48,8 @@ class GlobalOptions:
     now: str | None = None
     no_color: bool = False
     debug: bool = False
+    #: these are one cluster's options in a fleet run (set by `cli.fleet`, never by a flag)
+    fleet_member: bool = False
 
     def merged(self, later: GlobalOptions) -> GlobalOptions:
         """Options given after the subcommand override those given before it."""
@@ -102,7 +104,14 @@ class GlobalOptions:
         return path or None
 
     def now_or(self, fallback: datetime | None) -> datetime:
-        """The instant time-based analysis uses: --now, else the snapshot's capture time, else now."""
+        """The instant time-based analysis uses: --now, else the snapshot's capture time, else now
+        (`core.evaluation.evaluation_instant`)."""
+        from kubectl_gpu.core.evaluation import evaluation_instant
+
+        return evaluation_instant(self.requested_now(), fallback, datetime.now(UTC))
+
+    def requested_now(self) -> datetime | None:
+        """--now as an instant (None when not given); InvalidInput when malformed or out of range."""
         if self.now is not None:
             try:
                 value = parse_time(self.now)
@@ -117,7 +126,7 @@ class GlobalOptions:
                     f"use an instant from {_NOW_EARLIEST.year} to {_NOW_LATEST.year - 1}",
                 )
             return value
-        return fallback or datetime.now(UTC)
+        return None
 
 
 _MAX_TIMEOUT_S = 86400.0

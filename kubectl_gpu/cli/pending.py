@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,15 +20,14 @@ def pending(
     ] = False,
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """Every Pending pod that wants an accelerator: its verdict, the nearest NodePool (or node), the reason
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
-    from kubectl_gpu.cli.run import run_report
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import pending_view
 
-    return run_report(
-        opts,
+    return Command(
         kinds=analysis.KINDS,
         selector_on="pods",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, all_pending=all_pending),
@@ -41,10 +40,10 @@ def explain(
     pod: Annotated[str, typer.Argument(help="Pod name, or NAMESPACE/NAME.")],
     *,
     opts: GlobalOptions,
-) -> int:
+) -> Any:
     """One pod, target by target: what matches and what does not, the provisioner's own events, and the
     fix as YAML. Exit code 1 when the pod is blocked."""
-    from kubectl_gpu.cli.run import load, pod_ref, run_report
+    from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import explain_view
 
@@ -57,8 +56,7 @@ def explain(
         raise InvalidInput(
             f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
         )
-    return run_report(
-        opts,
+    return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),

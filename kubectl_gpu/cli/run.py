@@ -1,43 +1,49 @@
-"""The one pipeline every read-only command runs: open the source, analyse, then JSON, YAML or a view.
+"""The one pipeline every read-only command runs: open the source, analyse, then JSON, YAML, CSV or a view.
 
-A command module is its options plus one `run_report` call; the exit code is the report's own rule
-(`Report.exit_code`), so "findings" mean the same in the table, the JSON and the exit code.
+A command module is its options and a body that returns a `Command` (what it reads, analyses and shows);
+`execute` answers it for one cluster, `cli.fleet` for several. The exit code is the report's own rule
+(`Report.exit_code`, with `core.evaluation`'s "could not look" rule), so "findings" mean the same in the
+table, the JSON and the exit code.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
-from kubectl_gpu.core.errors import ExitCode, InvalidInput
-from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget, could_not_look
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
 from kubectl_gpu.core.report import FailOn, Report
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.kube.source import SourceOptions
+    from kubectl_gpu.render.model import View
 
 __all__ = [
-    "FLEET_MEMBER",
     "Answer",
+    "Command",
+    "CsvTable",
     "Loaded",
+    "answer",
     "emit",
+    "execute",
     "load",
     "pod_ref",
     "print_notes",
-    "run_report",
     "scope_of",
     "source_options",
+    "write",
 ]
 
 R = TypeVar("R", bound=Report)
+
+#: CSV as data: the header and the rows (None is an empty field); `render.draw.csv_text` writes it.
+CsvTable = tuple[Sequence[str], Sequence[Sequence[object]]]
 
 
 class Loaded:
@@ -48,20 +54,38 @@ class Loaded:
         self.now = now
 
 
+@dataclass(frozen=True)
+class Command(Generic[R]):
+    """What a read-only command is, as data: the kinds it reads, its analysis, its view, its rules.
+
+    A command's body returns one; `execute` runs it for one cluster and writes the answer, fleet mode
+    (`cli.fleet`) runs it once per cluster and writes them together. `loaded`: the cluster, when the body
+    had to read it first (explain looks its pod up; nodes, cost and inventory price from its regions)."""
+
+    kinds: Iterable[str] | None
+    analyse: Callable[[ClusterState, Catalog, datetime], R]
+    view: Callable[[R, bool], View]
+    selector_on: SelectorTarget = "none"
+    fail_on: FailOn | None = None
+    #: notes the report adds to the cluster's (JSON and YAML carry them all)
+    notes: Callable[[R], Sequence[Note]] | None = None
+    #: the notes a table shows on stderr (default: all)
+    table_notes: Callable[[Sequence[Note]], Sequence[Note]] | None = None
+    csv: Callable[[R], CsvTable] | None = None
+    verdict: bool | None = None
+    loaded: Loaded | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What `run_report` would have written, kept for the fleet (`cli.fleet`) to write with the others."""
+    """A command's answer for one cluster, before it is written."""
 
     report: Report
     code: int
     notes: Sequence[Note]  # what JSON and YAML carry
     table_notes: Sequence[Note]  # what a table prints on stderr
-    view: Callable[[bool], RenderableType]  # the view, given `wide`
-    csv: Callable[[], str] | None
-
-
-#: Set, in a fleet member's thread, to where its `run_report` hands its answer instead of writing it.
-FLEET_MEMBER: ContextVar[Callable[[Answer], None] | None] = ContextVar("fleet_member", default=None)
+    view: Callable[[bool], View]  # the view, given `wide`
+    csv: Callable[[], CsvTable] | None
 
 
 def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
@@ -136,58 +160,50 @@ def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
     return True
 
 
-def run_report(
-    opts: GlobalOptions,
-    *,
-    kinds: Iterable[str] | None,
-    analyse: Callable[[ClusterState, Catalog, datetime], R],
-    view: Callable[[R, bool], RenderableType],
-    selector_on: SelectorTarget = "none",
-    fail_on: FailOn | None = None,
-    notes: Callable[[R], Sequence[Note]] | None = None,
-    table_notes: Callable[[Sequence[Note]], Sequence[Note]] | None = None,
-    loaded: Loaded | None = None,
-    csv: Callable[[R], str] | None = None,
-    verdict: bool | None = None,
-) -> int:
-    """Load (unless `loaded` is given), analyse, then write JSON/YAML or the view; the exit code.
-
-    `verdict`: whether the exit code is a verdict on the cluster (None: when the report has a rule that can
-    fail, or `fail_on` is given). A verdict of 0 becomes 4 (INCOMPLETE) when a kind the analysis reads could
-    not be listed: "clean" and "could not look" never share an exit code."""
+def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
+    """Load (unless the command has), analyse, and decide the exit code; nothing is written."""
     from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.evaluation import verdict_exit_code
     from kubectl_gpu.kube.heap import without_collection
 
-    loaded = loaded or load(opts, kinds, selector_on)
+    loaded = command.loaded or load(opts, command.kinds, command.selector_on)
     with without_collection():  # a one-shot analysis: its short-lived objects need no cycle collector
-        report = analyse(loaded.state, load_catalog(), loaded.now)
-    all_notes = [*loaded.state.notes, *(notes(report) if notes else ())]
-    code = report.exit_code(fail_on)
-    if verdict is None:
-        verdict = fail_on is not None or getattr(report, "default_fail_on", None) is not None
-    if code == ExitCode.OK and verdict and could_not_look(loaded.state.notes, kinds):
-        code = ExitCode.INCOMPLETE
-    member = FLEET_MEMBER.get()
-    if member is not None:
-        member(
-            Answer(
-                report,
-                code,
-                all_notes,
-                table_notes(all_notes) if table_notes else all_notes,
-                lambda wide: view(report, wide),
-                (lambda: csv(report)) if csv is not None else None,
-            )
-        )
-        return code
-    if csv is not None and opts.format is OutputFormat.csv:
-        print_notes(all_notes, no_color=True)
-        sys.stdout.write(csv(report))
-        return code
-    if emit(report, opts.format, all_notes):
-        return code
+        report = command.analyse(loaded.state, load_catalog(), loaded.now)
+    notes = [*loaded.state.notes, *(command.notes(report) if command.notes else ())]
+    code = verdict_exit_code(
+        report, loaded.state.notes, command.kinds, fail_on=command.fail_on, verdict=command.verdict
+    )
+    csv = command.csv
+    return Answer(
+        report,
+        code,
+        notes,
+        command.table_notes(notes) if command.table_notes else notes,
+        lambda wide: command.view(report, wide),
+        (lambda: csv(report)) if csv is not None else None,
+    )
+
+
+def write(opts: GlobalOptions, found: Answer) -> int:
+    """Write one cluster's answer as `opts` asks (CSV, JSON, YAML, or the view); its exit code."""
+    if found.csv is not None and opts.format is OutputFormat.csv:
+        from kubectl_gpu.render.draw import csv_text
+
+        print_notes(found.notes, no_color=True)
+        sys.stdout.write(csv_text(*found.csv()))
+        return found.code
+    if emit(found.report, opts.format, found.notes):
+        return found.code
     from kubectl_gpu.render.output import make_console, print_table
 
-    print_notes(table_notes(all_notes) if table_notes else all_notes, no_color=opts.no_color)
-    print_table(make_console(no_color=opts.no_color), view(report, opts.format is OutputFormat.wide))
-    return code
+    print_notes(found.table_notes, no_color=opts.no_color)
+    print_table(make_console(no_color=opts.no_color), found.view(opts.format is OutputFormat.wide))
+    return found.code
+
+
+def execute(opts: GlobalOptions, result: Command[Any] | int) -> int:
+    """What a command body returned, run for one cluster: a `Command` is answered and written; an exit
+    code (a command that wrote its own output) is returned as it is."""
+    if isinstance(result, Command):
+        return write(opts, answer(opts, result))
+    return int(result)

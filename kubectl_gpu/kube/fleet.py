@@ -17,10 +17,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["MAX_PARALLEL", "Failed", "Outcome", "TimedOut", "gather"]
+__all__ = ["MAX_PARALLEL", "Failed", "Outcome", "TimedOut", "cluster_deadline", "gather"]
 
 #: How many clusters are read at once: each read is itself several concurrent lists.
 MAX_PARALLEL = 8
+
+
+def cluster_deadline(request_timeout: float | None) -> float | None:
+    """A cluster's deadline in a fleet run: its whole read's (DEADLINE_FACTOR times --request-timeout),
+    and one request more for the analysis; `--request-timeout 0` (None): none. The read's own deadline
+    usually answers first. The CLI's fleet mode and the TUI's fleet overview both use it."""
+    from kubectl_gpu.kube.transport import DEADLINE_FACTOR
+
+    return None if request_timeout is None else request_timeout * (DEADLINE_FACTOR + 1)
+
 
 T = TypeVar("T")
 

@@ -1,19 +1,17 @@
-"""Human views for `kubectl gpu cost` and `kubectl gpu inventory`."""
+"""`kubectl gpu cost` and `kubectl gpu inventory` as view models."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
-
 from kubectl_gpu.core.analyses.cost.analysis import CostReport, CostSums, IdleNode
-from kubectl_gpu.core.analyses.cost.inventory import Inventory
+from kubectl_gpu.core.analyses.cost.inventory import Instance, Inventory
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
 __all__ = ["LIST_MARK", "cost_view", "inventory_table", "inventory_view", "list_price_footnote", "price_cell"]
 
@@ -46,133 +44,191 @@ def list_price_footnote(region: str | None) -> str:
     )
 
 
-def _table(*columns: str) -> Table:
-    return theme.table(columns, wrap=("KEPT-BY",))
+def _columns(*specs: str | tuple[str, Kind]) -> tuple[Column, ...]:
+    """Columns named by their headers (the key is the header in lower case); KEPT-BY wraps."""
+    out = []
+    for spec in specs:
+        header, kind = spec if isinstance(spec, tuple) else (spec, Kind.TEXT)
+        out.append(Column(header.lower().replace(" ", "_"), header, kind, wrap=header == "KEPT-BY"))
+    return tuple(out)
 
 
-def _sums_cells(s: CostSums) -> list[str]:
+def _money(value: Decimal | float | None, marked: bool = False) -> Cell:
+    return Cell(_usd(value, marked), float(value) if value is not None else -1)
+
+
+def _count(value: Decimal | int) -> Cell:
+    return Cell(_n(Decimal(value)) if isinstance(value, Decimal) else str(value), float(value))
+
+
+_SUMS = (
+    ("NODES", Kind.COUNT),
+    ("IDLE-NODES", Kind.COUNT),
+    ("ACCEL", Kind.COUNT),
+    ("ALLOC", Kind.COUNT),
+    ("IDLE", Kind.COUNT),
+    ("$/H", Kind.MONEY),
+    ("IDLE $/H", Kind.MONEY),
+)
+POOL_COLUMNS = _columns("NODEPOOL", "POLICY", "AFTER", *_SUMS)
+
+
+def _sums_cells(s: CostSums) -> list[Cell]:
     marked = s.list_priced > 0
+    priced = s.nodes > s.unpriced
     return [
-        str(s.nodes),
-        str(s.idle_nodes),
-        _n(s.capacity),
-        _n(s.allocated),
-        _n(s.idle),
-        _usd(s.price, marked) if s.nodes > s.unpriced else "-",
-        _usd(s.idle_cost, marked) if s.nodes > s.unpriced else "-",
+        _count(s.nodes),
+        _count(s.idle_nodes),
+        _count(s.capacity),
+        _count(s.allocated),
+        _count(s.idle),
+        _money(s.price, marked) if priced else Cell("-", -1),
+        _money(s.idle_cost, marked) if priced else Cell("-", -1),
     ]
 
 
 def _pools(report: CostReport) -> Table:
-    table = _table(
-        "NODEPOOL", "POLICY", "AFTER", "NODES", "IDLE-NODES", "ACCEL", "ALLOC", "IDLE", "$/H", "IDLE $/H"
-    )
+    rows = []
     for pool in report.pools:
-        table.add_row(
-            pool.name or "(none)",
-            pool.consolidation_policy or "-",
-            pool.consolidate_after or "-",
-            *_sums_cells(pool.sums),
-        )
-    table.add_row(Text("TOTAL", style=theme.HEADER), "", "", *_sums_cells(report.totals))
-    return table
+        cells = [Cell(pool.name or "(none)"), Cell(pool.consolidation_policy or "-")]
+        cells += [Cell(pool.consolidate_after or "-"), *_sums_cells(pool.sums)]
+        ref = ObjectRef("NodePool", pool.name) if pool.name else None
+        rows.append(Row(pool.name or "(none)", tuple(cells), ref, None, pool))
+    total = [Cell("TOTAL", style=theme.HEADER), Cell(""), Cell(""), *_sums_cells(report.totals)]
+    rows.append(Row("TOTAL", tuple(total), None, None, report.totals))
+    return Table("pools", POOL_COLUMNS, tuple(rows))
+
+
+NAMESPACE_COLUMNS = _columns(
+    "NAMESPACE",
+    ("GPU-PODS", Kind.COUNT),
+    ("ALLOC", Kind.COUNT),
+    ("$/H", Kind.MONEY),
+    ("IDLE-SHARE", Kind.COUNT),
+    ("IDLE-SHARE $/H", Kind.MONEY),
+)
 
 
 def _namespaces(report: CostReport) -> Table:
-    table = _table("NAMESPACE", "GPU-PODS", "ALLOC", "$/H", "IDLE-SHARE", "IDLE-SHARE $/H")
     marked = report.totals.list_priced > 0
+    rows = []
     for ns in report.namespaces:
-        table.add_row(
-            ns.name,
-            str(ns.gpu_pods),
-            _n(ns.allocated),
-            _usd(ns.cost_per_hour, marked) if ns.priced else "-",
-            _n(ns.idle_share),
-            _usd(ns.idle_share_cost_per_hour, marked) if ns.priced else "-",
+        cells = (
+            Cell(ns.name),
+            _count(ns.gpu_pods),
+            _count(ns.allocated),
+            _money(ns.cost_per_hour, marked) if ns.priced else Cell("-", -1),
+            _count(ns.idle_share),
+            _money(ns.idle_share_cost_per_hour, marked) if ns.priced else Cell("-", -1),
         )
-    return table
+        rows.append(Row(ns.name, cells, ObjectRef("Namespace", ns.name), None, ns))
+    return Table("namespaces", NAMESPACE_COLUMNS, tuple(rows))
 
 
 def _kept(idle: IdleNode) -> str:
     return "; ".join(k.reason for k in idle.kept_by) or "nothing found (see its NodeClaim's events)"
 
 
-def _idle_nodes(report: CostReport, *, wide: bool) -> Table:
-    columns = ["IDLE NODE", "INSTANCE", "NODEPOOL", "ACCEL", "IDLE-FOR", "SINCE", "$/H", "SO-FAR", "KEPT-BY"]
+IDLE_COLUMNS = _columns(
+    "IDLE NODE",
+    "INSTANCE",
+    "NODEPOOL",
+    ("ACCEL", Kind.COUNT),
+    ("IDLE-FOR", Kind.AGE),
+    "SINCE",
+    ("$/H", Kind.MONEY),
+    ("SO-FAR", Kind.MONEY),
+    "KEPT-BY",
+)
+IDLE_WIDE_COLUMNS = _columns("NODECLAIM", "OTHER-PODS")
+
+
+def _idle_row(idle: IdleNode, wide: bool) -> Row:
+    row = idle.cost.row
+    price = idle.cost.price
+    marked = price is not None and price.source == SOURCE_LIST
+    idle_for = idle.idle_for
+    cells = [
+        Cell(row.name),
+        Cell(row.instance_type or "-"),
+        Cell(row.node_pool or "-"),
+        _count(idle.cost.capacity),
+        Cell(format_age(idle_for), idle_for.total_seconds()) if idle_for is not None else Cell("-", -1),
+        Cell(idle.idle_since_source or "-"),
+        Cell(price_cell(price), float(price.usd_per_hour) if price is not None else -1),
+        _money(idle.idle_cost_so_far, marked),
+        Cell(_kept(idle), style=theme.WARNING if not idle.only_waiting else ""),
+    ]
     if wide:
-        columns += ["NODECLAIM", "OTHER-PODS"]
-    table = _table(*columns)
-    for idle in report.idle_nodes:
-        row = idle.cost.row
-        price = idle.cost.price
-        marked = price is not None and price.source == SOURCE_LIST
-        cells: list[RenderableType] = [
-            row.name,
-            row.instance_type or "-",
-            row.node_pool or "-",
-            _n(idle.cost.capacity),
-            format_age(idle.idle_for) if idle.idle_for is not None else "-",
-            idle.idle_since_source or "-",
-            price_cell(price),
-            _usd(idle.idle_cost_so_far, marked),
-            Text(_kept(idle), style=theme.WARNING if not idle.only_waiting else ""),
-        ]
-        if wide:
-            cells += [idle.node_claim or "-", ",".join(idle.other_pods) or "-"]
-        table.add_row(*cells)
-    return table
+        cells += [Cell(idle.node_claim or "-"), Cell(",".join(idle.other_pods) or "-")]
+    return Row(row.name, tuple(cells), ObjectRef("Node", row.name), row.name, idle)
 
 
-def cost_view(report: CostReport, *, wide: bool) -> RenderableType:
+def _idle_nodes(report: CostReport, *, wide: bool) -> Table:
+    columns = IDLE_COLUMNS + (IDLE_WIDE_COLUMNS if wide else ())
+    return Table("idle", columns, tuple(_idle_row(i, wide) for i in report.idle_nodes))
+
+
+def cost_view(report: CostReport, *, wide: bool) -> View:
     if not report.nodes:
-        return Text("No nodes with accelerators.")
-    parts: list[RenderableType] = [_pools(report)]
+        return View.sentence("No nodes with accelerators.")
+    parts: list[Part] = [_pools(report)]
     if report.namespaces:
-        parts += [Text(""), _namespaces(report)]
+        parts += [prose(""), _namespaces(report)]
     if report.idle_nodes:
-        parts += [Text(""), _idle_nodes(report, wide=wide)]
+        parts += [prose(""), _idle_nodes(report, wide=wide)]
     if report.findings:
-        parts += [Text(""), findings_table(report.findings, fix_column=False)]
+        parts += [prose(""), findings_table(report.findings, fix_column=False)]
     if report.totals.list_priced:
-        parts += [Text(""), Text(list_price_footnote(report.region), style=theme.MUTED)]
-    return Group(*parts)
+        parts += [prose(""), prose((list_price_footnote(report.region), theme.MUTED))]
+    return View.of(parts)
+
+
+INVENTORY_COLUMNS = _columns(
+    "INSTANCE-ID", "TYPE", "ZONE", "NODEPOOL", "NODECLAIM", "AMI", "LAUNCHED", "COMPUTE"
+)
+INVENTORY_WIDE_COLUMNS = _columns(
+    "NODE", "CAPACITY", "ACCELERATOR", ("COUNT", Kind.COUNT), ("$/H", Kind.MONEY)
+)
+
+
+def _instance_row(index: int, inst: Instance, wide: bool) -> Row:
+    cells = [
+        Cell(inst.instance_id or "-"),
+        Cell(inst.instance_type or "-"),
+        Cell(inst.zone or "-"),
+        Cell(inst.node_pool or "-"),
+        Cell(inst.node_claim or "-"),
+        Cell(inst.ami or "-"),
+        Cell(inst.launch_time.isoformat().replace("+00:00", "Z") if inst.launch_time else "-"),
+        Cell(inst.compute_type),
+    ]
+    if wide:
+        count = inst.accelerator_count
+        cells += [
+            Cell(inst.node or "(not registered)"),
+            Cell(inst.capacity_type or "-"),
+            Cell(inst.accelerator or "-"),
+            _count(count) if count is not None else Cell("-", -1),
+            Cell(price_cell(inst.price), float(inst.price.usd_per_hour) if inst.price else -1),
+        ]
+    ref = ObjectRef("Node", inst.node) if inst.node else None
+    return Row(inst.instance_id or inst.node_claim or str(index), tuple(cells), ref, inst.node, inst)
 
 
 def inventory_table(inventory: Inventory, *, wide: bool) -> Table:
-    columns = ["INSTANCE-ID", "TYPE", "ZONE", "NODEPOOL", "NODECLAIM", "AMI", "LAUNCHED", "COMPUTE"]
-    if wide:
-        columns += ["NODE", "CAPACITY", "ACCELERATOR", "COUNT", "$/H"]
-    table = _table(*columns)
-    for inst in inventory.instances:
-        cells: list[RenderableType] = [
-            inst.instance_id or "-",
-            inst.instance_type or "-",
-            inst.zone or "-",
-            inst.node_pool or "-",
-            inst.node_claim or "-",
-            inst.ami or "-",
-            inst.launch_time.isoformat().replace("+00:00", "Z") if inst.launch_time else "-",
-            inst.compute_type,
-        ]
-        if wide:
-            cells += [
-                inst.node or "(not registered)",
-                inst.capacity_type or "-",
-                inst.accelerator or "-",
-                _n(inst.accelerator_count) if inst.accelerator_count is not None else "-",
-                price_cell(inst.price),
-            ]
-        table.add_row(*cells)
-    return table
+    columns = INVENTORY_COLUMNS + (INVENTORY_WIDE_COLUMNS if wide else ())
+    rows = tuple(_instance_row(i, inst, wide) for i, inst in enumerate(inventory.instances))
+    return Table("instances", columns, rows)
 
 
 def inventory_view(
     inventory: Inventory, *, wide: bool, include_all: bool = False, price_region: str | None = None
-) -> RenderableType:
+) -> View:
     if not inventory.instances:
         where = "" if include_all else " with accelerators (use --all to list every instance)"
-        return Text(f"No instances{where}.")
-    parts: list[RenderableType] = [inventory_table(inventory, wide=wide)]
+        return View.sentence(f"No instances{where}.")
+    parts: list[Part] = [inventory_table(inventory, wide=wide)]
     if wide and any(i.price and i.price.source == "list-us-east-1" for i in inventory.instances):
-        parts.append(Text(list_price_footnote(price_region), style=theme.MUTED))
-    return Group(*parts)
+        parts.append(prose((list_price_footnote(price_region), theme.MUTED)))
+    return View.of(parts)

@@ -1,26 +1,53 @@
-"""Human view for `kubectl gpu drivers`: nodes, AMI groups, GPU workloads and findings."""
+"""`kubectl gpu drivers` as a view model: nodes, AMI groups, GPU workloads and findings."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.console import Group, RenderableType
-from rich.text import Text
-
 from kubectl_gpu.core.analyses.drivers.analysis import MAY_LAND_ON_RULE, DriverReport, NodeCheck, Workload
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
-__all__ = ["drivers_view"]
+__all__ = ["GROUP_COLUMNS", "NODE_COLUMNS", "WORKLOAD_COLUMNS", "drivers_view"]
 
 _COMPAT_RANK = {"no": 0, "minor-compat": 1, "unknown": 2, "driver-unknown": 3, "full": 4}
 
+NODE_COLUMNS = (
+    Column("name", "NAME"),
+    Column("nodepool", "NODEPOOL"),
+    Column("instance", "INSTANCE"),
+    Column("ami", "AMI"),
+    Column("driver", "DRIVER"),
+    Column("source", "SOURCE", Kind.CODE),
+    Column("cuda_max", "CUDA-MAX"),
+    Column("os_image", "OS-IMAGE", wide=True),
+    Column("detail", "DETAIL", wide=True, wrap=True),
+)
+GROUP_COLUMNS = (
+    Column("ami", "AMI"),
+    Column("os_image", "OS-IMAGE"),
+    Column("nodes", "NODES", Kind.COUNT),
+    Column("nodepools", "NODEPOOLS"),
+    Column("drivers", "DRIVERS", wrap=True),
+)
+WORKLOAD_COLUMNS = (
+    Column("namespace", "NAMESPACE"),
+    Column("workload", "WORKLOAD"),
+    Column("cuda", "CUDA"),
+    Column("confidence", "CONFIDENCE", Kind.CODE),
+    Column("runs_on", "RUNS-ON"),
+    Column("may_land_on", "MAY-LAND-ON"),
+    Column("worst", "WORST", Kind.CODE),
+)
 
-def _verdict(checks: Iterable[NodeCheck]) -> Text:
+
+def _verdict(checks: Iterable[NodeCheck]) -> Cell:
     worst = min(checks, key=lambda c: _COMPAT_RANK[c.level], default=None)
     if worst is None:
-        return Text("-")
-    return Text(worst.level, style=theme.COMPAT.get(worst.level, ""))
+        return Cell("-", 9)
+    return Cell(worst.level, _COMPAT_RANK[worst.level], theme.COMPAT.get(worst.level, ""))
 
 
 def _cuda(w: Workload) -> str:
@@ -40,67 +67,68 @@ def _list(items: Iterable[str], limit: int = 3, total: int | None = None) -> str
     return ",".join(values[:limit]) + extra
 
 
-def drivers_view(report: DriverReport, *, wide: bool) -> RenderableType:
-    if not report.nodes and not report.workloads:
-        return Text("No NVIDIA GPU nodes or GPU workloads.")
-    parts: list[RenderableType] = []
-    nodes = theme.table(
-        [
-            "NAME",
-            "NODEPOOL",
-            "INSTANCE",
-            "AMI",
-            "DRIVER",
-            "SOURCE",
-            "CUDA-MAX",
-            *(["OS-IMAGE", "DETAIL"] if wide else []),
-        ],
-        wrap=("DETAIL",),
-        title="NODES",
-    )
+def _nodes(report: DriverReport, wide: bool) -> Table:
+    rows = []
     for n in report.nodes:
         cuda = "-" if n.cuda_max is None else f"{n.cuda_max}{'+' if n.open_ended else ''}"
-        cells: list[RenderableType] = [
-            n.name,
-            n.node_pool or "-",
-            n.instance_type or "-",
-            n.ami or "-",
-            n.version or "unknown",
-            Text(n.source, style=theme.WARNING if n.source in ("inferred", "unknown") else ""),
-            cuda,
+        cells = [
+            Cell(n.name),
+            Cell(n.node_pool or "-"),
+            Cell(n.instance_type or "-"),
+            Cell(n.ami or "-"),
+            Cell(n.version or "unknown"),
+            Cell(n.source, style=theme.WARNING if n.source in ("inferred", "unknown") else ""),
+            Cell(cuda),
         ]
         if wide:
-            cells += [n.os_image or "-", n.detail or "-"]
-        nodes.add_row(*cells)
-    parts.append(nodes)
-    groups = theme.table(
-        ["AMI", "OS-IMAGE", "NODES", "NODEPOOLS", "DRIVERS"],
-        wrap=("DRIVERS",),
-        title="GROUPS (AMI / OS IMAGE)",
-    )
-    for g in report.groups:
+            cells += [Cell(n.os_image or "-"), Cell(n.detail or "-")]
+        rows.append(Row(n.name, tuple(cells), ObjectRef("Node", n.name), n.name, n))
+    columns = tuple(c for c in NODE_COLUMNS if wide or not c.wide)
+    return Table("nodes", columns, tuple(rows), title="NODES")
+
+
+def _groups(report: DriverReport) -> Table:
+    rows = []
+    for index, g in enumerate(report.groups):
         drivers = "; ".join(
             f"{v or 'unknown'}{f' (CUDA {c})' if c else ''} [{s}] x{count}" for v, c, s, count in g.drivers
         )
-        groups.add_row(g.ami or "-", g.os_image or "-", str(len(g.nodes)), _list(g.node_pools), drivers)
-    parts += [Text(""), groups]
-    if report.workloads:
-        workloads = theme.table(
-            ["NAMESPACE", "WORKLOAD", "CUDA", "CONFIDENCE", "RUNS-ON", "MAY-LAND-ON", "WORST"],
-            title="GPU WORKLOADS",
+        cells = (
+            Cell(g.ami or "-"),
+            Cell(g.os_image or "-"),
+            Cell(str(len(g.nodes)), len(g.nodes)),
+            Cell(_list(g.node_pools)),
+            Cell(drivers),
         )
-        for w in report.workloads:
-            need = w.cuda.need
-            workloads.add_row(
-                w.namespace,
-                f"{w.kind.lower()}/{w.name}",
-                _cuda(w),
-                str(need.confidence) if need else "-",
-                _list(w.runs_on, 2 if not wide else 10),
-                _list(w.may_land_on, 2 if not wide else 10, w.may_land_on_total),
-                _verdict(w.checks),
-            )
-        parts += [Text(""), workloads, Text(f"May land on: {MAY_LAND_ON_RULE}.", style=theme.MUTED)]
+        rows.append(Row(f"{index}:{g.ami}:{g.os_image}", cells, None, None, g))
+    return Table("groups", GROUP_COLUMNS, tuple(rows), title="GROUPS (AMI / OS IMAGE)")
+
+
+def _workloads(report: DriverReport, wide: bool) -> Table:
+    rows = []
+    for w in report.workloads:
+        need = w.cuda.need
+        cells = (
+            Cell(w.namespace),
+            Cell(f"{w.kind.lower()}/{w.name}"),
+            Cell(_cuda(w)),
+            Cell(str(need.confidence) if need else "-"),
+            Cell(_list(w.runs_on, 2 if not wide else 10)),
+            Cell(_list(w.may_land_on, 2 if not wide else 10, w.may_land_on_total)),
+            _verdict(w.checks),
+        )
+        ref = ObjectRef(w.kind, w.name, w.namespace)
+        rows.append(Row(f"{w.namespace}/{w.kind}/{w.name}", cells, ref, None, w))
+    return Table("workloads", WORKLOAD_COLUMNS, tuple(rows), title="GPU WORKLOADS")
+
+
+def drivers_view(report: DriverReport, *, wide: bool) -> View:
+    if not report.nodes and not report.workloads:
+        return View.sentence("No NVIDIA GPU nodes or GPU workloads.")
+    parts: list[Part] = [_nodes(report, wide), prose(""), _groups(report)]
+    if report.workloads:
+        rule = prose((f"May land on: {MAY_LAND_ON_RULE}.", theme.MUTED))
+        parts += [prose(""), _workloads(report, wide), rule]
     if report.findings:
-        parts += [Text(""), findings_table(report.findings, title="FINDINGS")]
-    return Group(*parts)
+        parts += [prose(""), findings_table(report.findings, title="FINDINGS")]
+    return View.of(parts)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.table import Table
-from rich.text import Text
-
 from kubectl_gpu.core.report import Finding
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Cell, Column, FindingItem, Kind, Prose, Row, Span, Table, finding_item
 
 __all__ = ["findings_block", "findings_table"]
+
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def _first_lines(text: str | None, limit: int) -> str:
@@ -22,48 +22,65 @@ def _first_lines(text: str | None, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def _columns(fix_column: bool) -> tuple[Column, ...]:
+    columns = [
+        Column("severity", "SEVERITY", Kind.SEVERITY),
+        Column("code", "CODE", Kind.CODE),
+        Column("object", "OBJECT"),
+        Column("message", "MESSAGE", wrap=True),
+    ]
+    if fix_column:
+        columns.append(Column("fix", "FIX", wrap=True))
+    return tuple(columns)
+
+
+def _row(index: int, item: FindingItem, clip: tuple[int, int] | None, fix_column: bool) -> Row:
+    message, fix = item.message, item.fix
+    if clip is not None:
+        message, fix = _first_lines(message, clip[0]), _first_lines(fix, clip[1])
+    if not fix_column:
+        message += f"\nfix: {fix}" if fix else ""
+    cells = [
+        Cell(item.severity, _SEVERITY_RANK.get(item.severity, 3), theme.severity(item.severity)),
+        Cell(item.code),
+        Cell(item.object),
+        Cell(message, block=True),
+        *([Cell(fix or "-", block=True)] if fix_column else []),
+    ]
+    return Row(f"{index}:{item.code}:{item.object}", tuple(cells), item.ref, None, item)
+
+
 def findings_table(
     findings: Iterable[Finding],
     *,
     title: str | None = None,
     clip: tuple[int, int] | None = None,
     fix_column: bool = True,
+    name: str = "findings",
 ) -> Table:
     """SEVERITY, CODE, OBJECT, MESSAGE and FIX, one row per finding.
 
     `clip` = (message, fix) characters: each cut to one line of at most that many (`diagnose`, where the
     table is the whole output); None keeps the whole text, wrapped on a terminal. Without `fix_column` the
     fix goes under the message, as `fix: ...` (`cost`, whose table is already wide)."""
-    columns = ["SEVERITY", "CODE", "OBJECT", "MESSAGE", *(["FIX"] if fix_column else [])]
-    table = theme.table(columns, wrap=("MESSAGE", "FIX"), title=title)
-    for finding in findings:
-        message, fix = finding.message, finding.fix
-        if clip is not None:
-            message, fix = _first_lines(message, clip[0]), _first_lines(fix, clip[1])
-        if not fix_column:
-            message += f"\nfix: {fix}" if fix else ""
-        table.add_row(
-            Text(str(finding.severity), style=theme.severity(finding.severity)),
-            finding.code,
-            str(finding.object),
-            message,
-            *([fix or "-"] if fix_column else []),
-        )
-    return table
+    rows = tuple(_row(i, finding_item(f), clip, fix_column) for i, f in enumerate(findings))
+    return Table(name, _columns(fix_column), rows, title=title)
 
 
-def findings_block(findings: Iterable[Finding]) -> Text:
+def findings_block(findings: Iterable[Finding]) -> Prose:
     """Per finding: SEVERITY CODE OBJECT, the message indented under it, then `fix:` and its lines."""
-    out = Text()
+    spans: list[Span] = []
     for finding in findings:
-        out.append(f"{finding.severity.value.upper():<8}", style=theme.severity(finding.severity))
-        out.append(f"{finding.code}  ", style=theme.HEADER)
-        out.append(f"{finding.object}\n")
-        out.append(f"  {finding.message}\n")
-        if finding.fix:
-            first, *rest = finding.fix.splitlines()
-            out.append(f"  fix: {first}\n", style=theme.FIX)
-            for line in rest:
-                out.append(f"       {line}\n", style=theme.FIX)
-    out.rstrip()
-    return out
+        item = finding_item(finding)
+        spans.append(Span(f"{item.severity.upper():<8}", theme.severity(item.severity)))
+        spans.append(Span(f"{item.code}  ", theme.HEADER))
+        spans.append(Span(f"{item.object}\n"))
+        spans.append(Span(f"  {item.message}\n"))
+        if item.fix:
+            first, *rest = item.fix.splitlines()
+            spans.append(Span(f"  fix: {first}\n", theme.FIX))
+            spans.extend(Span(f"       {line}\n", theme.FIX) for line in rest)
+    if spans:  # rich's Text.rstrip: no trailing newline
+        last = spans[-1]
+        spans[-1] = Span(last.text.rstrip(), last.style)
+    return Prose(tuple(spans))

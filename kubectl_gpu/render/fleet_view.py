@@ -1,108 +1,85 @@
-"""Fleet mode as a table: each cluster's own view, merged into one table per kind of table, with a CLUSTER
-column first.
+"""Fleet mode's view: each cluster's own view model, merged into one table per kind of table, with CLUSTER
+as the model's first column.
 
-A command's view is a group of tables and lines of text. The fleet view takes the views of every cluster
-(built by the same view functions as a single-cluster run), puts the rows of the tables that have the same
-title and columns into one table, each row led by its cluster, in the order the tables first appear, and
-then the lines of text, each led by its cluster (`prod: No nodes with accelerators.`). Blank lines only
-separate; they are laid out again between the merged tables. Nothing is recomputed: a row is the row the
-single-cluster table shows.
+The fleet view takes the views of every cluster (built by the same view functions as a single-cluster run),
+puts the rows of the tables that have the same name and columns into one table, each row led by its
+cluster, in the order the tables first appear, and then the lines of text, each led by its cluster
+(`prod: No nodes with accelerators.`). Blank lines only separate; they are laid out again between the
+merged tables. Nothing is recomputed: a row is the row the single-cluster table shows.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
-
-from rich.console import Group, RenderableType
-from rich.table import Column, Table
-from rich.text import Text
+from dataclasses import replace
 
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.output import view_parts
+from kubectl_gpu.render.model import Cell, Column, Part, Prose, Row, Span, Table, View, prose
 
 __all__ = ["CLUSTER_COLUMN", "fleet_view"]
 
-CLUSTER_COLUMN = "CLUSTER"
+CLUSTER_COLUMN = Column("cluster", "CLUSTER")
 
 
-def _key(table: Table) -> tuple[str, tuple[str, ...]]:
-    return (str(table.title or ""), tuple(str(c.header) for c in table.columns))
+def _key(table: Table) -> tuple[str, str | None, tuple[str, ...]]:
+    return (table.name, table.title, tuple(c.key for c in table.columns))
 
 
-def _empty_like(table: Table) -> Table:
-    """`table` without rows, with a CLUSTER column (one line) first."""
-    merged = copy.copy(table)
-    merged.rows = []
-    merged.columns = [
-        Column(CLUSTER_COLUMN, header_style=theme.HEADER, no_wrap=True, overflow="ellipsis"),
-        *(copy.copy(c) for c in table.columns),
-    ]
-    for column in merged.columns:
-        column._cells = []
-    for index, column in enumerate(merged.columns):
-        column._index = index
-    return merged
+def _cluster_rows(cluster: str, table: Table) -> list[Row]:
+    lead = Cell(cluster)
+    return [replace(row, key=f"{cluster}/{row.key}", cells=(lead, *row.cells)) for row in table.rows]
 
 
-def _add_rows(merged: Table, cluster: str, table: Table) -> None:
-    for row_index, row in enumerate(table.rows):
-        cells = [column._cells[row_index] for column in table.columns]
-        merged.add_row(cluster, *cells, style=row.style, end_section=row.end_section)
+def _strip_newlines(text: Prose) -> Prose | None:
+    """The text without the blank lines a view puts before a block (`\\nml/job needs ...`); None when
+    nothing is left."""
+    plain = text.plain
+    if not plain.strip():
+        return None
+    spans = list(text.spans)
+    while spans and not spans[0].text.lstrip("\n"):
+        spans.pop(0)
+    while spans and not spans[-1].text.rstrip("\n"):
+        spans.pop()
+    spans[0] = Span(spans[0].text.lstrip("\n"), spans[0].style)
+    spans[-1] = Span(spans[-1].text.rstrip("\n"), spans[-1].style)
+    return Prose(tuple(spans))
 
 
-def _texts(part: RenderableType) -> RenderableType | None:
-    """A part that is not a table, without the blank lines around it; None for a blank line."""
-    if isinstance(part, str):
-        part = Text(part)
-    if isinstance(part, Text):
-        body = _strip_newlines(part)
-        return body if body.plain.strip() else None
-    return part
-
-
-def _strip_newlines(text: Text) -> Text:
-    """The text without the blank lines a view puts before a block (`\\nml/job needs ...`)."""
-    while text.plain.startswith("\n"):
-        text = text[1:]
-    while text.plain.endswith("\n"):
-        text = text[:-1]
-    return text
-
-
-def _cluster_lines(cluster: str, parts: list[RenderableType]) -> list[RenderableType]:
+def _cluster_lines(cluster: str, texts: list[Prose]) -> list[Part]:
     """One-line texts each led by the cluster (`prod: 2 errors`); blocks (a finding per few lines) under
     a line that names the cluster."""
-    if all(isinstance(p, Text) and "\n" not in p.plain for p in parts):
-        return [Text(f"{cluster}: ", style=theme.HEADER).append_text(p) for p in parts if isinstance(p, Text)]
-    return [Text(f"{cluster}:", style=theme.HEADER), *parts]
+    if all("\n" not in t.plain for t in texts):
+        lead = Span(f"{cluster}: ", theme.HEADER)
+        return [Prose((lead, *t.spans)) for t in texts]
+    return [prose((f"{cluster}:", theme.HEADER)), *texts]
 
 
-def fleet_view(views: Sequence[tuple[str, RenderableType]]) -> RenderableType:
+def fleet_view(views: Sequence[tuple[str, View]]) -> View:
     """One view of the fleet from each cluster's (name, view), in the order given."""
-    tables: dict[tuple[str, tuple[str, ...]], Table] = {}
-    lines: list[RenderableType] = []
+    tables: dict[tuple[str, str | None, tuple[str, ...]], tuple[Table, list[Row]]] = {}
+    lines: list[Part] = []
     for cluster, view in views:
-        texts: list[RenderableType] = []
-        for part in view_parts(view):
+        texts: list[Prose] = []
+        for part in view.parts:
             if isinstance(part, Table):
                 key = _key(part)
                 if key not in tables:
-                    tables[key] = _empty_like(part)
-                _add_rows(tables[key], cluster, part)
+                    tables[key] = (part, [])
+                tables[key][1].extend(_cluster_rows(cluster, part))
                 continue
-            text = _texts(part)
+            text = _strip_newlines(part)
             if text is not None:
                 texts.append(text)
         if texts:
             lines.extend(_cluster_lines(cluster, texts))
-    parts: list[RenderableType] = []
-    for table in tables.values():
+    parts: list[Part] = []
+    for first, rows in tables.values():
         if parts:
-            parts.append(Text(""))
-        parts.append(table)
+            parts.append(prose(""))
+        parts.append(replace(first, columns=(CLUSTER_COLUMN, *first.columns), rows=tuple(rows)))
     if lines:
         if parts:
-            parts.append(Text(""))
+            parts.append(prose(""))
         parts.extend(lines)
-    return Group(*parts)
+    return View.of(parts)

@@ -1,12 +1,8 @@
-"""Human view for `kubectl gpu lifecycle`: a node table, a pod table, survival answers, then findings."""
+"""`kubectl gpu lifecycle` as a view model: a node table, a pod table, survival answers, then findings."""
 
 from __future__ import annotations
 
 from datetime import datetime
-
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from kubectl_gpu.core.analyses.lifecycle.report import (
     Disruption,
@@ -15,8 +11,11 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
     PodLifecycle,
 )
 from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Span, Table, View, prose
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = ["lifecycle_view", "nodes_table", "pods_table"]
 
@@ -70,82 +69,113 @@ def _dnd(life: NodeLifecycle, now: datetime) -> str:
     return ", ".join(parts) or "-"
 
 
-def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
-    now = report.now
-    columns = [
-        "NODE",
-        "NODEPOOL",
-        "TYPE",
-        "AGE",
-        "EXPIRES",
-        "DRIFTED",
-        "ALLOWED NOW",
-        "DND",
-        "NEXT DISRUPTION",
+NODE_COLUMNS = (
+    Column("node", "NODE"),
+    Column("nodepool", "NODEPOOL"),
+    Column("type", "TYPE"),
+    Column("age", "AGE", Kind.AGE),
+    Column("expires", "EXPIRES"),
+    Column("drifted", "DRIFTED", Kind.CODE),
+    Column("allowed", "ALLOWED NOW"),
+    Column("dnd", "DND"),
+    Column("next", "NEXT DISRUPTION"),
+    Column("tgp", "TGP", wide=True),
+    Column("consolidation", "CONSOLIDATION", wide=True),
+    Column("budgets", "BUDGETS", wide=True, wrap=True),
+    Column("created", "CREATED", wide=True),
+)
+
+
+def _since(at: datetime | None, now: datetime) -> Cell:
+    if at is None:
+        return Cell("-", -1)
+    return Cell(format_age(now - at), (now - at).total_seconds())
+
+
+def _until(at: datetime | None, now: datetime, text: str) -> Cell:
+    """A time to come, sorting soonest first (unknown last)."""
+    return Cell(text, (at - now).total_seconds() if at is not None else float("inf"))
+
+
+def _budgets(life: NodeLifecycle) -> str:
+    if life.budgets is None:
+        return "?"
+    return "; ".join(
+        s.spec.describe() + (" [active]" if s.active else "") + (" [INVALID]" if s.spec.error else "")
+        for s in life.budgets
+    )
+
+
+def _node_row(life: NodeLifecycle, now: datetime, wide: bool) -> Row:
+    drifted = "?" if life.drifted is None else (life.drift_reason or "yes") if life.drifted else "no"
+    nxt = life.next_disruption
+    cells = [
+        Cell(life.name),
+        Cell(life.node_pool or "-"),
+        Cell(life.instance_type or "-"),
+        _since(life.created, now),
+        _until(life.expires_at, now, _expires(life, now)),
+        Cell(drifted, style=theme.WARNING if life.drifted else ""),
+        Cell(_allowed(life, now)),
+        Cell(_dnd(life, now)),
+        _until(nxt.at if nxt else None, now, _disruption(nxt, now)),
     ]
     if wide:
-        columns += ["TGP", "CONSOLIDATION", "BUDGETS", "CREATED"]
-    table = theme.table(columns, wrap=("BUDGETS",))
-    for life in report.nodes:
-        drifted = "?" if life.drifted is None else (life.drift_reason or "yes") if life.drifted else "no"
-        cells: list[str | Text] = [
-            life.name,
-            life.node_pool or "-",
-            life.instance_type or "-",
-            format_age(now - life.created) if life.created else "-",
-            _expires(life, now),
-            Text(drifted, style=theme.WARNING if life.drifted else ""),
-            _allowed(life, now),
-            _dnd(life, now),
-            _disruption(life.next_disruption, now),
+        cells += [
+            Cell(life.termination_grace_period.value or "none"),
+            Cell(f"{life.consolidation_policy.value or '?'} after {life.consolidate_after.value or '?'}"),
+            Cell(_budgets(life)),
+            Cell(life.created.isoformat().replace("+00:00", "Z") if life.created else "-"),
         ]
-        if wide:
-            budgets = "?"
-            if life.budgets is not None:
-                budgets = "; ".join(
-                    s.spec.describe()
-                    + (" [active]" if s.active else "")
-                    + (" [INVALID]" if s.spec.error else "")
-                    for s in life.budgets
-                )
-            cells += [
-                life.termination_grace_period.value or "none",
-                f"{life.consolidation_policy.value or '?'} after {life.consolidate_after.value or '?'}",
-                budgets,
-                life.created.isoformat().replace("+00:00", "Z") if life.created else "-",
-            ]
-        table.add_row(*cells)
-    return table
+    return Row(life.name, tuple(cells), ObjectRef("Node", life.name), life.name, life)
+
+
+def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
+    columns = tuple(c for c in NODE_COLUMNS if wide or not c.wide)
+    return Table("nodes", columns, tuple(_node_row(n, report.now, wide) for n in report.nodes))
+
+
+POD_COLUMNS = (
+    Column("namespace", "NAMESPACE"),
+    Column("pod", "POD"),
+    Column("node", "NODE"),
+    Column("gpus", "GPUS"),
+    Column("running", "RUNNING", Kind.AGE),
+    Column("dnd", "DND"),
+    Column("next", "NEXT DISRUPTION"),
+    Column("risk", "RISK", Kind.CODE),
+    Column("survives", "SURVIVES", Kind.CODE),
+    Column("detail", "DETAIL", wide=True, wrap=True),
+)
+_RISK_RANK = {"high": 0, "medium": 1, "low": 2}
+
+
+def _pod_row(pod: PodLifecycle, now: datetime, survival: bool, wide: bool) -> Row:
+    nxt = pod.next_disruption
+    cells = [
+        Cell(pod.namespace),
+        Cell(pod.name),
+        Cell(pod.node),
+        Cell(",".join(f"{k.rpartition('/')[2]}={v}" for k, v in pod.requests.items()) or "-"),
+        _since(pod.started, now),
+        Cell(_pod_dnd(pod, now)),
+        _until(nxt.at if nxt else None, now, _disruption(nxt, now)),
+        Cell(pod.risk, _RISK_RANK.get(pod.risk, 3), theme.RISK.get(pod.risk, "")),
+    ]
+    if survival:
+        verdict = pod.survival.verdict if pod.survival else "-"
+        cells.append(Cell(verdict, style=theme.SURVIVAL.get(verdict, "")))
+    if wide:
+        cells.append(Cell(nxt.detail if nxt else "-"))
+    ref = ObjectRef("Pod", pod.name, pod.namespace)
+    return Row(f"{pod.namespace}/{pod.name}", tuple(cells), ref, pod.node, pod)
 
 
 def pods_table(report: LifecycleReport, *, wide: bool) -> Table:
-    now = report.now
     survival = any(p.survival is not None for p in report.pods)
-    columns = ["NAMESPACE", "POD", "NODE", "GPUS", "RUNNING", "DND", "NEXT DISRUPTION", "RISK"]
-    if survival:
-        columns.append("SURVIVES")
-    if wide:
-        columns.append("DETAIL")
-    table = theme.table(columns, wrap=("DETAIL",))
-    for pod in report.pods:
-        nxt = pod.next_disruption
-        cells: list[str | Text] = [
-            pod.namespace,
-            pod.name,
-            pod.node,
-            ",".join(f"{k.rpartition('/')[2]}={v}" for k, v in pod.requests.items()) or "-",
-            format_age(now - pod.started) if pod.started else "-",
-            _pod_dnd(pod, now),
-            _disruption(nxt, now),
-            Text(pod.risk, style=theme.RISK.get(pod.risk, "")),
-        ]
-        if survival:
-            verdict = pod.survival.verdict if pod.survival else "-"
-            cells.append(Text(verdict, style=theme.SURVIVAL.get(verdict, "")))
-        if wide:
-            cells.append(nxt.detail if nxt else "-")
-        table.add_row(*cells)
-    return table
+    columns = tuple(c for c in POD_COLUMNS if (wide or not c.wide) and (survival or c.key != "survives"))
+    rows = tuple(_pod_row(p, report.now, survival, wide) for p in report.pods)
+    return Table("pods", columns, rows)
 
 
 def _pod_dnd(pod: PodLifecycle, now: datetime) -> str:
@@ -159,28 +189,30 @@ def _pod_dnd(pod: PodLifecycle, now: datetime) -> str:
     return f"{p.value} ({'until ' + _rel(p.until, now) if p.active_at(now) else 'lapsed'})"
 
 
-def lifecycle_view(report: LifecycleReport, *, wide: bool, include_all: bool = False) -> Group:
+def _survival(pod: PodLifecycle) -> list[Part]:
+    s = pod.survival
+    if s is None:
+        return []
+    verdict = {"yes": "survives", "no": "will NOT survive", "at-risk": "at risk"}[s.verdict]
+    head = prose(
+        Span(f"\n{pod.namespace}/{pod.name} needs {s.needs} more (until "),
+        Span(f"{s.deadline.isoformat().replace('+00:00', 'Z')}): "),
+        Span(verdict, theme.SURVIVAL.get(s.verdict, "")),
+    )
+    return [head, *(prose(f"  - {safe_line(reason)}") for reason in s.reasons)]
+
+
+def lifecycle_view(report: LifecycleReport, *, wide: bool, include_all: bool = False) -> View:
     if not report.nodes:
         where = "" if include_all else " with accelerators (use --all for every Karpenter node)"
-        return Group(Text(f"No nodes{where}."))
-    parts: list[RenderableType] = [nodes_table(report, wide=wide)]
+        return View.sentence(f"No nodes{where}.")
+    parts: list[Part] = [nodes_table(report, wide=wide)]
     if report.pods:
-        parts += [Text(""), pods_table(report, wide=wide)]
+        parts += [prose(""), pods_table(report, wide=wide)]
     for pod in report.pods:
-        if pod.survival is None:
-            continue
-        s = pod.survival
-        head = Text()
-        head.append(f"\n{pod.namespace}/{pod.name} needs {s.needs} more (until ")
-        head.append(f"{s.deadline.isoformat().replace('+00:00', 'Z')}): ")
-        head.append(
-            {"yes": "survives", "no": "will NOT survive", "at-risk": "at risk"}[s.verdict],
-            style=theme.SURVIVAL.get(s.verdict, ""),
-        )
-        parts.append(head)
-        parts += [Text(f"  - {reason}") for reason in s.reasons]
+        parts += _survival(pod)
     for life in report.nodes:
-        parts += [Text(f"note: {life.name}: {note}", style=theme.MUTED) for note in life.notes]
+        parts += [prose((f"note: {life.name}: {safe_line(note)}", theme.MUTED)) for note in life.notes]
     if report.findings:
-        parts += [Text(""), findings_block(report.findings)]
-    return Group(*parts)
+        parts += [prose(""), findings_block(report.findings)]
+    return View.of(parts)

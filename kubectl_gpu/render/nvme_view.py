@@ -1,15 +1,27 @@
-"""Human view for `kubectl gpu nvme`: one row per GPU node, then the findings."""
+"""`kubectl gpu nvme` as a view model: one row per GPU node, then the findings."""
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.text import Text
-
 from kubectl_gpu.core.analyses.nvme.analysis import NvmeReport, NvmeRow, format_bytes
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
-__all__ = ["nvme_view"]
+__all__ = ["COLUMNS", "nvme_table", "nvme_view"]
+
+COLUMNS = (
+    Column("name", "NAME"),
+    Column("instance", "INSTANCE"),
+    Column("nodepool", "NODEPOOL"),
+    Column("nvme", "NVME"),
+    Column("state", "STATE", Kind.CODE),
+    Column("devices", "DEVICES"),
+    Column("requested", "REQUESTED"),
+    Column("ephemeral", "EPHEMERAL-CAP", Kind.QUANTITY),
+    Column("nodeclass", "NODECLASS", wide=True),
+    Column("evidence", "EVIDENCE", wide=True, wrap=True),
+)
 
 
 def _requested(row: NvmeRow) -> str:
@@ -20,32 +32,35 @@ def _requested(row: NvmeRow) -> str:
     return "-"
 
 
-def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> RenderableType:
+def _row(r: NvmeRow, wide: bool) -> Row:
+    cells = [
+        Cell(r.name),
+        Cell(r.instance_type or "-"),
+        Cell(r.node_pool or "-"),
+        Cell(r.spec.layout if r.spec else "?"),
+        Cell(str(r.state), style=theme.NVME_STATE.get(r.state, "")),
+        Cell(",".join(r.devices) or "-"),
+        Cell(_requested(r)),
+        Cell(format_bytes(r.capacity_bytes), float(r.capacity_bytes) if r.capacity_bytes is not None else -1),
+    ]
+    if wide:
+        cells += [
+            Cell(f"{r.node_class[0]}/{r.node_class[1]}" if r.node_class else "-"),
+            Cell("; ".join(r.evidence) or "-"),
+        ]
+    return Row(r.name, tuple(cells), ObjectRef("Node", r.name), r.name, r)
+
+
+def nvme_table(report: NvmeReport, *, wide: bool) -> Table:
+    columns = tuple(c for c in COLUMNS if wide or not c.wide)
+    return Table("nodes", columns, tuple(_row(r, wide) for r in report.rows))
+
+
+def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> View:
     if not report.rows:
         where = "" if include_all else " with accelerators (use --all to list every node)"
-        return Text(f"No nodes{where}.")
-    columns = ["NAME", "INSTANCE", "NODEPOOL", "NVME", "STATE", "DEVICES", "REQUESTED", "EPHEMERAL-CAP"]
-    if wide:
-        columns += ["NODECLASS", "EVIDENCE"]
-    table = theme.table(columns, wrap=("EVIDENCE",))
-    for r in report.rows:
-        cells: list[RenderableType] = [
-            r.name,
-            r.instance_type or "-",
-            r.node_pool or "-",
-            r.spec.layout if r.spec else "?",
-            Text(str(r.state), style=theme.NVME_STATE.get(r.state, "")),
-            ",".join(r.devices) or "-",
-            _requested(r),
-            format_bytes(r.capacity_bytes),
-        ]
-        if wide:
-            cells += [
-                f"{r.node_class[0]}/{r.node_class[1]}" if r.node_class else "-",
-                "; ".join(r.evidence) or "-",
-            ]
-        table.add_row(*cells)
-    parts: list[RenderableType] = [table]
+        return View.sentence(f"No nodes{where}.")
+    parts: list[Part] = [nvme_table(report, wide=wide)]
     if report.findings:
-        parts += [Text(""), findings_table(report.findings, title="FINDINGS")]
-    return Group(*parts)
+        parts += [prose(""), findings_table(report.findings, title="FINDINGS")]
+    return View.of(parts)

@@ -19,6 +19,9 @@ from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
+from kubectl_gpu.render.model import Prose, View
+from kubectl_gpu.render.model import Table as ModelTable
+
 __all__ = [
     "LARGE_TABLE_ROWS",
     "dump_json",
@@ -214,10 +217,21 @@ def _print_large(console: Console, table: Table, grid: list[list[Cell]]) -> None
     console.print(Text("\n").join(_styled_lines(table, grid)), soft_wrap=True)
 
 
-def print_table(console: Console, view: RenderableType) -> None:
-    """Print a view (a table, text, or a Group of them), fitted to the console's width where its tables
+def print_table(console: Console, view: RenderableType | View | ModelTable | Prose) -> None:
+    """Print a view (the view model's, drawn by `render.draw`; or a rich table, text, or a Group of
+    them), fitted to the console's width where its tables
     fit it without cutting a cell; off a terminal, without the trailing padding rich adds to every line.
     A table of more than LARGE_TABLE_ROWS one-line rows is written line by line (the same text, fast)."""
+    if isinstance(view, View | ModelTable | Prose):
+        from kubectl_gpu.render.draw import rich_prose, rich_table, rich_view
+
+        view = (
+            rich_view(view)
+            if isinstance(view, View)
+            else rich_table(view)
+            if isinstance(view, ModelTable)
+            else rich_prose(view)
+        )
     for part in view_parts(view):
         grid = _large_cells(part) if isinstance(part, Table) else None
         if grid is not None and isinstance(part, Table):

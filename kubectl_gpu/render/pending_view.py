@@ -1,21 +1,33 @@
-"""Human views for `kubectl gpu pending` (a table, worst first) and `kubectl gpu explain` (target by target)."""
+"""`kubectl gpu pending` (a table, worst first) and `kubectl gpu explain` (target by target) as view models."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
-
 from kubectl_gpu.core.analyses.pending.report import PendingReport, PodDiagnosis
 from kubectl_gpu.core.k8s.times import format_age
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Prose, Row, Span, Table, View, prose
+from kubectl_gpu.render.safe import safe_line
 
-__all__ = ["explain_view", "pending_table", "pending_view"]
+__all__ = ["COLUMNS", "explain_view", "pending_table", "pending_view", "requests_text"]
+
+COLUMNS = (
+    Column("namespace", "NAMESPACE"),
+    Column("pod", "POD"),
+    Column("request", "REQUEST"),
+    Column("verdict", "VERDICT", Kind.CODE),
+    Column("nearest", "NEAREST"),
+    Column("reason", "REASON", wrap=True),
+    Column("age", "AGE", Kind.AGE, wide=True),
+    Column("fix", "FIX", wrap=True),
+)
 
 
-def _requests(diag: PodDiagnosis) -> str:
+def requests_text(diag: PodDiagnosis) -> str:
+    """The accelerators (and other extended resources) a pod asks for: `nvidia.com/gpu=1,...`."""
+
     def num(v: Decimal) -> str:
         return str(int(v)) if v == v.to_integral_value() else str(v.normalize())
 
@@ -32,76 +44,107 @@ def _one_line(text: str | None, limit: int = 90) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def pending_table(report: PendingReport, *, wide: bool) -> Table:
-    columns = ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON", "FIX"]
+def _age(report: PendingReport, diag: PodDiagnosis) -> Cell:
+    if diag.created is None:
+        return Cell("-", -1)
+    age = report.now - diag.created
+    return Cell(format_age(age), age.total_seconds())
+
+
+def _row(report: PendingReport, diag: PodDiagnosis, wide: bool) -> Row:
+    nearest = f"{diag.nearest.kind.lower()}/{diag.nearest.name}" if diag.nearest else "-"
+    cells = [
+        Cell(diag.namespace),
+        Cell(diag.name),
+        Cell(requests_text(diag)),
+        Cell(str(diag.verdict), style=theme.pending_verdict(diag.verdict)),
+        Cell(nearest),
+        Cell(_one_line(diag.reason, 110 if wide else 80)),
+    ]
     if wide:
-        columns.insert(6, "AGE")
-    table = theme.table(columns, wrap=("REASON", "FIX"))
-    for diag in report.pods:
-        nearest = f"{diag.nearest.kind.lower()}/{diag.nearest.name}" if diag.nearest else "-"
-        cells: list[RenderableType] = [
-            diag.namespace,
-            diag.name,
-            _requests(diag),
-            Text(str(diag.verdict), style=theme.pending_verdict(diag.verdict)),
-            nearest,
-            _one_line(diag.reason, 110 if wide else 80),
-        ]
-        if wide:
-            cells.append(format_age(report.now - diag.created) if diag.created else "-")
-        cells.append(_one_line(diag.fix, 110 if wide else 60))
-        table.add_row(*cells)
-    return table
+        cells.append(_age(report, diag))
+    cells.append(Cell(_one_line(diag.fix, 110 if wide else 60)))
+    return Row(diag.key, tuple(cells), ObjectRef("Pod", diag.name, diag.namespace), None, diag)
 
 
-def _mark(ok: bool | None) -> Text:
-    return Text("?" if ok is None else "ok" if ok else "NO", style=theme.check_style(ok))
+def pending_table(report: PendingReport, *, wide: bool) -> Table:
+    columns = tuple(c for c in COLUMNS if wide or not c.wide)
+    return Table("pods", columns, tuple(_row(report, d, wide) for d in report.pods))
 
 
-def explain_view(diag: PodDiagnosis) -> Group:
-    parts: list[RenderableType] = []
-    head = Text()
-    head.append(f"Pod {diag.namespace}/{diag.name}", style=theme.HEADER)
-    head.append(f"  requests {_requests(diag)}\n")
-    head.append("Verdict: ")
-    head.append(str(diag.verdict), style=theme.pending_verdict(diag.verdict))
+def _mark(ok: bool | None) -> Cell:
+    return Cell("?" if ok is None else "ok" if ok else "NO", style=theme.check_style(ok))
+
+
+_CHECK_COLUMNS = (
+    Column("check", "check", style=theme.HEADER),
+    Column("ok", "ok", Kind.CODE),
+    Column("detail", "detail", wrap=True),
+)
+_EVENT_COLUMNS = (
+    Column("source", "SOURCE"),
+    Column("reason", "REASON", Kind.CODE),
+    Column("count", "COUNT", Kind.COUNT),
+    Column("last_seen", "LAST SEEN"),
+    Column("message", "MESSAGE", wrap=True),
+)
+
+
+def _head(diag: PodDiagnosis) -> Prose:
+    spans = [
+        Span(f"Pod {diag.namespace}/{diag.name}", theme.HEADER),
+        Span(f"  requests {requests_text(diag)}\n"),
+        Span("Verdict: "),
+        Span(str(diag.verdict), theme.pending_verdict(diag.verdict)),
+    ]
     if diag.nearest:
-        head.append(f"  (nearest: {diag.nearest.kind} {diag.nearest.name})")
-    head.append(f"\n{diag.reason}\n")
-    parts.append(head)
-    for evaluation in diag.evaluations:
+        spans.append(Span(f"  (nearest: {diag.nearest.kind} {diag.nearest.name})"))
+    spans.append(Span(f"\n{safe_line(diag.reason)}\n"))
+    return prose(*spans)
+
+
+def _evaluations(diag: PodDiagnosis) -> list[Part]:
+    parts: list[Part] = []
+    for index, evaluation in enumerate(diag.evaluations):
         title = f"{evaluation.target.kind} {evaluation.target.name}"
         if not evaluation.offers:
             title += "  (cannot offer the requested accelerator)"
-        table = theme.table(title=title, show_header=False)
-        table.add_column("check", style=theme.HEADER, no_wrap=True)
-        table.add_column("ok", no_wrap=True)
-        table.add_column("detail", overflow="fold")
-        for check in evaluation.checks:
-            table.add_row(check.name, _mark(check.ok), check.detail)
-        parts.append(table)
-        parts.append(Text(""))
-    if diag.evidence:
-        columns = ("SOURCE", "REASON", "COUNT", "LAST SEEN", "MESSAGE")
-        events = theme.table(columns, wrap=("MESSAGE",), title="Events")
-        for ev in diag.evidence:
-            seen = ev.last_seen.isoformat().replace("+00:00", "Z") if ev.last_seen else "-"
-            events.add_row(ev.source, ev.reason, str(ev.count), seen, ev.message)
-        parts.append(events)
-    else:
-        parts.append(Text("Events: none recorded for this pod", style=theme.MUTED))
-    for line in diag.disagreements:
-        parts.append(Text(f"Disagreement: {line}", style=theme.WARNING))
-    for note in diag.notes:
-        parts.append(Text(f"Note: {note}", style=theme.MUTED))
+        rows = tuple(
+            Row(f"{index}:{n}", (Cell(check.name), _mark(check.ok), Cell(check.detail, block=True)))
+            for n, check in enumerate(evaluation.checks)
+        )
+        parts += [Table(f"target:{index}", _CHECK_COLUMNS, rows, title=title, show_header=False), prose("")]
+    return parts
+
+
+def _events(diag: PodDiagnosis) -> Part:
+    if not diag.evidence:
+        return prose(("Events: none recorded for this pod", theme.MUTED))
+    rows = []
+    for index, ev in enumerate(diag.evidence):
+        seen = ev.last_seen.isoformat().replace("+00:00", "Z") if ev.last_seen else "-"
+        cells = (
+            Cell(ev.source),
+            Cell(ev.reason),
+            Cell(str(ev.count), ev.count),
+            Cell(seen),
+            Cell(ev.message),
+        )
+        rows.append(Row(str(index), cells, None, None, ev))
+    return Table("events", _EVENT_COLUMNS, tuple(rows), title="Events")
+
+
+def explain_view(diag: PodDiagnosis) -> View:
+    parts: list[Part] = [_head(diag), *_evaluations(diag), _events(diag)]
+    parts += [prose((f"Disagreement: {line}", theme.WARNING)) for line in diag.disagreements]
+    parts += [prose((f"Note: {note}", theme.MUTED)) for note in diag.notes]
     if diag.fix:
-        parts.append(Text("\nFix:", style=theme.HEADER))
-        parts.append(Text(diag.fix))
-    return Group(*parts)
+        parts += [prose(("\nFix:", theme.HEADER)), prose(diag.fix)]
+    return View.of(parts)
 
 
-def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> RenderableType:
+def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> View:
     if not report.pods:
         scope = "Pending pods" if all_pending else "Pending pods requesting accelerators"
-        return Text(f"No {scope}.")
-    return pending_table(report, wide=wide)
+        return View.sentence(f"No {scope}.")
+    return View.of([pending_table(report, wide=wide)])

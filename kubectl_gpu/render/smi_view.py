@@ -9,16 +9,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from rich.console import RenderableType
 
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.core.debugpod import KubectlDebugCommand
 from kubectl_gpu.core.k8s.times import format_age, parse_time
 from kubectl_gpu.core.probe import Gpu
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Cell, Column, Part, Row, Table, View, prose
 from kubectl_gpu.render.output import dump_yaml
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = [
     "DryRunPlan",
@@ -50,15 +51,15 @@ def _memory(gpu: Gpu) -> str:
     return f"{_v(gpu.memory_used_mib)}/{_v(gpu.memory_total_mib)}"
 
 
-def _ecc(gpu: Gpu) -> Text:
+def _ecc(gpu: Gpu) -> Cell:
     ecc = gpu.ecc
     if ecc is None or (ecc.volatile_uncorrectable is None and ecc.aggregate_uncorrectable is None):
-        return Text("-")
+        return Cell("-")
     text = f"{_v(ecc.volatile_uncorrectable)}/{_v(ecc.aggregate_uncorrectable)}"
-    return Text(text, style=theme.ERROR if (ecc.volatile_uncorrectable or 0) > 0 else "")
+    return Cell(text, style=theme.ERROR if (ecc.volatile_uncorrectable or 0) > 0 else "")
 
 
-def _pages(gpu: Gpu) -> Text:
+def _pages(gpu: Gpu) -> Cell:
     parts: list[str] = []
     bad = False
     rows = gpu.remapped_rows
@@ -75,7 +76,7 @@ def _pages(gpu: Gpu) -> Text:
         if pages.pending:
             parts.append("pending")
             bad = True
-    return Text(" ".join(parts) or "-", style=theme.ERROR if bad else "")
+    return Cell(" ".join(parts) or "-", style=theme.ERROR if bad else "")
 
 
 def _mig(gpu: Gpu) -> str:
@@ -89,65 +90,92 @@ def _mig(gpu: Gpu) -> str:
     return gpu.mig_mode
 
 
-def _table(columns: Sequence[str]) -> Table:
+def _columns(*headers: str) -> tuple[Column, ...]:
     """Every column may wrap on a narrow terminal; a word too long for its column ends in an ellipsis."""
-    return theme.table(columns, wrap="all", overflow="ellipsis")
+    return tuple(Column(h.lower().replace(" ", "_"), h, wrap=True, fold=False) for h in headers)
+
+
+SUMMARY_COLUMNS = _columns("NODE", "DRIVER", "CUDA", "GPUS", "STRATEGY", "STATUS")
+GPU_COLUMNS = _columns(
+    "NODE",
+    "GPU",
+    "NAME",
+    "MEM USED/TOTAL MiB",
+    "UTIL",
+    "TEMP",
+    "POWER",
+    "ECC UNC VOL/AGG",
+    "MIG",
+    "PAGES",
+    "PROCS",
+)
+PROCESS_COLUMNS = _columns("NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD")
+
+
+def _status(result: SmiResult) -> Cell:
+    if result.error:
+        return Cell("error", style=theme.ERROR)
+    if any(f.severity == "error" for f in result.findings):
+        return Cell("findings", style=theme.WARNING)
+    return Cell("ok", style=theme.GOOD)
 
 
 def _summary_table(results: Sequence[SmiResult], wide: bool) -> Table:
-    columns = ["NODE", "DRIVER", "CUDA", "GPUS", "STRATEGY", "STATUS", *(["IMAGE"] if wide else [])]
-    table = _table(columns)
-    for result in results:
+    rows = []
+    for index, result in enumerate(results):
         probe = result.probe
         gpus = str(len(probe.gpus)) if probe is not None else "-"
         if probe is not None and probe.neuron is not None:
             gpus = f"{len(probe.neuron.devices)} neuron"
-        status = Text("error", style=theme.ERROR) if result.error else Text("ok", style=theme.GOOD)
-        if not result.error and any(f.severity == "error" for f in result.findings):
-            status = Text("findings", style=theme.WARNING)
-        row: list[str | Text] = [
-            result.node or "-",
-            _v(probe.driver_version if probe else None),
-            _v(probe.cuda_version if probe else None),
-            gpus,
-            result.strategy or "-",
-            status,
+        cells = [
+            Cell(result.node or "-"),
+            Cell(_v(probe.driver_version if probe else None)),
+            Cell(_v(probe.cuda_version if probe else None)),
+            Cell(gpus),
+            Cell(result.strategy or "-"),
+            _status(result),
         ]
         if wide:
-            row.append(result.image or "-")
-        table.add_row(*row)
-    return table
+            cells.append(Cell(result.image or "-"))
+        ref = ObjectRef("Node", result.node) if result.node else None
+        rows.append(Row(result.node or str(index), tuple(cells), ref, result.node, result))
+    columns = SUMMARY_COLUMNS + (_columns("IMAGE") if wide else ())
+    return Table("summary", columns, tuple(rows))
+
+
+def _gpu_cells(result: SmiResult, gpu: Gpu, wide: bool) -> list[Cell]:
+    cells = [
+        Cell(result.node or "-"),
+        Cell(str(gpu.index), gpu.index),
+        Cell(gpu.name or "-"),
+        Cell(_memory(gpu), gpu.memory_used_mib if gpu.memory_used_mib is not None else -1),
+        Cell(_v(gpu.utilization_pct, "%"), gpu.utilization_pct if gpu.utilization_pct is not None else -1),
+        Cell(_v(gpu.temperature_c, "C"), gpu.temperature_c if gpu.temperature_c is not None else -1),
+        Cell(_v(gpu.power_w, "W"), gpu.power_w if gpu.power_w is not None else -1),
+        _ecc(gpu),
+        Cell(_mig(gpu)),
+        _pages(gpu),
+        Cell(str(len(gpu.processes)), len(gpu.processes)),
+    ]
+    if wide:
+        cells += [
+            Cell(gpu.uuid or "-"),
+            Cell(gpu.pci_bus_id or "-"),
+            Cell(", ".join(gpu.clock_event_reasons) or "-"),
+        ]
+    return cells
 
 
 def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table | None:
-    columns = ["NODE", "GPU", "NAME", "MEM USED/TOTAL MiB", "UTIL", "TEMP", "POWER", "ECC UNC VOL/AGG"]
-    columns += ["MIG", "PAGES", "PROCS"]
-    if wide:
-        columns += ["UUID", "PCI", "CLOCK EVENTS"]
-    table = _table(columns)
-    rows = 0
+    rows = []
     for result in results:
         if result.probe is None:
             continue
         for gpu in result.probe.gpus:
-            rows += 1
-            row: list[str | Text] = [
-                result.node or "-",
-                str(gpu.index),
-                gpu.name or "-",
-                _memory(gpu),
-                _v(gpu.utilization_pct, "%"),
-                _v(gpu.temperature_c, "C"),
-                _v(gpu.power_w, "W"),
-                _ecc(gpu),
-                _mig(gpu),
-                _pages(gpu),
-                str(len(gpu.processes)),
-            ]
-            if wide:
-                row += [gpu.uuid or "-", gpu.pci_bus_id or "-", ", ".join(gpu.clock_event_reasons) or "-"]
-            table.add_row(*row)
-    return table if rows else None
+            key = f"{result.node}/{gpu.index}"
+            rows.append(Row(key, tuple(_gpu_cells(result, gpu, wide)), None, result.node, gpu))
+    columns = GPU_COLUMNS + (_columns("UUID", "PCI", "CLOCK EVENTS") if wide else ())
+    return Table("gpus", columns, tuple(rows)) if rows else None
 
 
 def _pod(pods: Mapping[int, str], pid: int | None) -> str:
@@ -155,37 +183,45 @@ def _pod(pods: Mapping[int, str], pid: int | None) -> str:
     return found or "-"
 
 
+def _process_rows(result: SmiResult) -> list[Row]:
+    probe = result.probe
+    if probe is None:
+        return []
+    pods = result.process_pods()
+    node = result.node or "-"
+    rows: list[Row] = []
+    for gpu in probe.gpus:
+        for proc in gpu.processes:
+            cells = (
+                Cell(node),
+                Cell(str(gpu.index), gpu.index),
+                Cell(_v(proc.pid), proc.pid if proc.pid is not None else -1),
+                Cell(proc.name or "-"),
+                Cell(
+                    _v(proc.used_memory_mib), proc.used_memory_mib if proc.used_memory_mib is not None else -1
+                ),
+                Cell(_pod(pods, proc.pid)),
+            )
+            rows.append(Row(f"{node}/{gpu.index}/{proc.pid}/{len(rows)}", cells, None, result.node, proc))
+    for device in probe.neuron.devices if probe.neuron is not None else ():
+        for neuron_proc in device.processes:
+            cells = (
+                Cell(node),
+                Cell(f"neuron{device.index}"),
+                Cell(_v(neuron_proc.pid)),
+                Cell(neuron_proc.command or "-"),
+                Cell("-"),
+                Cell(_pod(pods, neuron_proc.pid)),
+            )
+            rows.append(
+                Row(f"{node}/neuron{device.index}/{len(rows)}", cells, None, result.node, neuron_proc)
+            )
+    return rows
+
+
 def _process_table(results: Sequence[SmiResult]) -> Table | None:
-    table = _table(["NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD"])
-    rows = 0
-    for result in results:
-        probe = result.probe
-        if probe is None:
-            continue
-        pods = result.process_pods()
-        for gpu in probe.gpus:
-            for proc in gpu.processes:
-                rows += 1
-                table.add_row(
-                    result.node or "-",
-                    str(gpu.index),
-                    _v(proc.pid),
-                    proc.name or "-",
-                    _v(proc.used_memory_mib),
-                    _pod(pods, proc.pid),
-                )
-        for device in probe.neuron.devices if probe.neuron is not None else ():
-            for neuron_proc in device.processes:
-                rows += 1
-                table.add_row(
-                    result.node or "-",
-                    f"neuron{device.index}",
-                    _v(neuron_proc.pid),
-                    neuron_proc.command or "-",
-                    "-",
-                    _pod(pods, neuron_proc.pid),
-                )
-    return table if rows else None
+    rows = [row for result in results for row in _process_rows(result)]
+    return Table("processes", PROCESS_COLUMNS, tuple(rows)) if rows else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,26 +229,26 @@ class SmiView:
     """What `smi` prints: `out` for stdout (the tables, then the GPU findings, a line each) and `err` for
     stderr (the notes, then the per-node errors), None when there is none."""
 
-    out: RenderableType
-    err: RenderableType | None
+    out: View
+    err: View | None
 
 
 def smi_view(results: Sequence[SmiResult], *, wide: bool = False) -> SmiView:
-    out: list[RenderableType] = [_summary_table(results, wide)]
+    out: list[Part] = [_summary_table(results, wide)]
     for table in (_gpu_table(results, wide), _process_table(results)):
         if table is not None:
-            out += [Text(""), table]
+            out += [prose(""), table]
     findings = [(r.node, f) for r in results for f in r.findings]
     if findings:
-        out.append(Text(""))
+        out.append(prose(""))
     for node, finding in findings:
         where = f"{node}: " if node else ""
-        line = f"{finding.severity}: {where}{finding.message} [{finding.code}]"
-        out.append(Text(line, style=theme.severity(finding.severity)))
+        line = f"{finding.severity}: {where}{safe_line(finding.message)} [{finding.code}]"
+        out.append(prose((line, theme.severity(finding.severity))))
     notes = dict.fromkeys(note for r in results for note in r.all_notes())
-    err = [Text(f"note: {note}", style=theme.MUTED) for note in notes]
-    err += [Text(f"error: {r.error}", style=theme.ERROR) for r in results if r.error]
-    return SmiView(Group(*out), Group(*err) if err else None)
+    err = [prose((f"note: {safe_line(note)}", theme.MUTED)) for note in notes]
+    err += [prose((f"error: {safe_line(str(r.error))}", theme.ERROR)) for r in results if r.error]
+    return SmiView(View.of(out), View.of(err) if err else None)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -300,21 +336,28 @@ class FanoutProgress:
 # --------------------------------------------------------------------------------------------------------------
 
 
+CLEANUP_COLUMNS = _columns("NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE")
+
+
+def _cleanup_row(pod: dict[str, Any], now: datetime) -> Row:
+    meta = pod.get("metadata") or {}
+    created = meta.get("creationTimestamp")
+    try:
+        age = Cell(format_age(now - parse_time(created)), (now - parse_time(created)).total_seconds())
+    except (ValueError, TypeError):
+        age = Cell("-", -1)
+    namespace, name = str(meta.get("namespace") or "-"), str(meta.get("name") or "-")
+    node = str((pod.get("spec") or {}).get("nodeName") or "-")
+    cells = (
+        Cell(namespace),
+        Cell(name),
+        Cell(node),
+        Cell(str((meta.get("labels") or {}).get("kubectl-gpu/mode") or "-")),
+        Cell(str((pod.get("status") or {}).get("phase") or "-")),
+        age if created else Cell("-", -1),
+    )
+    return Row(f"{namespace}/{name}", cells, ObjectRef("Pod", name, namespace), node, pod)
+
+
 def cleanup_table(pods: Sequence[dict[str, Any]], now: datetime) -> Table:
-    table = _table(["NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE"])
-    for pod in pods:
-        meta = pod.get("metadata") or {}
-        created = meta.get("creationTimestamp")
-        try:
-            age = format_age(now - parse_time(created)) if created else "-"
-        except ValueError:
-            age = "-"
-        table.add_row(
-            str(meta.get("namespace") or "-"),
-            str(meta.get("name") or "-"),
-            str((pod.get("spec") or {}).get("nodeName") or "-"),
-            str((meta.get("labels") or {}).get("kubectl-gpu/mode") or "-"),
-            str((pod.get("status") or {}).get("phase") or "-"),
-            age,
-        )
-    return table
+    return Table("pods", CLEANUP_COLUMNS, tuple(_cleanup_row(p, now) for p in pods))

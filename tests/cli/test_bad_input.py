@@ -449,7 +449,8 @@ def test_control_characters_in_cluster_data_never_reach_the_output(cli: Cli, tmp
         assert result.code in (0, 1), result.err
         for char in "\x1b\x07\r\x08\x9b":
             assert char not in result.out + result.err, (command, repr(char))
-    assert "evil [31mRED[0m" in cli("diagnose", "--snapshot", str(path)).out  # the text stays, inert
+    # the text stays, inert: each control shown as an escape (render.safe)
+    assert "evil \\x1b[31mRED\\x1b[0m\\x07\\r" in cli("diagnose", "-o", "wide", "--snapshot", str(path)).out
 
 
 def test_snapshot_out_is_checked_before_the_capture(cli: Cli, closed_port: Path, tmp_path: Path) -> None:

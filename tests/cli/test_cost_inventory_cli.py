@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kubectl_gpu.cli.inventory import to_csv
+from kubectl_gpu.cli.inventory import csv_table
+from kubectl_gpu.render.draw import csv_text
 from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
 from kubectl_gpu.core.catalog import load_catalog
 from tests.conftest import Result
@@ -208,7 +209,7 @@ def test_inventory_csv_parses_back(cli: Cli) -> None:
 
 def test_csv_quoting_is_rfc4180() -> None:
     records: list[dict[str, object]] = [{"a": 'say "hi", twice', "b": "line\nbreak", "c": None}]
-    text = to_csv(("a", "b", "c"), records)
+    text = csv_text(*csv_table(("a", "b", "c"), records))
     assert text == 'a,b,c\r\n"say ""hi"", twice","line\nbreak",\r\n'
     assert list(csv.reader(io.StringIO(text, newline=""))) == [
         ["a", "b", "c"],

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from rich.console import Console, RenderableType
 
+from kubectl_gpu.render.draw import rich_view
+from kubectl_gpu.render.model import View
 from kubectl_gpu.render.output import print_table
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -16,7 +18,7 @@ UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 WIDTH = 120
 
 
-def render(renderable: RenderableType, width: int = WIDTH) -> str:
+def render(renderable: RenderableType | View, width: int = WIDTH) -> str:
     """The text `print_table` writes for `renderable` on a console `width` columns wide, without colour
     (the settings of `render.output.make_console`: no markup, no highlighting, no emoji)."""
     buffer = io.StringIO()
@@ -32,7 +34,7 @@ def render(renderable: RenderableType, width: int = WIDTH) -> str:
         emoji=False,
         soft_wrap=False,
     )
-    print_table(console, renderable)
+    print_table(console, rich_view(renderable) if isinstance(renderable, View) else renderable)
     return buffer.getvalue()
 
 

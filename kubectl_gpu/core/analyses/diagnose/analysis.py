@@ -12,10 +12,23 @@ from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses import cost, drivers, health, lifecycle, lint, nvme, pending, smi
 from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.catalog.pricing import PriceBook, cluster_regions, price_book
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, Report, ReportBase, Severity, severity_counts
 
-__all__ = ["ANALYSES", "KINDS", "Analysis", "DiagnoseReport", "analyse", "combine", "diagnose", "kinds_for"]
+__all__ = [
+    "ANALYSES",
+    "KINDS",
+    "Analysis",
+    "DiagnoseReport",
+    "Suite",
+    "analyse",
+    "cluster_prices",
+    "combine",
+    "diagnose",
+    "kinds_for",
+    "run_suite",
+]
 
 Analysis = Callable[[ClusterState, Catalog, datetime], Report]
 
@@ -70,11 +83,45 @@ def combine(reports: Mapping[str, Report], now: datetime) -> DiagnoseReport:
     return DiagnoseReport(tuple(sorted(findings, key=Finding.sort_key)), tuple(reports), now)
 
 
+@dataclass(frozen=True)
+class Suite:
+    """One run of the analyses: each one's report (by its ANALYSES name) and diagnose combined from them."""
+
+    reports: Mapping[str, Report]
+    diagnose: DiagnoseReport
+
+
+def cluster_prices(state: ClusterState, catalog: Catalog) -> PriceBook:
+    """The price book `cost` uses without --region or --price-file: the cluster's own region, detected."""
+    return price_book(catalog, detected=cluster_regions((n.labels for n in state.nodes), state.context))
+
+
+def run_suite(
+    state: ClusterState,
+    catalog: Catalog,
+    now: datetime,
+    *,
+    only: Sequence[str] | None = None,
+    prices: PriceBook | None = None,
+) -> Suite:
+    """Each analysis once (`only`: these; cost priced with `prices`, default the cluster's region, as
+    `kubectl gpu cost` prices it), and the diagnose report of their findings. `diagnose` and every TUI
+    refresh run this, so their findings are the same."""
+    names = tuple(only) if only else tuple(ANALYSES)
+    reports: dict[str, Report] = {}
+    for name in names:
+        if name == "cost":
+            book = prices or cluster_prices(state, catalog)
+            reports[name] = cost.analyse(state, catalog, now, prices=book, namespace=state.scope.namespace)
+        else:
+            reports[name] = ANALYSES[name][0](state, catalog, now)
+    return Suite(reports, combine(reports, now))
+
+
 def analyse(
     state: ClusterState, catalog: Catalog, now: datetime, *, only: Sequence[str] | None = None
 ) -> DiagnoseReport:
-    names = tuple(only) if only else tuple(ANALYSES)
-    return combine({name: ANALYSES[name][0](state, catalog, now) for name in names}, now)
+    return run_suite(state, catalog, now, only=only).diagnose
 
 
 diagnose = analyse
