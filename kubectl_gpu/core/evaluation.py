@@ -25,7 +25,7 @@ def verdict_exit_code(
     *,
     fail_on: FailOn | None = None,
     verdict: bool | None = None,
-) -> int:
+) -> ExitCode:
     """The report's exit code, except that a clean verdict (0) is INCOMPLETE (4) when a kind the analysis
     reads (`kinds`; None: every kind) could not be listed: "clean" and "could not look" never share a code.
 

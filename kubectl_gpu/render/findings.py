@@ -22,11 +22,12 @@ def _first_lines(text: str | None, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _columns(fix_column: bool) -> tuple[Column, ...]:
+def _columns(fix_column: bool, source: bool) -> tuple[Column, ...]:
     columns = [
         Column("severity", "SEVERITY", Kind.SEVERITY),
         Column("code", "CODE", Kind.CODE),
         Column("object", "OBJECT"),
+        *([Column("source", "SOURCE", Kind.CODE)] if source else []),
         Column("message", "MESSAGE", wrap=True),
     ]
     if fix_column:
@@ -34,7 +35,7 @@ def _columns(fix_column: bool) -> tuple[Column, ...]:
     return tuple(columns)
 
 
-def _row(index: int, item: FindingItem, clip: tuple[int, int] | None, fix_column: bool) -> Row:
+def _row(index: int, item: FindingItem, clip: tuple[int, int] | None, fix_column: bool, source: bool) -> Row:
     message, fix = item.message, item.fix
     if clip is not None:
         message, fix = _first_lines(message, clip[0]), _first_lines(fix, clip[1])
@@ -44,10 +45,12 @@ def _row(index: int, item: FindingItem, clip: tuple[int, int] | None, fix_column
         Cell(item.severity, _SEVERITY_RANK.get(item.severity, 3), theme.severity(item.severity)),
         Cell(item.code),
         Cell(item.object),
+        *([Cell(item.source.source or "-")] if source else []),
         Cell(message, block=True),
         *([Cell(fix or "-", block=True)] if fix_column else []),
     ]
-    return Row(f"{index}:{item.code}:{item.object}", tuple(cells), item.ref, None, item)
+    node = item.ref.name if item.ref.kind == "Node" else None  # where a debug pod would look
+    return Row(f"{index}:{item.code}:{item.object}", tuple(cells), item.ref, node, item)
 
 
 def findings_table(
@@ -56,15 +59,17 @@ def findings_table(
     title: str | None = None,
     clip: tuple[int, int] | None = None,
     fix_column: bool = True,
+    source: bool = False,
     name: str = "findings",
 ) -> Table:
     """SEVERITY, CODE, OBJECT, MESSAGE and FIX, one row per finding.
 
     `clip` = (message, fix) characters: each cut to one line of at most that many (`diagnose`, where the
     table is the whole output); None keeps the whole text, wrapped on a terminal. Without `fix_column` the
-    fix goes under the message, as `fix: ...` (`cost`, whose table is already wide)."""
-    rows = tuple(_row(i, finding_item(f), clip, fix_column) for i, f in enumerate(findings))
-    return Table(name, _columns(fix_column), rows, title=title)
+    fix goes under the message, as `fix: ...` (`cost`, whose table is already wide). `source`: a SOURCE
+    column (the analysis that found it)."""
+    rows = tuple(_row(i, finding_item(f), clip, fix_column, source) for i, f in enumerate(findings))
+    return Table(name, _columns(fix_column, source), rows, title=title)
 
 
 def findings_block(findings: Iterable[Finding]) -> Prose:

@@ -28,6 +28,7 @@ from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
+from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.actions import DebugJobs, ShellJob
 from kubectl_gpu.tui.app_debug import DebugKeys
@@ -139,9 +140,12 @@ class GpuApp(FleetKeys, DebugKeys):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Cluster text is never markup ("In [spot]"); every notice is also kept in `notices` (for tests)."""
+        """Every notice of the app and its screens passes here: through the error seam (no credential, no
+        terminal control: `render.messages`), never as markup ("In [spot]"); each is also kept in
+        `notices` (for tests)."""
+        message, title = shown_block(message), shown(title)
         self.notices.append((severity, title, message))
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # --- layout ----------------------------------------------------------------------------------
 

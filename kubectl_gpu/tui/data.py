@@ -29,7 +29,7 @@ from kubectl_gpu.core.analyses import (
     smi,
 )
 from kubectl_gpu.core.catalog import Catalog, load_catalog
-from kubectl_gpu.core.catalog.pricing import cluster_regions, price_book
+from kubectl_gpu.core.evaluation import evaluation_instant
 from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
@@ -107,12 +107,6 @@ class Snapshot:
         return self.findings_by_object.get(ref, ())
 
 
-def _cost(state: ClusterState, catalog: Catalog, now: datetime) -> cost.CostReport:
-    """As `kubectl gpu cost` prices it: the cluster's region detected, no price file."""
-    prices = price_book(catalog, detected=cluster_regions((n.labels for n in state.nodes), state.context))
-    return cost.analyse(state, catalog, now, prices=prices, namespace=state.scope.namespace)
-
-
 R = TypeVar("R")
 
 
@@ -133,11 +127,10 @@ def _index(findings: tuple[Finding, ...]) -> dict[ObjectRef, tuple[Finding, ...]
 def analyse(
     state: ClusterState, catalog: Catalog, now: datetime, *, loaded_at: datetime, started: float
 ) -> Snapshot:
-    """Every report of one refresh, each analysis run once."""
-    reports: dict[str, Report] = {
-        name: analysis(state, catalog, now) for name, (analysis, _) in diagnose.ANALYSES.items()
-    }
-    combined = diagnose.combine(reports, now)
+    """Every report of one refresh, each analysis run once: `diagnose`'s suite (cost priced in the
+    cluster's region, as `kubectl gpu cost` prices it), and the nodes report."""
+    suite = diagnose.run_suite(state, catalog, now)
+    reports, combined = suite.reports, suite.diagnose
     node_report = nodes.analyse(state, catalog, now)
 
     return Snapshot(
@@ -152,7 +145,7 @@ def analyse(
         nvme=_report(reports, "nvme", nvme.NvmeReport),
         lifecycle=_report(reports, "lifecycle", lifecycle.LifecycleReport),
         lint=_report(reports, "lint", lint.LintReport),
-        cost=_cost(state, catalog, now),
+        cost=_report(reports, "cost", cost.CostReport),
         smi=_report(reports, "smi", smi.ProbeHealthReport),
         diagnose=combined,
         findings_by_object=_index(combined.findings),
@@ -176,7 +169,7 @@ def load(
     wall = clock or (lambda: datetime.now(UTC))
     state = source.load(KINDS)
     loaded_at = wall()
-    instant = now or state.captured_at or loaded_at
+    instant = evaluation_instant(now, state.captured_at, loaded_at)
     if previous is not None and state is previous.state and instant == previous.now:
         return replace(previous, loaded_at=loaded_at, seconds=time.perf_counter() - started, reused=True)
     return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)

@@ -14,12 +14,12 @@ from datetime import datetime
 from kubectl_gpu.core.analyses import diagnose
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, fleet_exit_code
 from kubectl_gpu.core.errors import ExitCode, KubectlGpuError
-from kubectl_gpu.core.k8s.state import could_not_look
-from kubectl_gpu.core.report import Severity, severity_counts
+from kubectl_gpu.core.evaluation import verdict_exit_code
+from kubectl_gpu.core.report import FailOn, Severity, severity_counts
 from kubectl_gpu.kube.contexts import KubeContexts
-from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, TimedOut, gather
+from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, TimedOut, cluster_deadline, gather
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
-from kubectl_gpu.kube.transport import DEADLINE_FACTOR
+from kubectl_gpu.render.messages import error_line
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
 
@@ -50,13 +50,12 @@ class FleetOverview:
 
 def _row(context: str, cluster: str | None, snapshot: data.Snapshot) -> FleetRow:
     counts = severity_counts(snapshot.diagnose.findings)
-    code = snapshot.diagnose.exit_code()
-    if code == ExitCode.OK and could_not_look(snapshot.state.notes, diagnose.KINDS):
-        code = ExitCode.INCOMPLETE  # could not look: never shown as clean
+    # as `kubectl gpu diagnose` decides it: could not look is never shown as clean
+    code = verdict_exit_code(snapshot.diagnose, snapshot.state.notes, diagnose.KINDS, fail_on=FailOn.error)
     return FleetRow(
         context,
         cluster,
-        code,
+        ExitCode(code),
         mode=snapshot.mode,
         nodes=len(snapshot.nodes.rows),
         free=int(snapshot.free_accelerators),
@@ -70,9 +69,8 @@ def _failure(outcome: Failed | TimedOut) -> ClusterFailure:
     if isinstance(outcome, TimedOut):
         return ClusterFailure(f"no answer within {outcome.seconds:g}s", ExitCode.CLUSTER)
     error = outcome.error
-    if isinstance(error, KubectlGpuError):
-        return ClusterFailure(error.line(), error.exit_code)
-    return ClusterFailure(f"{type(error).__name__}: {' '.join(str(error).split())[:300]}", ExitCode.CLUSTER)
+    code = error.exit_code if isinstance(error, KubectlGpuError) else ExitCode.CLUSTER
+    return ClusterFailure(error_line(error)[:400], code)
 
 
 def read_fleet(
@@ -88,8 +86,7 @@ def read_fleet(
         source = factory(dataclasses.replace(config.source, context=context, keep_manifests=False))
         return data.load(source, now=config.now, clock=clock)
 
-    timeout = config.source.request_timeout
-    deadline = None if timeout is None else timeout * (DEADLINE_FACTOR + 1)
+    deadline = cluster_deadline(config.source.request_timeout)
     outcomes = gather(list(contexts.names), load, parallel=MAX_PARALLEL, deadline=deadline)
     rows, results = [], []
     for outcome in outcomes:

@@ -11,7 +11,10 @@ from rich.text import Text
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.draw import rich_table
+from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table
 from kubectl_gpu.render.output import dump_yaml
+from kubectl_gpu.render.safe import safe_block, safe_line
 
 __all__ = ["events_view", "find_raw", "yaml_view"]
 
@@ -27,10 +30,13 @@ def yaml_view(state: ClusterState, ref: ObjectRef) -> tuple[RenderableType, str 
     """(what to show, the YAML text to copy)."""
     raw = find_raw(state, ref)
     if raw is None:
-        why = f"{ref} is not in this refresh's data (a kind the tool does not read, or not readable)"
+        why = safe_line(
+            f"{ref} is not in this refresh's data (a kind the tool does not read, or not readable)"
+        )
         return Text(why, style=theme.MUTED), None
-    text = dump_yaml(raw)
-    return Syntax(text, "yaml", theme="ansi_dark", background_color="default", word_wrap=True), text
+    text = dump_yaml(raw)  # exact, for the clipboard; shown made safe (a value may hold an escape)
+    shown = safe_block(text)
+    return Syntax(shown, "yaml", theme="ansi_dark", background_color="default", word_wrap=True), text
 
 
 def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
@@ -39,17 +45,26 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
     if not events:
         read = "events" in state.absent or any(n.kind == "events" for n in state.notes)
         why = "events could not be read" if read else "no events recorded for it"
-        return Text(f"{ref}: {why}", style=theme.MUTED)
-    table = theme.table(("LAST SEEN", "TYPE", "REASON", "FROM", "COUNT", "MESSAGE"), wrap=("MESSAGE",))
-    for event in events:
+        return Text(safe_line(f"{ref}: {why}"), style=theme.MUTED)
+    columns = (
+        Column("last_seen", "LAST SEEN"),
+        Column("type", "TYPE", Kind.CODE),
+        Column("reason", "REASON", Kind.CODE),
+        Column("from", "FROM"),
+        Column("count", "COUNT", Kind.COUNT),
+        Column("message", "MESSAGE", wrap=True),
+    )
+    rows = []
+    for index, event in enumerate(events):
         seen = event.last_seen.strftime("%Y-%m-%d %H:%M:%SZ") if event.last_seen else "-"
-        style = theme.WARNING if event.type == "Warning" else ""
-        table.add_row(
-            seen,
-            Text(event.type or "-", style=style),
-            event.reason or "-",
-            event.component or "-",
-            str(event.count),
-            event.message or "",
+        cells = (
+            Cell(seen),
+            Cell(event.type or "-", style=theme.WARNING if event.type == "Warning" else ""),
+            Cell(event.reason or "-"),
+            Cell(event.component or "-"),
+            Cell(str(event.count), event.count),
+            Cell(event.message or ""),
         )
-    return Group(Text(f"{len(events)} event(s) for {ref}", style=theme.MUTED), table)
+        rows.append(Row(str(index), cells))
+    title = Text(safe_line(f"{len(events)} event(s) for {ref}"), style=theme.MUTED)
+    return Group(title, rich_table(Table("events", columns, tuple(rows))))

@@ -3,9 +3,8 @@ nothing listening for `other`), then `enter` switches to the chosen context."""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
-
 from kubectl_gpu.tui.screens.fleet import FleetScreen
+from kubectl_gpu.tui.widgets.grid import GridTable
 from tests.tui.conftest import Live, settle
 
 SIZE = (140, 30)
@@ -24,8 +23,8 @@ async def test_ctx_alone_shows_every_context_and_switches(live: Live) -> None:
         assert rows["prod"].error is None and rows["prod"].nodes == 1
         assert rows["other"].error is not None and rows["other"].nodes is None and rows["other"].code == 3
         assert screen.overview.code == 1  # findings in test outrank the unreachable `other`
-        table = screen.query_one(DataTable)
-        assert table.row_count == 3 and screen.chosen == "test"  # the cursor starts on the current one
+        table = screen.query_one(GridTable)  # the same grid as every other view
+        assert len(table.table.rows) == 3 and screen.chosen == "test"  # the cursor starts on the current one
         await settle(pilot, "k", "enter")
         assert not isinstance(app.screen, FleetScreen)
         assert app.config.context == "prod" and app.snapshot is not None

@@ -16,7 +16,6 @@ from kubectl_gpu.tui.app import initial_theme
 from kubectl_gpu.tui.commands import Command, complete, parse
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.views import VIEWS, build_all
-from kubectl_gpu.tui.views.convert import auto_sort
 from kubectl_gpu.tui.widgets.bar import allocation_bar, expiry_bar
 from kubectl_gpu.tui.widgets.grid import Column, Row, Table, layout, sort_value
 from kubectl_gpu.tui.widgets.header import HeaderState, freshness
@@ -69,8 +68,6 @@ def test_rows_filter_and_sort() -> None:
     assert row.matches("0ABC cordon") and not row.matches("cordon !inference") and row.matches("!training")
     assert [sort_value(v) for v in (None, 3, "b")] == [(2, ""), (0, 3), (1, "b")]
     assert sorted([None, 2, 1], key=sort_value) == [1, 2, None]
-    assert auto_sort("69.25*") == 69.25 and auto_sort("$1.86") == 1.86 and auto_sort("3d10h") == 82 * 3600
-    assert auto_sort("in 24h") == "in 24h"
 
 
 def test_columns_are_measured_once_and_the_flex_column_takes_the_rest() -> None:

@@ -12,6 +12,9 @@ from textual.binding import Binding, BindingType
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.draw import rich_prose, rich_table
+from kubectl_gpu.render.model import Part
+from kubectl_gpu.render.model import Table as ModelTable
 from kubectl_gpu.render.pending_view import explain_view
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.screens.detail import DetailScreen
@@ -23,12 +26,16 @@ __all__ = ["ExplainScreen", "explain_parts"]
 def explain_parts(diag: PodDiagnosis) -> list[RenderableType]:
     """`kubectl gpu explain`'s page with the fix moved up under the verdict (the first screenful shows what
     to do; the target-by-target checks and the events follow)."""
-    parts = list(explain_view(diag).renderables)
+    parts = [_drawn(part) for part in explain_view(diag).parts]
     head, rest = parts[:1], parts[1:]
-    if diag.fix and len(rest) >= 2 and isinstance(rest[-1], Text) and rest[-1].plain == diag.fix:
+    if diag.fix and len(rest) >= 2:
         rest = rest[:-2]  # explain_view's own "Fix:" and the fix, shown above instead
     fix = [Text("Fix (c copies it):", style=theme.HEADER), fix_renderable(diag.fix), Text("")]
     return [*head, *fix, *rest]
+
+
+def _drawn(part: Part) -> RenderableType:
+    return rich_table(part) if isinstance(part, ModelTable) else rich_prose(part)
 
 
 class ExplainScreen(DetailScreen):

@@ -6,51 +6,69 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
-from kubectl_gpu.render import theme
+from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.fleet import FleetOverview, FleetRow
+from kubectl_gpu.tui.views.model_grid import to_grid
+from kubectl_gpu.tui.widgets.grid import GridTable, Table
 
-__all__ = ["COLUMNS", "FleetScreen", "cells"]
+__all__ = ["COLUMNS", "FleetScreen", "fleet_row", "fleet_table"]
 
-COLUMNS = ("CONTEXT", "CLUSTER", "MODE", "NODES", "FREE", "BLOCKED", "ERRORS", "WARNINGS", "EXIT", "STATUS")
 _STATUS = {0: ("clean", theme.GOOD), 1: ("findings", theme.ERROR), 4: ("could not look", theme.WARNING)}
+COLUMNS = (
+    model.Column("context", "CONTEXT"),
+    model.Column("cluster", "CLUSTER"),
+    model.Column("mode", "MODE", model.Kind.CODE),
+    model.Column("nodes", "NODES", model.Kind.COUNT),
+    model.Column("free", "FREE", model.Kind.COUNT),
+    model.Column("blocked", "BLOCKED", model.Kind.COUNT),
+    model.Column("errors", "ERRORS", model.Kind.COUNT),
+    model.Column("warnings", "WARNINGS", model.Kind.COUNT),
+    model.Column("exit", "EXIT", model.Kind.CODE),
+    model.Column("status", "STATUS", wrap=True),
+)
 
 
-def _n(value: int | None) -> str:
-    return "-" if value is None else str(value)
+def _n(value: int | None) -> model.Cell:
+    return model.Cell("-" if value is None else str(value), -1 if value is None else value)
 
 
-def cells(row: FleetRow, current: str | None) -> tuple[str | Text, ...]:
-    name = Text(row.context, style=theme.HEADER if row.context == current else "")
+def fleet_row(row: FleetRow, current: str | None) -> model.Row:
+    """One context as a row of the view model (its texts made safe there)."""
     if row.error is not None:
-        status = Text(row.error, style=theme.ERROR)
+        status = model.Cell(row.error, style=theme.ERROR)
     else:
         word, style = _STATUS.get(int(row.code), (str(int(row.code)), ""))
-        status = Text(word, style=style)
-    return (
-        name,
-        row.cluster or "-",
-        row.mode or "-",
+        status = model.Cell(word, style=style)
+    cells = (
+        model.Cell(row.context, style=theme.HEADER if row.context == current else ""),
+        model.Cell(row.cluster or "-"),
+        model.Cell(row.mode or "-"),
         _n(row.nodes),
         _n(row.free),
         _n(row.blocked),
         _n(row.errors),
         _n(row.warnings),
-        str(int(row.code)),
+        model.Cell(str(int(row.code)), int(row.code)),
         status,
     )
+    return model.Row(row.context, cells, None, None, row)
+
+
+def fleet_table(overview: FleetOverview, current: str | None) -> Table:
+    table = model.Table("contexts", COLUMNS, tuple(fleet_row(r, current) for r in overview.rows))
+    return to_grid(table, empty="No contexts.")
 
 
 class FleetScreen(Screen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "back", "Back"),
         Binding("enter", "choose", "Switch to it"),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
     ]
 
     def __init__(self, overview: FleetOverview, current: str | None) -> None:
@@ -63,36 +81,28 @@ class FleetScreen(Screen[str | None]):
         title = Text(f"Fleet: {read} of {len(self.overview.rows)} contexts read", style=theme.HEADER)
         title.append(f"  exit {int(self.overview.code)}  enter switch  esc back", style=theme.MUTED)
         yield Static(title, classes="page-title")
-        table: DataTable[str | Text] = DataTable(cursor_type="row", id="fleet-table")
-        table.add_columns(*COLUMNS)
-        for row in self.overview.rows:
-            table.add_row(*cells(row, self.current), key=row.context)
-        yield table
+        yield GridTable(id="fleet-table")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        names = [r.context for r in self.overview.rows]
-        if self.current in names:
-            table.move_cursor(row=names.index(self.current))
-        table.focus()
+        grid = self.query_one(GridTable)
+        grid.set_table(fleet_table(self.overview, self.current))
+        if self.current is not None:
+            grid.move_to(self.current)
+        grid.focus()
 
     @property
     def chosen(self) -> str | None:
-        table = self.query_one(DataTable)
-        rows = self.overview.rows
-        return rows[table.cursor_row].context if 0 <= table.cursor_row < len(rows) else None
+        row = self.query_one(GridTable).cursor_row
+        return row.key if row is not None else None
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(GridTable.Selected)
+    def _selected(self, event: GridTable.Selected) -> None:
         event.stop()
-        self.dismiss(self.chosen)
+        self.dismiss(event.row.key)
 
     def action_choose(self) -> None:
         self.dismiss(self.chosen)
-
-    def action_cursor(self, step: int) -> None:
-        table = self.query_one(DataTable)
-        table.move_cursor(row=table.cursor_row + step)
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -19,6 +19,8 @@ from textual.widgets import Footer, Static
 
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.draw import rich_view
+from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
 from kubectl_gpu.tui.actions import JobOutcome
 
@@ -28,21 +30,21 @@ __all__ = ["SmiScreen", "outcome_view"]
 def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
     """What `kubectl gpu smi` prints (stdout, then the notes and errors), and what became of the pods."""
     parts: list[RenderableType] = []
-    parts += [Text(f"warning: {w}", style=theme.WARNING) for w in dict.fromkeys(outcome.warnings)]
+    parts += [Text(f"warning: {shown(w)}", style=theme.WARNING) for w in dict.fromkeys(outcome.warnings)]
     if outcome.error:
-        parts.append(Text(f"error: {outcome.error}", style=theme.ERROR))
+        parts.append(Text(f"error: {shown(outcome.error)}", style=theme.ERROR))
     if outcome.results:
         view = smi_view(outcome.results, wide=False)
-        parts.append(view.out)
+        parts.append(rich_view(view.out))
         if view.err is not None:
-            parts += [Text(""), view.err]
+            parts += [Text(""), rich_view(view.err)]
     elif not outcome.error:
         parts.append(Text("No result." if not outcome.cancelled else "Cancelled before any node finished."))
     if live:
         parts.append(Text(""))
         if outcome.left:
             parts += [
-                Text(f"could not delete debug pod {p}; run kubectl gpu cleanup", style=theme.ERROR)
+                Text(f"could not delete debug pod {shown(p)}; run kubectl gpu cleanup", style=theme.ERROR)
                 for p in outcome.left
             ]
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -18,13 +19,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
-from kubectl_gpu.core.report import Finding
+from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.render.model import Cell, Prose, Span, prose
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
 
-__all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines"]
+__all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines", "object_detail"]
 
 
 @dataclass(frozen=True)
@@ -41,18 +44,29 @@ class ViewModel:
     notes: tuple[Text, ...] = field(default=())
 
 
-def lines(pairs: Iterable[tuple[str, object]]) -> Text:
+#: a detail pane's value: text (made safe here, through the view model's `prose`), a styled (text, style),
+#: the model's own prose or cell, or a number
+Value = str | int | Decimal | tuple[str, str] | Prose | Cell | None
+
+
+def _spans(value: Value) -> list[Span]:
+    if isinstance(value, Prose):
+        return list(value.spans)
+    if isinstance(value, Cell):
+        return [Span(value.text, value.style)]
+    if isinstance(value, tuple):
+        return list(prose(value).spans)
+    return list(prose(str(value)).spans)
+
+
+def lines(pairs: Iterable[tuple[str, Value]]) -> Text:
     """`label: value` lines for a detail pane (values None or empty are left out)."""
-    out = Text()
+    spans: list[Span] = []
     for label, value in pairs:
         if value is None or value == "" or value == ():
             continue
-        out.append(f"{label}: ", style=theme.HEADER)
-        if isinstance(value, Text):
-            out.append_text(value)
-        else:
-            out.append(str(value))
-        out.append("\n")
+        spans += [Span(f"{label}: ", theme.HEADER), *_spans(value), Span("\n")]
+    out = rich_prose(Prose(tuple(spans)))
     out.rstrip()
     return out
 
@@ -63,14 +77,21 @@ def findings_detail(head: RenderableType | None, findings: Iterable[Finding], li
     parts: list[RenderableType] = [head] if head is not None else []
     if found:
         parts.append(Text(""))
-        parts.append(findings_block(found[:limit]))
+        parts.append(rich_prose(findings_block(found[:limit])))
         if len(found) > limit:
             parts.append(Text(f"... and {len(found) - limit} more (f: Findings)", style=theme.MUTED))
     return Group(*parts)
 
 
 def _default_detail(table: Table, row: Row) -> Text:
-    return lines((c.label, cell) for c, cell in zip(table.columns, row.cells, strict=False))
+    """The row's cells, a line each (their text is the view model's, already safe)."""
+    out = Text()
+    for column, cell in zip(table.columns, row.cells, strict=False):
+        out.append(f"{column.label}: ", style=theme.HEADER)
+        out.append_text(cell if isinstance(cell, Text) else Text(cell))
+        out.append("\n")
+    out.rstrip()
+    return out
 
 
 class TableView(Vertical):
@@ -208,3 +229,8 @@ class TableView(Vertical):
     def _selected(self, event: GridTable.Selected) -> None:
         event.stop()
         self.post_message(self.Open(self, event.row))
+
+
+def object_detail(snapshot: Snapshot, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:
+    """A detail pane for a row about `ref`: `head`, then the diagnose findings about it."""
+    return findings_detail(head, snapshot.findings_for(ref) if ref is not None else ())

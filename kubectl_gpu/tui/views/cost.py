@@ -3,55 +3,36 @@ spend, idle GPU nodes and what keeps them."""
 
 from __future__ import annotations
 
-from kubectl_gpu.core.analyses.cost import CostReport
-from kubectl_gpu.core.report import ObjectRef
+from rich.console import RenderableType
+
+from kubectl_gpu.core.analyses.cost.analysis import IdleNode
+from kubectl_gpu.render import model
 from kubectl_gpu.render.cost_view import cost_view
+from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.tui.data import Snapshot
-from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
-from kubectl_gpu.tui.views.convert import RowMeta, from_rich, tables_of, texts_of
-from kubectl_gpu.tui.views.drivers import node_meta
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 
 __all__ = ["CostView"]
 
 
-def _pool_meta(report: CostReport, index: int) -> RowMeta:
-    if index >= len(report.pools):
-        return RowMeta("TOTAL")
-    name = report.pools[index].name
-    return RowMeta(name or "(none)", ObjectRef("NodePool", name) if name else None)
+def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+    head = None
+    if isinstance(row.obj, IdleNode):
+        head = lines([("Kept by", "; ".join(k.message for k in row.obj.kept_by))])
+    return object_detail(snapshot, row.ref, head)
 
 
-def _sections(snapshot: Snapshot, report: CostReport) -> tuple[Section, ...]:
-    tables = tables_of(cost_view(report, wide=False))
-    by_first = {t.columns[0].header: t for t in tables if t.columns}
-    pools = by_first.get("NODEPOOL")
-    namespaces = by_first.get("NAMESPACE")
-    idle = by_first.get("IDLE NODE")
-    empty = Table((Column("NAME"),), (), empty="None.")
-    idle_nodes = report.idle_nodes
+def _sections(snapshot: Snapshot, view: model.View) -> tuple[Section, ...]:
+    detail = lambda row: _detail(snapshot, row)  # noqa: E731
+    idle = view.table("idle")
+    idle_fits = [Fit(c.key, flex=c.key == "kept-by") for c in idle.columns] if idle is not None else None
     return (
-        Section("NodePools", from_rich(pools, lambda i: _pool_meta(report, i)) if pools else empty),
-        Section(
-            "Namespaces",
-            from_rich(namespaces, lambda i: RowMeta(report.namespaces[i].name)) if namespaces else empty,
-        ),
-        Section(
-            "Idle nodes",
-            from_rich(
-                idle,
-                lambda i: node_meta(
-                    snapshot,
-                    idle_nodes[i].cost.row.name,
-                    lines([("Kept by", "; ".join(k.message for k in idle_nodes[i].kept_by))]),
-                ),
-                flex=("KEPT-BY",),
-            )
-            if idle
-            else Table((Column("IDLE NODE"),), (), empty="No idle GPU nodes."),
-        ),
-        Section("Findings", findings_section(report.findings)),
+        Section("NodePools", to_grid(view.table("pools"), detail=detail, empty="None.")),
+        Section("Namespaces", to_grid(view.table("namespaces"), detail=detail, empty="None.")),
+        Section("Idle nodes", to_grid(idle, fits=idle_fits, detail=detail, empty="No idle GPU nodes.")),
+        Section("Findings", findings_section(snapshot.cost.findings)),
     )
 
 
@@ -63,6 +44,7 @@ class CostView(TableView):
 
     @staticmethod
     def build(snapshot: Snapshot) -> ViewModel:
-        report = snapshot.cost
-        notes = texts_of(cost_view(report, wide=False))
-        return ViewModel(_sections(snapshot, report), summary=notes[-1] if notes else None)
+        view = cost_view(snapshot.cost, wide=False)  # once: the sections and the footnote
+        notes = view.texts()
+        summary = rich_prose(notes[-1]) if notes else None
+        return ViewModel(_sections(snapshot, view), summary=summary)

@@ -3,32 +3,22 @@ other views show in their Findings section."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Sequence
-from functools import partial
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from kubectl_gpu.core.report import Finding, severity_counts
-from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.draw import rich_prose
+from kubectl_gpu.render.findings import findings_block, findings_table
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
-from kubectl_gpu.tui.views.convert import RowMeta, make_row
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.widgets.grid import Cell, Table
 
 __all__ = ["FindingsView", "counts_text", "finding_key", "findings_section"]
-
-COLUMNS = (
-    Column("SEVERITY"),
-    Column("CODE", max_width=44),
-    Column("OBJECT", max_width=48),
-    Column("SOURCE"),
-    Column("MESSAGE", flex=True, min_width=24, max_width=300),
-)
-_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def finding_key(finding: Finding) -> str:
@@ -37,24 +27,47 @@ def finding_key(finding: Finding) -> str:
     return f"{finding.code}|{finding.object}|{digest}"
 
 
+def _finding(row: model.Row) -> Finding:
+    if not isinstance(row.obj, model.FindingItem):
+        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a finding")
+    return row.obj.source
+
+
 def _detail(finding: Finding) -> RenderableType:
     hint = "enter: the whole finding, c copies its fix"
     if finding.object.kind == "Node":
         hint += "; s nvidia-smi, x shell on the node"
-    return Group(findings_block([finding]), Text(""), Text(hint, style=theme.MUTED))
+    return Group(rich_prose(findings_block([finding])), Text(""), Text(hint, style=theme.MUTED))
+
+
+def _one_line(row: model.Row, table: model.Table) -> tuple[Cell, object]:
+    cell = table.cell(row, "message")
+    return " ".join(cell.text.split()), cell.sort_key
 
 
 def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -> Table:
-    rows = []
-    for finding in findings:
-        node = finding.object.name if finding.object.kind == "Node" else None
-        meta = RowMeta(finding_key(finding), finding.object, node, partial(_detail, finding))
-        severity = Text(str(finding.severity), style=theme.severity(finding.severity))
-        message = " ".join(finding.message.split())
-        row = make_row([severity, finding.code, str(finding.object), finding.source or "-", message], meta)
-        sort = (_RANK.get(str(finding.severity), 3), *row.sort[1:])
-        rows.append(dataclasses.replace(row, sort=sort))
-    return Table(COLUMNS, tuple(rows), empty=empty)
+    table = findings_table(findings, source=True)
+    fits = (
+        Fit("severity"),
+        Fit("code", max_width=44),
+        Fit("object", max_width=48),
+        Fit("source"),
+        Fit(
+            "message",
+            flex=True,
+            min_width=24,
+            max_width=300,
+            compute=lambda r: _one_line(r, table),
+            header=table.columns[table.index("message")].header,
+        ),
+    )
+    return to_grid(
+        table,
+        fits=fits,
+        detail=lambda row: _detail(_finding(row)),
+        empty=empty,
+        key=lambda row: finding_key(_finding(row)),
+    )
 
 
 def counts_text(findings: Sequence[Finding]) -> Text:

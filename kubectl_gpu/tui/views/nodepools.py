@@ -10,34 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 from rich.console import RenderableType
-from rich.text import Text
 
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.quantity import format_quantity
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
 from kubectl_gpu.core.report import ObjectRef
-from kubectl_gpu.render import theme
+from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
-from kubectl_gpu.tui.views.convert import RowMeta, make_row
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["NodePoolsView", "limits_text", "requirement_text"]
-
-COLUMNS = (
-    Column("NAME", max_width=32),
-    Column("NODES", right=True),
-    Column("LIMITS USED/TOTAL", max_width=40),
-    Column("CONSOLIDATION", max_width=34),
-    Column("EXPIRE"),
-    Column("BUDGETS NOW", max_width=40),
-    Column("TAINTS", max_width=40),
-    Column("REQUIREMENTS", flex=True, min_width=20, max_width=240),
-)
 
 
 def _short(resource: str) -> str:
@@ -48,18 +35,35 @@ def _quantity(resource: str, value: Decimal) -> str:
     return format_quantity(value, binary=resource in ("memory", "ephemeral-storage"))
 
 
-def limits_text(limits: Mapping[str, Decimal], used: Mapping[str, Decimal]) -> Text:
-    """`gpu 8/8, cpu 192/1000`: what the pool has launched of each limit; red where none is left."""
-    out = Text()
-    for index, (resource, limit) in enumerate(limits.items()):
+def _limits(limits: Mapping[str, Decimal], used: Mapping[str, Decimal]) -> list[tuple[str, str]]:
+    """(text, style) per limit: what the pool has launched of it; red where none is left."""
+    out = []
+    for resource, limit in limits.items():
         taken = used.get(resource, Decimal(0))
-        if index:
-            out.append(", ")
         style = theme.ERROR if taken >= limit else theme.WARNING if taken >= limit * Decimal("0.8") else ""
-        out.append(
-            f"{_short(resource)} {_quantity(resource, taken)}/{_quantity(resource, limit)}", style=style
-        )
-    return out if limits else Text("none", style=theme.MUTED)
+        out.append((f"{_short(resource)} {_quantity(resource, taken)}/{_quantity(resource, limit)}", style))
+    return out
+
+
+def limits_text(limits: Mapping[str, Decimal], used: Mapping[str, Decimal]) -> model.Prose:
+    """`gpu 8/8, cpu 192/1000`, each limit in its colour."""
+    parts = _limits(limits, used)
+    if not parts:
+        return model.prose(("none", theme.MUTED))
+    spans: list[str | tuple[str, str]] = []
+    for index, part in enumerate(parts):
+        spans += [", "] if index else []
+        spans.append(part)
+    return model.prose(*spans)
+
+
+def limits_cell(limits: Mapping[str, Decimal], used: Mapping[str, Decimal]) -> model.Cell:
+    """The limits as one cell, red when any is used up (a cell has one style)."""
+    parts = _limits(limits, used)
+    if not parts:
+        return model.Cell("none", style=theme.MUTED)
+    worst = next((s for s in (theme.ERROR, theme.WARNING) if any(p[1] == s for p in parts)), "")
+    return model.Cell(", ".join(p[0] for p in parts), style=worst)
 
 
 def requirement_text(req: Mapping[str, Any]) -> str:
@@ -94,7 +98,7 @@ def _detail(snapshot: Snapshot, pool: NodePool, nodes: int) -> RenderableType:
     )
     head = lines(
         [
-            ("NodePool", Text(pool.name, style=theme.HEADER)),
+            ("NodePool", (pool.name, theme.HEADER)),
             ("NodeClass", f"{ref.kind} {ref.name}" if ref else "none"),
             ("Nodes", nodes),
             ("Limits", limits_text(pool.limits, pool.status_resources)),
@@ -107,21 +111,44 @@ def _detail(snapshot: Snapshot, pool: NodePool, nodes: int) -> RenderableType:
     return findings_detail(head, snapshot.findings_for(ObjectRef("NodePool", pool.name)))
 
 
-def _row(snapshot: Snapshot, pool: NodePool, nodes: int) -> list[Text | str]:
+COLUMNS = (
+    model.Column("name", "NAME"),
+    model.Column("nodes", "NODES", model.Kind.COUNT),
+    model.Column("limits", "LIMITS USED/TOTAL", model.Kind.QUANTITY),
+    model.Column("consolidation", "CONSOLIDATION"),
+    model.Column("expire", "EXPIRE"),
+    model.Column("budgets", "BUDGETS NOW"),
+    model.Column("taints", "TAINTS"),
+    model.Column("requirements", "REQUIREMENTS", wrap=True),
+)
+FITS = (
+    Fit("name", max_width=32),
+    Fit("nodes"),
+    Fit("limits", max_width=40),
+    Fit("consolidation", max_width=34),
+    Fit("expire"),
+    Fit("budgets", max_width=40),
+    Fit("taints", max_width=40),
+    Fit("requirements", flex=True, min_width=20, max_width=240),
+)
+
+
+def _row(snapshot: Snapshot, pool: NodePool, nodes: int) -> model.Row:
     policy = pool.consolidation_policy or "-"
     after = f" after {pool.consolidate_after}" if pool.consolidate_after else ""
     taints = ", ".join(f"{t.key}:{t.effect}" for t in pool.taints) or "-"
     requirements = "; ".join(requirement_text(r) for r in pool.requirements) or "-"
-    return [
-        pool.name,
-        str(nodes),
-        limits_text(pool.limits, pool.status_resources),
-        policy + after,
-        pool.expire_after or "-",
-        _budgets_now(pool, snapshot.now, nodes),
-        taints,
-        requirements,
-    ]
+    cells = (
+        model.Cell(pool.name),
+        model.Cell(str(nodes), nodes),
+        limits_cell(pool.limits, pool.status_resources),
+        model.Cell(policy + after),
+        model.Cell(pool.expire_after or "-"),
+        model.Cell(_budgets_now(pool, snapshot.now, nodes)),
+        model.Cell(taints),
+        model.Cell(requirements),
+    )
+    return model.Row(pool.name, cells, ObjectRef("NodePool", pool.name), None, (pool, nodes))
 
 
 def build_nodepools(snapshot: Snapshot) -> Table:
@@ -132,17 +159,18 @@ def build_nodepools(snapshot: Snapshot) -> Table:
         if name:
             counts[name] = counts.get(name, 0) + 1
     gpu = {p.name for p in snapshot.lint.pools if p.gpu}
-    rows = []
-    for pool in sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name)):  # GPU pools first
-        nodes = counts.get(pool.name, 0)
-        meta = RowMeta(
-            pool.name, ObjectRef("NodePool", pool.name), None, partial(_detail, snapshot, pool, nodes)
-        )
-        rows.append(make_row(_row(snapshot, pool, nodes), meta))
+    pools = sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name))  # GPU pools first
+    by_name = {p.name: p for p in pools}
+    table = model.Table("nodepools", COLUMNS, tuple(_row(snapshot, p, counts.get(p.name, 0)) for p in pools))
     empty = "No NodePools: a static cluster (no Karpenter, no EKS Auto Mode)."
     if "nodepools" in state.absent:
         empty = "No NodePools: the NodePool CRD is not installed (no Karpenter, no EKS Auto Mode)."
-    return Table(COLUMNS, tuple(rows), empty=empty)
+    return to_grid(
+        table,
+        fits=FITS,
+        detail=lambda row: _detail(snapshot, by_name[row.key], counts.get(row.key, 0)),
+        empty=empty,
+    )
 
 
 class NodePoolsView(TableView):

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from kubectl_gpu.render.nvme_view import nvme_view
+from rich.console import RenderableType
+
+from kubectl_gpu.core.analyses.nvme.analysis import NvmeRow
+from kubectl_gpu.render import model
+from kubectl_gpu.render.nvme_view import nvme_table
 from kubectl_gpu.tui.data import Snapshot
-from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
-from kubectl_gpu.tui.views.convert import RowMeta, from_rich, tables_of
-from kubectl_gpu.tui.views.drivers import node_meta
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 
 __all__ = ["NvmeView"]
+
+FITS = tuple(
+    Fit(key, flex=key == "devices")
+    for key in ("name", "instance", "nodepool", "nvme", "state", "devices", "requested", "ephemeral")
+)
+
+
+def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+    head = None
+    if isinstance(row.obj, NvmeRow):
+        head = lines([("Evidence", "; ".join(row.obj.evidence)), ("Why", row.obj.reason)])
+    return object_detail(snapshot, row.ref, head)
 
 
 class NvmeView(TableView):
@@ -22,17 +36,10 @@ class NvmeView(TableView):
     @staticmethod
     def build(snapshot: Snapshot) -> ViewModel:
         report = snapshot.nvme
-        tables = tables_of(nvme_view(report, wide=False))
-        rows = report.rows
-
-        def meta(i: int) -> RowMeta:
-            row = rows[i]
-            head = lines([("Evidence", "; ".join(row.evidence)), ("Why", row.reason)])
-            return node_meta(snapshot, row.name, head)
-
-        nodes = (
-            from_rich(tables[0], meta, flex=("DEVICES",))
-            if rows and tables
-            else Table((Column("NAME"),), (), empty="No nodes with accelerators.")
+        nodes = to_grid(
+            nvme_table(report, wide=False) if report.rows else None,
+            fits=FITS,
+            detail=lambda row: _detail(snapshot, row),
+            empty="No nodes with accelerators.",
         )
         return ViewModel((Section("Nodes", nodes), Section("Findings", findings_section(report.findings))))

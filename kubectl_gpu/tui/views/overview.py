@@ -10,34 +10,23 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import partial
 
 from rich.console import RenderableType
 from rich.text import Text
 
 from kubectl_gpu.core.report import Finding, ObjectRef
-from kubectl_gpu.render import theme
+from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.data import Snapshot, node_parts
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
-from kubectl_gpu.tui.views.convert import RowMeta, make_row
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["ALL", "OverviewView", "PoolSummary", "pool_summaries"]
 
 ZERO = Decimal(0)
 ALL = "ALL"  # the key of the totals row
 NO_POOL = "(no NodePool)"
-
-# 80 columns show all but the end of the worst finding (the detail pane shows it whole). ACCELERATORS is the
-# bar, then allocated/free/idle.
-COLUMNS = (
-    Column("NODEPOOL", max_width=24),
-    Column("NODES", right=True),
-    Column("ACCELERATORS"),
-    Column("PENDING", right=True),
-    Column("WORST FINDING", flex=True, min_width=16, max_width=200),
-)
 
 
 @dataclass
@@ -131,9 +120,10 @@ def _n(value: Decimal) -> str:
 def _worst(finding: Finding | None) -> Text:
     if finding is None:
         return Text("ok", style=theme.GOOD)
-    out = Text(f"{finding.severity.value.upper()} ", style=theme.severity(finding.severity))
-    out.append(f"{finding.code} ", style=theme.HEADER)
-    out.append(f"{finding.object}")
+    item = model.finding_item(finding)
+    out = Text(f"{item.severity.upper()} ", style=theme.severity(item.severity))
+    out.append(f"{item.code} ", style=theme.HEADER)
+    out.append(item.object)
     return out
 
 
@@ -141,7 +131,7 @@ def _detail(summary: PoolSummary, name: str) -> RenderableType:
     allocated, free, idle, unavailable = summary.parts
     head = lines(
         [
-            ("NodePool", Text(name, style=theme.HEADER)),
+            ("NodePool", (name, theme.HEADER)),
             (
                 "Accelerators",
                 f"{_n(allocated)} allocated, {_n(free)} free, {_n(idle)} idle, {_n(unavailable)} unhealthy",
@@ -154,18 +144,51 @@ def _detail(summary: PoolSummary, name: str) -> RenderableType:
     return findings_detail(head, sorted(summary.findings, key=Finding.sort_key), limit=8)
 
 
-def _cells(summary: PoolSummary, label: str) -> list[Text | str]:
+def _summary(row: model.Row) -> PoolSummary:
+    if not isinstance(row.obj, PoolSummary):
+        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a NodePool summary")
+    return row.obj
+
+
+def _accelerators(row: model.Row) -> tuple[Text, object]:
+    summary = _summary(row)
     allocated, free, idle, _ = summary.parts
     accelerators = allocation_bar(*summary.parts, width=10)
     accelerators.append(f" {_n(allocated)}/{_n(free)}/")
     accelerators.append(_n(idle), style=theme.WARNING if idle else "")
-    return [
-        Text(label, style=theme.HEADER) if label == ALL else label,
-        str(summary.nodes),
-        accelerators,
-        Text(str(summary.pending), style=theme.ERROR if summary.pending else ""),
-        _worst(summary.worst),
-    ]
+    return accelerators, float(free + idle)
+
+
+def _worst_cell(row: model.Row) -> tuple[Text, object]:
+    worst = _summary(row).worst
+    return _worst(worst), -worst.severity.rank if worst else 1
+
+
+_COLUMNS = (
+    model.Column("nodepool", "NODEPOOL"),
+    model.Column("nodes", "NODES", model.Kind.COUNT),
+    model.Column("pending", "PENDING", model.Kind.COUNT),
+)
+# 80 columns show all but the end of the worst finding (the detail pane shows it whole). ACCELERATORS is the
+# bar, then allocated/free/idle.
+FITS = (
+    Fit("nodepool", max_width=24),
+    Fit("nodes"),
+    Fit("accelerators", compute=_accelerators, header="ACCELERATORS"),
+    Fit("pending"),
+    Fit("worst", flex=True, min_width=16, max_width=200, compute=_worst_cell, header="WORST FINDING"),
+)
+
+
+def _row(summary: PoolSummary) -> model.Row:
+    name = summary.name
+    cells = (
+        model.Cell(name, style=theme.HEADER if name == ALL else ""),
+        model.Cell(str(summary.nodes), summary.nodes),
+        model.Cell(str(summary.pending), summary.pending, theme.ERROR if summary.pending else ""),
+    )
+    ref = ObjectRef("NodePool", name) if name not in (ALL, NO_POOL) else None
+    return model.Row(name, cells, ref, None, summary)
 
 
 def build_overview(snapshot: Snapshot) -> Table:
@@ -175,12 +198,13 @@ def build_overview(snapshot: Snapshot) -> Table:
         total.nodes += s.nodes
         total.pending += s.pending
         total.parts = [a + b for a, b in zip(total.parts, s.parts, strict=True)]
-    rows = []
-    for summary in [*summaries, total]:
-        ref = ObjectRef("NodePool", summary.name) if summary.name not in (ALL, NO_POOL) else None
-        meta = RowMeta(summary.name, ref, None, partial(_detail, summary, summary.name))
-        rows.append(make_row(_cells(summary, summary.name), meta))
-    return Table(COLUMNS, tuple(rows), empty="No accelerator nodes and no NodePool that can launch one.")
+    table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in [*summaries, total]))
+    return to_grid(
+        table,
+        fits=FITS,
+        detail=lambda row: _detail(_summary(row), row.key),
+        empty="No accelerator nodes and no NodePool that can launch one.",
+    )
 
 
 class OverviewView(TableView):

@@ -2,50 +2,54 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
-from kubectl_gpu.core.report import ObjectRef
-from kubectl_gpu.render import theme
+from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.pending_view import pending_table
+from kubectl_gpu.render.safe import safe_block
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
-from kubectl_gpu.tui.views.convert import RowMeta, make_row, rich_rows, tables_of
-from kubectl_gpu.tui.widgets.grid import Column, Table
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.widgets.grid import Table
 
-__all__ = ["PendingView", "fix_renderable"]
+__all__ = ["PendingView", "diagnosis_of", "fix_renderable"]
 
-COLUMNS = (
-    Column("NAMESPACE", max_width=24),
-    Column("POD", max_width=40),
-    Column("VERDICT"),
-    Column("REQUEST", max_width=30),
-    Column("NEAREST", max_width=32),
-    Column("AGE"),
-    Column("REASON", flex=True, min_width=20, max_width=200),
+FITS = (
+    Fit("namespace", max_width=24),
+    Fit("pod", max_width=40),
+    Fit("verdict"),
+    Fit("request", max_width=30),
+    Fit("nearest", max_width=32),
+    Fit("age"),
+    Fit("reason", flex=True, min_width=20, max_width=200),
 )
 
 
 def fix_renderable(fix: str | None) -> RenderableType:
-    """The fix as the YAML it is (a toleration, a nodeSelector, a NodePool), else as text."""
+    """The fix as the YAML it is (a toleration, a nodeSelector, a NodePool), else as text; made safe."""
     if not fix:
         return Text("-", style=theme.MUTED)
+    fix = safe_block(fix)
     looks_yaml = any(line.rstrip().endswith(":") or ": " in line for line in fix.splitlines()[:3])
     if looks_yaml and "\n" in fix:
         return Syntax(fix, "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
     return Text(fix, style=theme.FIX)
 
 
+def diagnosis_of(row: model.Row) -> PodDiagnosis:
+    if not isinstance(row.obj, PodDiagnosis):
+        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a Pending pod")
+    return row.obj
+
+
 def _detail(diag: PodDiagnosis) -> RenderableType:
-    verdict = Text(str(diag.verdict), style=theme.pending_verdict(diag.verdict))
     head = lines(
         [
-            ("Pod", Text(diag.key, style=theme.HEADER)),
-            ("Verdict", verdict),
+            ("Pod", (diag.key, theme.HEADER)),
+            ("Verdict", (str(diag.verdict), theme.pending_verdict(diag.verdict))),
             ("Reason", diag.reason),
         ]
     )
@@ -58,12 +62,12 @@ def _hint() -> Text:
 
 def build_pending(snapshot: Snapshot) -> Table:
     report = snapshot.pending
-    cli_rows = rich_rows(tables_of(pending_table(report, wide=True))[0]) if report.pods else []
-    rows = []
-    for diag, cells in zip(report.pods, cli_rows, strict=True):
-        meta = RowMeta(diag.key, ObjectRef("Pod", diag.name, diag.namespace), None, partial(_detail, diag))
-        rows.append(make_row([cells.get(c.label, "") for c in COLUMNS], meta))
-    return Table(COLUMNS, tuple(rows), empty="No Pending pods requesting accelerators.")
+    return to_grid(
+        pending_table(report, wide=True) if report.pods else None,
+        fits=FITS,
+        detail=lambda row: _detail(diagnosis_of(row)),
+        empty="No Pending pods requesting accelerators.",
+    )
 
 
 class PendingView(TableView):

@@ -18,6 +18,8 @@ from textual.widgets import Static
 
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.messages import shown
+from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Snapshot, cluster_name
 
@@ -71,7 +73,10 @@ def _line_one(state: HeaderState, now: datetime) -> Text:
     if snap is not None:
         out.append(f" {snap.mode} ", style="reverse " + (theme.INFO if snap.mode != "static" else ""))
         out.append(" ")
+    # The context and the cluster come from the kubeconfig or the bundle: shown made safe.
+    context = safe_line(context) if context else context
     name = cluster_name(context, state.cluster)
+    name = safe_line(name) if name else name
     if name:
         out.append(name, style=theme.HEADER)
         out.append(SEP)
@@ -79,12 +84,13 @@ def _line_one(state: HeaderState, now: datetime) -> Text:
         out.append("LIVE ", style=theme.GOOD)
     else:
         out.append("SNAPSHOT ", style=theme.WARNING)
-        out.append(", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot) + " ")
+        files = ", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot)
+        out.append(safe_line(files) + " ")
     out.append_text(freshness(state, now))
     if config.live and config.refresh:
         out.append(f", every {config.refresh:g}s", style=theme.MUTED)
     out.append(SEP)
-    out.append(f"ns {config.namespace or 'all'}")
+    out.append(safe_line(f"ns {config.namespace or 'all'}"))
     if context and context != name:
         out.append(SEP)
         out.append(f"ctx {context}", style=theme.MUTED)
@@ -120,7 +126,7 @@ def _line_two(state: HeaderState) -> Text:
     if notes:
         out.append(f"  {len(notes)} kind(s) unreadable", style=theme.WARNING)
     if state.error:
-        out.append(f"  {state.error}", style=theme.ERROR)
+        out.append(f"  {shown(state.error)}", style=theme.ERROR)
     return out
 
 
