@@ -21,8 +21,9 @@ from kubectl_gpu.render.model import Cell, Prose, Table, View
 __all__ = ["csv_text", "rich_cell", "rich_prose", "rich_table", "rich_view"]
 
 
-def rich_cell(cell: Cell) -> str | Text:
-    return Text(cell.text, style=cell.style) if cell.style else cell.text
+def rich_cell(cell: Cell) -> Text:
+    """Always a `Text`: a plain `str` cell is read as markup by a console that reads markup (Textual's)."""
+    return Text(cell.text, style=cell.style)
 
 
 def rich_prose(text: Prose) -> Text:
@@ -33,10 +34,11 @@ def rich_prose(text: Prose) -> Text:
 
 
 def rich_table(table: Table) -> RichTable:
-    result = theme.table(title=table.title, show_header=table.show_header)
+    result = theme.table(show_header=table.show_header)
+    result.title = Text(table.title) if table.title is not None else None  # Text: never markup
     for column in table.columns:
         result.add_column(
-            column.header,
+            Text(column.header),
             no_wrap=not column.wrap,
             overflow=("fold" if column.fold else "ellipsis") if column.wrap else "ellipsis",
             style=column.style or None,

@@ -197,7 +197,9 @@ class View:
 
 @dataclass(frozen=True, slots=True)
 class FindingItem:
-    """A finding as shown: every text made safe (message and fix as blocks: a fix is YAML or a command)."""
+    """A finding as shown: every text made safe; the message as one line (it quotes cluster text, an
+    Event's message, whose line breaks must not start lines of their own), the fix as a block (YAML or a
+    command: its lines are its own)."""
 
     severity: str
     code: str
@@ -213,7 +215,7 @@ def finding_item(finding: Finding) -> FindingItem:
         severity=str(finding.severity),
         code=safe_line(finding.code),
         object=safe_line(str(finding.object)),
-        message=safe_block(finding.message),
+        message=safe_line(finding.message),
         fix=safe_block(finding.fix) if finding.fix else None,
         ref=finding.object,
         source=finding,

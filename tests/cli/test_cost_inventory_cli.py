@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from kubectl_gpu.cli.inventory import csv_table
-from kubectl_gpu.render.draw import csv_text
 from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
 from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.render.draw import csv_text
 from tests.conftest import Result
 
 Cli = Callable[..., Result]

@@ -73,6 +73,8 @@ class FakeKubeAPI:
         self.tls = tls  # kubectl sends tokens and exec-plugin credentials only over TLS
         self.requests: list[RecordedRequest] = []
         self.require_token: str | None = None  # requests without `Authorization: Bearer <it>` get 401
+        #: requests whose path matches get a 500 that quotes their Authorization header (a leaky proxy)
+        self.echo_authorization: re.Pattern[str] | None = None
         self.ssar_allowed: SsarPolicy | None = None  # None: everything allowed
         self.pod_logs: dict[tuple[str, str] | str, str] = {}  # (namespace, pod) or node name -> text
         # Called with (resource key, a copy of the object) after each create through the API, in the request's
@@ -272,6 +274,9 @@ class FakeKubeAPI:
         """Answer one request (after faults): auth, then discovery or a resource operation."""
         if self.require_token is not None and headers.get("authorization") != f"Bearer {self.require_token}":
             return json_response(401, status_body(401, "Unauthorized"))
+        if self.echo_authorization is not None and self.echo_authorization.search(path):
+            said = headers.get("authorization", "")
+            return json_response(500, status_body(500, f"upstream rejected request with Authorization: {said}"))
         try:
             parts = [unquote(p) for p in path.split("/") if p]  # segments are unescaped, as the server does
             if parts == ["version"]:

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = ["DetailScreen"]
 
@@ -34,7 +35,7 @@ class DetailScreen(Screen[None]):
         self, title: str, body: RenderableType, *, copy: str | None = None, copy_what: str = ""
     ) -> None:
         super().__init__(classes="detail-screen")
-        self.page_title = title
+        self.page_title = safe_line(title)  # it names a cluster object
         self.body = body
         self.copy_text = copy
         self.copy_what = copy_what or "it"

@@ -23,7 +23,7 @@ from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
-from kubectl_gpu.render.model import Cell, Prose, Span, prose
+from kubectl_gpu.render.model import Cell, Prose, Span
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
 
@@ -44,19 +44,19 @@ class ViewModel:
     notes: tuple[Text, ...] = field(default=())
 
 
-#: a detail pane's value: text (made safe here, through the view model's `prose`), a styled (text, style),
-#: the model's own prose or cell, or a number
+#: a detail pane's value: text (one line: made safe here, through the view model's `Cell`), a styled
+#: (text, style), the model's own prose (several lines, already safe) or cell, or a number
 Value = str | int | Decimal | tuple[str, str] | Prose | Cell | None
 
 
 def _spans(value: Value) -> list[Span]:
     if isinstance(value, Prose):
         return list(value.spans)
-    if isinstance(value, Cell):
-        return [Span(value.text, value.style)]
     if isinstance(value, tuple):
-        return list(prose(value).spans)
-    return list(prose(str(value)).spans)
+        value = Cell(value[0], style=value[1])
+    if not isinstance(value, Cell):
+        value = Cell(str(value))
+    return [Span(value.text, value.style)]
 
 
 def lines(pairs: Iterable[tuple[str, Value]]) -> Text:

@@ -19,6 +19,7 @@ from kubectl_gpu.core.k8s.quantity import format_quantity
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.data import Snapshot
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -91,9 +92,9 @@ def _budgets_now(pool: NodePool, now: datetime, nodes: int) -> str:
 
 def _detail(snapshot: Snapshot, pool: NodePool, nodes: int) -> RenderableType:
     ref = pool.node_class_ref
-    requirements = "\n  ".join(requirement_text(r) for r in pool.requirements)
+    requirements = "\n  ".join(safe_line(requirement_text(r)) for r in pool.requirements)
     budgets = "\n  ".join(
-        s.spec.describe() + (" [active]" if s.active else "")
+        safe_line(s.spec.describe() + (" [active]" if s.active else ""))
         for s in PoolBudgets(pool.budgets).states(snapshot.now)
     )
     head = lines(
@@ -102,9 +103,9 @@ def _detail(snapshot: Snapshot, pool: NodePool, nodes: int) -> RenderableType:
             ("NodeClass", f"{ref.kind} {ref.name}" if ref else "none"),
             ("Nodes", nodes),
             ("Limits", limits_text(pool.limits, pool.status_resources)),
-            ("Requirements", "\n  " + requirements if requirements else None),
+            ("Requirements", model.prose("\n  " + requirements) if requirements else None),
             ("Taints", ", ".join(f"{t.key}={t.value}:{t.effect}" for t in pool.taints) or "none"),
-            ("Budgets", "\n  " + budgets if budgets else None),
+            ("Budgets", model.prose("\n  " + budgets) if budgets else None),
             ("Weight", pool.weight),
         ]
     )
