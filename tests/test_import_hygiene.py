@@ -24,7 +24,7 @@ def _loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
 
 def test_core_imports_no_kubernetes_or_textual() -> None:
     modules = _loaded_after(
-        "import kubectl_gpu.core, kubectl_gpu.core.k8s.parse, kubectl_gpu.core.fleet.nodes, kubectl_gpu.core.catalog"
+        "import kubectl_gpu.core, kubectl_gpu.core.k8s.parse, kubectl_gpu.core.accelerators.nodes, kubectl_gpu.core.catalog"
     )
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kubectl_gpu.core.accelerators.nodes import build_node_row
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.debugpod import Accelerator, Mode, accelerator_of, is_gke_autopilot, node_blockers
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
-from kubectl_gpu.core.fleet.nodes import build_node_row
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.parse import ModelError, parse_node, parse_pod
 from kubectl_gpu.core.k8s.state import StateBuilder

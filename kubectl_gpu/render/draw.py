@@ -35,7 +35,7 @@ def rich_prose(text: Prose) -> Text:
 
 def rich_table(table: Table) -> RichTable:
     result = theme.table(show_header=table.show_header)
-    result.title = Text(table.title) if table.title is not None else None  # Text: never markup
+    result.title = Text(table.title, style=theme.HEADER) if table.title is not None else None  # never markup
     for column in table.columns:
         result.add_column(
             Text(column.header),

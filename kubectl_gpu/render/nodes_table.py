@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.analyses.nodes import NodeReport
-from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme

@@ -30,18 +30,18 @@ from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.tui import data
-from kubectl_gpu.tui.actions import DebugJobs, ShellJob
-from kubectl_gpu.tui.app_debug import DebugKeys
-from kubectl_gpu.tui.app_fleet import FleetKeys
-from kubectl_gpu.tui.commands import parse
+from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
+from kubectl_gpu.tui.debug.keys import DebugKeys
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
 from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.smi import SmiScreen
 from kubectl_gpu.tui.views import VIEWS, TableView, build_all
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
@@ -78,7 +78,7 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     return "textual-light" if background in ("7", "15") else "textual-dark"
 
 
-class GpuApp(FleetKeys, DebugKeys):
+class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -117,7 +117,7 @@ class GpuApp(FleetKeys, DebugKeys):
         self.source_factory = source_factory
         self.contexts_loader = contexts
         self.contexts = KubeContexts()
-        self.snapshot: data.Snapshot | None = None
+        self.snapshot: data.Refresh | None = None
         self.generation = 0
         self.loading = False
         self.error: str | None = None
@@ -271,7 +271,7 @@ class GpuApp(FleetKeys, DebugKeys):
         self.notify(message.error, title=title, severity="error", timeout=8)
         self._header()
 
-    def _notify_notes(self, snapshot: data.Snapshot) -> None:
+    def _notify_notes(self, snapshot: data.Refresh) -> None:
         for note in snapshot.state.notes:
             if note.code in ("FORBIDDEN", "PARTIAL") and note.message not in self._notes_seen:
                 self._notes_seen.add(note.message)
@@ -382,62 +382,6 @@ class GpuApp(FleetKeys, DebugKeys):
             self.notify("a refresh is already running", timeout=2)
             return
         self.refresh_data()
-
-    def _open_line(self, mode: str) -> None:
-        self.query_one("#command-prompt", Label).update(mode)
-        self.query_one("#command-bar").display = True
-        self.query_one(CommandLine).open(mode)
-
-    def _close_line(self) -> None:
-        self.query_one("#command-bar").display = False
-        self.view.focus_table()
-
-    def action_command(self) -> None:
-        self._open_line(":")
-
-    def action_filter(self) -> None:
-        self._open_line("/")
-
-    @on(CommandLine.Edited)
-    def _edited(self, message: CommandLine.Edited) -> None:
-        if message.mode == "/" and self.query_one("#command-bar").display:
-            self.view.set_filter(message.value)
-
-    @on(CommandLine.Cancelled)
-    def _cancelled(self, message: CommandLine.Cancelled) -> None:
-        if message.mode == "/":
-            self.view.set_filter("")
-        self._close_line()
-
-    @on(CommandLine.Entered)
-    async def _submitted(self, message: CommandLine.Entered) -> None:
-        self._close_line()
-        if message.mode == "/":
-            self.view.set_filter(message.value)
-            return
-        try:
-            command = parse(message.value)
-        except ValueError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        if command.kind == "quit":
-            await self.action_quit()  # as `q`: running debug pods are deleted first
-            return
-        self._run_command(command.kind, command.arg)
-
-    def _run_command(self, kind: str, arg: str | None) -> None:
-        if kind == "view" and arg:
-            self._show(arg)
-        elif kind == "ctx" and arg:
-            self.switch_context(arg)
-        elif kind == "ctx":
-            self.open_fleet()
-        elif kind == "ns":
-            self.refresh_data(self.config.with_namespace(arg))
-        elif kind == "refresh":
-            self.action_refresh()
-        elif kind == "help":
-            self.action_help()
 
     def action_go_back(self) -> None:
         if self.shell_job is not None and not self.shell_job.done.is_set():

@@ -2,7 +2,7 @@
 
 `load()` runs in a worker thread: it reads the source, runs each analysis once (diagnose is combined from
 the same reports, so its findings are exactly those of the views), and indexes what the views look up per
-row. Widgets read a `Snapshot`; they never call an analysis or the API.
+row. Widgets read a `Refresh`; they never call an analysis or the API.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TypeVar
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.analyses import (
     cost,
     diagnose,
@@ -30,13 +31,12 @@ from kubectl_gpu.core.analyses import (
 )
 from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.evaluation import evaluation_instant
-from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.source import ClusterSource
 
-__all__ = ["KINDS", "Snapshot", "analyse", "cluster_name", "load"]
+__all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
 
 #: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
 KINDS = diagnose.KINDS | nodes.KINDS
@@ -54,7 +54,7 @@ def cluster_name(context: str | None, cluster: str | None = None) -> str | None:
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class Refresh:
     """One refresh. `now` is the instant time-based findings are evaluated at; `loaded_at` the wall clock."""
 
     state: ClusterState
@@ -126,14 +126,14 @@ def _index(findings: tuple[Finding, ...]) -> dict[ObjectRef, tuple[Finding, ...]
 
 def analyse(
     state: ClusterState, catalog: Catalog, now: datetime, *, loaded_at: datetime, started: float
-) -> Snapshot:
+) -> Refresh:
     """Every report of one refresh, each analysis run once: `diagnose`'s suite (cost priced in the
     cluster's region, as `kubectl gpu cost` prices it), and the nodes report."""
     suite = diagnose.run_suite(state, catalog, now)
     reports, combined = suite.reports, suite.diagnose
     node_report = nodes.analyse(state, catalog, now)
 
-    return Snapshot(
+    return Refresh(
         state=state,
         now=now,
         loaded_at=loaded_at,
@@ -158,8 +158,8 @@ def load(
     *,
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
-    previous: Snapshot | None = None,
-) -> Snapshot:
+    previous: Refresh | None = None,
+) -> Refresh:
     """Read the source once and analyse it: `now` (--now), else the snapshot's capture time, else the clock.
 
     A source returns the very state it returned before when nothing it reads changed (see `kube.live`,

@@ -12,9 +12,9 @@ from textual.binding import Binding, BindingType
 
 from kubectl_gpu.render import theme
 from kubectl_gpu.tui.commands import ALIASES, COMMANDS
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.smi import SmiScreen
 from kubectl_gpu.tui.views.base import TableView
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.grid import GridTable

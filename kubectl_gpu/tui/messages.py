@@ -9,7 +9,7 @@ from textual.message import Message
 
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.tui.config import TuiConfig
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import ViewModel
 
 __all__ = ["DataLoaded", "LoadFailed", "ShowObject"]
@@ -19,7 +19,7 @@ class DataLoaded(Message):
     """A refresh finished: its snapshot and every view's model, for the config it read."""
 
     def __init__(
-        self, generation: int, config: TuiConfig, snapshot: Snapshot, models: dict[str, ViewModel]
+        self, generation: int, config: TuiConfig, snapshot: Refresh, models: dict[str, ViewModel]
     ) -> None:
         super().__init__()
         self.generation = generation

@@ -1,7 +1,7 @@
 """Free a replaced refresh off the UI thread, a slice at a time.
 
 A refresh of a large cluster replaces millions of objects (150,000 pods keep their API dicts). Dropping
-the last reference to the old `Snapshot` frees them in one cascade of C deallocations that never lets go of
+the last reference to the old `Refresh` frees them in one cascade of C deallocations that never lets go of
 the interpreter: the screen froze for half a second on 40,000 pods. Here a thread takes the old snapshot,
 keeps the big lists alive while everything else goes, then frees them a few thousand objects at a time,
 so the UI thread gets the interpreter between slices.
@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 
 __all__ = ["release_later"]
 
@@ -22,7 +22,7 @@ SLICE = 2000
 
 def _release(holder: list[Any]) -> None:
     time.sleep(0.2)  # until the UI thread has dropped its own references (its handler takes milliseconds)
-    snapshot: Snapshot = holder.pop()
+    snapshot: Refresh = holder.pop()
     state = snapshot.state
     big: list[list[object]] = [
         list(state.pods),
@@ -38,7 +38,7 @@ def _release(holder: list[Any]) -> None:
             time.sleep(0)  # let the UI thread run between slices
 
 
-def release_later(snapshot: Snapshot | None, *also: object) -> None:
+def release_later(snapshot: Refresh | None, *also: object) -> None:
     """Free a replaced `snapshot` (and `also`: what else held it, e.g. the views' old models) in a
     background thread. The caller drops its own references right after the call."""
     if snapshot is None:

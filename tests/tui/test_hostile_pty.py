@@ -72,7 +72,7 @@ class Terminal:
         self.raw += chunk
         return bool(chunk)
 
-    def wait_for(self, text: str, since: int, limit: float = 90.0) -> None:
+    def wait_for(self, text: str, since: int, limit: float = 300.0) -> None:
         end = time.monotonic() + limit  # an upper bound for a hang, not a margin: it returns at once
         while text.encode() not in self.raw[since:]:
             if time.monotonic() > end or (

@@ -34,7 +34,7 @@ def _plain(renderable: RenderableType) -> str:
     return captured.get()
 
 
-def _snapshot(path: Path) -> data.Snapshot:
+def _snapshot(path: Path) -> data.Refresh:
     return data.load(open_source(SourceOptions(snapshot=(str(path),))))
 
 

@@ -11,7 +11,7 @@ from kubectl_gpu.kube.snapshot import load_snapshot
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.smi import SmiScreen
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.views import VIEWS
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.header import ClusterHeader

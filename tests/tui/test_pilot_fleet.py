@@ -3,7 +3,7 @@ nothing listening for `other`), then `enter` switches to the chosen context."""
 
 from __future__ import annotations
 
-from kubectl_gpu.tui.screens.fleet import FleetScreen
+from kubectl_gpu.tui.fleet.screen import FleetScreen
 from kubectl_gpu.tui.widgets.grid import GridTable
 from tests.tui.conftest import Live, settle
 

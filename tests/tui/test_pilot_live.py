@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_gpu.tui.screens.smi import SmiScreen
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from tests.kube.kubelet import debug_pods, gpu_node, wait_for
 from tests.tui.conftest import BROKEN_NODE, Live, settle
 

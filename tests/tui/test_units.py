@@ -23,7 +23,7 @@ from tests.tui.conftest import CHAT_API, DEMO, DEMO_NOW, demo_config
 
 
 @pytest.fixture(scope="module")
-def snapshot() -> data.Snapshot:
+def snapshot() -> data.Refresh:
     return data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
 
 
@@ -94,7 +94,7 @@ def test_expiry_bar() -> None:
     assert expiry_bar(None, None, DEMO_NOW, width=3).plain == "···"
 
 
-def test_freshness_marks_stale_live_data(snapshot: data.Snapshot) -> None:
+def test_freshness_marks_stale_live_data(snapshot: data.Refresh) -> None:
     config = TuiConfig(refresh=10.0)
     fresh = freshness(HeaderState(config, snapshot), snapshot.loaded_at + timedelta(seconds=3))
     assert fresh.plain.startswith("refreshed") and "STALE" not in fresh.plain
@@ -119,7 +119,7 @@ def test_cluster_name() -> None:
     assert data.cluster_name(None) is None
 
 
-def test_every_view_shows_its_commands_report(snapshot: data.Snapshot) -> None:
+def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     models = build_all(snapshot)
     assert set(models) == {v.view_id for v in VIEWS}
     first = {v: m.sections[0].table for v, m in models.items()}
@@ -137,13 +137,13 @@ def test_every_view_shows_its_commands_report(snapshot: data.Snapshot) -> None:
     assert (cost_total.allocated, cost_total.idle) == (13, 1)
 
 
-def test_findings_of_a_view_are_diagnose_findings(snapshot: data.Snapshot) -> None:
+def test_findings_of_a_view_are_diagnose_findings(snapshot: data.Refresh) -> None:
     everything = set(snapshot.diagnose.findings)
     for report in (snapshot.drivers, snapshot.nvme, snapshot.lifecycle, snapshot.cost):
         assert set(report.findings) <= everything or report is snapshot.cost
 
 
-def test_a_replaced_snapshot_is_freed_by_the_release_thread(snapshot: data.Snapshot) -> None:
+def test_a_replaced_snapshot_is_freed_by_the_release_thread(snapshot: data.Refresh) -> None:
     import time
     import weakref
 

@@ -1,8 +1,8 @@
-"""One widget per view, in the order the footer lists them; each builds its rows from a `Snapshot`."""
+"""One widget per view, in the order the footer lists them; each builds its rows from a `Refresh`."""
 
 from __future__ import annotations
 
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import TableView, ViewModel
 from kubectl_gpu.tui.views.cost import CostView
 from kubectl_gpu.tui.views.drivers import DriversView
@@ -29,6 +29,6 @@ VIEWS: tuple[type[TableView], ...] = (
 )
 
 
-def build_all(snapshot: Snapshot) -> dict[str, ViewModel]:
+def build_all(snapshot: Refresh) -> dict[str, ViewModel]:
     """Every view's model for one snapshot (in the refresh worker)."""
     return {view.view_id: view.build(snapshot) for view in VIEWS}

@@ -1,6 +1,6 @@
 """What every view is: a title line, one table per section (`tab` switches), and a detail pane for the row
 under the cursor. A view class names itself (`view_id`, `title`, `key`) and builds its model from a
-`Snapshot` in `build` (a static method: it runs in the refresh worker, never on the UI thread).
+`Refresh` in `build` (a static method: it runs in the refresh worker, never on the UI thread).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
 from kubectl_gpu.render.model import Cell, Prose, Span
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
 
 __all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines", "object_detail"]
@@ -127,7 +127,7 @@ class TableView(Vertical):
         self._detail_shown: tuple[int, str | None, int] | None = None
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
@@ -231,6 +231,6 @@ class TableView(Vertical):
         self.post_message(self.Open(self, event.row))
 
 
-def object_detail(snapshot: Snapshot, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:
+def object_detail(snapshot: Refresh, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:
     """A detail pane for a row about `ref`: `head`, then the diagnose findings about it."""
     return findings_detail(head, snapshot.findings_for(ref) if ref is not None else ())

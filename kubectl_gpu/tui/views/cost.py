@@ -9,7 +9,7 @@ from kubectl_gpu.core.analyses.cost.analysis import IdleNode
 from kubectl_gpu.render import model
 from kubectl_gpu.render.cost_view import cost_view
 from kubectl_gpu.render.draw import rich_prose
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -17,14 +17,14 @@ from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 __all__ = ["CostView"]
 
 
-def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     head = None
     if isinstance(row.obj, IdleNode):
         head = lines([("Kept by", "; ".join(k.message for k in row.obj.kept_by))])
     return object_detail(snapshot, row.ref, head)
 
 
-def _sections(snapshot: Snapshot, view: model.View) -> tuple[Section, ...]:
+def _sections(snapshot: Refresh, view: model.View) -> tuple[Section, ...]:
     detail = lambda row: _detail(snapshot, row)  # noqa: E731
     idle = view.table("idle")
     idle_fits = [Fit(c.key, flex=c.key == "kept-by") for c in idle.columns] if idle is not None else None
@@ -43,7 +43,7 @@ class CostView(TableView):
     SECTIONS = ("NodePools", "Namespaces", "Idle nodes", "Findings")
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         view = cost_view(snapshot.cost, wide=False)  # once: the sections and the footnote
         notes = view.texts()
         summary = rich_prose(notes[-1]) if notes else None

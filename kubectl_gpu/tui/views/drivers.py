@@ -10,7 +10,7 @@ from kubectl_gpu.core.analyses.drivers.analysis import Workload
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.render import model
 from kubectl_gpu.render.drivers_view import drivers_view
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -23,7 +23,7 @@ def _may_land_on(workload: Workload) -> str:
     return ", ".join(workload.may_land_on) + (f" (+{more} more)" if more > 0 else "")
 
 
-def _workload_detail(snapshot: Snapshot, workload: Workload) -> RenderableType:
+def _workload_detail(snapshot: Refresh, workload: Workload) -> RenderableType:
     need = workload.cuda.need
     head = lines(
         [
@@ -37,14 +37,14 @@ def _workload_detail(snapshot: Snapshot, workload: Workload) -> RenderableType:
     return object_detail(snapshot, workload.ref, head)
 
 
-def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     if isinstance(row.obj, Workload):
         return _workload_detail(snapshot, row.obj)
     head = lines([("Detail", row.obj.detail)]) if isinstance(row.obj, NodeDriver) else None
     return object_detail(snapshot, row.ref, head)
 
 
-def _sections(snapshot: Snapshot) -> tuple[Section, ...]:
+def _sections(snapshot: Refresh) -> tuple[Section, ...]:
     report = snapshot.drivers
     view = drivers_view(report, wide=False)
     detail = lambda row: _detail(snapshot, row)  # noqa: E731
@@ -71,10 +71,10 @@ class DriversView(TableView):
     SECTIONS = ("Nodes", "Workloads", "AMIs", "Findings")
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         notes = tuple(Text(line.plain, style="dim") for line in _notes(snapshot))
         return ViewModel(_sections(snapshot), notes=notes)
 
 
-def _notes(snapshot: Snapshot) -> list[model.Prose]:
+def _notes(snapshot: Refresh) -> list[model.Prose]:
     return [model.prose(f"note: {n}") for n in snapshot.drivers.notes]

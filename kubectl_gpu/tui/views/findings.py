@@ -13,7 +13,7 @@ from kubectl_gpu.core.report import Finding, severity_counts
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block, findings_table
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.grid import Cell, Table
@@ -90,7 +90,7 @@ class FindingsView(TableView):
     SECTIONS = ("All",)
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         report = snapshot.diagnose
         table = findings_section(report.findings, "No findings: nothing diagnose would report.")
         return ViewModel((Section("All", table),), summary=counts_text(report.findings))

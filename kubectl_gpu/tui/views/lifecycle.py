@@ -8,7 +8,7 @@ from rich.console import RenderableType
 from kubectl_gpu.core.analyses.lifecycle.report import NodeLifecycle, PodLifecycle
 from kubectl_gpu.render import model
 from kubectl_gpu.render.lifecycle_view import nodes_table, pods_table
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -18,7 +18,7 @@ from kubectl_gpu.tui.widgets.grid import Cell
 __all__ = ["LifecycleView"]
 
 
-def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     obj = row.obj
     head = None
     if isinstance(obj, NodeLifecycle):
@@ -30,7 +30,7 @@ def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
     return object_detail(snapshot, row.ref, head)
 
 
-def _node_fits(table: model.Table, snapshot: Snapshot) -> list[Fit]:
+def _node_fits(table: model.Table, snapshot: Refresh) -> list[Fit]:
     """The model's columns with LIFE (expiry as a bar: full when the node expires) after AGE."""
     now = snapshot.now
 
@@ -57,7 +57,7 @@ class LifecycleView(TableView):
     SECTIONS = ("Nodes", "Pods", "Findings")
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         report = snapshot.lifecycle
         detail = lambda row: _detail(snapshot, row)  # noqa: E731
         node_table = nodes_table(report, wide=False)

@@ -20,7 +20,7 @@ from kubectl_gpu.core.karpenter.budgets import PoolBudgets
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.safe import safe_line
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.grid import Table
@@ -90,7 +90,7 @@ def _budgets_now(pool: NodePool, now: datetime, nodes: int) -> str:
     return "; ".join(parts) + (" (default)" if budgets.defaulted else "")
 
 
-def _detail(snapshot: Snapshot, pool: NodePool, nodes: int) -> RenderableType:
+def _detail(snapshot: Refresh, pool: NodePool, nodes: int) -> RenderableType:
     ref = pool.node_class_ref
     requirements = "\n  ".join(safe_line(requirement_text(r)) for r in pool.requirements)
     budgets = "\n  ".join(
@@ -134,7 +134,7 @@ FITS = (
 )
 
 
-def _row(snapshot: Snapshot, pool: NodePool, nodes: int) -> model.Row:
+def _row(snapshot: Refresh, pool: NodePool, nodes: int) -> model.Row:
     policy = pool.consolidation_policy or "-"
     after = f" after {pool.consolidate_after}" if pool.consolidate_after else ""
     taints = ", ".join(f"{t.key}:{t.effect}" for t in pool.taints) or "-"
@@ -152,7 +152,7 @@ def _row(snapshot: Snapshot, pool: NodePool, nodes: int) -> model.Row:
     return model.Row(pool.name, cells, ObjectRef("NodePool", pool.name), None, (pool, nodes))
 
 
-def build_nodepools(snapshot: Snapshot) -> Table:
+def build_nodepools(snapshot: Refresh) -> Table:
     state = snapshot.state
     counts: dict[str, int] = {}
     for node in state.nodes:
@@ -182,5 +182,5 @@ class NodePoolsView(TableView):
     SECTIONS = ("NodePools",)
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         return ViewModel((Section("NodePools", build_nodepools(snapshot)),))

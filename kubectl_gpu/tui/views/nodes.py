@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rich.console import RenderableType
 
-from kubectl_gpu.core.fleet.nodes import NodeRow
+from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model
 from kubectl_gpu.render.nodes_table import nodes_table
-from kubectl_gpu.tui.data import Snapshot, node_parts
+from kubectl_gpu.tui.data import Refresh, node_parts
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
@@ -18,7 +18,7 @@ from kubectl_gpu.tui.widgets.grid import Cell, Table
 __all__ = ["NodesView", "node_of"]
 
 
-def _detail(snapshot: Snapshot, row: NodeRow) -> RenderableType:
+def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
     acc = row.accelerator
     usage = None
     if acc is not None:
@@ -43,7 +43,7 @@ def _detail(snapshot: Snapshot, row: NodeRow) -> RenderableType:
     return findings_detail(head, snapshot.findings_for(ObjectRef("Node", row.name)))
 
 
-def _expiries(snapshot: Snapshot) -> dict[str, tuple[str, float]]:
+def _expiries(snapshot: Refresh) -> dict[str, tuple[str, float]]:
     out: dict[str, tuple[str, float]] = {}
     for life in snapshot.lifecycle.nodes:
         if life.expires_at is None:
@@ -61,7 +61,7 @@ def node_of(row: model.Row) -> NodeRow:
     return row.obj
 
 
-def build_nodes(snapshot: Snapshot) -> Table:
+def build_nodes(snapshot: Refresh) -> Table:
     report = snapshot.nodes
     table = nodes_table(report, wide=False)
     idle = {i.cost.row.name for i in snapshot.cost.idle_nodes}
@@ -108,5 +108,5 @@ class NodesView(TableView):
     SECTIONS = ("Nodes",)
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         return ViewModel((Section("Nodes", build_nodes(snapshot)),), summary=legend())

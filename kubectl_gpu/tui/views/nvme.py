@@ -7,7 +7,7 @@ from rich.console import RenderableType
 from kubectl_gpu.core.analyses.nvme.analysis import NvmeRow
 from kubectl_gpu.render import model
 from kubectl_gpu.render.nvme_view import nvme_table
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -20,7 +20,7 @@ FITS = tuple(
 )
 
 
-def _detail(snapshot: Snapshot, row: model.Row) -> RenderableType:
+def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     head = None
     if isinstance(row.obj, NvmeRow):
         head = lines([("Evidence", "; ".join(row.obj.evidence)), ("Why", row.obj.reason)])
@@ -34,7 +34,7 @@ class NvmeView(TableView):
     SECTIONS = ("Nodes", "Findings")
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         report = snapshot.nvme
         nodes = to_grid(
             nvme_table(report, wide=False) if report.rows else None,

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import model, theme
-from kubectl_gpu.tui.data import Snapshot, node_parts
+from kubectl_gpu.tui.data import Refresh, node_parts
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
@@ -42,7 +42,7 @@ class PoolSummary:
         return min(self.findings, key=Finding.sort_key, default=None)
 
 
-def _pod_pools(snapshot: Snapshot, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+def _pod_pools(snapshot: Refresh, wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """(namespace, name) -> pool, for the pods findings are about: pending ones by their nearest NodePool
     (or node), the others by the node they run on."""
     out: dict[tuple[str, str], str] = {}
@@ -62,7 +62,7 @@ def _pod_pools(snapshot: Snapshot, wanted: set[tuple[str, str]]) -> dict[tuple[s
     return out
 
 
-def _pool_of(snapshot: Snapshot, ref: ObjectRef, pods: dict[tuple[str, str], str]) -> list[str]:
+def _pool_of(snapshot: Refresh, ref: ObjectRef, pods: dict[tuple[str, str], str]) -> list[str]:
     if ref.kind == "NodePool":
         return [ref.name]
     if ref.kind == "Node":
@@ -80,7 +80,7 @@ def _pool_of(snapshot: Snapshot, ref: ObjectRef, pods: dict[tuple[str, str], str
     return []
 
 
-def _add_findings(snapshot: Snapshot, summaries: dict[str, PoolSummary]) -> None:
+def _add_findings(snapshot: Refresh, summaries: dict[str, PoolSummary]) -> None:
     findings = snapshot.diagnose.findings
     wanted = {(f.object.namespace or "", f.object.name) for f in findings if f.object.kind == "Pod"}
     pods = _pod_pools(snapshot, wanted)
@@ -90,7 +90,7 @@ def _add_findings(snapshot: Snapshot, summaries: dict[str, PoolSummary]) -> None
                 summaries[pool].findings.append(finding)
 
 
-def pool_summaries(snapshot: Snapshot) -> list[PoolSummary]:
+def pool_summaries(snapshot: Refresh) -> list[PoolSummary]:
     """One summary per NodePool with accelerator nodes, a GPU NodePool (lint) or Pending pods, by name; nodes
     outside Karpenter under "(no NodePool)"."""
     gpu_pools = {p.name for p in snapshot.lint.pools if p.gpu}
@@ -191,7 +191,7 @@ def _row(summary: PoolSummary) -> model.Row:
     return model.Row(name, cells, ref, None, summary)
 
 
-def build_overview(snapshot: Snapshot) -> Table:
+def build_overview(snapshot: Refresh) -> Table:
     summaries = pool_summaries(snapshot)
     total = PoolSummary(ALL, findings=list(snapshot.diagnose.findings))
     for s in summaries:
@@ -215,5 +215,5 @@ class OverviewView(TableView):
     SECTIONS = ("NodePools",)
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         return ViewModel((Section("NodePools", build_overview(snapshot)),), summary=legend(numbers=True))

@@ -10,7 +10,7 @@ from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.pending_view import pending_table
 from kubectl_gpu.render.safe import safe_block
-from kubectl_gpu.tui.data import Snapshot
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.grid import Table
@@ -60,7 +60,7 @@ def _hint() -> Text:
     return Text("enter: explain (target by target, events, the fix; c copies it)", style=theme.MUTED)
 
 
-def build_pending(snapshot: Snapshot) -> Table:
+def build_pending(snapshot: Refresh) -> Table:
     report = snapshot.pending
     return to_grid(
         pending_table(report, wide=True) if report.pods else None,
@@ -77,5 +77,5 @@ class PendingView(TableView):
     SECTIONS = ("Pods",)
 
     @staticmethod
-    def build(snapshot: Snapshot) -> ViewModel:
+    def build(snapshot: Refresh) -> ViewModel:
         return ViewModel((Section("Pods", build_pending(snapshot)),))

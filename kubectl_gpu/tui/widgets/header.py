@@ -21,7 +21,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.config import TuiConfig
-from kubectl_gpu.tui.data import Snapshot, cluster_name
+from kubectl_gpu.tui.data import Refresh, cluster_name
 
 __all__ = ["ClusterHeader", "HeaderState", "freshness"]
 
@@ -31,7 +31,7 @@ SEP = "  "
 @dataclass(frozen=True)
 class HeaderState:
     config: TuiConfig
-    snapshot: Snapshot | None = None
+    snapshot: Refresh | None = None
     #: the last refresh's error, when it failed (the data shown is older)
     error: str | None = None
     loading: bool = False

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows, usage_fraction
 from kubectl_gpu.core.analyses.cost.idle import idle_start, is_gpu_pod, last_pod_event_of, what_keeps
 from kubectl_gpu.core.analyses.cost.report import (
     DEFAULT_MIN_IDLE,
@@ -45,7 +46,6 @@ from kubectl_gpu.core.analyses.cost.report import (
 )
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price, PriceBook
-from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows, usage_fraction
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.karpenter.settings import consolidation_policy_of

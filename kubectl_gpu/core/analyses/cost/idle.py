@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.cost.report import KeptBy, iso_time
-from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.budgets import BudgetSpec

@@ -15,9 +15,9 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Final
 
+from kubectl_gpu.core.accelerators.nodes import compute_type, node_rows
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import Price, PriceBook
-from kubectl_gpu.core.fleet.nodes import compute_type, node_rows
 from kubectl_gpu.core.k8s.models import NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import FailOn, Finding, ReportBase

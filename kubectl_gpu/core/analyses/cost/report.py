@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, Final
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.catalog.pricing import CATALOG_REGION, SOURCE_LIST, Price
-from kubectl_gpu.core.fleet.nodes import NodeRow
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 

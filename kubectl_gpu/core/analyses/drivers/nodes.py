@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_gpu.core.accelerators.nodes import compute_type, driver_from_labels
 from kubectl_gpu.core.catalog import Catalog, CatalogError, DriverInference
 from kubectl_gpu.core.catalog.versions import version_key
-from kubectl_gpu.core.fleet.nodes import compute_type, driver_from_labels
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult

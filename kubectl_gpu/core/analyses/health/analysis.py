@@ -17,8 +17,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows
 from kubectl_gpu.core.k8s.conditions import NODE_MONITORING_CONDITIONS
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from kubectl_gpu.core.accelerators.nodes import all_node_rows, compute_type
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext
 from kubectl_gpu.core.analyses.lifecycle.nodes import EVENT_WINDOW as EVENT_WINDOW
 from kubectl_gpu.core.analyses.lifecycle.nodes import PoolView, node_context
@@ -55,7 +56,6 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
     Survival,
 )
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import all_node_rows, compute_type
 from kubectl_gpu.core.k8s.durations import FOREVER as FOREVER
 from kubectl_gpu.core.k8s.durations import SOON as SOON
 from kubectl_gpu.core.k8s.durations import WEEK as WEEK

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from kubectl_gpu.core.accelerators.nodes import compute_type
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
 from kubectl_gpu.core.analyses.lifecycle.pods import wants_accelerator
 from kubectl_gpu.core.analyses.lifecycle.report import Allowance, Disruption, NodeLifecycle
-from kubectl_gpu.core.fleet.nodes import compute_type
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodeClass, NodePool
 from kubectl_gpu.core.k8s.state import ClusterState

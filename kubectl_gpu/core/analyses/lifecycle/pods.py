@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
 from kubectl_gpu.core.analyses.lifecycle.report import Disruption, PodLifecycle, Survival
-from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.durations import SOON, WEEK, timestamp
 from kubectl_gpu.core.k8s.models import Pod
 

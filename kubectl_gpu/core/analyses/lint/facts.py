@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.resources import is_accelerator_resource
 from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType, Provider, parse_instance_type_name
-from kubectl_gpu.core.fleet.accelerators import is_accelerator_resource
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.resources import is_accelerator_resource
 from kubectl_gpu.core.analyses.lint.facts import PREFIX
 from kubectl_gpu.core.catalog import InstanceType, Provider
-from kubectl_gpu.core.fleet.accelerators import is_accelerator_resource
 
 __all__ = [
     "Candidate",

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import PriceBook
-from kubectl_gpu.core.fleet.nodes import NodeRow, node_rows
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 

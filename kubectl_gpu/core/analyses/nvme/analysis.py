@@ -24,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
+from kubectl_gpu.core.accelerators.nodes import node_rows
 from kubectl_gpu.core.analyses.nvme.rows import NvmeRow, nvme_row
 from kubectl_gpu.core.analyses.nvme.spec import (
     AUTO_MODE_DEFAULT_EPHEMERAL,
@@ -36,7 +37,6 @@ from kubectl_gpu.core.analyses.nvme.spec import (
 )
 from kubectl_gpu.core.analyses.nvme.storage import ProbeStorage, probe_storage
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import node_rows
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity

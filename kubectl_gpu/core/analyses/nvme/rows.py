@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from kubectl_gpu.core.accelerators.nodes import compute_type
 from kubectl_gpu.core.analyses.nvme.spec import (
     AUTO_MODE_DEFAULT_EPHEMERAL,
     MATCH_LOW,
@@ -20,7 +21,6 @@ from kubectl_gpu.core.analyses.nvme.spec import (
 )
 from kubectl_gpu.core.analyses.nvme.storage import probe_storage
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.fleet.nodes import compute_type
 from kubectl_gpu.core.k8s.models import Node, NodeClass
 from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState

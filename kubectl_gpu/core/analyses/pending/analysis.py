@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
 from kubectl_gpu.core.analyses.pending.pod_gates import (
@@ -24,7 +25,6 @@ from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.evidence.model import ParsedMessage, Source
-from kubectl_gpu.core.fleet.accelerators import accelerator_requests
 from kubectl_gpu.core.k8s.models import Event, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.legacy import legacy_karpenter

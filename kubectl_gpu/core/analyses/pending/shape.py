@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.fleet.accelerators import EFA_RESOURCE, accelerator_requests
+from kubectl_gpu.core.accelerators.resources import EFA_RESOURCE, accelerator_requests
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, Placement
 from kubectl_gpu.core.scheduling.affinity import (

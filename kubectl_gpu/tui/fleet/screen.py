@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from kubectl_gpu.render import model, theme
-from kubectl_gpu.tui.fleet import FleetOverview, FleetRow
+from kubectl_gpu.tui.fleet.overview import FleetOverview, FleetRow
 from kubectl_gpu.tui.views.model_grid import to_grid
 from kubectl_gpu.tui.widgets.grid import GridTable, Table
 

@@ -1,7 +1,7 @@
 """`:ctx` alone: the fleet overview, every context of the kubeconfig read at once, on the same code as the
 CLI's fleet mode (`kube.fleet.gather`: bounded, a deadline per cluster, a slow or broken one never holds
 the others back; `core.clusters`: each cluster's exit code and the fleet's) and the same refresh as the
-TUI's own (`data.load`: every analysis once). Plain data: the screen (`screens/fleet.py`) only shows it.
+TUI's own (`data.load`: every analysis once). Plain data: the screen (`tui/fleet/screen.py`) only shows it.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class FleetOverview:
     code: ExitCode  # the fleet's (docs/exit-codes.md#fleet-mode)
 
 
-def _row(context: str, cluster: str | None, snapshot: data.Snapshot) -> FleetRow:
+def _row(context: str, cluster: str | None, snapshot: data.Refresh) -> FleetRow:
     counts = severity_counts(snapshot.diagnose.findings)
     # as `kubectl gpu diagnose` decides it: could not look is never shown as clean
     code = verdict_exit_code(snapshot.diagnose, snapshot.state.notes, diagnose.KINDS, fail_on=FailOn.error)
@@ -82,7 +82,7 @@ def read_fleet(
 ) -> FleetOverview:
     """Every context of `contexts`, read and analysed at once (in a worker thread: this blocks)."""
 
-    def load(context: str) -> data.Snapshot:
+    def load(context: str) -> data.Refresh:
         source = factory(dataclasses.replace(config.source, context=context, keep_manifests=False))
         return data.load(source, now=config.now, clock=clock)
 

@@ -8,14 +8,14 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType
-from kubectl_gpu.core.catalog.pricing import PriceBook
-from kubectl_gpu.core.fleet.accelerators import (
+from kubectl_gpu.core.accelerators.resources import (
     is_accelerator_dra_driver,
     is_accelerator_resource,
     model_from_labels,
     primary_resource,
 )
+from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType
+from kubectl_gpu.core.catalog.pricing import PriceBook
 from kubectl_gpu.core.k8s.conditions import ConditionHealth, condition_health
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState

@@ -1,5 +1,5 @@
-"""The App's fleet overview: `:ctx` alone reads every kubeconfig context at once (`tui.fleet`, in a thread
-worker) and shows them (`screens/fleet.py`); choosing one switches to it, as `:ctx NAME` does."""
+"""The App's fleet overview: `:ctx` alone reads every kubeconfig context at once (`tui.fleet.overview`, in a thread
+worker) and shows them (`tui/fleet/screen.py`); choosing one switches to it, as `:ctx NAME` does."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
 from kubectl_gpu.tui.config import TuiConfig
-from kubectl_gpu.tui.fleet import FleetOverview, read_fleet
-from kubectl_gpu.tui.screens.fleet import FleetScreen
+from kubectl_gpu.tui.fleet.overview import FleetOverview, read_fleet
+from kubectl_gpu.tui.fleet.screen import FleetScreen
 
 __all__ = ["FleetKeys"]
 

@@ -22,7 +22,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_view
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
-from kubectl_gpu.tui.actions import JobOutcome
+from kubectl_gpu.tui.debug.jobs import JobOutcome
 
 __all__ = ["SmiScreen", "outcome_view"]
 

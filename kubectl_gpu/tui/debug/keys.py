@@ -13,9 +13,9 @@ from textual.app import App, SuspendNotSupported
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.kube.debug_shell import run_in_foreground
 from kubectl_gpu.tui import data
-from kubectl_gpu.tui.actions import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
 from kubectl_gpu.tui.config import TuiConfig
-from kubectl_gpu.tui.screens.smi import SmiScreen
+from kubectl_gpu.tui.debug.jobs import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.views import TableView
 
 __all__ = ["DebugKeys"]
@@ -25,7 +25,7 @@ class DebugKeys(App[int]):
     """What `GpuApp` gives it: the config, the data shown, the jobs, the current view."""
 
     config: TuiConfig
-    snapshot: data.Snapshot | None
+    snapshot: data.Refresh | None
     jobs: DebugJobs
     shell_job: ShellJob | None
     _quitting: bool

@@ -1,0 +1,90 @@
+"""The App's command line: `:` runs a command (`:nodes`, `:ctx NAME`, `:ns NAME`, `:q`), `/` filters the
+view's rows as they are typed; `esc` closes it. Parsing is `tui.commands`; this is what the App does."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import App
+from textual.widgets import Label
+
+from kubectl_gpu.tui.commands import parse
+from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.views import TableView
+from kubectl_gpu.tui.widgets.command_line import CommandLine
+
+__all__ = ["CommandLineKeys"]
+
+
+class CommandLineKeys(App[int]):
+    """What `GpuApp` gives it: its config, the current view and what the commands do."""
+
+    config: TuiConfig
+
+    if TYPE_CHECKING:  # given by GpuApp and FleetKeys (stubs here would shadow them in the MRO)
+
+        @property
+        def view(self) -> TableView: ...
+        def _show(self, view_id: str, *, remember: bool = True) -> None: ...
+        def switch_context(self, name: str) -> None: ...
+        def open_fleet(self) -> None: ...
+        def refresh_data(self, config: TuiConfig | None = None) -> None: ...
+        def action_refresh(self) -> None: ...
+        def action_help(self) -> None: ...
+
+    def _open_line(self, mode: str) -> None:
+        self.query_one("#command-prompt", Label).update(mode)
+        self.query_one("#command-bar").display = True
+        self.query_one(CommandLine).open(mode)
+
+    def _close_line(self) -> None:
+        self.query_one("#command-bar").display = False
+        self.view.focus_table()
+
+    def action_command(self) -> None:
+        self._open_line(":")
+
+    def action_filter(self) -> None:
+        self._open_line("/")
+
+    @on(CommandLine.Edited)
+    def _edited(self, message: CommandLine.Edited) -> None:
+        if message.mode == "/" and self.query_one("#command-bar").display:
+            self.view.set_filter(message.value)
+
+    @on(CommandLine.Cancelled)
+    def _cancelled(self, message: CommandLine.Cancelled) -> None:
+        if message.mode == "/":
+            self.view.set_filter("")
+        self._close_line()
+
+    @on(CommandLine.Entered)
+    async def _submitted(self, message: CommandLine.Entered) -> None:
+        self._close_line()
+        if message.mode == "/":
+            self.view.set_filter(message.value)
+            return
+        try:
+            command = parse(message.value)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if command.kind == "quit":
+            await self.action_quit()  # as `q`: running debug pods are deleted first
+            return
+        self._run_command(command.kind, command.arg)
+
+    def _run_command(self, kind: str, arg: str | None) -> None:
+        if kind == "view" and arg:
+            self._show(arg)
+        elif kind == "ctx" and arg:
+            self.switch_context(arg)
+        elif kind == "ctx":
+            self.open_fleet()
+        elif kind == "ns":
+            self.refresh_data(self.config.with_namespace(arg))
+        elif kind == "refresh":
+            self.action_refresh()
+        elif kind == "help":
+            self.action_help()
