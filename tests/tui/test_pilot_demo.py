@@ -9,9 +9,9 @@ from kubectl_gpu.core.analyses import pending
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.kube.snapshot import load_snapshot
 from kubectl_gpu.tui.app import GpuApp
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.views import VIEWS
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.header import ClusterHeader

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.accelerators.nodes import all_node_rows, build_node_row, node_rows
+from kubectl_gpu.core.catalog import load_catalog
 from tests.core.analyses.pending._scenarios import find, items, state_of
 
 

@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from kubectl_gpu.core.accelerators.nodes import node_rows
 from kubectl_gpu.core.analyses.health.analysis import load_health_catalog, node_findings
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.accelerators.nodes import node_rows
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
 from tests.helpers import FIXTURES, REPO, node
