@@ -276,7 +276,9 @@ class FakeKubeAPI:
             return json_response(401, status_body(401, "Unauthorized"))
         if self.echo_authorization is not None and self.echo_authorization.search(path):
             said = headers.get("authorization", "")
-            return json_response(500, status_body(500, f"upstream rejected request with Authorization: {said}"))
+            return json_response(
+                500, status_body(500, f"upstream rejected request with Authorization: {said}")
+            )
         try:
             parts = [unquote(p) for p in path.split("/") if p]  # segments are unescaped, as the server does
             if parts == ["version"]:

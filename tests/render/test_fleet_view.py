@@ -67,7 +67,9 @@ def test_one_cluster_keeps_its_rows() -> None:
 
 def test_blocks_of_text_come_under_their_cluster() -> None:
     block = prose("WARNING CODE  node/n1\n  message\nINFO    OTHER  node/n2\n  more")
-    view = fleet_view([("prod", View.of([block, prose("2 findings")])), ("dev", View.sentence("No findings."))])
+    view = fleet_view(
+        [("prod", View.of([block, prose("2 findings")])), ("dev", View.sentence("No findings."))]
+    )
     assert _text(view).splitlines() == [
         "prod:",
         "WARNING CODE  node/n1",
