@@ -29,6 +29,7 @@ from kubernetes.config.exec_provider import ExecProvider
 
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube import secret_text
+from kubectl_gpu.kube.kubeconfig import Kubeconfig
 
 __all__ = ["PLUGIN_TIMEOUT_MARK", "load_client"]
 
@@ -183,15 +184,13 @@ def _checked(refresh: Callable[[Any], None], context: str | None) -> Callable[[A
     return hook
 
 
-def load_client(
-    kubeconfig: str | None, context: str | None, plugin_timeout: float | None
-) -> client.ApiClient:
-    """An ApiClient for `context` of `kubeconfig` (None: KUBECONFIG or ~/.kube/config)."""
+def load_client(kubeconfig: Kubeconfig, context: str, plugin_timeout: float | None) -> client.ApiClient:
+    """An ApiClient for `context` of the merged `kubeconfig` (`kube.kubeconfig`: kubectl's merge)."""
     _install(plugin_timeout)
     try:
         with _client_log() as logged:
-            api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=kubeconfig, context=context
+            api: client.ApiClient = config.new_client_from_config_dict(  # type: ignore[no-untyped-call]
+                config_dict=kubeconfig.client_dict(), context=context, persist_config=False
             )
         _check(context, logged)
     except ConfigException as exc:  # exec credential plugins fail here too
