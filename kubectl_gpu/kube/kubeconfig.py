@@ -29,7 +29,7 @@ import yaml
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 
-__all__ = ["NO_CONFIG_HINT", "Kubeconfig", "kubeconfig_files", "load_kubeconfig"]
+__all__ = ["NO_CONFIG_HINT", "Kubeconfig", "context_namespace", "kubeconfig_files", "load_kubeconfig"]
 
 NO_CONFIG_HINT = "set KUBECONFIG or --kubeconfig, or analyse a saved cluster with --snapshot"
 #: The lists merged by name: (top-level key, the key of each entry's body).
@@ -188,3 +188,9 @@ def _absolute(path: Any, base: str) -> Any:
     if isinstance(path, str) and path and not os.path.isabs(path):
         return os.path.join(base, path)
     return path
+
+
+def context_namespace(explicit: str | None, context: str | None) -> str:
+    """The namespace kubectl uses without `-n`: that of `context` (else the current one), else `default`."""
+    merged = load_kubeconfig(explicit)
+    return merged.namespace(merged.choose(context))
