@@ -300,8 +300,11 @@ class FanoutProgress:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def cleanup_table(pods: Sequence[dict[str, Any]], now: datetime) -> Table:
-    table = _table(["NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE"])
+def cleanup_table(
+    pods: Sequence[dict[str, Any]], now: datetime, states: Mapping[tuple[str, str], str] | None = None
+) -> Table:
+    """The debug pods found; with `states` ((namespace, name) -> left behind or in use, and why) a STATE."""
+    table = _table(["NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE", *(["STATE"] if states else [])])
     for pod in pods:
         meta = pod.get("metadata") or {}
         created = meta.get("creationTimestamp")
@@ -316,5 +319,10 @@ def cleanup_table(pods: Sequence[dict[str, Any]], now: datetime) -> Table:
             str((meta.get("labels") or {}).get("kubectl-gpu/mode") or "-"),
             str((pod.get("status") or {}).get("phase") or "-"),
             age,
+            *(
+                [states.get((str(meta.get("namespace") or "default"), str(meta.get("name") or "")), "-")]
+                if states
+                else []
+            ),
         )
     return table
