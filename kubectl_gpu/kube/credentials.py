@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -62,6 +64,10 @@ class _BoundedExecProvider(ExecProvider):
             info["spec"]["cluster"] = self.cluster.value
         self.env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
         name = os.path.basename(str(self.args[0]))
+        # Its own process group (not when it may prompt on the terminal: a background group cannot read
+        # it), so that a timeout ends the plugin and whatever it started: `#!/bin/sh` wrappers around
+        # `aws` or `aws-vault` fork their work.
+        grouped = not interactive and hasattr(os, "killpg")
         try:
             process = subprocess.Popen(
                 self.args,
@@ -72,14 +78,14 @@ class _BoundedExecProvider(ExecProvider):
                 env=self.env,
                 text=True,
                 shell=bool(getattr(self, "shell", False)),  # True on Windows only, as the client does
+                process_group=0 if grouped else None,
             )
         except OSError as exc:
             raise ConfigException(f"exec: cannot run {name}: {exc.strerror or exc}") from None
         try:
             stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+            _end(process, grouped)
             raise ConfigException(
                 f"exec: the credential plugin {name} {PLUGIN_TIMEOUT_MARK} {self.timeout:g}s"
             ) from None
@@ -103,6 +109,20 @@ class _BoundedExecProvider(ExecProvider):
         if isinstance(status, dict):
             secret_text.remember(status.get("token"), status.get("clientKeyData"))
         return status
+
+
+def _end(process: subprocess.Popen[str], grouped: bool) -> None:
+    """Kill a plugin that timed out, with its process group, and never wait on its pipes again: a child it
+    forked outside the group (or, ungrouped, any child) may hold them open for minutes."""
+    if grouped:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+    process.kill()
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    process.wait()  # the plugin itself is killed: this returns at once
 
 
 _install_lock = threading.Lock()
