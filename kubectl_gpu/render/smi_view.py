@@ -142,7 +142,7 @@ def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table | None:
                 _ecc(gpu),
                 _mig(gpu),
                 _pages(gpu),
-                str(len(gpu.processes)),
+                str(len(gpu.processes)) if gpu.processes_known else "?",
             ]
             if wide:
                 row += [gpu.uuid or "-", gpu.pci_bus_id or "-", ", ".join(gpu.clock_event_reasons) or "-"]
