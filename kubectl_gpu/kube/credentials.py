@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -125,6 +126,25 @@ def _end(process: subprocess.Popen[str], grouped: bool) -> None:
     process.wait()  # the plugin itself is killed: this returns at once
 
 
+_warned: set[str] = set()
+
+
+def _warn_unverified(server: str, context: str) -> None:
+    """`insecure-skip-tls-verify`: one line, once per server, instead of urllib3's warning (with its
+    advice URL) on every request, 14 lines for one command."""
+    import urllib3
+
+    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+    with _install_lock:
+        if server in _warned:
+            return
+        _warned.add(server)
+    sys.stderr.write(
+        f"warning: the TLS certificate of {secret_text.scrub(server)} is not verified "
+        f"(insecure-skip-tls-verify in context {context!r})\n"
+    )
+
+
 _install_lock = threading.Lock()
 
 
@@ -218,6 +238,8 @@ def load_client(kubeconfig: Kubeconfig, context: str, plugin_timeout: float | No
     except OSError as exc:
         raise ClusterError(f"cannot use context {context!r}: {exc.strerror or exc}") from None
     _normalise(api.configuration)
+    if not api.configuration.verify_ssl:
+        _warn_unverified(str(api.configuration.host), context)
     refresh = api.configuration.refresh_api_key_hook
     if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
         api.configuration.refresh_api_key_hook = _checked(refresh, context)

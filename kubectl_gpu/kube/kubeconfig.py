@@ -19,6 +19,8 @@ the merged result (`client_dict`):
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import os
 from collections.abc import Mapping
@@ -113,7 +115,9 @@ def load_kubeconfig(explicit: str | None, env: Mapping[str, str] | None = None) 
         base = os.path.dirname(os.path.abspath(path))
         for key, body in _LISTS:
             for name, value in _entries(document, key, body, path).items():
-                merged[key].setdefault(name, _resolved(key, value, base))
+                if name not in merged[key]:  # an entry a file before named is never read (kubectl's rule)
+                    _check_data(key, name, value, path)
+                    merged[key][name] = _resolved(key, value, base)
         chosen = document.get("current-context")
         if current is None and isinstance(chosen, str) and chosen:
             current = chosen
@@ -168,6 +172,31 @@ def _entries(document: dict[str, Any], key: str, body: str, path: str) -> dict[s
             raise InvalidInput(f"malformed kubeconfig {path}: duplicate name {name!r} in {key}")
         entries[name] = value or {}
     return entries
+
+
+#: The inline credentials and CAs: base64 of PEM, as kubectl reads them.
+_DATA_FIELDS = {
+    "clusters": ("certificate-authority-data",),
+    "users": ("client-certificate-data", "client-key-data"),
+}
+
+
+def _check_data(key: str, name: str, value: dict[str, Any], path: str) -> None:
+    """Bad input naming the field when inline data is not base64 of PEM (kubectl refuses it too); the
+    client would fail later with an internal error or an SSL one."""
+    for field_name in _DATA_FIELDS.get(key, ()):
+        data = value.get(field_name)
+        if data is None:
+            continue
+        where = f"malformed kubeconfig {path}: {key[:-1]} {name!r}: {field_name}"
+        try:
+            decoded = base64.b64decode("".join(str(data).split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise InvalidInput(
+                f"{where} is not base64", "write it with base64 -w0, or use the file field"
+            ) from None
+        if b"-----BEGIN" not in decoded:
+            raise InvalidInput(f"{where} holds no PEM data", "it must be the base64 of a PEM file")
 
 
 def _resolved(key: str, value: dict[str, Any], base: str) -> dict[str, Any]:
