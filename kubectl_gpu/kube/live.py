@@ -131,12 +131,22 @@ def list_pages(
     server: str,
 ) -> list[dict[str, Any]]:
     """Every item of a list, page by page (`get(query)` fetches one); a repeated `continue` token or more
-    than MAX_PAGES pages is a ClusterError, never an endless loop."""
+    than MAX_PAGES pages is a ClusterError, never an endless loop. A `continue` token that expired (410: its
+    resourceVersion was compacted while we paged) restarts the list from the first page, once, as
+    client-go's pager does; a second expiry is the error it is."""
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
     token: str | None = None
+    restarted = False
     for _ in range(MAX_PAGES):
-        page_items, token = _page(get([*query, *([("continue", token)] if token else [])]), what, server)
+        try:
+            page = get([*query, *([("continue", token)] if token else [])])
+        except ApiFailure as exc:
+            if exc.status != 410 or token is None or restarted:
+                raise
+            items, seen, token, restarted = [], set(), None, True
+            continue
+        page_items, token = _page(page, what, server)
         items.extend(page_items)
         if token is None:
             return items

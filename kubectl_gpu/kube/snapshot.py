@@ -381,6 +381,11 @@ def build_bundle(
 BUNDLE_MODE = 0o600
 
 
+def bundle_bytes(bundle: dict[str, Any]) -> bytes:
+    """The bundle as written: indent-2 JSON (the layout `bundle_stream` reads a run at a time)."""
+    return orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write atomically: a half-written bundle must never replace a good one. A new file is 0600; one
     that replaces a bundle keeps that file's mode (as its owner chose it). The temporary file has the
@@ -388,7 +393,9 @@ def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
+        # A symlink is replaced by the bundle (as `mv` would): the new file is ours, 0600, whatever the
+        # mode of the file the link pointed at.
+        mode = BUNDLE_MODE if target.is_symlink() else stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = BUNDLE_MODE
     except OSError as exc:
@@ -399,7 +406,7 @@ def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
         try:
             os.fchmod(fd, mode)  # os.open applies the umask; the mode is ours to say
             with os.fdopen(fd, "wb", closefd=False) as out:
-                out.write(orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n")
+                out.write(bundle_bytes(bundle))
         finally:
             os.close(fd)
         tmp.replace(target)
