@@ -82,8 +82,26 @@ def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             raise InvalidInput(f"{path}: no such file or directory", "check the path")
 
 
+#: YAML is parsed whole, and PyYAML needs some ten times the text in memory: past this a YAML file is
+#: refused before it is read (JSON, and our bundles, are read as a stream and have no such bound).
+MAX_YAML_BYTES = 512 * 1024 * 1024
+
+
+def _looks_like_yaml(path: Path) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(65536).lstrip()
+    return bool(head) and head[:1] not in (b"{", b"[")
+
+
 def _documents(path: Path) -> list[Any]:
     try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES and _looks_like_yaml(path):
+            raise InvalidInput(
+                f"{path}: YAML of {size / 2**30:.1f} GiB is too big to read "
+                f"(over {MAX_YAML_BYTES >> 20} MiB: YAML is parsed whole)",
+                "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
