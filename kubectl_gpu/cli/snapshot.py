@@ -48,7 +48,6 @@ def snapshot(
     bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
     or --all-contexts: one bundle per context in the --out directory."""
     from kubectl_gpu.cli.capture import capture
-    from kubectl_gpu.kube.snapshot import bundle_bytes, write_bundle
     from kubectl_gpu.render.output import make_console
 
     if not out:
@@ -79,13 +78,7 @@ def snapshot(
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
-    bundle = taken.bundle(captured_at, redacted=not no_redact, probes=probes)
-    if to_stdout:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(bundle_bytes(bundle))
-        sys.stdout.buffer.flush()
-    else:
-        write_bundle(bundle, out)
+    _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes), out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in taken.notes:
         console.print(f"warning: {note.message}", markup=False)
@@ -96,6 +89,18 @@ def snapshot(
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
+
+
+def _write(bundle: dict[str, Any], out: str) -> None:
+    """To the file (atomically, 0600), or to stdout for `-`."""
+    from kubectl_gpu.kube.snapshot import bundle_bytes, write_bundle
+
+    if out != "-":
+        write_bundle(bundle, out)
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write(bundle_bytes(bundle))
+    sys.stdout.buffer.flush()
 
 
 def register(app: typer.Typer) -> None:

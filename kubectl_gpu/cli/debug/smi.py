@@ -100,12 +100,12 @@ def _from_file(path: str) -> SmiResult:
         probe = parse_saved_output(text)
     except ProbeParseError as exc:
         raise InvalidInput(f"{path}: {exc}", hint) from None
-    if probe.gpu_source is None and not probe.sections and not probe.issues:  # names the collector only
+    # nvidia-smi's own error text is an answer (NVIDIA_SMI_FAILED, exit 1), not an unreadable file.
+    explained = any(issue.kind == NVIDIA_SMI_ERROR for issue in probe.issues)
+    if probe.gpu_source is None and not probe.sections and not explained:  # names the collector only
         raise InvalidInput(f"{path}: not nvidia-smi or collector output (no collector section in it)", hint)
     error = None
     accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
-    # nvidia-smi's own error text is an answer (NVIDIA_SMI_FAILED, exit 1), not an unreadable file.
-    explained = any(issue.kind == NVIDIA_SMI_ERROR for issue in probe.issues)
     if not sees_accelerator(probe, accelerator) and not explained:
         error = f"{path}: no device in this output ({unseen_reason(probe, accelerator)})"
     no_pods = "--from-file reads no cluster, so there is no pod list to name their pod UIDs by"
