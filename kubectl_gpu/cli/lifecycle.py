@@ -63,7 +63,7 @@ def lifecycle(
         wanted = (delta, needs)
     target: tuple[str, str] | None = None
     if pod is not None:
-        target = pod_ref(pod, opts.namespace, "--pod")
+        target = pod_ref(pod, opts.default_namespace(), "--pod")
     loaded = load(opts, analysis.KINDS, "none" if target else "nodes")
     if target is not None:
         _check_target(loaded.state, target)

@@ -103,6 +103,16 @@ class GlobalOptions:
             )
         return path or None
 
+    def default_namespace(self) -> str:
+        """-n, else the namespace kubectl would use: the context's (live), else `default` (snapshots)."""
+        if self.namespace:
+            return self.namespace
+        if self.snapshot:
+            return "default"
+        from kubectl_gpu.kube.kubeconfig import context_namespace
+
+        return context_namespace(self.kubeconfig_path(), self.context)
+
     def now_or(self, fallback: datetime | None) -> datetime:
         """The instant time-based analysis uses: --now, else the snapshot's capture time, else now
         (`core.evaluation.evaluation_instant`)."""

@@ -47,7 +47,7 @@ def explain(
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import explain_view
 
-    namespace, name = pod_ref(pod, opts.namespace, "explain")
+    namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
     loaded = load(opts, analysis.KINDS)
     found = next((p for p in loaded.state.pods if p.name == name and p.namespace == namespace), None)
     if found is None:

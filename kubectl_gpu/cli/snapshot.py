@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,7 +20,9 @@ def snapshot(
     out: Annotated[
         str,
         typer.Option(
-            "--out", "-f", help="Bundle file to write (JSON); with --contexts/--all-contexts, a directory."
+            "--out",
+            "-f",
+            help="Bundle file to write (JSON; - for stdout); with --contexts/--all-contexts, a directory.",
         ),
     ] = "",
     no_redact: Annotated[
@@ -45,7 +48,6 @@ def snapshot(
     bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
     or --all-contexts: one bundle per context in the --out directory."""
     from kubectl_gpu.cli.capture import capture
-    from kubectl_gpu.kube.snapshot import write_bundle
     from kubectl_gpu.render.output import make_console
 
     if not out:
@@ -59,8 +61,11 @@ def snapshot(
 
         return snapshot_fleet(opts, out, redacted=not no_redact)
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
+    to_stdout = out == "-"  # as `--snapshot -` reads stdin
     target = Path(out)
-    if target.is_dir():
+    if to_stdout:
+        pass
+    elif target.is_dir():
         raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
     if not target.parent.is_dir():
         raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
@@ -73,16 +78,29 @@ def snapshot(
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
-    write_bundle(taken.bundle(captured_at, redacted=not no_redact, probes=probes), out)
+    _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes), out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in taken.notes:
         console.print(f"warning: {note.message}", markup=False)
     for line in probe_warnings:
         console.print(f"warning: {line}", markup=False)
-    console.print(f"wrote {out}: {len(taken.objects)} objects from context {taken.context}", markup=False)
+    where = "the bundle to stdout" if to_stdout else out
+    console.print(f"wrote {where}: {len(taken.objects)} objects from context {taken.context}", markup=False)
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
+
+
+def _write(bundle: dict[str, Any], out: str) -> None:
+    """To the file (atomically, 0600), or to stdout for `-`."""
+    from kubectl_gpu.kube.snapshot import bundle_bytes, write_bundle
+
+    if out != "-":
+        write_bundle(bundle, out)
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write(bundle_bytes(bundle))
+    sys.stdout.buffer.flush()
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kubectl_gpu.core.errors import ClusterError, InvalidInput
+from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = ["KubeContexts", "fleet_contexts", "kube_contexts"]
 
@@ -20,30 +20,14 @@ class KubeContexts:
 
 
 def kube_contexts(kubeconfig: str | None) -> KubeContexts:
-    """Every context of the kubeconfig (`kubeconfig`, else KUBECONFIG, else ~/.kube/config), sorted."""
-    from kubernetes import config
-    from kubernetes.config.config_exception import ConfigException
+    """Every context of the kubeconfig (`kubeconfig`, else KUBECONFIG, else ~/.kube/config), sorted; the
+    current one as kubectl picks it (`kube.kubeconfig`: the first file to set it wins)."""
+    from kubectl_gpu.kube.kubeconfig import load_kubeconfig
 
-    try:
-        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
-    except ConfigException as exc:
-        raise ClusterError(f"cannot load kubeconfig: {exc}") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read kubeconfig: {exc}") from None
-    except Exception as exc:  # a malformed file: yaml, type and key errors from inside the client
-        raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}: {str(exc)[:200]}") from None
-    names: list[str] = []
-    clusters: dict[str, str] = {}
-    for entry in contexts or []:
-        name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str):
-            continue
-        names.append(name)
-        cluster = (entry.get("context") or {}).get("cluster")
-        if isinstance(cluster, str):
-            clusters[name] = cluster
-    current = (active or {}).get("name") if isinstance(active, dict) else None
-    return KubeContexts(tuple(sorted(names)), current if isinstance(current, str) else None, clusters)
+    merged = load_kubeconfig(kubeconfig)
+    clusters = {name: cluster for name in merged.context_names if (cluster := merged.cluster_of(name))}
+    current = merged.current_context if merged.current_context in merged.contexts else None
+    return KubeContexts(merged.context_names, current, clusters)
 
 
 def fleet_contexts(kubeconfig: str | None, names: tuple[str, ...], *, every: bool) -> KubeContexts:

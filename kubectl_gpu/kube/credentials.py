@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -29,6 +32,7 @@ from kubernetes.config.exec_provider import ExecProvider
 
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube import secret_text
+from kubectl_gpu.kube.kubeconfig import Kubeconfig
 
 __all__ = ["PLUGIN_TIMEOUT_MARK", "load_client"]
 
@@ -61,6 +65,10 @@ class _BoundedExecProvider(ExecProvider):
             info["spec"]["cluster"] = self.cluster.value
         self.env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
         name = os.path.basename(str(self.args[0]))
+        # Its own process group (not when it may prompt on the terminal: a background group cannot read
+        # it), so that a timeout ends the plugin and whatever it started: `#!/bin/sh` wrappers around
+        # `aws` or `aws-vault` fork their work.
+        grouped = not interactive and hasattr(os, "killpg")
         try:
             process = subprocess.Popen(
                 self.args,
@@ -71,14 +79,14 @@ class _BoundedExecProvider(ExecProvider):
                 env=self.env,
                 text=True,
                 shell=bool(getattr(self, "shell", False)),  # True on Windows only, as the client does
+                process_group=0 if grouped else None,
             )
         except OSError as exc:
             raise ConfigException(f"exec: cannot run {name}: {exc.strerror or exc}") from None
         try:
             stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+            _end(process, grouped)
             raise ConfigException(
                 f"exec: the credential plugin {name} {PLUGIN_TIMEOUT_MARK} {self.timeout:g}s"
             ) from None
@@ -102,6 +110,39 @@ class _BoundedExecProvider(ExecProvider):
         if isinstance(status, dict):
             secret_text.remember(status.get("token"), status.get("clientKeyData"))
         return status
+
+
+def _end(process: subprocess.Popen[str], grouped: bool) -> None:
+    """Kill a plugin that timed out, with its process group, and never wait on its pipes again: a child it
+    forked outside the group (or, ungrouped, any child) may hold them open for minutes."""
+    if grouped:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+    process.kill()
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    process.wait()  # the plugin itself is killed: this returns at once
+
+
+_warned: set[str] = set()
+
+
+def _warn_unverified(server: str, context: str) -> None:
+    """`insecure-skip-tls-verify`: one line, once per server, instead of urllib3's warning (with its
+    advice URL) on every request, 14 lines for one command."""
+    import urllib3
+
+    warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+    with _install_lock:
+        if server in _warned:
+            return
+        _warned.add(server)
+    sys.stderr.write(
+        f"warning: the TLS certificate of {secret_text.scrub(server)} is not verified "
+        f"(insecure-skip-tls-verify in context {context!r})\n"
+    )
 
 
 _install_lock = threading.Lock()
@@ -183,15 +224,13 @@ def _checked(refresh: Callable[[Any], None], context: str | None) -> Callable[[A
     return hook
 
 
-def load_client(
-    kubeconfig: str | None, context: str | None, plugin_timeout: float | None
-) -> client.ApiClient:
-    """An ApiClient for `context` of `kubeconfig` (None: KUBECONFIG or ~/.kube/config)."""
+def load_client(kubeconfig: Kubeconfig, context: str, plugin_timeout: float | None) -> client.ApiClient:
+    """An ApiClient for `context` of the merged `kubeconfig` (`kube.kubeconfig`: kubectl's merge)."""
     _install(plugin_timeout)
     try:
         with _client_log() as logged:
-            api: client.ApiClient = config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=kubeconfig, context=context
+            api: client.ApiClient = config.new_client_from_config_dict(  # type: ignore[no-untyped-call]
+                config_dict=kubeconfig.client_dict(), context=context, persist_config=False
             )
         _check(context, logged)
     except ConfigException as exc:  # exec credential plugins fail here too
@@ -199,6 +238,8 @@ def load_client(
     except OSError as exc:
         raise ClusterError(f"cannot use context {context!r}: {exc.strerror or exc}") from None
     _normalise(api.configuration)
+    if not api.configuration.verify_ssl:
+        _warn_unverified(str(api.configuration.host), context)
     refresh = api.configuration.refresh_api_key_hook
     if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
         api.configuration.refresh_api_key_hook = _checked(refresh, context)

@@ -25,19 +25,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-from kubernetes import client, config
-from kubernetes.config.config_exception import ConfigException
+from kubernetes import client
 
-from kubectl_gpu.core.errors import ClusterError, InvalidInput
+from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
-from kubectl_gpu.kube import secret_text
 from kubectl_gpu.kube.changes import ListMark, changed_since
 from kubectl_gpu.kube.credentials import load_client
 from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
+from kubectl_gpu.kube.kubeconfig import load_kubeconfig
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
 __all__ = [
@@ -133,12 +131,22 @@ def list_pages(
     server: str,
 ) -> list[dict[str, Any]]:
     """Every item of a list, page by page (`get(query)` fetches one); a repeated `continue` token or more
-    than MAX_PAGES pages is a ClusterError, never an endless loop."""
+    than MAX_PAGES pages is a ClusterError, never an endless loop. A `continue` token that expired (410: its
+    resourceVersion was compacted while we paged) restarts the list from the first page, once, as
+    client-go's pager does; a second expiry is the error it is."""
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
     token: str | None = None
+    restarted = False
     for _ in range(MAX_PAGES):
-        page_items, token = _page(get([*query, *([("continue", token)] if token else [])]), what, server)
+        try:
+            page = get([*query, *([("continue", token)] if token else [])])
+        except ApiFailure as exc:
+            if exc.status != 410 or token is None or restarted:
+                raise
+            items, seen, token, restarted = [], set(), None, True
+            continue
+        page_items, token = _page(page, what, server)
         items.extend(page_items)
         if token is None:
             return items
@@ -157,7 +165,7 @@ class LiveSource:
         self.options = options
         self.deadline = Deadline.for_reading(options.request_timeout)
         self.context, self.default_namespace = self._context()
-        self.api: client.ApiClient = load_client(options.kubeconfig, self.context, options.request_timeout)
+        self.api: client.ApiClient = load_client(self.kubeconfig, self.context, options.request_timeout)
         self.transport = Transport(
             self.api, request_timeout=options.request_timeout, context=self.context, deadline=self.deadline
         )
@@ -178,32 +186,11 @@ class LiveSource:
 
     # --- configuration -------------------------------------------------------------------------
 
-    def _context(self) -> tuple[str | None, str]:
-        try:
-            contexts, active = config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
-                config_file=self.options.kubeconfig
-            )
-        except ConfigException as exc:
-            raise ClusterError(
-                f"cannot load kubeconfig: {secret_text.scrub(str(exc))}",
-                "set KUBECONFIG or --kubeconfig, or analyse a saved cluster with --snapshot",
-            ) from None
-        except OSError as exc:
-            raise InvalidInput(f"cannot read kubeconfig: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:  # never the snippet yaml quotes: it may be a line with a token
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "not valid YAML"
-            raise InvalidInput(f"malformed kubeconfig{where}: {problem}") from None
-        except (UnicodeDecodeError, TypeError, AttributeError, KeyError, ValueError) as exc:
-            raise InvalidInput(f"malformed kubeconfig: {type(exc).__name__}") from None
-        name = self.options.context or (active or {}).get("name")
-        chosen = next((c for c in contexts or [] if c.get("name") == name), None)
-        if chosen is None:
-            known = ", ".join(sorted(c.get("name", "") for c in contexts or [])) or "none"
-            raise InvalidInput(f"context {name!r} not found in kubeconfig", f"known contexts: {known}")
-        namespace = (chosen.get("context") or {}).get("namespace") or "default"
-        return name, namespace
+    def _context(self) -> tuple[str, str]:
+        """The context kubectl would use and its namespace, from the files merged as kubectl merges them."""
+        self.kubeconfig = load_kubeconfig(self.options.kubeconfig)
+        name = self.kubeconfig.choose(self.options.context)
+        return name, self.kubeconfig.namespace(name)
 
     @property
     def server(self) -> str:

@@ -82,8 +82,26 @@ def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             raise InvalidInput(f"{path}: no such file or directory", "check the path")
 
 
+#: YAML is parsed whole, and PyYAML needs some ten times the text in memory: past this a YAML file is
+#: refused before it is read (JSON, and our bundles, are read as a stream and have no such bound).
+MAX_YAML_BYTES = 512 * 1024 * 1024
+
+
+def _looks_like_yaml(path: Path) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(65536).lstrip()
+    return bool(head) and head[:1] not in (b"{", b"[")
+
+
 def _documents(path: Path) -> list[Any]:
     try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES and _looks_like_yaml(path):
+            raise InvalidInput(
+                f"{path}: YAML of {size / 2**30:.1f} GiB is too big to read "
+                f"(over {MAX_YAML_BYTES >> 20} MiB: YAML is parsed whole)",
+                "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -381,6 +399,11 @@ def build_bundle(
 BUNDLE_MODE = 0o600
 
 
+def bundle_bytes(bundle: dict[str, Any]) -> bytes:
+    """The bundle as written: indent-2 JSON (the layout `bundle_stream` reads a run at a time)."""
+    return orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write atomically: a half-written bundle must never replace a good one. A new file is 0600; one
     that replaces a bundle keeps that file's mode (as its owner chose it). The temporary file has the
@@ -388,7 +411,9 @@ def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
+        # A symlink is replaced by the bundle (as `mv` would): the new file is ours, 0600, whatever the
+        # mode of the file the link pointed at.
+        mode = BUNDLE_MODE if target.is_symlink() else stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = BUNDLE_MODE
     except OSError as exc:
@@ -399,7 +424,7 @@ def write_bundle(bundle: dict[str, Any], path: str | os.PathLike[str]) -> None:
         try:
             os.fchmod(fd, mode)  # os.open applies the umask; the mode is ours to say
             with os.fdopen(fd, "wb", closefd=False) as out:
-                out.write(orjson.dumps(bundle, option=orjson.OPT_INDENT_2) + b"\n")
+                out.write(bundle_bytes(bundle))
         finally:
             os.close(fd)
         tmp.replace(target)

@@ -155,7 +155,7 @@ def _gpu_cells(result: SmiResult, gpu: Gpu, wide: bool) -> list[Cell]:
         _ecc(gpu),
         Cell(_mig(gpu)),
         _pages(gpu),
-        Cell(str(len(gpu.processes)), len(gpu.processes)),
+        Cell(str(len(gpu.processes)), len(gpu.processes)) if gpu.processes_known else Cell("?", -1),
     ]
     if wide:
         cells += [
@@ -337,9 +337,10 @@ class FanoutProgress:
 
 
 CLEANUP_COLUMNS = _columns("NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE")
+STATE_COLUMN = _columns("STATE")
 
 
-def _cleanup_row(pod: dict[str, Any], now: datetime) -> Row:
+def _cleanup_row(pod: dict[str, Any], now: datetime, states: Mapping[tuple[str, str], str] | None) -> Row:
     meta = pod.get("metadata") or {}
     created = meta.get("creationTimestamp")
     try:
@@ -348,16 +349,24 @@ def _cleanup_row(pod: dict[str, Any], now: datetime) -> Row:
         age = Cell("-", -1)
     namespace, name = str(meta.get("namespace") or "-"), str(meta.get("name") or "-")
     node = str((pod.get("spec") or {}).get("nodeName") or "-")
-    cells = (
+    cells = [
         Cell(namespace),
         Cell(name),
         Cell(node),
         Cell(str((meta.get("labels") or {}).get("kubectl-gpu/mode") or "-")),
         Cell(str((pod.get("status") or {}).get("phase") or "-")),
         age if created else Cell("-", -1),
-    )
-    return Row(f"{namespace}/{name}", cells, ObjectRef("Pod", name, namespace), node, pod)
+    ]
+    if states:
+        cells.append(
+            Cell(states.get((str(meta.get("namespace") or "default"), str(meta.get("name") or "")), "-"))
+        )
+    return Row(f"{namespace}/{name}", tuple(cells), ObjectRef("Pod", name, namespace), node, pod)
 
 
-def cleanup_table(pods: Sequence[dict[str, Any]], now: datetime) -> Table:
-    return Table("pods", CLEANUP_COLUMNS, tuple(_cleanup_row(p, now) for p in pods))
+def cleanup_table(
+    pods: Sequence[dict[str, Any]], now: datetime, states: Mapping[tuple[str, str], str] | None = None
+) -> Table:
+    """The debug pods found; with `states` ((namespace, name) -> left behind or in use, and why) a STATE."""
+    columns = CLEANUP_COLUMNS + (STATE_COLUMN if states else ())
+    return Table("pods", columns, tuple(_cleanup_row(p, now, states) for p in pods))

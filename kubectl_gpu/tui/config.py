@@ -39,8 +39,13 @@ class TuiConfig:
 
     @property
     def debug_namespace(self) -> str:
-        """Where debug pods go: the namespace in scope (-n, `:ns`), as `kubectl gpu smi -n`, else default."""
-        return self.source.scope.namespace or "default"
+        """Where debug pods go: the namespace in scope (-n, `:ns`), as `kubectl gpu smi -n`, else the
+        context's (as kubectl), else default."""
+        if self.source.scope.namespace or self.source.snapshot:
+            return self.source.scope.namespace or "default"
+        from kubectl_gpu.kube.kubeconfig import context_namespace
+
+        return context_namespace(self.source.kubeconfig, self.source.context)
 
     def with_context(self, context: str) -> TuiConfig:
         return dataclasses.replace(self, source=dataclasses.replace(self.source, context=context))

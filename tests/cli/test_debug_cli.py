@@ -621,12 +621,14 @@ def test_shell_dry_run_and_errors(cli: Cli, cluster: Cluster) -> None:
 
 
 def _leftover(name: str, namespace: str, node: str = "i-0aaa") -> dict[str, Any]:
-    """A debug pod as this tool makes it (the full shape cleanup checks), left behind on `node`."""
+    """A debug pod as this tool makes it (the full shape cleanup checks), left behind on `node`: finished
+    (a live one is kept: tests/cli/test_cleanup_in_use.py)."""
     from kubectl_gpu.core.debugpod import DebugPodSpec, build_debug_pod
 
     suffix = name.rsplit("-", 1)[1]
     obj = build_debug_pod(DebugPodSpec(node, "reg.example/debug:1", suffix, ("sh",), namespace))
     assert obj["metadata"]["name"] == name
+    obj["status"] = {"phase": "Succeeded"}
     return obj
 
 

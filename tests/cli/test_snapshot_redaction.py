@@ -152,3 +152,35 @@ def test_an_overwritten_bundle_keeps_its_mode(tmp_path: Path, mode: int) -> None
     assert stat.S_IMODE(bundle.stat().st_mode) == mode
     assert json.loads(bundle.read_text()) == {"kind": "Snapshot"}
     assert [p.name for p in tmp_path.iterdir()] == ["bundle.json"]
+
+
+def test_a_symlink_is_replaced_by_a_0600_bundle(tmp_path: Path) -> None:
+    """Issue 21 item 7: the link is replaced (as before), but the bundle no longer takes the mode of the
+    file it pointed at: a world-readable target made a world-readable bundle."""
+    target = tmp_path / "shared.json"
+    target.write_text("{}")
+    target.chmod(0o644)
+    link = tmp_path / "bundle.json"
+    link.symlink_to(target)
+    write_bundle({"kind": "Snapshot"}, link)
+    assert not link.is_symlink() and stat.S_IMODE(link.stat().st_mode) == 0o600
+    assert target.read_text() == "{}" and stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_snapshot_out_dash_writes_the_bundle_to_stdout(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--out -` is stdout, as `--snapshot -` is stdin; never a file named `-`."""
+    import io
+
+    apiserver.add(node("n1", capacity={"nvidia.com/gpu": "1"}))
+    monkeypatch.chdir(tmp_path)
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr("sys.stdout", stdout)
+    result = cli("snapshot", "--kubeconfig", str(kubeconfig), "--out", "-", "--now", NOW)
+    assert result.code == 0, result.err
+    assert not (tmp_path / "-").exists()
+    stdout.flush()
+    document = json.loads(stdout.buffer.getvalue())  # type: ignore[attr-defined]
+    assert document["kind"] == "Snapshot" and [o["metadata"]["name"] for o in document["objects"]] == ["n1"]
+    assert "wrote the bundle to stdout" in result.err

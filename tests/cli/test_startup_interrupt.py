@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import re
+import os
 import signal
 import subprocess
 import sys
-import time
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -19,44 +18,67 @@ from tests.conftest import Result
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "automode-gpu-demo.json"
-DELAYS = (0.02, 0.03, 0.04, 0.06, 0.08, 0.1, 0.13, 0.16, 0.2, 0.25, 0.3, 0.4)
-# Python's own start-up (site and its .pth files, runpy finding the module: some 20 ms) is before any code
-# of ours runs: Python prints a KeyboardInterrupt there itself, or the default SIGINT action ends the process.
-# Once our code runs, a traceback would have a frame of our entry point or of the package.
-_OUR_FRAME = re.compile(r'kubectl_gpu/__main__\.py", line \d+, in main|kubectl_gpu/(cli|core|kube|render)/')
+#: Points of the start-up, in the order it reaches them: the signal is sent while the process is held at
+#: the import of each (a gate, below), not after a guessed delay. A busy machine only makes the wait longer.
+GATES = (
+    "kubectl_gpu.cli",  # the first import of main(): nothing of ours loaded yet but the entry point
+    "kubectl_gpu.cli.app",
+    "typer",
+    "rich.console",
+    "kubectl_gpu.cli.nodes",
+    "kubectl_gpu.kube.snapshot",  # the command runs
+    "kubectl_gpu.core.analyses.nodes",
+)
+#: Run in the child before `python -m kubectl_gpu` (runpy, as -m does): when `GATE` is first imported, say
+#: so on the `ready` pipe and wait on the `go` pipe. The signal interrupts that wait, inside the import,
+#: exactly where a Ctrl-C at that moment would land; if nothing raises, the parent's closing `go` ends it.
+_CHILD = """
+import importlib.abc, os, runpy, sys
+ready, go, gate = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+class Gate(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == gate:
+            sys.meta_path.remove(self)
+            os.write(ready, b"r")
+            os.close(ready)
+            os.read(go, 1)
+        return None
+sys.meta_path.insert(0, Gate())
+sys.argv = ["kubectl-gpu", *sys.argv[4:]]
+runpy.run_module("kubectl_gpu", run_name="__main__", alter_sys=True)
+"""
 
 
-def _interrupted_after(delay: float, sig: signal.Signals = signal.SIGINT) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "kubectl_gpu", "nodes", "--snapshot", str(DEMO)]
+def _interrupted_at(gate: str, sig: signal.Signals) -> subprocess.CompletedProcess[str]:
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    cmd = [sys.executable, "-c", _CHILD, str(ready_w), str(go_r), gate, "nodes", "--snapshot", str(DEMO)]
     with subprocess.Popen(
-        cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as proc:
-        time.sleep(delay)
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=60)
+        cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        pass_fds=(ready_w, go_r),
+    ) as proc:  # fmt: skip
+        os.close(ready_w)
+        os.close(go_r)
+        try:
+            reached = os.read(ready_r, 1) == b"r"  # b"": the child ended without importing `gate`
+            if reached:
+                proc.send_signal(sig)
+        finally:
+            os.close(ready_r)
+            os.close(go_w)
+        out, err = proc.communicate(timeout=120)
+    assert reached, f"{gate} was never imported: {err}"
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _python_still_starting(
-    result: subprocess.CompletedProcess[str], sig: signal.Signals = signal.SIGINT
-) -> bool:
-    if result.returncode == -sig and not result.stderr:
-        return True
-    return result.stderr.rstrip().endswith("KeyboardInterrupt") and not _OUR_FRAME.search(result.stderr)
-
-
+@pytest.mark.parametrize("gate", GATES)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
-def test_a_signal_during_start_up_is_interrupted_not_a_traceback(sig: signal.Signals) -> None:
+def test_a_signal_during_start_up_is_interrupted_not_a_traceback(sig: signal.Signals, gate: str) -> None:
     """Ctrl-C, and SIGTERM or SIGHUP (a supervisor, a closed terminal) before any handler of the debug
-    commands exists: `interrupted` and 130, as later on; never a traceback, nor a silent kill."""
-    interrupted = 0
-    for delay in DELAYS:
-        result = _interrupted_after(delay, sig)
-        if result.returncode == 0 or _python_still_starting(result, sig):
-            continue  # finished before the signal came, or Python had not reached our code yet
-        assert (result.returncode, result.stderr) == (130, "interrupted\n"), f"{sig.name} after {delay}s"
-        interrupted += 1
-    assert interrupted >= len(DELAYS) // 2
+    commands exists: `interrupted` and 130, as later on; never a traceback, nor a silent kill. Each case
+    holds the start-up at one import and signals it there: no wall-clock margin (issue 21, item 8)."""
+    result = _interrupted_at(gate, sig)
+    assert (result.returncode, result.stderr) == (130, "interrupted\n"), (gate, sig.name, result.stderr)
 
 
 def test_console_script_is_the_light_entry_point() -> None:

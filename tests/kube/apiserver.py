@@ -81,6 +81,9 @@ class FakeKubeAPI:
         # thread and before the response is sent; `add()` does not call them.
         self.on_create: list[OnCreate] = []
         self.server_errors: list[Exception] = []  # unexpected exceptions, each answered with a 500
+        # How many more list requests that carry a `continue` token answer 410 Expired, as the API server does
+        # once the token's resourceVersion was compacted away (a long list on a busy cluster).
+        self.expire_continue_tokens = 0
         self._lock = threading.RLock()
         self._rv = 0
         self._store: dict[str, dict[tuple[str, str], Obj]] = {rt.key: {} for rt in resources.ALL}
@@ -439,6 +442,16 @@ class FakeKubeAPI:
         limit = _int_param(query, "limit")
         start: tuple[str, str] | None = None
         if token := query.get("continue"):
+            with self._lock:
+                expire = self.expire_continue_tokens > 0
+                self.expire_continue_tokens -= int(expire)
+            if expire:
+                raise ApiError(
+                    410,
+                    "The provided continue parameter is too old to display a consistent list result. "
+                    "You can start a new list without the continue parameter.",
+                    reason="Expired",
+                )
             try:
                 decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
                 start = (decoded["start"][0], decoded["start"][1])

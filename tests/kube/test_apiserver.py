@@ -18,6 +18,7 @@ from kubernetes.client.exceptions import ApiException
 
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import RunKubectl, write_exec_kubeconfig, write_kubeconfig
+from tests.kube.kubelet import wait_for
 from tests.kube.protobuf_pod import MAGIC, ProtobufError, decode_pod
 
 Obj = dict[str, Any]
@@ -306,13 +307,12 @@ def test_fault_with_custom_body_and_method(apiserver: FakeKubeAPI, core: client.
 
 def test_slow_response_times_out_the_client(apiserver: FakeKubeAPI, core: client.CoreV1Api) -> None:
     apiserver.fault(path=r"^/api/v1/nodes$", delay=5.0)
-    started = time.monotonic()
     with pytest.raises(urllib3.exceptions.HTTPError) as err:
         core.list_node(_request_timeout=0.2)
-    # urllib3 retries read timeouts of GETs 3 times by default: MaxRetryError wrapping ReadTimeoutError.
+    # urllib3 retries read timeouts of GETs 3 times by default: MaxRetryError wrapping ReadTimeoutError
+    # (the error, not a clock, says the client gave up before the 5 s answer).
     assert isinstance(err.value, urllib3.exceptions.MaxRetryError)
     assert isinstance(err.value.reason, urllib3.exceptions.ReadTimeoutError)
-    assert time.monotonic() - started < 5.0
     assert len([r for r in apiserver.requests if r.path == "/api/v1/nodes"]) == 4
 
 
@@ -326,16 +326,15 @@ def test_truncated_body_makes_the_client_raise(apiserver: FakeKubeAPI, core: cli
 
 def test_stop_is_prompt_and_joins_every_thread(apiserver: FakeKubeAPI, core: client.CoreV1Api) -> None:
     core.list_node()  # leaves a kept-alive connection in the client's pool
-    apiserver.fault(path="/slow", delay=60.0)
+    apiserver.fault(path="/slow", delay=3600.0)
     host, port = urlsplit(apiserver.url).hostname, urlsplit(apiserver.url).port
     with socket.create_connection((str(host), int(port or 0))) as sock:
         sock.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        deadline = time.monotonic() + 5
-        while not any(r.path == "/slow" for r in apiserver.requests) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert wait_for(lambda: any(r.path == "/slow" for r in apiserver.requests), timeout=60)
         started = time.monotonic()
         apiserver.stop()
-        assert time.monotonic() - started < 2.0
+        # Prompt: not the hour the slow answer would take (a bound far from both a busy machine and it).
+        assert time.monotonic() - started < 600
     assert not [t for t in threading.enumerate() if "process_request" in t.name or t.name == "fake-kube-api"]
 
 

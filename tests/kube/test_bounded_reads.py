@@ -18,6 +18,7 @@ from tests.conftest import Result
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_exec_kubeconfig
+from tests.kube.kubelet import wait_for
 
 Cli = Callable[..., Result]
 REPO = Path(__file__).resolve().parents[2]
@@ -53,6 +54,47 @@ def test_a_hanging_credential_plugin_ends_at_the_request_timeout(
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: cannot get credentials for context 'test': exec: the credential plugin ")
     assert "did not answer within 1s" in line and "may be waiting for a login" in line, line
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its zombie (a container's init may be slow to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rpartition(")")[2].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+# A wrapper script around the real plugin, as `aws-vault exec ... -- aws eks get-token` wrappers are: the
+# shell forks its command (no `exec`), so killing the shell alone leaves the child holding the pipes.
+FORKING_PLUGINS = {
+    "sh-forks-sleep": "#!/bin/sh\necho $$ > {pids}\nsleep 100000\n",
+    "sh-forks-a-background-child": "#!/bin/sh\n(sleep 100000; echo late) &\necho $! > {pids}\nwait\n",
+}
+
+
+@pytest.mark.parametrize("script", list(FORKING_PLUGINS.values()), ids=list(FORKING_PLUGINS))
+def test_a_plugin_that_forks_is_ended_with_its_children(
+    apiserver: FakeKubeAPI, tmp_path: Path, script: str
+) -> None:
+    """Issue 21 item 4: the whole process group is killed at the timeout and nothing waits on its pipes:
+    before, `sleep` kept the command running (for as long as it slept: here, a day)."""
+    import json
+
+    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, "unused")
+    plugin, pids = tmp_path / "plugin.sh", tmp_path / "pids"
+    plugin.write_text(script.format(pids=pids))
+    plugin.chmod(0o755)
+    config = json.loads(kubeconfig.read_text())
+    config["users"][0]["user"]["exec"].update(command=str(plugin), args=[])
+    kubeconfig.write_text(json.dumps(config))
+    # The child's own timeout is only the suite's guard against a hang: the plugin never answers.
+    result = _run("nodes", "--kubeconfig", str(kubeconfig), "--request-timeout", "2s", timeout=300)
+    assert result.returncode == 3, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "the credential plugin plugin.sh did not answer within 2s" in line, line
+    pid = int(pids.read_text())
+    assert wait_for(lambda: _gone(pid), timeout=60), f"process {pid} the plugin started still runs"
 
 
 @pytest.mark.parametrize("command", [("nodes",), ("pending",), ("cleanup",)], ids=lambda c: c[0])

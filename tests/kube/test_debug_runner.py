@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -311,9 +310,8 @@ def test_slow_logs_time_out(apiserver: FakeKubeAPI, kubelet: SimulatedKubelet, a
     apiserver.add(gpu_node("i-0aaa"))
     kubelet.slow_logs("i-0aaa", 3.0)
     settings = RunnerSettings(timeout=1.0, poll_initial=0.02, poll_max=0.05)
-    started = time.monotonic()
     result = runner(api, settings=settings).collect(one(api, "i-0aaa"), Strategy.AUTO, SCRIPT)
-    assert time.monotonic() - started < 2.5
+    # The message, not a clock: the log came after 3 s, so a runner that waited for it would have no error.
     assert result.error is not None and "reading the debug pod's log took longer than" in result.error
 
 

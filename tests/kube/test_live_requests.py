@@ -259,3 +259,23 @@ def test_kinds_may_be_any_iterable(apiserver: FakeKubeAPI, kubeconfig: Path) -> 
     apiserver.add(node("n1"))
     state, _ = _source(kubeconfig).load(iter(["nodes"]))
     assert [n.name for n in state.nodes] == ["n1"]
+
+
+def test_an_expired_continue_token_lists_again_from_the_start(
+    apiserver: FakeKubeAPI, kubeconfig: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 7: a 410 on a `continue` token (compacted while we paged) re-lists once from the first
+    page, as client-go's pager does; a second one is the cluster error it is."""
+    from kubectl_gpu.core.errors import ClusterError
+    from kubectl_gpu.kube import live
+
+    monkeypatch.setitem(live.PAGE_SIZES, "nodes", 2)
+    apiserver.add(*(node(f"n{i}") for i in range(5)))
+    apiserver.expire_continue_tokens = 1
+    state, _ = LiveSource(LiveOptions(kubeconfig=str(kubeconfig))).load(["nodes"])
+    assert sorted(n.name for n in state.nodes) == [f"n{i}" for i in range(5)]  # each once, none twice
+    firsts = [r for r in apiserver.requests if r.path == "/api/v1/nodes" and "continue" not in r.query]
+    assert len(firsts) == 2  # the list, and the list again after the 410
+    apiserver.expire_continue_tokens = 2
+    with pytest.raises(ClusterError, match=r"410|Expired|too old"):
+        LiveSource(LiveOptions(kubeconfig=str(kubeconfig))).load(["nodes"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -157,10 +156,10 @@ def test_fatal_answers_are_cluster_errors(
 
 def test_timeout_is_one_attempt_and_exit_3(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
     apiserver.fault(path=r"/api/v1/nodes", delay=2.0)
-    started = time.monotonic()
     with pytest.raises(ClusterError, match=r"did not answer within 0\.3s"):
         _source(kubeconfig, request_timeout=0.3).load(["nodes"])
-    assert time.monotonic() - started < 1.5  # no silent retries
+    # No silent retries: counted, not timed.
+    assert len([r for r in apiserver.requests if r.path == "/api/v1/nodes"]) == 1
 
 
 def test_connection_refused(kubeconfig: Path) -> None:

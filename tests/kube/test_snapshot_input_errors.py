@@ -127,3 +127,18 @@ def test_same_context_and_plain_lists_merge(tmp_path: Path) -> None:
     state = load_snapshot([tmp_path])
     assert sorted(n.name for n in state.nodes) == ["n1", "n2", "n3", "n4"]
     assert state.context == "prod"
+
+
+def test_a_huge_yaml_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """Issue 21 item 7: a 2 GB YAML snapshot was read whole into memory before it failed. A sparse file:
+    2 GiB long, a few bytes on disk."""
+    path = tmp_path / "huge.yaml"
+    with path.open("wb") as handle:
+        handle.write(b"apiVersion: v1\nkind: List\nitems:\n")
+        handle.truncate(2 * 1024**3)
+    with pytest.raises(InvalidInput, match=r"YAML of 2\.0 GiB is too big to read \(over 512 MiB"):
+        load_snapshot([path])
+    # JSON of any size is read as before (a stream for our bundles): only YAML is bounded.
+    small = tmp_path / "nodes.yaml"
+    small.write_text(yaml.safe_dump(as_list([node("n1")])))
+    assert [n.name for n in load_snapshot([small]).nodes] == ["n1"]

@@ -4,6 +4,10 @@ Only pods of this tool's full shape are deleted (`core.debugpod.not_our_pod`: la
 rebuilt from them, one `debugger` container on the annotated node): a pod that merely carries the
 managed-by label is listed as not ours and left alone. Deletes retry through API errors as the runner's
 do (`PodLifecycle.delete_until_gone`).
+
+Of those, only pods left behind are deleted by default (`core.debugpod.leftover.judge`: finished, past
+their deadline, or their creator provably gone): a live `shell` or `smi` of someone else is listed as in
+use and kept, unless named on the command line or `--force` is given.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ import typer
 from kubectl_gpu.cli.debug.common import connect
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.core.debugpod import DEBUG_POD_SELECTOR, not_our_pod
+from kubectl_gpu.core.debugpod.leftover import Verdict, judge
 from kubectl_gpu.core.errors import ExitCode
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from kubectl_gpu.kube.pod_api import PodApi
 
 __all__ = ["cleanup", "register"]
@@ -75,57 +82,108 @@ def _delete(api: PodApi, keys: list[tuple[str, str]]) -> tuple[list[str], list[s
     return deleted, failed
 
 
+def _judged(
+    pods: list[dict[str, Any]], named: bool, force: bool
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Verdict]]:
+    """(the pods to delete, each pod's verdict): left behind ones; all of them when named or with --force."""
+    from kubectl_gpu.kube.debug_runner.creator import creator_alive
+
+    now = datetime.now(UTC)
+    verdicts = {_key(p): judge(p, now, creator_alive) for p in pods}
+    chosen = [p for p in pods if named or force or verdicts[_key(p)].left_behind]
+    return chosen, verdicts
+
+
+def _state(verdict: Verdict) -> str:
+    return f"{'left behind' if verdict.left_behind else 'in use'}: {verdict.why}"
+
+
 def cleanup(
     ctx: typer.Context,
     names: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Only these debug pods (as smi and shell name them when one is left).", show_default=False
+            help="Only these debug pods (as smi and shell name them when one is left), in use or not.",
+            show_default=False,
         ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also delete debug pods still in use (a live smi or shell).")
+    ] = False,
     *,
     opts: GlobalOptions,
 ) -> int:
     """List debug pods this tool left behind (label app.kubernetes.io/managed-by=kubectl-gpu and this tool's
-    pod shape), in every namespace unless -n is given, and delete them. Without --yes it asks on a
-    terminal, and elsewhere only lists them and exits 1."""
-    from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
+    pod shape), in every namespace unless -n is given, and delete them. Left behind: finished, past its
+    deadline, or its creator is gone; a pod still in use is listed and kept unless named or --force. Without
+    --yes it asks on a terminal, and elsewhere only lists them and exits 1."""
+    from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.smi_view import cleanup_table
 
     wanted = list(names or [])
     api = connect(opts)
     namespace = opts.namespace if opts.namespace and not opts.all_namespaces else None
     pods, foreign = _split(_listed(api, namespace), wanted)
+    chosen, verdicts = _judged(pods, bool(wanted), force)
     out = make_console(no_color=opts.no_color)
     err = make_console(stderr=True, no_color=opts.no_color)
     for (ns, name), why in foreign:
         err.print(f"warning: not deleting {ns}/{name}: not a kubectl-gpu debug pod ({why})", markup=False)
-    keys = [_key(p) for p in pods]
-    gone = [n for n in wanted if n not in {name for _, name in keys} | {k[1] for k, _ in foreign}]
+    keys = [_key(p) for p in chosen]
+    in_use = [key for key in map(_key, pods) if key not in keys]
+    for ns, name in in_use:
+        err.print(
+            f"note: not deleting {ns}/{name}: in use ({verdicts[ns, name].why}); name it or pass --force",
+            markup=False,
+        )
+    found = {name for _, name in verdicts} | {k[1] for k, _ in foreign}
     machine = opts.format in (OutputFormat.json, OutputFormat.yaml)
     if not machine:
-        for name in gone:
+        for name in (n for n in wanted if n not in found):
             out.print(f"debug pod {name} is already gone", markup=False)
-        if not pods:
-            out.print("No debug pods left behind.", markup=False)
+        if pods:
+            states = {key: _state(verdict) for key, verdict in verdicts.items()}
+            print_table(out, cleanup_table(pods, datetime.now(UTC), states))
+        if not chosen:
+            left = f" ({len(in_use)} in use, kept)" if in_use else ""
+            out.print(f"No debug pods left behind{left}.", markup=False)
             return ExitCode.OK
-        print_table(out, cleanup_table(pods, datetime.now(UTC)))
     proceed = yes
-    if pods and not yes:
+    if chosen and not yes:
         if sys.stdin.isatty() and not machine:
-            proceed = typer.confirm(f"Delete these {len(pods)} pods?", default=False, err=True)
+            proceed = typer.confirm(f"Delete these {len(chosen)} pods?", default=False, err=True)
         else:
-            err.print(f"not deleting {len(pods)} debug pods without --yes", markup=False)
+            err.print(f"not deleting {len(chosen)} debug pods without --yes", markup=False)
     deleted, failed = _delete(api, keys) if proceed else ([], [])
-    if machine:
+    _report(opts, out, err, pods, deleted, failed, foreign, in_use, verdicts)
+    if failed:
+        return ExitCode.CLUSTER
+    return ExitCode.OK if proceed or not chosen else ExitCode.FINDINGS
+
+
+def _report(
+    opts: GlobalOptions,
+    out: Console,
+    err: Console,
+    pods: list[dict[str, Any]],
+    deleted: list[str],
+    failed: list[str],
+    foreign: list[tuple[tuple[str, str], str]],
+    in_use: list[tuple[str, str]],
+    verdicts: dict[tuple[str, str], Verdict],
+) -> None:
+    from kubectl_gpu.render.output import dump_json, dump_yaml
+
+    if opts.format in (OutputFormat.json, OutputFormat.yaml):
         doc = {
             "apiVersion": "kubectl-gpu/v1",
             "kind": "DebugPodCleanup",
-            "pods": [f"{ns}/{name}" for ns, name in keys],
+            "pods": [f"{ns}/{name}" for ns, name in map(_key, pods)],
             "deleted": deleted,
             "failed": failed,
             "notOurs": [f"{ns}/{name}" for (ns, name), _ in foreign],
+            "inUse": [f"{ns}/{name}: {verdicts[ns, name].why}" for ns, name in in_use],
         }
         sys.stdout.write(dump_json(doc) if opts.format is OutputFormat.json else dump_yaml(doc))
     else:
@@ -133,9 +191,6 @@ def cleanup(
             out.print(f"deleted {item}", markup=False)
     for item in failed:
         err.print(f"error: could not delete {item}", markup=False, style="red")
-    if failed:
-        return ExitCode.CLUSTER
-    return ExitCode.OK if proceed or not pods else ExitCode.FINDINGS
 
 
 def register(app: typer.Typer) -> None:

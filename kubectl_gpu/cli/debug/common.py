@@ -73,7 +73,8 @@ def connect(opts: GlobalOptions) -> PodApi:
 
 
 def namespace_of(opts: GlobalOptions) -> str:
-    return opts.namespace or "default"
+    """Where debug pods go: -n, else the context's namespace, as `kubectl debug` would put them."""
+    return opts.default_namespace()
 
 
 def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:

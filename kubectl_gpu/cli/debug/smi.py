@@ -87,6 +87,7 @@ def _from_file(path: str) -> SmiResult:
     from kubectl_gpu.core.debugpod import Accelerator as Acc
     from kubectl_gpu.core.debugpod import parse_saved_output
     from kubectl_gpu.core.probe import ProbeParseError
+    from kubectl_gpu.core.probe.nvidia_errors import NVIDIA_SMI_ERROR
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
@@ -99,11 +100,13 @@ def _from_file(path: str) -> SmiResult:
         probe = parse_saved_output(text)
     except ProbeParseError as exc:
         raise InvalidInput(f"{path}: {exc}", hint) from None
-    if probe.gpu_source is None and not probe.sections:  # it names the collector, but holds none of it
+    # nvidia-smi's own error text is an answer (NVIDIA_SMI_FAILED, exit 1), not an unreadable file.
+    explained = any(issue.kind == NVIDIA_SMI_ERROR for issue in probe.issues)
+    if probe.gpu_source is None and not probe.sections and not explained:  # names the collector only
         raise InvalidInput(f"{path}: not nvidia-smi or collector output (no collector section in it)", hint)
     error = None
     accelerator = Acc.NEURON if probe.neuron is not None and not probe.gpus else Acc.NVIDIA
-    if not sees_accelerator(probe, accelerator):
+    if not sees_accelerator(probe, accelerator) and not explained:
         error = f"{path}: no device in this output ({unseen_reason(probe, accelerator)})"
     no_pods = "--from-file reads no cluster, so there is no pod list to name their pod UIDs by"
     return SmiResult(None, None, probe, error=error, raw=text, pods_unknown=no_pods)

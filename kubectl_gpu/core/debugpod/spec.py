@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubectl_gpu.core.debugpod.kinds import Accelerator, Mode, Strategy
+from kubectl_gpu.core.debugpod.leftover import CREATOR_ANNOTATION
 from kubectl_gpu.core.debugpod.names import (
     CONTAINER,
     MANAGED_BY,
@@ -50,6 +51,8 @@ class DebugPodSpec:
     #: The kubelet kills the pod after this, even if we never come back to delete it.
     active_deadline_seconds: int = 300
     image_pull_policy: str = "IfNotPresent"
+    #: Who creates the pod (`leftover.creator_value`): how `cleanup` tells a pod left behind from one in use.
+    creator: str | None = None
 
     @property
     def name(self) -> str:
@@ -99,6 +102,9 @@ def build_debug_pod(spec: DebugPodSpec) -> dict[str, Any]:
     }
     if not container["env"]:
         del container["env"]
+    annotations = {NODE_ANNOTATION: spec.node, STRATEGY_ANNOTATION: spec.strategy.value}
+    if spec.creator:
+        annotations[CREATOR_ANNOTATION] = spec.creator
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -110,7 +116,7 @@ def build_debug_pod(spec: DebugPodSpec) -> dict[str, Any]:
                 NODE_LABEL: node_label_value(spec.node),
                 MODE_LABEL: spec.mode.value,
             },
-            "annotations": {NODE_ANNOTATION: spec.node, STRATEGY_ANNOTATION: spec.strategy.value},
+            "annotations": annotations,
         },
         "spec": {
             "nodeName": spec.node,  # bypasses the scheduler: taints, cordons and selectors do not apply

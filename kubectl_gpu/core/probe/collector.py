@@ -38,6 +38,7 @@ from .models import (
 )
 from .neuron import parse_neuron_ls_json
 from .nvidia_csv import parse_query_gpu_csv
+from .nvidia_errors import nvidia_smi_error
 from .nvidia_list import parse_nvidia_smi_list
 from .nvidia_topo import parse_nvidia_smi_topo
 from .nvidia_xml import parse_nvidia_smi_xml
@@ -377,7 +378,30 @@ def _merge_list(gpus: tuple[Gpu, ...], listed: tuple[ListedGpu, ...]) -> tuple[G
 
 
 def _from_list(listed: tuple[ListedGpu, ...]) -> tuple[Gpu, ...]:
-    return tuple(Gpu(index=g.index, name=g.name, uuid=g.uuid, mig_devices=_listed_migs(g)) for g in listed)
+    return tuple(
+        Gpu(index=g.index, name=g.name, uuid=g.uuid, mig_devices=_listed_migs(g), processes_known=False)
+        for g in listed
+    )
+
+
+def _section_issues(section: Section) -> list[ProbeIssue]:
+    """A section cut short or failed; a failure quotes nvidia-smi's own error text whole (a version
+    mismatch's second line names the version to install), else the first line it printed."""
+    issues = []
+    if section.truncated:
+        issues.append(ProbeIssue(section.name, "truncated", "section has no END marker"))
+    if section.rc is None and not section.truncated:
+        issues.append(ProbeIssue(section.name, "failed", "exit code missing or garbled"))
+    elif section.rc is not None and section.rc != 0:
+        detail = (
+            nvidia_smi_error(section.stderr or "")
+            or nvidia_smi_error(section.body)
+            or _first_line(section.stderr)
+            or _first_line(section.body)
+            or "no message"
+        )
+        issues.append(ProbeIssue(section.name, "failed", f"exit code {section.rc}: {detail}"))
+    return issues
 
 
 def parse_collector_output(text: str | bytes) -> ProbeResult:
@@ -400,15 +424,11 @@ def parse_collector_output(text: str | bytes) -> ProbeResult:
         if name not in sections and name not in OPTIONAL_SECTIONS:
             run.issues.append(ProbeIssue(name, "missing", "section not in the output"))
     for section in sections.values():
-        if section.truncated:
-            run.issues.append(ProbeIssue(section.name, "truncated", "section has no END marker"))
-        if section.rc is None and not section.truncated:
-            run.issues.append(ProbeIssue(section.name, "failed", "exit code missing or garbled"))
-        elif section.rc is not None and section.rc != 0:
-            detail = _first_line(section.stderr) or _first_line(section.body) or "no message"
-            run.issues.append(ProbeIssue(section.name, "failed", f"exit code {section.rc}: {detail}"))
+        run.issues.extend(_section_issues(section))
 
     xml = run.parse("nvidia-smi-xml", parse_nvidia_smi_xml)
+    if xml is not None and xml.recovered:
+        run.issues.append(ProbeIssue("nvidia-smi-xml", "recovered", xml.recovered))
     csv = run.parse("nvidia-smi-csv", parse_query_gpu_csv)
     listed = run.parse("nvidia-smi-list", parse_nvidia_smi_list)
     kernel = run.parse("driver-version", parse_nvidia_driver_version)
@@ -440,6 +460,7 @@ def parse_collector_output(text: str | bytes) -> ProbeResult:
         driver_version=driver,
         cuda_version=None if report is None else report.cuda_version,
         gpus=gpus,
+        attached_gpus=None if report is None else report.attached_gpus,
         gpu_source=source,
         collector_version=None if header is None else header.name,
         complete=done,

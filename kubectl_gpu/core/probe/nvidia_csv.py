@@ -255,6 +255,7 @@ def _gpu(order: int, rec: dict[str, str]) -> Gpu:
         remapped_rows=remapped,
         clock_event_reasons=decode_clock_event_reasons(rec.get("clocks_throttle_reasons.active")),
         errors=tuple(errors),
+        processes_known=False,  # --query-gpu lists no processes: unknown, not none
     )
 
 

@@ -286,6 +286,48 @@ def _isolate_document(text: str) -> str:
     return text[start : end + len(end_tag)]
 
 
+#: Characters XML 1.0 cannot hold, raw: C0 controls but tab, newline and carriage return (a process name
+#: with an ESC in it makes the whole document unreadable to a strict parser).
+_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: Numeric references to those characters (``&#27;``, ``&#x1b;``): equally fatal.
+_ILLEGAL_REF_RE = re.compile(
+    r"&#(?:x0*(?:[0-8bcef]|1[0-9a-f])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));", re.IGNORECASE
+)
+#: An ``&`` that starts no reference XML knows (nvidia-smi writes process names as they are).
+_BARE_AMP_RE = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
+
+
+def _repaired(document: str) -> tuple[str, str] | None:
+    """The document with what makes it ill-formed replaced (illegal characters by U+FFFD, a stray ``&`` by
+    ``&amp;``), and what was done; None when none of that is there."""
+    fixed, raw = _ILLEGAL_RE.subn("\ufffd", document)
+    fixed, refs = _ILLEGAL_REF_RE.subn("&#xfffd;", fixed)
+    fixed, amps = _BARE_AMP_RE.subn("&amp;", fixed)
+    done = []
+    if raw + refs:
+        done.append(f"{raw + refs} character(s) XML cannot hold (control characters) replaced by U+FFFD")
+    if amps:
+        done.append(f"{amps} unescaped '&' escaped")
+    return (fixed, "XML was not well-formed, recovered: " + "; ".join(done)) if done else None
+
+
+def _root(document: str) -> tuple[ET.Element, str | None]:
+    """The parsed document; one that is not well-formed only for what `_repaired` mends is read leniently
+    (a raw ESC in one ``<process_name>`` must not hide every GPU of the node), saying so."""
+    try:
+        return ET.fromstring(document), None
+    except ET.ParseError as exc:
+        repaired = _repaired(document)
+        if repaired is None:
+            raise ProbeParseError(FORMAT, f"malformed XML ({exc})") from None
+        try:
+            return ET.fromstring(repaired[0]), repaired[1]
+        except ET.ParseError:
+            raise ProbeParseError(FORMAT, f"malformed XML ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise ProbeParseError(FORMAT, f"unreadable XML ({type(exc).__name__})") from None
+
+
 def parse_nvidia_smi_xml(data: str | bytes) -> NvidiaSmiReport:
     """Parse ``nvidia-smi -q -x`` output.
 
@@ -296,13 +338,7 @@ def parse_nvidia_smi_xml(data: str | bytes) -> NvidiaSmiReport:
     text = _to_text(data)
     if _ENTITY_RE.search(text):
         raise ProbeParseError(FORMAT, "entity declarations are refused")
-    document = _isolate_document(text)
-    try:
-        root = ET.fromstring(document)
-    except ET.ParseError as exc:
-        raise ProbeParseError(FORMAT, f"malformed XML ({exc})") from None
-    except (ValueError, RecursionError) as exc:
-        raise ProbeParseError(FORMAT, f"unreadable XML ({type(exc).__name__})") from None
+    root, recovered = _root(_isolate_document(text))
     if root.tag != "nvidia_smi_log":
         raise ProbeParseError(FORMAT, f"root element is <{root.tag[:40]}>, not <nvidia_smi_log>")
     gpus = tuple(_gpu(order, gpu) for order, gpu in enumerate(root.findall("gpu")))
@@ -311,4 +347,5 @@ def parse_nvidia_smi_xml(data: str | bytes) -> NvidiaSmiReport:
         cuda_version=_version(root, "cuda_umd_version", "cuda_version"),
         attached_gpus=_int(root, "attached_gpus"),
         gpus=gpus,
+        recovered=recovered,
     )

@@ -11,7 +11,9 @@ from typing import Any
 
 from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, PodProgress, Strategy, build_debug_pod, pod_progress
 from kubectl_gpu.core.debugpod.image_pull import explain_pull_failure
+from kubectl_gpu.core.debugpod.leftover import creator_value
 from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.kube.debug_runner.creator import this_creator
 from kubectl_gpu.kube.debug_runner.errors import (
     AdmissionRejected,
     Cancelled,
@@ -85,6 +87,7 @@ class PodLifecycle:
             resource=target.resource,
             mode=mode,
             active_deadline_seconds=max(1, deadline),
+            creator=creator_value(this_creator()),
         )
 
     def _checkpoint(self) -> None:

@@ -20,6 +20,7 @@ from kubectl_gpu.core.probe.attribution import (
     cgroups_problem,
 )
 from kubectl_gpu.core.probe.models import JsonValue
+from kubectl_gpu.core.probe.nvidia_errors import NVIDIA_SMI_ERROR
 
 __all__ = [
     "Finding",
@@ -69,12 +70,7 @@ def findings(result: ProbeResult) -> tuple[Finding, ...]:
     NVML error values (GPU lost / requires reset), hardware slowdowns, a pending MIG change; and
     `NVIDIA_SMI_FAILED` when the driver is there but nvidia-smi could not list any GPU (after an XID 79
     "fallen off the bus", every call fails with "GPU is lost")."""
-    out: list[Finding] = []
-    failed = [i for i in result.issues if i.section in _GPU_SECTIONS and i.kind == "failed"]
-    if not result.gpus and failed and (result.driver_version or result.kernel_driver is not None):
-        out.append(
-            Finding("NVIDIA_SMI_FAILED", "error", None, f"nvidia-smi fails on this node: {failed[0].message}")
-        )
+    out = _node_findings(result)
     for gpu in result.gpus:
         i = gpu.index
         ecc = gpu.ecc
@@ -116,6 +112,46 @@ def findings(result: ProbeResult) -> tuple[Finding, ...]:
                 )
             )
     return tuple(out)
+
+
+def _node_findings(result: ProbeResult) -> list[Finding]:
+    """What is wrong with nvidia-smi's view of the node as a whole: it fails (its own error text, or a
+    failing section while the driver is loaded), it lists fewer GPUs than it counts as attached, or GPU
+    memory is in use by processes that could not be read."""
+    out: list[Finding] = []
+    said = [i for i in result.issues if i.kind == NVIDIA_SMI_ERROR]
+    failed = said or [i for i in result.issues if i.section in _GPU_SECTIONS and i.kind == "failed"]
+    if not result.gpus and failed and (said or result.driver_version or result.kernel_driver is not None):
+        out.append(
+            Finding("NVIDIA_SMI_FAILED", "error", None, f"nvidia-smi fails on this node: {failed[0].message}")
+        )
+    attached, listed = result.attached_gpus, len(result.gpus)
+    if attached is not None and result.gpus and listed < attached:
+        # Our collector asks for every GPU; a saved `nvidia-smi -q -x -i 0` lists one of its attached GPUs.
+        ours = result.collector_version is not None
+        out.append(
+            Finding(
+                "GPU_MISSING",
+                "error" if ours else "warning",
+                None,
+                f"nvidia-smi counts {attached} attached GPUs but lists {listed}: {attached - listed} cannot be "
+                "reached (fallen off the bus, or lost; see dmesg for XID 79)"
+                + ("" if ours else ", unless the output was asked for some GPUs only (-i)"),
+            )
+        )
+    busy = [g for g in result.gpus if not g.processes_known and (g.memory_used_mib or 0) > 0]
+    if busy:
+        used = sum(g.memory_used_mib or 0 for g in busy)
+        out.append(
+            Finding(
+                "GPU_PROCESSES_UNKNOWN",
+                "warning",
+                None,
+                f"{len(busy)} GPUs use {used} MiB of memory, but their processes could not be read "
+                f"(GPU facts from {result.gpu_source or 'an unknown source'}): unknown, not none",
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,6 +163,9 @@ class Gpu:
     virtualization_mode: str | None = None
     #: Error texts nvidia-smi printed instead of values, e.g. ``Unknown Error`` or ``GPU requires reset``.
     errors: tuple[str, ...] = ()
+    #: False when the source cannot list processes (``--query-gpu`` CSV, ``-L``): ``processes`` is then
+    #: unknown, not empty, and the JSON says ``null``.
+    processes_known: bool = True
 
     def to_dict(self, detail: bool = False, pods: Mapping[int, str] | None = None) -> dict[str, JsonValue]:
         """Exactly the JSON contract keys; ``detail=True`` adds ECC, retired pages, remapped rows, MIG, etc.
@@ -177,7 +180,9 @@ class Gpu:
             "temperatureC": self.temperature_c,
             "powerW": self.power_w,
             "migMode": self.mig_mode,
-            "processes": json_list(p.to_dict(detail, pods) for p in self.processes),
+            "processes": json_list(p.to_dict(detail, pods) for p in self.processes)
+            if self.processes_known
+            else None,
         }
         if detail:
             out["pciBusId"] = self.pci_bus_id
@@ -205,6 +210,8 @@ class NvidiaSmiReport:
     cuda_version: str | None
     attached_gpus: int | None
     gpus: tuple[Gpu, ...]
+    #: What was repaired to read an XML document that was not well-formed (None: it was).
+    recovered: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

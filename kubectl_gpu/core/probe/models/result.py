@@ -63,6 +63,8 @@ class ProbeResult:
     driver_version: str | None
     cuda_version: str | None
     gpus: tuple[Gpu, ...]
+    #: How many GPUs nvidia-smi counts as attached (``<attached_gpus>``); more than ``gpus`` lists: one is gone.
+    attached_gpus: int | None = None
     #: Which section the GPU facts came from: ``nvidia-smi-xml``, ``nvidia-smi-csv``, ``nvidia-smi-list``.
     gpu_source: str | None = None
     collector_version: str | None = None

@@ -25,6 +25,7 @@ _NA_VALUES = frozenset(
         "not available",
         "not available in wddm driver model",
         "none reported",
+        "not found",  # <cuda_version>Not Found</cuda_version>: no CUDA driver library in reach
     }
 )
 
