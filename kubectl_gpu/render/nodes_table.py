@@ -33,10 +33,13 @@ def _usage(row: NodeRow) -> Text:
     acc = row.accelerator
     if acc is None:
         return Text("-")
-    text = f"{_n(acc.allocatable)}/{_n(acc.requested)}/{_n(acc.free)}"
+    requested, free = acc.known_requested, acc.known_free  # None: the pods could not be listed
+    text = f"{_n(acc.allocatable)}/{'?' if requested is None else _n(requested)}/{'?' if free is None else _n(free)}"
     if acc.source != "device-plugin":
         text += f" ({acc.source})"
-    style = theme.GOOD if acc.free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
+    if free is None:
+        return Text(text, style=theme.WARNING)
+    style = theme.GOOD if free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
     return Text(text, style=style)
 
 

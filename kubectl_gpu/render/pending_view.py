@@ -103,5 +103,7 @@ def explain_view(diag: PodDiagnosis) -> Group:
 def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> RenderableType:
     if not report.pods:
         scope = "Pending pods" if all_pending else "Pending pods requesting accelerators"
+        if report.pods_unlisted is not None:  # forbidden: "none" would be a guess
+            return Text(f"Pods could not be listed (forbidden): whether there are {scope} is unknown.")
         return Text(f"No {scope}.")
     return pending_table(report, wide=wide)

@@ -428,7 +428,8 @@ def analyse_pending(
     )
     results = [analyser.diagnose(p) for p in chosen]
     results.sort(key=lambda d: (not d.verdict.blocking, _SEVERITY[d.verdict], d.namespace, d.name))
-    return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes")
+    unlisted = next((n.message for n in state.notes if n.code == "FORBIDDEN" and n.kind == "pods"), None)
+    return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes", unlisted)
 
 
 def analyse(

@@ -19,6 +19,7 @@ from kubectl_gpu.core.analyses.pending.node_checks import node_checks
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
+from kubectl_gpu.core.fleet.nodes import pods_unread
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.affinity import selector_matches
@@ -96,6 +97,9 @@ class NodeTarget:
                 )
             )
             checks.append(Check("free accelerators", False, "; ".join(short)))
+        elif shape.accelerators and (unread := pods_unread(self.state)) is not None:
+            # What the pods read request is a lower bound: "enough" is unknown, "too few" was a fact.
+            checks.append(Check("free accelerators", None, f"free unknown: {unread}"))
         else:
             checks.append(Check("free accelerators", True, "enough free"))
         unreadable = frozenset(n.kind for n in self.state.notes if n.code == "FORBIDDEN" and n.kind)

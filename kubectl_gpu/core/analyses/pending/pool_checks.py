@@ -21,6 +21,7 @@ from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, pool_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.analyses.pending.volumes import volume_facts
+from kubectl_gpu.core.fleet.nodes import pods_unread
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType
 from kubectl_gpu.core.scheduling.requirements import Requirements
@@ -185,7 +186,7 @@ def _topology(
     zones = _zones_of(target.state, target)
     domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
     outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
-    outcome.add_to(POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks)
+    outcome.unsure(pods_unread(target.state)).add_to(POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks)
 
 
 _TOPOLOGY_FIX = (

@@ -114,6 +114,8 @@ class PendingReport(ReportBase):
     pods: tuple[PodDiagnosis, ...]
     now: datetime
     targets: str  # "nodepools" | "nodes"
+    # Why pods could not be listed (forbidden), or None: then "no Pending pod" is unknown, not a fact.
+    pods_unlisted: str | None = None
 
     @property
     def blocking(self) -> bool:
@@ -141,6 +143,7 @@ class PendingReport(ReportBase):
         return {
             "evaluatedAt": _time(self.now),
             "targets": self.targets,
+            "podsListed": self.pods_unlisted is None,
             "pods": [p.to_dict(blockers) for p in self.pods],
         }
 

@@ -52,6 +52,17 @@ class Outcome:
         Verdict3 | None
     )  # None: no required pod (anti-)affinity and no placed pod's anti-affinity for it
 
+    def unsure(self, why: str | None) -> Outcome:
+        """This outcome when the pods already placed are not all known (`why`): a pass is unknown then,
+        because a pod not read may be the one that counts."""
+        if why is None:
+            return self
+
+        def weaker(found: Verdict3 | None) -> Verdict3 | None:
+            return (None, f"{found[1]}, counting only the pods read ({why})") if found and found[0] else found
+
+        return Outcome(weaker(self.spread), weaker(self.affinity))
+
     def add_to(
         self, ref: TargetRef, where: str, fix: str, blockers: list[Blocker], checks: list[Check]
     ) -> None:

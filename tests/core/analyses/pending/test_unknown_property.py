@@ -131,6 +131,8 @@ def clusters(draw: st.DrawFn) -> Any:
     forbidden = draw(st.lists(st.sampled_from(_FORBIDDABLE), unique=True))
     state = state_of(o for o in objects if _plural(o["kind"]) not in forbidden)
     notes = tuple(Note("FORBIDDEN", f"forbidden to list {k}", k) for k in forbidden)
+    if draw(st.booleans()):  # pods readable in one namespace only: what the others take is unknown
+        notes += (Note("PARTIAL", "forbidden to list pods cluster-wide: counting namespace t", "pods"),)
     return dataclasses.replace(state, notes=notes), frozenset(forbidden), with_volume
 
 
