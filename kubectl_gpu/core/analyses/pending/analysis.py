@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
+from kubectl_gpu.core.analyses.pending.existing import StateNodes
 from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
 from kubectl_gpu.core.analyses.pending.pod_gates import (
     Decision,
@@ -19,7 +20,7 @@ from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
@@ -84,14 +85,14 @@ def _provisioning(
     state: ClusterState,
     pod: Pod,
     parsed: list[tuple[Event, ParsedMessage]],
-    nearest: TargetEvaluation | None,
     now: datetime,
 ) -> str | None:
-    """Why the pod is in flight, or None.
+    """Why the pod is in flight by the evidence, or None.
 
     Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
     provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
-    supersede a nomination), and its NodeClaim is neither initialized already nor out of capacity.
+    supersede a nomination), and its NodeClaim is neither initialized already, out of capacity nor being
+    deleted. Capacity in flight without a nomination is `StateNodes.room_in_flight` (existing.py).
     """
     if pod.nominated_node_name:
         return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"
@@ -116,18 +117,12 @@ def _provisioning(
             for e in state.events_for("NodeClaim", claim_name)
         )
         done = initialized is not None and initialized.is_true
-        if fresh and not superseded and not out_of_capacity and not done:
+        deleting = claim is not None and claim.meta.deleting  # Karpenter launches anew (StateNode.Deleted)
+        if fresh and not superseded and not out_of_capacity and not done and not deleting:
             who = f"NodeClaim {claim_name}" if claim_name else "a new node"
             minutes = int((now - event.last_seen).total_seconds() // 60)
             return f"{message.source} nominated the pod for {who} {minutes}m ago"
         return None
-    if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
-        for claim in state.launching_nodeclaims_by_pool.get(nearest.target.name, ()):
-            created = claim.meta.created
-            recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
-            after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
-            if recent and after_pod:
-                return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
     return None
 
 
@@ -222,6 +217,8 @@ class _Analyser:
         self.share_pools = share_pools
         self.kinds = PoolKinds(self.pools if share_pools else ())
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
+        # Karpenter's state nodes (existing.py): tried before any NodePool, so only where there are some.
+        self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
@@ -230,9 +227,11 @@ class _Analyser:
         self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
 
-    def _targets(self, shape: PodShape) -> list[Entry]:
-        """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
-        accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
+    def _targets(self, shape: PodShape, key: tuple[object, ...]) -> list[Entry]:
+        """NodePools when there are any, after the existing nodes that have room for the pod (Karpenter tries
+        them first and launches nothing then; kube-scheduler places the pod); existing nodes otherwise, and
+        also when no NodePool can offer the accelerator but some node has it (MIG slices, hand-made GPU
+        nodes next to Karpenter)."""
         if not self.pools:
             return self._nodes(shape)
         targets: list[Entry] = (
@@ -242,18 +241,24 @@ class _Analyser:
         )
         if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
             targets += [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes if n.offers(shape)]
+        elif self.state_nodes is not None:
+            targets += [Entry.single(Evaluated(e)) for e in self.state_nodes.fitting(shape, key)]
         return targets
 
     def _nodes(self, shape: PodShape) -> list[Entry]:
         return [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes]
 
-    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
+    def _key(self, shape: PodShape, *, nodes_only: bool) -> tuple[object, ...]:
         key = (*shape.key, nodes_only)
         if self.anti_affinity:  # a placed pod's required anti-affinity may select this one by its labels
             key = (*key, shape.namespace, shape.labels)
+        return key
+
+    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
+        key = self._key(shape, nodes_only=nodes_only)
         found = self.cache.get(key)
         if found is None:
-            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape))
+            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape, key))
         return found
 
     def node_has(self, shape: PodShape) -> bool:
@@ -328,8 +333,18 @@ class _Analyser:
         decided = pod_decision(pod)
         if decided is not None:
             return decided.verdict, decided.reason, decided.fix, None
-        if (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
+        if (why := _provisioning(self.state, pod, parsed, self.now)) is not None:
             return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+        if self.state_nodes is not None and skip is None:
+            room = self.state_nodes.room_in_flight(shape, self._key(shape, nodes_only=False))
+            if room is not None:
+                claim, note = room
+                pool = f" of NodePool {claim.node_pool}" if claim.node_pool else ""
+                why = f"NodeClaim {claim.name}{pool} is starting and has room for the pod" + (
+                    f" ({note})" if note else ""
+                )
+                where = TargetRef("NodePool", claim.node_pool) if claim.node_pool else ref
+                return Verdict.PROVISIONING, why, "wait: capacity is on its way", where
         if self.legacy is not None and skip is None and not ranked.offering_pool:
             return self._legacy(ref)
         if skip is not None:
@@ -346,17 +361,22 @@ class _Analyser:
         if nearest is not None and nearest.blockers:
             first = nearest.blockers[0]
             return first.code, first.message, first.fix, ref
-        where = f"{ref.kind} {ref.name}" if ref else "no target"
+        shown = f"{ref.kind} {ref.name}" if ref else "no target"
         unchecked = unverified_checks(nearest, self.unreadable)
         if unchecked or nearest is None:
             return (
                 Verdict.UNVERIFIED,
-                f"no blocker found on {where}, but not every check could be made: "
+                f"no blocker found on {shown}, but not every check could be made: "
                 + "; ".join(unchecked or ["no target"]),
                 "make the missing data readable (RBAC, the CRDs, a fuller snapshot) and rerun",
                 ref,
             )
-        reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
+        reason = f"{shown} can serve this pod and nothing is in flight: see the evidence"
+        if ref is not None and ref.kind == "Node" and self.pools:
+            reason = (
+                f"node {ref.name} has room for the pod: kube-scheduler places it there, and Karpenter launches "
+                "nothing for a pod an existing node can take (see the evidence)"
+            )
         fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
         return Verdict.NO_BLOCKER_FOUND, reason, fix, ref
 

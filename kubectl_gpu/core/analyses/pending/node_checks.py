@@ -110,8 +110,12 @@ def node_checks(
                 )
             )
         ok = False if conflict else (None if unread else True)
-        checks.append(Check("host ports", ok, conflict or ("unknown: " + unread if unread else "free on the node")))
-    node_topology(state, shape, node).unsure(unread).add_to(ref, f"node {node.name}", _TOPOLOGY_FIX, blockers, checks)
+        checks.append(
+            Check("host ports", ok, conflict or ("unknown: " + unread if unread else "free on the node"))
+        )
+    node_topology(state, shape, node).unsure(unread).add_to(
+        ref, f"node {node.name}", _TOPOLOGY_FIX, blockers, checks
+    )
     facts = volume_facts(state, shape, unreadable)
     if facts.relevant:
         if facts.problem:

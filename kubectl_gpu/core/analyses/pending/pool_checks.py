@@ -186,7 +186,9 @@ def _topology(
     zones = _zones_of(target.state, target)
     domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
     outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
-    outcome.unsure(pods_unread(target.state)).add_to(POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks)
+    outcome.unsure(pods_unread(target.state)).add_to(
+        POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks
+    )
 
 
 _TOPOLOGY_FIX = (

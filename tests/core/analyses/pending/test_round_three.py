@@ -14,7 +14,7 @@ from typing import Any
 from kubectl_gpu.core.analyses.pending import Verdict as V
 from kubectl_gpu.core.analyses.pending import analyse_pending
 from kubectl_gpu.core.k8s.state import Note
-from tests.core.analyses.pending._scenarios import NOW, catalog, diagnosis, items, state_of
+from tests.core.analyses.pending._scenarios import NOW, analyse, catalog, diagnosis, find, items, state_of
 
 # ---- 9. unknown shown as unknown ------------------------------------------------------------------------
 
@@ -36,3 +36,222 @@ def test_free_accelerators_on_a_node_are_unknown_when_pods_were_read_in_part() -
     assert "free accelerators: free unknown" in diag.reason
     # A shortage among the pods read stays a shortage: more pods can only take more.
     assert diagnosis(after, "training/pretrain-1").verdict is V.INSUFFICIENT_ACCELERATOR
+
+
+# ---- 1. capacity in flight: suite_test.go Describe("In-Flight Nodes"), existingnode.go, statenode.go -------
+
+NEURON_POD = "inferentia/neuron-7b4c9-pq2rs"
+
+
+def _neuron_pod(name: str, **spec: Any) -> dict[str, Any]:
+    container = {"name": "m", "image": "x", "resources": {"requests": {"aws.amazon.com/neuron": "1"}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "inferentia",
+            "uid": f"uid-{name}",
+            "creationTimestamp": "2026-11-29T11:50:00Z",
+        },
+        "spec": {
+            "tolerations": [{"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"}],
+            "containers": [container],
+            **spec,
+        },
+        "status": {"phase": "Pending"},
+    }
+
+
+def _inflight_verdict(objects: list[dict[str, Any]], key: str = NEURON_POD) -> Any:
+    return diagnosis(analyse(objects, only=[key]), key)
+
+
+def test_an_in_flight_node_that_can_support_the_pod_is_waited_for() -> None:
+    """It("should not launch a second node if there is an in-flight node that can support the pod")."""
+    diag = _inflight_verdict(items("automode-capacity"))
+    assert diag.verdict is V.PROVISIONING
+    assert "NodeClaim neuron-x9p2m" in diag.reason and "has room for the pod" in diag.reason
+
+
+def test_a_pod_that_does_not_fit_what_the_in_flight_node_has_left_is_not_waiting() -> None:
+    """It("should launch a second node if a pod won't fit on the existingNodes node"): inf2.xlarge has one
+    Neuron device; a pod that wants two needs a new node (ExistingNode.CanAdd "exceeds node resources")."""
+    objects = items("automode-capacity")
+    pod = _neuron_pod("two-devices")
+    pod["spec"]["containers"][0]["resources"]["requests"]["aws.amazon.com/neuron"] = "2"
+    diag = _inflight_verdict([*objects, pod], "inferentia/two-devices")
+    assert diag.verdict is not V.PROVISIONING, diag.reason
+
+
+def test_a_pod_the_in_flight_node_is_not_compatible_with_is_not_waiting() -> None:
+    """It("should not launch a second node if there is an in-flight node that can support the pod (node
+    selectors)"): the claim launched in one zone; a pod that requires another one needs a new node."""
+    objects = items("automode-capacity")
+    find(objects, "NodeClaim", "neuron-x9p2m")["metadata"]["labels"]["topology.kubernetes.io/zone"] = (
+        "us-west-2a"
+    )
+    same = _neuron_pod("same-zone", nodeSelector={"topology.kubernetes.io/zone": "us-west-2a"})
+    other = _neuron_pod("other-zone", nodeSelector={"topology.kubernetes.io/zone": "us-west-2b"})
+    assert _inflight_verdict([*objects, same], "inferentia/same-zone").verdict is V.PROVISIONING
+    assert _inflight_verdict([*objects, other], "inferentia/other-zone").verdict is not V.PROVISIONING
+
+
+def test_a_terminating_in_flight_node_is_no_room() -> None:
+    """It("should launch a second node if an in-flight node is terminating"): StateNode.Deleted."""
+    objects = items("automode-capacity")
+    find(objects, "NodeClaim", "neuron-x9p2m")["metadata"]["deletionTimestamp"] = "2026-11-29T11:59:00Z"
+    assert _inflight_verdict(objects).verdict is not V.PROVISIONING
+    objects = items("automode-capacity")
+    find(objects, "NodeClaim", "neuron-x9p2m")["status"]["conditions"].append(
+        {"type": "InstanceTerminating", "status": "True"}
+    )
+    assert _inflight_verdict(objects).verdict is not V.PROVISIONING
+
+
+def _initializing(
+    objects: list[dict[str, Any]], taint: dict[str, str], *, startup: bool, initialized: bool
+) -> None:
+    """A registered inf2.xlarge node of NodePool neuron with `taint`, listed as a startup taint of its
+    NodeClaim or not, initialized or not (the karpenter.sh/initialized label and the Initialized condition)."""
+    claim = find(objects, "NodeClaim", "neuron-x9p2m")
+    claim["status"].update(
+        nodeName="i-0inf2aaaaaaaaaaa1",
+        allocatable={"cpu": "3920m", "memory": "14Gi", "aws.amazon.com/neuron": "1", "pods": "58"},
+    )
+    claim["status"]["conditions"] = [
+        {"type": "Launched", "status": "True"},
+        {"type": "Registered", "status": "True"},
+        {"type": "Initialized", "status": "True" if initialized else "Unknown"},
+    ]
+    if startup:
+        claim["spec"]["startupTaints"] = [taint]
+    labels = {**claim["metadata"]["labels"], "karpenter.sh/registered": "true"}
+    if initialized:
+        labels["karpenter.sh/initialized"] = "true"
+    objects.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "i-0inf2aaaaaaaaaaa1",
+                "labels": labels,
+                "creationTimestamp": "2026-11-29T11:59:00Z",
+            },
+            "spec": {"providerID": "aws:///us-west-2a/i-0inf2aaaaaaaaaaa1", "taints": [taint]},
+            "status": {
+                "allocatable": claim["status"]["allocatable"],
+                "capacity": claim["status"]["allocatable"],
+            },
+        }
+    )
+
+
+STARTUP = {"key": "example.com/agent-not-ready", "value": "true", "effect": "NoSchedule"}
+
+
+def test_a_startup_taint_of_an_initializing_node_is_no_obstacle() -> None:
+    """It("should assume pod will schedule to a tainted node with a custom startup taint"): StateNode.Taints
+    drops the NodeClaim's startupTaints until the node is initialized."""
+    objects = items("automode-capacity")
+    _initializing(objects, STARTUP, startup=True, initialized=False)
+    diag = _inflight_verdict(objects)
+    assert diag.verdict is V.PROVISIONING, diag.reason
+    assert "NodeClaim neuron-x9p2m" in diag.reason
+
+
+def test_a_startup_taint_after_initialization_is_an_obstacle() -> None:
+    """It("should not assume pod will schedule to a node with startup taints after initialization")."""
+    objects = items("automode-capacity")
+    _initializing(objects, STARTUP, startup=True, initialized=True)
+    assert _inflight_verdict(objects).verdict is not V.PROVISIONING
+
+
+def test_a_taint_that_is_no_startup_taint_is_an_obstacle() -> None:
+    """It("should not assume pod will schedule to a tainted node")."""
+    objects = items("automode-capacity")
+    _initializing(objects, STARTUP, startup=False, initialized=False)
+    assert _inflight_verdict(objects).verdict is not V.PROVISIONING
+
+
+def test_the_not_ready_taint_of_an_uninitialized_node_is_ephemeral() -> None:
+    """It("should assume pod will schedule to a node with ephemeral taint node.kubernetes.io/not-ready:NoExecute
+    when the node is uninitialized"), and not once it is initialized."""
+    not_ready = {"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}
+    objects = items("automode-capacity")
+    _initializing(objects, not_ready, startup=False, initialized=False)
+    assert _inflight_verdict(objects).verdict is V.PROVISIONING
+    objects = items("automode-capacity")
+    _initializing(objects, not_ready, startup=False, initialized=True)
+    assert _inflight_verdict(objects).verdict is not V.PROVISIONING
+
+
+# ---- 2. existing nodes are targets: suite_test.go Describe("Existing Nodes"), scheduler.go addToExistingNode --
+
+
+def _node_group_node(name: str = "ng-l4-1", zone: str = "us-west-2a") -> dict[str, Any]:
+    """A managed node group's GPU node: no Karpenter labels, no taint, one free L4."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "node.kubernetes.io/instance-type": "g6.xlarge",
+                "topology.kubernetes.io/zone": zone,
+                "eks.amazonaws.com/nodegroup": "gpu-ng",
+                "kubernetes.io/arch": "amd64",
+                "kubernetes.io/os": "linux",
+            },
+            "creationTimestamp": "2026-11-20T00:00:00Z",
+        },
+        "spec": {"providerID": f"aws:///{zone}/{name}"},
+        "status": {
+            "capacity": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1", "pods": "58"},
+            "allocatable": {"cpu": "3920m", "memory": "14Gi", "nvidia.com/gpu": "1", "pods": "58"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
+def _plain_gpu_pod(name: str = "p", **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "t", "uid": f"uid-{name}"},
+        "spec": {
+            "containers": [{"name": "m", "image": "x", "resources": {"requests": {"nvidia.com/gpu": "1"}}}],
+            **spec,
+        },
+        "status": {"phase": "Pending"},
+    }
+
+
+def test_a_pod_that_fits_a_node_karpenter_does_not_own_is_placed_there() -> None:
+    """It("should schedule a pod to an existing node unowned by Karpenter"): the pod does not tolerate the GPU
+    NodePool's taint, but an untainted node group node has a free GPU: kube-scheduler places it, Karpenter
+    launches nothing, and no blocking verdict about the NodePool is given."""
+    diag = diagnosis(
+        analyse([*items("automode-gpu"), _node_group_node(), _plain_gpu_pod()], only=["t/p"]), "t/p"
+    )
+    assert diag.verdict is V.NO_BLOCKER_FOUND, diag.reason
+    assert diag.nearest is not None and (diag.nearest.kind, diag.nearest.name) == ("Node", "ng-l4-1")
+    assert "kube-scheduler places it there" in diag.reason
+
+
+def test_a_pod_incompatible_with_the_existing_node_is_judged_on_the_nodepools() -> None:
+    """It("should consider a pod incompatible with an existing node but compatible with NodePool")."""
+    pod = _plain_gpu_pod(nodeSelector={"topology.kubernetes.io/zone": "us-west-2b"})
+    diag = diagnosis(analyse([*items("automode-gpu"), _node_group_node(), pod], only=["t/p"]), "t/p")
+    assert diag.nearest is not None and diag.nearest.kind == "NodePool"
+    assert diag.verdict is V.MISSING_TOLERATION
+
+
+def test_a_full_existing_node_is_no_target() -> None:
+    """The node's GPU is taken (ExistingNode.CanAdd "exceeds node resources"): the NodePools decide."""
+    holder = _plain_gpu_pod("holder", nodeName="ng-l4-1")
+    holder["status"]["phase"] = "Running"
+    diag = diagnosis(
+        analyse([*items("automode-gpu"), _node_group_node(), holder, _plain_gpu_pod()], only=["t/p"]), "t/p"
+    )
+    assert diag.verdict is V.MISSING_TOLERATION
