@@ -12,15 +12,20 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     Check,
     TargetEvaluation,
     resources_text,
-    selected_value,
     short_quantity,
     taint_list,
     type_names,
 )
-from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.fixes import toleration_fix
+from kubectl_gpu.core.analyses.pending.label_blockers import unknown_label_blocker
 from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
-from kubectl_gpu.core.analyses.pending.pool_facts import node_class_blocker, ready_blocker, remaining_limits
+from kubectl_gpu.core.analyses.pending.pool_facts import (
+    node_class_blocker,
+    ready_blocker,
+    remaining_limits,
+    state_blocker,
+)
 from kubectl_gpu.core.analyses.pending.pool_groups import (
     NODEPOOL,
     Fitting,
@@ -48,7 +53,6 @@ from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex
-from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
     Incompatibility,
@@ -58,15 +62,6 @@ from kubectl_gpu.core.scheduling.requirements import (
     nodepool_requirements,
 )
 from kubectl_gpu.core.scheduling.taints import pretty, untolerated
-
-# GPU feature discovery labels and the instance label that says the same thing up front.
-_GFD_EQUIVALENT = {
-    "nvidia.com/gpu.product": "instance-gpu-name",
-    "nvidia.com/gpu.present": "instance-gpu-manufacturer",
-    "nvidia.com/gpu.count": "instance-gpu-count",
-    "nvidia.com/gpu.memory": "instance-gpu-memory",
-    "nvidia.com/gpu.family": "instance-gpu-name",
-}
 
 
 class PoolTarget:
@@ -266,6 +261,9 @@ class PoolTarget:
         if self.ready_blocker is not None:
             blockers.append(self.ready_blocker)
             checks.append(Check("ready", False, self.ready_blocker.message))
+        if (found := state_blocker(self)) is not None:
+            blockers.append(found)
+            checks.append(Check("launches", False, found.message))
         if self.capacity_event is not None:
             blockers.append(self.capacity_event)
             checks.append(Check("capacity", False, self.capacity_event.message))
@@ -300,7 +298,7 @@ class PoolTarget:
         found = self._term(shape)[1]
         for problem in found:
             if isinstance(problem, UnknownLabel):
-                out.append(self._unknown_label(shape, problem))
+                out.append(unknown_label_blocker(self, shape, problem))
             elif isinstance(problem, Conflict):
                 allowed = problem.pool_requirement.render(with_key=False)
                 out.append(
@@ -355,46 +353,6 @@ class PoolTarget:
             first = first or (reqs, found)
         assert first is not None
         return first
-
-    def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
-        key = problem.key
-        value = selected_value(shape, key)
-        other = self.catalog.other_provider_key(key)
-        owner = self.catalog.label_table.provider_of(key)
-        if other is not None and owner is not None and owner != self.provider:
-            where = "EKS Auto Mode" if self.provider == "auto" else "self-managed Karpenter"
-            return Blocker(
-                Verdict.LABEL_NAMESPACE_MISMATCH,
-                SPEC,
-                POOL_REF,
-                f"pod selects {key}, a label {where} nodes never carry; the same label is {other} here",
-                selector_fix(key, other, value),
-                {"key": key, "replacement": other},
-            )
-        gfd = _GFD_EQUIVALENT.get(key)
-        if gfd is not None:
-            fix = (
-                f"{key} is set by GPU feature discovery after a node starts, so no provisioner can launch a "
-                f"node for it: select {self.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
-                f"{key} to NodePool {POOL} spec.template.metadata.labels"
-            )
-        elif restricted_label(key):
-            # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
-            fix = f"remove {key} from the pod's nodeSelector/affinity: no NodePool may set it"
-        else:
-            fix = (
-                f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
-                f"{POOL} spec.template.metadata.labels"
-            )
-        hint = f" (typo of {problem.hint}?)" if problem.hint else ""
-        return Blocker(
-            Verdict.UNKNOWN_LABEL,
-            SPEC,
-            POOL_REF,
-            f"pod selects label {key}{hint}, which NodePool {POOL} neither sets nor knows",
-            fix,
-            {"key": key},
-        )
 
     def _instance_blockers(
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
@@ -472,9 +430,12 @@ class PoolTarget:
             return LimitAnswer("unfitted")
         # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
         key = ("limits", id(fitting), self.remaining_key)
-        kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
+        kept, found = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
         if kept is not fitting:
-            problem = limit_problem(self.remaining, fitting)
+            found = limit_problem(self.remaining, fitting)
+        problem, unknown = found
+        if unknown is not None:
+            return LimitAnswer("unknown", detail=unknown)
         return LimitAnswer("ok") if problem is None else LimitAnswer("over", problem)
 
     def _limit_parts(self, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]) -> None:
@@ -485,6 +446,8 @@ class PoolTarget:
             checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
         elif answer.state == "unfitted":
             checks.append(Check("limits", None, f"remaining {remaining}"))
+        elif answer.state == "unknown":
+            checks.append(Check("limits", None, f"remaining {remaining}; {answer.detail}"))
         elif answer.problem is None:
             checks.append(Check("limits", True, f"remaining {remaining}"))
         else:

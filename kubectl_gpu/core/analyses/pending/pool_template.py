@@ -125,8 +125,9 @@ class PoolCandidate:
 @dataclass(frozen=True, slots=True)
 class LimitAnswer:
     """The NodePool-limits check for one pool and shape: `state` is `none` (no limits), `forbidden`
-    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `ok` or `over` (`problem` says
-    why)."""
+    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `unknown` (`detail` says what the
+    catalog lacks), `ok` or `over` (`problem` says why)."""
 
     state: str
     problem: str | None = None
+    detail: str | None = None

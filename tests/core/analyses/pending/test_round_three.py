@@ -8,6 +8,7 @@ test (scheduler.go, existingnode.go, nodeclaim.go, preferences.go, provisioner.g
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -255,3 +256,68 @@ def test_a_full_existing_node_is_no_target() -> None:
         analyse([*items("automode-gpu"), _node_group_node(), holder, _plain_gpu_pod()], only=["t/p"]), "t/p"
     )
     assert diag.verdict is V.MISSING_TOLERATION
+
+
+# ---- 4. NodePool states and limits: provisioning/suite_test.go, provisioner.go NewScheduler -----------------
+
+LLM = "serving/llm-5f7b9-aaaaa"  # NO_BLOCKER_FOUND on NodePool gpu as the scenario stands
+
+
+def _pool_verdict(objects: list[dict[str, Any]]) -> Any:
+    return diagnosis(analyse(objects, only=[LLM]), LLM)
+
+
+def test_a_deleting_nodepool_launches_nothing() -> None:
+    """It("should ignore NodePools that are deleting"): NewScheduler keeps `np.DeletionTimestamp.IsZero()`."""
+    objects = items("automode-gpu")
+    assert _pool_verdict(objects).verdict is V.NO_BLOCKER_FOUND
+    find(objects, "NodePool", "gpu")["metadata"]["deletionTimestamp"] = "2026-11-29T11:00:00Z"
+    diag = _pool_verdict(objects)
+    assert diag.verdict is V.NODEPOOL_DELETING, diag.reason
+
+
+def test_a_static_nodepool_launches_nothing_for_pending_pods() -> None:
+    """It("should not create NodeClaims for StaticNodePool"): NewScheduler drops `nodepoolutils.IsStatic`."""
+    objects = items("automode-gpu")
+    find(objects, "NodePool", "gpu")["spec"]["replicas"] = 2
+    diag = _pool_verdict(objects)
+    assert diag.verdict is V.STATIC_NODEPOOL, diag.reason
+    assert "spec.replicas: 2" in diag.reason
+
+
+def test_a_dynamic_nodepool_next_to_a_static_one_still_launches() -> None:
+    """It("should still provision dynamic NodeClaims when there are both Static and Dynamic NodePools")."""
+    objects = items("automode-gpu")
+    static = copy.deepcopy(find(objects, "NodePool", "gpu"))
+    static["metadata"]["name"] = "gpu-static"
+    static["spec"]["replicas"] = 1
+    static["spec"]["weight"] = 100  # heavier: still not the one that launches
+    diag = _pool_verdict([*objects, static])
+    assert diag.verdict is V.NO_BLOCKER_FOUND
+    assert diag.nearest is not None and diag.nearest.name == "gpu"
+
+
+def test_a_pods_limit_stops_types_with_more_pods_than_left() -> None:
+    """It("should not schedule if limits would be exceeded"): `filterByRemainingResources` compares every
+    limited resource with the type's capacity, `pods` (its max pods) too. The pool's one NodeClaim holds 110
+    pods of 150: 40 are left, fewer than the 58 of the smallest fitting type, g6.xlarge."""
+    objects = items("automode-gpu")
+    find(objects, "NodePool", "gpu")["spec"]["limits"] = {"pods": "150"}
+    diag = _pool_verdict(objects)
+    assert diag.verdict is V.NODEPOOL_LIMIT_REACHED, diag.reason
+    assert "pods" in diag.reason
+    find(objects, "NodePool", "gpu")["spec"]["limits"] = {"pods": "1000"}
+    assert _pool_verdict(objects).verdict is V.NO_BLOCKER_FOUND
+
+
+def test_a_nodes_limit_counts_each_nodeclaim_once() -> None:
+    """It("should not schedule if limits would be exceeded (node)"): one NodeClaim is one node; with a limit
+    of 2 and one NodeClaim there is room for one more (a claim whose status has no capacity, counted from
+    the catalog, was counted twice: no room)."""
+    objects = items("automode-gpu")
+    del find(objects, "NodeClaim", "gpu-dnknr")["status"]["capacity"]
+    find(objects, "NodePool", "gpu")["spec"]["limits"] = {"nodes": "2"}
+    assert _pool_verdict(objects).verdict is V.NO_BLOCKER_FOUND
+    find(objects, "NodePool", "gpu")["spec"]["limits"] = {"nodes": "1"}
+    diag = _pool_verdict(objects)
+    assert diag.verdict is V.NODEPOOL_LIMIT_REACHED and "node limits have been exhausted" in diag.reason
