@@ -200,7 +200,7 @@ class _Analyser:
         self.state = state
         self.catalog = catalog
         self.now = now
-        provider = cluster_provider(state)
+        provider = self.provider = cluster_provider(state)
         indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
         memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
@@ -275,7 +275,11 @@ class _Analyser:
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
-        skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
+        skip = (
+            None
+            if pod.node_name
+            else provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
+        )
         ranked = self.evaluate(shape, nodes_only=skip is not None)
         parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)

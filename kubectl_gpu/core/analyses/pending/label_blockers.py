@@ -51,7 +51,7 @@ def unknown_label_blocker(target: PoolTarget, shape: PodShape, problem: UnknownL
             f"node for it: select {target.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
             f"{key} to NodePool {POOL} spec.template.metadata.labels"
         )
-    elif restricted_label(key):
+    elif restricted_label(key, target.provider):
         # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
         fix = f"remove {key} from the pod's nodeSelector/affinity: no NodePool may set it"
     else:

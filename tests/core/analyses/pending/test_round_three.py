@@ -321,3 +321,47 @@ def test_a_nodes_limit_counts_each_nodeclaim_once() -> None:
     find(objects, "NodePool", "gpu")["spec"]["limits"] = {"nodes": "1"}
     diag = _pool_verdict(objects)
     assert diag.verdict is V.NODEPOOL_LIMIT_REACHED and "node limits have been exhausted" in diag.reason
+
+
+# ---- 7. restricted label domains: scheduling/suite_test.go "should not schedule pods that have node selectors
+# with restricted domains", for each of `v1.RestrictedLabelDomains`, which aws/karpenter-provider-aws
+# `pkg/apis/v1/labels.go` `init` extends with karpenter.k8s.aws (its WellKnownLabels stay usable) ------------
+
+
+def _selecting(scenario: str, key: str) -> Any:
+    pod = _plain_gpu_pod(
+        tolerations=[{"operator": "Exists"}],
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": key, "operator": "In", "values": ["test"]}]}
+                    ]
+                }
+            }
+        },
+    )
+    return diagnosis(analyse([*items(scenario), pod], only=["t/p"]), "t/p")
+
+
+def test_a_label_of_the_aws_providers_domain_is_restricted_on_self_managed_karpenter() -> None:
+    diag = _selecting("karpenter-gpu", "karpenter.k8s.aws/test")
+    assert diag.verdict is V.POD_IGNORED_BY_PROVISIONER, diag.reason
+    assert "using label karpenter.k8s.aws/test is not allowed" in diag.reason
+
+
+def test_the_karpenter_sh_domain_is_restricted_everywhere() -> None:
+    for scenario in ("karpenter-gpu", "automode-gpu"):
+        assert _selecting(scenario, "karpenter.sh/test").verdict is V.POD_IGNORED_BY_PROVISIONER
+
+
+def test_well_known_labels_of_the_aws_domain_stay_usable() -> None:
+    """`IsRestrictedLabel` returns nil for a WellKnownLabels key first."""
+    diag = _selecting("karpenter-gpu", "karpenter.k8s.aws/instance-family")
+    assert diag.verdict is not V.POD_IGNORED_BY_PROVISIONER
+    assert diag.verdict is V.REQUIREMENT_CONFLICT  # "test" is no family
+
+
+def test_on_auto_mode_the_aws_domain_is_another_providers_label() -> None:
+    """Auto Mode restricts its own labels, not karpenter.k8s.aws ones: those are labels its nodes never carry."""
+    assert _selecting("automode-gpu", "karpenter.k8s.aws/test").verdict is not V.POD_IGNORED_BY_PROVISIONER
