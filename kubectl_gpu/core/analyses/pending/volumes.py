@@ -11,7 +11,10 @@ Karpenter `pkg/controllers/provisioning/scheduling/volumetopology.go`:
   (`mergeVolumeRequirementAlternatives`) -> a NodePool none of whose alternatives fits: `VOLUME_TOPOLOGY_CONFLICT`.
 kube-scheduler `volumebinding` Filter on an existing node: each bound PV's node affinity must match the node
 (`CheckNodeAffinity`), each unbound WaitForFirstConsumer claim's StorageClass topology must allow it.
-A claim, volume or class not in the data, or a kind that could not be read, leaves the check unknown.
+A claim, volume or class that does not exist makes Karpenter ignore the pod too (`GetPersistentVolumeClaim`,
+`validateVolume`, the StorageClass `Get` in `ValidatePersistentVolumeClaims` fail) -> `VOLUME_UNAVAILABLE`, when
+the data shows that its kind was read (other objects of the kind are there; issue 20, item 6). One not in the
+data otherwise, or a kind that could not be read, leaves the check unknown.
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str
         for ref in claims:
             pvc = state.pvc_by_key.get((shape.namespace, ref.claim))
             what = f"PersistentVolumeClaim {shape.namespace}/{ref.claim}"
+            if pvc is None and state.persistentvolumeclaims:  # claims were read: this one does not exist
+                why = "not created yet (the ephemeral volume controller makes it)" if ref.ephemeral else "not found"
+                return VolumeFacts((), (), problem=f"{what} of volume {ref.volume} does not exist: {why}")
             if pvc is None:
                 why = "not created yet, or not in the data" if ref.ephemeral else "not in the data"
                 return VolumeFacts((), (), unknown=f"{what} of volume {ref.volume}: {why}")
@@ -85,6 +91,10 @@ def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str
             options: list[Requirements] = []
             if pvc.volume_name:
                 pv = state.pv_by_name.get(pvc.volume_name)
+                if pv is None and state.persistentvolumes:
+                    return VolumeFacts(
+                        (), (), problem=f"PersistentVolume {pvc.volume_name} of {what} does not exist"
+                    )
                 if pv is None:
                     return VolumeFacts(
                         (), (), unknown=f"PersistentVolume {pvc.volume_name} of {what}: not in the data"
@@ -110,6 +120,10 @@ def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str
                 if not pvc.storage_class:
                     return VolumeFacts((), (), problem=f"{what} is unbound and names no StorageClass")
                 sc = state.storageclass_by_name.get(pvc.storage_class)
+                if sc is None and state.storageclasses:
+                    return VolumeFacts(
+                        (), (), problem=f"StorageClass {pvc.storage_class} of {what} does not exist"
+                    )
                 if sc is None:
                     return VolumeFacts(
                         (), (), unknown=f"StorageClass {pvc.storage_class} of {what}: not in the data"

@@ -365,3 +365,66 @@ def test_well_known_labels_of_the_aws_domain_stay_usable() -> None:
 def test_on_auto_mode_the_aws_domain_is_another_providers_label() -> None:
     """Auto Mode restricts its own labels, not karpenter.k8s.aws ones: those are labels its nodes never carry."""
     assert _selecting("automode-gpu", "karpenter.k8s.aws/test").verdict is not V.POD_IGNORED_BY_PROVISIONER
+
+
+# ---- 6. volumes that do not exist: volumetopology.go ValidatePersistentVolumeClaims, GetPersistentVolumeClaim
+# (utils/volume), validateVolume; provisioning/suite_test.go "Volume Topology Requirements" ------------------
+
+
+def _volume_pod(claim: str = "data") -> dict[str, Any]:
+    return _plain_gpu_pod(
+        tolerations=[{"operator": "Exists"}],
+        volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": claim}}],
+    )
+
+
+def _claim(name: str, **spec: Any) -> dict[str, Any]:
+    annotations = {"pv.kubernetes.io/bind-completed": "yes"} if "volumeName" in spec else {}
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "t", "annotations": annotations},
+        "spec": spec,
+        "status": {"phase": "Bound" if "volumeName" in spec else "Pending"},
+    }
+
+
+def _class(name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name},
+        "provisioner": "ebs.csi.eks.amazonaws.com",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+
+
+def _volume_verdict(*objects: dict[str, Any]) -> Any:
+    return diagnosis(analyse([*items("automode-gpu"), *objects], only=["t/p"]), "t/p")
+
+
+def test_a_claim_that_does_not_exist_makes_karpenter_ignore_the_pod() -> None:
+    """GetPersistentVolumeClaim fails ("getting persistent volume claim"): claims were read (another one is
+    there), so the pod's is known not to exist: VOLUME_UNAVAILABLE, not UNVERIFIED."""
+    diag = _volume_verdict(_volume_pod("missing"), _claim("other", storageClassName="gp3"), _class("gp3"))
+    assert diag.verdict is V.VOLUME_UNAVAILABLE, diag.reason
+    assert "does not exist" in diag.reason
+
+
+def test_a_claim_not_in_the_data_stays_unknown_when_no_claim_was_read() -> None:
+    assert _volume_verdict(_volume_pod("missing")).verdict is V.UNVERIFIED
+
+
+def test_a_storage_class_that_does_not_exist() -> None:
+    """ValidatePersistentVolumeClaims: "failed to validate pvc, failed to get storage class"."""
+    diag = _volume_verdict(_volume_pod(), _claim("data", storageClassName="gone"), _class("gp3"))
+    assert diag.verdict is V.VOLUME_UNAVAILABLE, diag.reason
+    assert "StorageClass gone" in diag.reason
+
+
+def test_a_persistent_volume_that_does_not_exist() -> None:
+    """validateVolume: the claim's volumeName must exist."""
+    other = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-other"}, "spec": {}}
+    diag = _volume_verdict(_volume_pod(), _claim("data", volumeName="pv-gone", storageClassName="gp3"), other)
+    assert diag.verdict is V.VOLUME_UNAVAILABLE, diag.reason
+    assert "PersistentVolume pv-gone" in diag.reason
