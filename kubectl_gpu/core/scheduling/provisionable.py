@@ -59,15 +59,37 @@ AWS_DOMAIN = "karpenter.k8s.aws"
 # on requirement keys, which lists the provider's WellKnownLabels of that domain and its NodeClass label).
 AWS_WELL_KNOWN = frozenset(
     f"{AWS_DOMAIN}/{name}"
-    for name in (
-        "instance-tenancy capacity-reservation-type capacity-reservation-id capacity-reservation-interruptible "
-        "ec2nodeclass instance-encryption-in-transit-supported nitro-sandbox instance-category "
-        "instance-hypervisor instance-family instance-generation instance-local-nvme instance-size instance-cpu "
-        "instance-cpu-manufacturer instance-cpu-sustained-clock-speed-mhz instance-memory instance-ebs-bandwidth "
-        "instance-network-bandwidth instance-gpu-name instance-gpu-manufacturer instance-gpu-count "
-        "instance-gpu-memory instance-accelerator-name instance-accelerator-manufacturer "
-        "instance-accelerator-count instance-capability-flex placement-group-id placement-group-partition"
-    ).split()
+    for name in [
+        "instance-tenancy",
+        "capacity-reservation-type",
+        "capacity-reservation-id",
+        "capacity-reservation-interruptible",
+        "ec2nodeclass",
+        "instance-encryption-in-transit-supported",
+        "nitro-sandbox",
+        "instance-category",
+        "instance-hypervisor",
+        "instance-family",
+        "instance-generation",
+        "instance-local-nvme",
+        "instance-size",
+        "instance-cpu",
+        "instance-cpu-manufacturer",
+        "instance-cpu-sustained-clock-speed-mhz",
+        "instance-memory",
+        "instance-ebs-bandwidth",
+        "instance-network-bandwidth",
+        "instance-gpu-name",
+        "instance-gpu-manufacturer",
+        "instance-gpu-count",
+        "instance-gpu-memory",
+        "instance-accelerator-name",
+        "instance-accelerator-manufacturer",
+        "instance-accelerator-count",
+        "instance-capability-flex",
+        "placement-group-id",
+        "placement-group-partition",
+    ]
 )
 _KARPENTER_OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT, "Gte", "Lte"})
 _BOUNDS = frozenset({GT, LT, "Gte", "Lte"})

@@ -61,7 +61,11 @@ from kubectl_gpu.core.scheduling.requirements import (
     UnknownLabel,
     nodepool_requirements,
 )
-from kubectl_gpu.core.scheduling.taints import pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, pretty, untolerated
+
+# (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
+Attempt = tuple[Requirements, list[Incompatibility], int]
+_PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 
 
 class PoolTarget:
@@ -96,10 +100,7 @@ class PoolTarget:
         self.capacity_event = capacity_event(self, now)
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
-        self._last_term: tuple[PodShape | None, tuple[Requirements, list[Incompatibility]]] = (
-            None,
-            (Requirements(), []),
-        )
+        self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -139,7 +140,7 @@ class PoolTarget:
         _ = self.group  # made before the copy: the same fit group
         twin = copy.copy(self)
         twin.requirements = self._requirements(POOL)[0]
-        twin._last_term = (None, (Requirements(), []))
+        twin._last_term = (None, (Requirements(), [], 0))
         return twin
 
     @property
@@ -229,6 +230,7 @@ class PoolTarget:
                 for b in (*blockers, *more)
             ),
             codes=frozenset(b.code for b in (*blockers, *more)),
+            relaxed=self.relaxed(shape),
         )
 
     def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
@@ -247,6 +249,7 @@ class PoolTarget:
             tuple(checks),
             weight=self.pool.weight or 0,
             fitting_types=tuple(e.it.name for e in template.fitting),
+            relaxed=template.relaxed,
         )
 
     def _own_parts(self) -> tuple[tuple[Blocker, ...], tuple[Check, ...]]:
@@ -318,41 +321,67 @@ class PoolTarget:
             checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
         return out
 
-    def _term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
-        """The pod's requirements for this pool and their incompatibilities with it: once per requirement
-        group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
+    def _term(self, shape: PodShape) -> Attempt:
+        """The pod's requirements for this pool, their incompatibilities with it and the attempt's number: once
+        per requirement group, selectors and requests (pool_groups.py), per pool when the pod selects NodePools
+        by name."""
         if self._last_term[0] is shape:  # an evaluation asks three times
             return self._last_term[1]
-        found = self.memo.shared(self._term_key(shape), lambda: self._first_compatible_term(shape))
+        found = self.memo.shared(self._term_key(shape), lambda: self._karpenters_attempt(shape))
         self._last_term = (shape, found)
         return found
 
     def _term_key(self, shape: PodShape) -> tuple[object, ...]:
         """What the term depends on: the pool's requirements (its requirement group, or the pool itself for
-        a pod that selects NodePools by name) and the pod's nodeSelector and node affinity."""
+        a pod that selects NodePools by name), the pod's nodeSelector and node affinity, its requests (the
+        attempt that holds the pod is the one chosen) and whether only the last attempt can tolerate the pool's
+        PreferNoSchedule taints."""
         pool: object = (
             id(self)
             if self.memo.get(shape, "names pools", lambda: names_pools(shape))
             else self.requirement_group
         )
-        return ("term", pool, self.memo.selectors_id(shape))
+        return (
+            "term",
+            pool,
+            self.memo.selectors_id(shape),
+            self.memo.requests_id(shape),
+            self._prefer_no(shape),
+        )
+
+    def _prefer_no(self, shape: PodShape) -> bool:
+        return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0]
 
-    def _first_compatible_term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
-        """Karpenter's `Preferences.Relax` drops required OR-terms one at a time, so the first term compatible
-        with the pool is the one it provisions for; when none is, term 0 (what it tries first) is reported."""
+    def relaxed(self, shape: PodShape) -> int:
+        """How many relaxations Karpenter makes before it tries this pool with the attempt it can take (0: the
+        pod as written): among pools that take the pod, the one with fewest wins."""
+        return self._term(shape)[2] if shape.requirements is not None else 0
+
+    def _karpenters_attempt(self, shape: PodShape) -> Attempt:
+        """Karpenter's attempts (`PodSchedulingRequirements.relaxations`), tried on this pool in order: the first
+        whose requirements are compatible with it and leave an instance type that holds the pod is the one it
+        provisions for; when none does, the last (what its error is about). A pool with a PreferNoSchedule taint
+        the pod does not tolerate is only taken after the very last relaxation (`toleratePreferNoScheduleTaints`)."""
         assert shape.requirements is not None
-        alternatives = shape.requirements.alternatives()
-        first: tuple[Requirements, list[Incompatibility]] | None = None
-        for reqs in alternatives:
+        attempts = shape.requirements.relaxations()
+        first = len(attempts) if self._prefer_no(shape) else 0
+        if first:
+            attempts = attempts[-1:]
+        for number, reqs in enumerate(attempts, start=first):
             found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
-            if not found:
-                return reqs, found
-            first = first or (reqs, found)
-        assert first is not None
-        return first
+            if found:
+                continue
+            if not shape.wants_accelerator or self.fitting(shape, reqs)[1]:
+                return reqs, found, number
+        last = attempts[-1]
+        return (
+            last,
+            list(self.requirements.compatible(last, allow_undefined=self.well_known)),
+            first + len(attempts),
+        )
 
     def _instance_blockers(
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]

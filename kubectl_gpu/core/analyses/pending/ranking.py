@@ -38,7 +38,7 @@ class Candidate(Protocol):
     """A target for one shape: its rank, its blockers' codes, its evaluation on demand."""
 
     @property
-    def key(self) -> tuple[bool, bool, int, int, int, str]: ...
+    def key(self) -> tuple[bool, bool, int, int, int, int, str]: ...
 
     @property
     def ref(self) -> TargetRef: ...
@@ -140,14 +140,14 @@ class Entry:
         ref: Callable[[Any], TargetRef],
     ) -> None:
         self.sample = sample  # one of them: their codes, classes and details
-        self.prefix = sample.key[:4]
+        self.prefix = sample.key[:5]
         self.members = members  # (minus weight, name), member: sorted
         self.make = make
         self.ref = ref
 
     @classmethod
     def single(cls, candidate: Candidate) -> Entry:
-        return cls(candidate, [(candidate.key[4:], candidate)], _same, _ref_of)
+        return cls(candidate, [(candidate.key[5:], candidate)], _same, _ref_of)
 
 
 def _same(candidate: Any) -> Candidate:

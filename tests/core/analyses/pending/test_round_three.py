@@ -428,3 +428,86 @@ def test_a_persistent_volume_that_does_not_exist() -> None:
     diag = _volume_verdict(_volume_pod(), _claim("data", volumeName="pv-gone", storageClassName="gp3"), other)
     assert diag.verdict is V.VOLUME_UNAVAILABLE, diag.reason
     assert "PersistentVolume pv-gone" in diag.reason
+
+
+# ---- 3. relaxation order: scheduling/suite_test.go Describe("Preferential Fallback"), preferences.go Relax,
+# scheduler.go trySchedule (each attempt on every target before the next), requirements.go newPodRequirements --
+
+FAMILY = "eks.amazonaws.com/instance-family"
+
+
+def _term(key: str, op: str, *values: str) -> dict[str, Any]:
+    return {"matchExpressions": [{"key": key, "operator": op, "values": list(values)}]}
+
+
+def _relaxing_pod(
+    *terms: dict[str, Any], preferred: list[dict[str, Any]] | None = None, tolerate_all: bool = True
+) -> Any:
+    node_affinity: dict[str, Any] = {}
+    if terms:
+        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": list(terms)}
+    if preferred:
+        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = preferred
+    tolerations = (
+        [{"operator": "Exists"}]
+        if tolerate_all
+        else [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    )
+    return _plain_gpu_pod(tolerations=tolerations, affinity={"nodeAffinity": node_affinity})
+
+
+def _relaxed_verdict(pod: dict[str, Any], objects: list[dict[str, Any]] | None = None) -> Any:
+    return diagnosis(analyse([*(objects or items("automode-gpu")), pod], only=["t/p"]), "t/p")
+
+
+def test_a_term_that_admits_the_pool_but_no_instance_type_is_relaxed() -> None:
+    """It("should relax multiple terms"): a term fails when no instance type holds the pod (nodeclaim.go
+    CanAdd), not only when its requirements conflict; the next term then gets its chance."""
+    pod = _relaxing_pod(_term("eks.amazonaws.com/instance-gpu-count", "In", "16"), _term(FAMILY, "In", "g6e"))
+    diag = _relaxed_verdict(pod)
+    assert diag.verdict is V.NO_BLOCKER_FOUND, diag.reason
+
+
+def test_each_term_is_tried_on_every_pool_before_the_next() -> None:
+    """trySchedule: term 0 is tried on every NodePool (heaviest first) before term 1: the pool that takes
+    term 0 wins over a heavier one that only takes term 1."""
+    objects = items("automode-gpu")
+    find(objects, "NodePool", "gpu")["spec"]["template"]["spec"]["requirements"][2]["values"] = ["g6e"]
+    l4 = copy.deepcopy(find(objects, "NodePool", "gpu"))
+    l4["metadata"]["name"] = "gpu-l4"
+    l4["spec"]["weight"] = 100
+    l4["spec"]["template"]["spec"]["requirements"][2]["values"] = ["g6"]
+    diag = _relaxed_verdict(
+        _relaxing_pod(_term(FAMILY, "In", "g6e"), _term(FAMILY, "In", "g6")), [*objects, l4]
+    )
+    assert diag.verdict is V.NO_BLOCKER_FOUND
+    assert diag.nearest is not None and diag.nearest.name == "gpu"
+
+
+def test_required_terms_are_relaxed_before_preferred_ones() -> None:
+    """Relax removes a required OR-term before any preferred term (`relaxations` list order), and
+    newPodRequirements ANDs the heaviest preferred term into each: with terms [g6e, p5] and a preference for
+    spot (the GPU pool is on-demand), the attempts are g6e+spot, p5+spot, p5: none fits, so the pod stays
+    Pending although g6e alone would have fit."""
+    spot = [{"weight": 10, "preference": _term("karpenter.sh/capacity-type", "In", "spot")}]
+    pod = _relaxing_pod(_term(FAMILY, "In", "g6e"), _term(FAMILY, "In", "p5"), preferred=spot)
+    diag = _relaxed_verdict(pod)
+    assert diag.verdict is V.REQUIREMENT_CONFLICT, diag.reason
+    assert "p5" in diag.reason
+
+
+def test_a_preference_that_conflicts_with_the_requirement_is_relaxed() -> None:
+    """It("should schedule even if preference is conflicting with requirement")."""
+    avoid = [{"weight": 1, "preference": _term(FAMILY, "NotIn", "g6e")}]
+    diag = _relaxed_verdict(_relaxing_pod(_term(FAMILY, "In", "g6e"), preferred=avoid))
+    assert diag.verdict is V.NO_BLOCKER_FOUND, diag.reason
+
+
+def test_a_prefer_no_schedule_taint_is_tolerated_only_after_every_other_relaxation() -> None:
+    """toleratePreferNoScheduleTaints is the last relaxation: the GPU pool's workload=inference:PreferNoSchedule
+    taint is only tolerated once the pod is down to its last term (p5), which the pool does not admit."""
+    pod = _relaxing_pod(_term(FAMILY, "In", "g6e"), _term(FAMILY, "In", "p5"), tolerate_all=False)
+    diag = _relaxed_verdict(pod)
+    assert diag.verdict is V.REQUIREMENT_CONFLICT, diag.reason
+    tolerating = _relaxing_pod(_term(FAMILY, "In", "g6e"), _term(FAMILY, "In", "p5"))
+    assert _relaxed_verdict(tolerating).verdict is V.NO_BLOCKER_FOUND
