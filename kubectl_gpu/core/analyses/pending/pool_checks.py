@@ -185,7 +185,8 @@ def _topology(
     keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
     zones = _zones_of(target.state, target)
     domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
-    outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
+    universe = _universe(target.state, keys)
+    outcome = pool_topology(target.state, shape, node_reqs, domains_of, universe, target.well_known)
     outcome.unsure(pods_unread(target.state)).add_to(
         POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks
     )

@@ -199,6 +199,7 @@ def _node_group_node(name: str = "ng-l4-1", zone: str = "us-west-2a") -> dict[st
             "name": name,
             "labels": {
                 "node.kubernetes.io/instance-type": "g6.xlarge",
+                "kubernetes.io/hostname": name,
                 "topology.kubernetes.io/zone": zone,
                 "eks.amazonaws.com/nodegroup": "gpu-ng",
                 "kubernetes.io/arch": "amd64",
@@ -511,3 +512,86 @@ def test_a_prefer_no_schedule_taint_is_tolerated_only_after_every_other_relaxati
     assert diag.verdict is V.REQUIREMENT_CONFLICT, diag.reason
     tolerating = _relaxing_pod(_term(FAMILY, "In", "g6e"), _term(FAMILY, "In", "p5"))
     assert _relaxed_verdict(tolerating).verdict is V.NO_BLOCKER_FOUND
+
+
+# ---- 5. topology: scheduling/topology_test.go, topology.go AddRequirements, topologygroup.go ------------------
+
+ZONES = ("us-west-2a", "us-west-2b", "us-west-2c")
+S2 = {"security": "s2"}
+
+
+def _placed(name: str, node: str, namespace: str = "t", **spec: Any) -> dict[str, Any]:
+    pod = _plain_gpu_pod(name, nodeName=node, **spec)
+    pod["metadata"]["namespace"] = namespace
+    pod["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "100m"}
+    pod["status"]["phase"] = "Running"
+    return pod
+
+
+def _zoned_gpu_pool(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    reqs = find(objects, "NodePool", "gpu")["spec"]["template"]["spec"]["requirements"]
+    reqs.append({"key": "topology.kubernetes.io/zone", "operator": "In", "values": list(ZONES)})
+    return objects
+
+
+def test_placed_pods_whose_anti_affinity_each_excludes_a_zone_exclude_them_all() -> None:
+    """It("should not violate pod anti-affinity on zone (inverse w/existing nodes)"): one pod per zone, each
+    with required anti-affinity against security=s2: a pod labelled s2 fits no zone (each alone left two)."""
+    anti = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": S2}, "topologyKey": "topology.kubernetes.io/zone"}
+            ]
+        }
+    }
+    objects = _zoned_gpu_pool(items("automode-gpu"))
+    for i, zone in enumerate(ZONES):
+        objects += [_node_group_node(f"ng-{i}", zone), _placed(f"guard-{i}", f"ng-{i}", affinity=anti)]
+    pod = _plain_gpu_pod(tolerations=[{"operator": "Exists"}])
+    pod["metadata"]["labels"] = S2
+    diag = diagnosis(analyse([*objects, pod], only=["t/p"]), "t/p")
+    assert diag.verdict is V.POD_AFFINITY_UNSATISFIABLE, diag.reason
+    two = [o for o in objects if o["metadata"]["name"] not in ("guard-2",)]
+    assert diagnosis(analyse([*two, pod], only=["t/p"]), "t/p").verdict is not V.POD_AFFINITY_UNSATISFIABLE
+
+
+def test_a_spread_over_a_key_nothing_has_never_schedules() -> None:
+    """It("should ignore unknown topology keys"): ExpectNotScheduled for the pod spreading over "unknown"."""
+    spread = [
+        {
+            "maxSkew": 1,
+            "topologyKey": "unknown",
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "p"}},
+        }
+    ]
+    pod = _plain_gpu_pod(tolerations=[{"operator": "Exists"}], topologySpreadConstraints=spread)
+    pod["metadata"]["labels"] = {"app": "p"}
+    diag = diagnosis(analyse([*items("automode-gpu"), pod], only=["t/p"]), "t/p")
+    assert diag.verdict is V.TOPOLOGY_SPREAD_UNSATISFIABLE, diag.reason
+    assert "no NodePool defines it" in diag.reason
+
+
+def _affine(namespaces: list[str] | None) -> dict[str, Any]:
+    term: dict[str, Any] = {"labelSelector": {"matchLabels": S2}, "topologyKey": "kubernetes.io/hostname"}
+    if namespaces is not None:
+        term["namespaces"] = namespaces
+    pod = _plain_gpu_pod(
+        tolerations=[{"operator": "Exists"}],
+        affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
+    )
+    target = _placed("target", "ng-l4-1", namespace="other-ns-list")
+    target["metadata"]["labels"] = S2
+    return diagnosis(analyse([*items("automode-gpu"), _node_group_node(), target, pod], only=["t/p"]), "t/p")
+
+
+def test_pod_affinity_to_a_namespace_list_selects_pods_there() -> None:
+    """It("should filter pod affinity topologies by namespace, matching pods namespace list")."""
+    diag = _affine(["other-ns-list"])
+    assert diag.verdict is V.NO_BLOCKER_FOUND, diag.reason
+    assert diag.nearest is not None and diag.nearest.name == "ng-l4-1"
+
+
+def test_pod_affinity_without_namespaces_selects_only_its_own() -> None:
+    """It("should filter pod affinity topologies by namespace, no matching pods")."""
+    assert _affine(None).verdict is V.POD_AFFINITY_UNSATISFIABLE
