@@ -97,6 +97,13 @@ def explain_view(diag: PodDiagnosis) -> Group:
     if diag.fix:
         parts.append(Text("\nFix:", style=theme.HEADER))
         parts.append(Text(diag.fix))
+    tried = diag.fix_check  # the fix made on a copy of the cluster and the pod evaluated again
+    # A YAML comment: the fix above it stays pasteable as it is.
+    if tried is not None and tried.after is not None and tried.verified is not None:
+        mark = "verified" if tried.verified else "does not remove the blocker"
+        parts.append(Text(f"# {mark} ({tried.change}): {tried.after.text()}", style=theme.MUTED))
+    elif tried is not None:
+        parts.append(Text(f"# not verified: {tried.change}", style=theme.MUTED))
     return Group(*parts)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
 from kubectl_gpu.core.analyses.pending.existing import StateNodes
-from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
+from kubectl_gpu.core.analyses.pending.fix_check import FixVerifier
+from kubectl_gpu.core.analyses.pending.no_pool import no_pool_fix
 from kubectl_gpu.core.analyses.pending.pod_gates import (
     Decision,
     pod_decision,
@@ -22,16 +23,17 @@ from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, Pe
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, cheapest
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.evidence.model import ParsedMessage, Source
 from kubectl_gpu.core.fleet.accelerators import accelerator_requests
-from kubectl_gpu.core.k8s.models import Event, Pod
+from kubectl_gpu.core.k8s.models import Event, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.legacy import legacy_karpenter
 from kubectl_gpu.core.karpenter.provider import cluster_provider
-from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
-from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+from kubectl_gpu.core.scheduling.instances import InstanceIndex
+from kubectl_gpu.core.scheduling.taints import Toleration, suggest_toleration
 
 __all__ = ["analyse", "analyse_pending", "explain", "in_scope"]
 
@@ -146,53 +148,6 @@ def _scheduled_fix(reason: str) -> str:
     return "kubectl describe pod and kubectl logs show what the kubelet reports"
 
 
-def _free_name(state: ClusterState, resource: str) -> str:
-    base = "neuron" if "neuron" in resource else ("amd-gpu" if resource.startswith("amd.com/") else "gpu")
-    name, n = base, 2
-    while name in state.nodepool_by_name:
-        name, n = f"{base}-{n}", n + 1
-    return name
-
-
-def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
-    resources = sorted(shape.accelerators)
-    provider = cluster_provider(state)
-    if any(r.startswith("nvidia.com/mig-") for r in resources):
-        return (
-            f"{', '.join(resources)} exist only on nodes whose GPUs the NVIDIA GPU operator has partitioned; "
-            "no provisioner launches them: request nvidia.com/gpu, or partition a node with MIG"
-        )
-    resource = resources[0] if resources else "nvidia.com/gpu"
-    count = shape.accelerators.get(resource, Decimal(1))
-    families = sorted(
-        {
-            it.family
-            for it in catalog.instance_types
-            if capacity_of(it, resource) >= count and it.auto_mode_listed is not False
-        }
-    )[:4] or ["g6e"]
-    taint = Taint(pool_taint(resource), "", "NoSchedule")
-    tolerated = not untolerated(shape.tolerations, (taint,))
-    pool = nodepool_yaml(
-        name=_free_name(state, resource),
-        provider=provider,
-        resource=resource,
-        families=families,
-        node_class="default",
-        count=count,
-    )
-    prefix = ""
-    if not state.nodepools:
-        prefix = (
-            "no Karpenter NodePools in this cluster: add nodes with this accelerator (a node group with the "
-            "device plugin), or use EKS Auto Mode / Karpenter with a NodePool such as:\n"
-        )
-    else:
-        prefix = "create a NodePool that can launch it, e.g.:\n"
-    suffix = "" if tolerated else "\nand let the pod tolerate the pool's taint:\n" + toleration_fix((taint,))
-    return prefix + pool + suffix
-
-
 class _Analyser:
     def __init__(
         self, state: ClusterState, catalog: Catalog, now: datetime, *, share_pools: bool = True
@@ -201,7 +156,7 @@ class _Analyser:
         self.catalog = catalog
         self.now = now
         provider = self.provider = cluster_provider(state)
-        indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
+        indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
         memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
             PoolTarget(
@@ -226,6 +181,8 @@ class _Analyser:
         self._advertised: set[frozenset[str]] | None = None
         self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
+        self.verifier = FixVerifier(self)
+        self._pool_targets: dict[int, PoolTarget] = {}
 
     def _targets(self, shape: PodShape, key: tuple[object, ...]) -> list[Entry]:
         """NodePools when there are any, after the existing nodes that have room for the pod (Karpenter tries
@@ -284,6 +241,11 @@ class _Analyser:
         parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)
         verdict, reason, fix, ref = self._verdict(pod, shape, parsed, ranked, skip)
+        check = self._settle(pod, shape, ranked, skip, (verdict, reason, fix, ref))
+        if check is not None:
+            verdict, reason, fix, ref, fix_check = check
+        else:
+            fix_check = None
         return PodDiagnosis(
             namespace=pod.namespace,
             name=pod.name,
@@ -297,7 +259,66 @@ class _Analyser:
             disagreements=disagreements(parsed, ranked.facts, verdict),
             notes=tuple(notes),
             created=pod.meta.created,
+            fix_check=fix_check,
         )
+
+    def _settle(
+        self,
+        pod: Pod,
+        shape: PodShape,
+        ranked: Ranked,
+        skip: Decision | None,
+        found: tuple[Verdict, str, str | None, TargetRef | None],
+    ) -> tuple[Verdict, str, str | None, TargetRef | None, FixCheck | None] | None:
+        """The verdict with its fix verified (fix_check.py), when the verdict is a target's blocker or
+        NO_ACCELERATOR_NODEPOOL; None otherwise (nothing to change, or not the provisioner's to place)."""
+        verdict, reason, fix, ref = found
+        nearest = ranked.nearest
+        blocked = nearest is not None and bool(nearest.blockers) and ref == nearest.target
+        if blocked and skip is None and not pod.node_name and nearest and verdict is nearest.blockers[0].code:
+            return self.verifier.settle(pod, shape, ranked, self._key(shape, nodes_only=False))
+        if verdict is Verdict.NO_ACCELERATOR_NODEPOOL:
+            _, manifest, taints = no_pool_fix(self.state, shape, self.catalog)
+            if manifest is not None:
+                added = tuple(Toleration.from_dict(suggest_toleration(t)) for t in taints)
+                check = self.verifier.new_pool(
+                    pod, manifest, lambda p: dataclasses.replace(p, tolerations=(*p.tolerations, *added))
+                )
+                if check.verified is False and check.after is not None:  # never offered: it cannot help
+                    fix = (
+                        f"no change found that lets a NodePool launch it: {check.change} leaves "
+                        f"{check.after.verdict} ({check.after.message}); request the accelerators in separate "
+                        "pods, or add nodes that have them all"
+                    )
+                return verdict, reason, fix, ref, check
+        return None
+
+    def answer(self, pod: Pod) -> tuple[After, Ranked]:
+        """A changed pod's verdict, without evidence (fix_check.py)."""
+        shape = shape_of(pod)
+        skip = provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
+        ranked = self.evaluate(shape, nodes_only=skip is not None)
+        verdict, reason, _, ref = self._verdict(pod, shape, [], ranked, skip)
+        nearest = ranked.nearest
+        instance = None
+        launches = verdict is Verdict.NO_BLOCKER_FOUND and ref is not None and ref.kind == "NodePool"
+        if launches and nearest is not None and ref == nearest.target and not nearest.blockers:
+            instance = cheapest(self.catalog, nearest.fitting_types)
+        return After(verdict, ref, instance, reason), ranked
+
+    def ignored(self, pod: Pod) -> tuple[Verdict, str] | None:
+        """Why Karpenter would not provision for the pod even with a NodePool for it (fix_check.py)."""
+        found = provisioner_skip(pod, has_pools=True, provider=self.provider)
+        return None if found is None else (found.verdict, found.reason)
+
+    def pool_target(self, pool: NodePool) -> PoolTarget:
+        """A NodePool changed by a fix, as a target of its own (its own memo: nothing shared is changed)."""
+        found = self._pool_targets.get(id(pool))
+        if found is None or found.pool is not pool:
+            index = self.indexes[_pool_provider(pool, self.provider)]
+            found = PoolTarget(pool, self.state, self.catalog, index, self.now, PoolMemo())
+            self._pool_targets[id(pool)] = found
+        return found
 
     def _notes(self, pod: Pod, shape: PodShape) -> list[str]:
         notes = list(shape.requirements.notes) if shape.requirements else []
@@ -409,7 +430,7 @@ class _Analyser:
             )
         pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
         reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
-        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, _no_pool_fix(self.state, shape, self.catalog), None
+        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, no_pool_fix(self.state, shape, self.catalog)[0], None
 
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.

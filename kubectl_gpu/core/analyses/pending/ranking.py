@@ -209,6 +209,18 @@ class Ranked:
         first = _first(self.entries, 1)
         return first[0][0].make(first[0][1]).evaluation() if first else None
 
+    def first(self, count: int) -> list[TargetEvaluation]:
+        """The nearest `count` targets' evaluations, nearest first."""
+        return [entry.make(member).evaluation() for entry, member in _first(self.entries, count)]
+
+    def find(self, ref: TargetRef) -> TargetEvaluation | None:
+        """The evaluation of one target by its reference, or None when it is not one of these."""
+        for entry in self.entries:
+            for _, member in entry.members:
+                if entry.ref(member) == ref:
+                    return entry.make(member).evaluation()
+        return None
+
     @property
     def any_offering(self) -> bool:
         return bool(self.entries) and self.entries[0].sample.offers

@@ -595,3 +595,66 @@ def test_pod_affinity_to_a_namespace_list_selects_pods_there() -> None:
 def test_pod_affinity_without_namespaces_selects_only_its_own() -> None:
     """It("should filter pod affinity topologies by namespace, no matching pods")."""
     assert _affine(None).verdict is V.POD_AFFINITY_UNSATISFIABLE
+
+
+# ---- 8 and verified fixes: every fix is made on a copy of the cluster and the pod evaluated again -----------
+
+
+def test_a_toleration_fix_is_verified_and_says_what_launches() -> None:
+    diag = diagnosis(analyse("automode-gpu"), "ml/gpu-nvidia-7d9f8-abcde")
+    assert diag.verdict is V.MISSING_TOLERATION
+    check = diag.fix_check
+    assert check is not None and check.verified is True and check.after is not None
+    assert check.after.text() == "after this change: launches from NodePool gpu, g6.xlarge"
+    assert diag.to_dict()["fixVerified"] is True
+    assert diag.to_dict()["fixAfter"]["instanceType"] == "g6.xlarge"
+
+
+def test_lifting_a_limit_is_verified_on_a_copy_of_the_nodepool() -> None:
+    diag = diagnosis(analyse("automode-capacity"), "training/train-llama-0")
+    assert diag.verdict is V.NODEPOOL_LIMIT_REACHED
+    assert diag.fix_check is not None and diag.fix_check.verified is True
+    assert diag.fix_check.after is not None and diag.fix_check.after.clear
+
+
+def test_the_proposed_nodepool_is_verified_to_launch_the_accelerator() -> None:
+    diag = diagnosis(analyse("automode-gpu"), "ml/neuron-6c9d4-xk2lq")
+    assert diag.verdict is V.NO_ACCELERATOR_NODEPOOL
+    check = diag.fix_check
+    assert check is not None and check.verified is True and check.after is not None
+    assert check.after.text().startswith("after this change: launches from NodePool neuron, inf")
+
+
+def test_a_nodepool_that_cannot_help_is_never_offered() -> None:
+    """No instance type has a GPU and a Neuron device: the NodePool the fix would propose launches nothing
+    for the pod, so it is not offered (the toleration or NodePool fix that cannot help, issue 20 item 8)."""
+    pod = _plain_gpu_pod()
+    pod["spec"]["containers"][0]["resources"]["requests"]["aws.amazon.com/neuron"] = "1"
+    diag = diagnosis(analyse([*items("automode-gpu"), pod], only=["t/p"]), "t/p")
+    assert diag.verdict is V.NO_ACCELERATOR_NODEPOOL
+    assert diag.fix_check is not None and diag.fix_check.verified is False
+    assert (diag.fix or "").startswith("no change found")
+    assert "apiVersion: karpenter.sh/v1" not in (diag.fix or "")
+
+
+def test_a_nodepool_is_no_fix_for_a_pod_karpenter_ignores() -> None:
+    """A DRA pod on a cluster without Karpenter: a NodePool would not help, Karpenter ignores such pods."""
+    pod = _plain_gpu_pod(resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "one"}])
+    pod["spec"]["containers"][0]["resources"]["requests"] = {"amd.com/gpu": "1"}
+    diag = diagnosis(analyse([*items("no-karpenter"), pod], only=["t/p"]), "t/p")
+    assert diag.verdict is V.NO_ACCELERATOR_NODEPOOL
+    assert diag.fix_check is not None and diag.fix_check.verified is False
+    assert diag.fix_check.after is not None
+    assert diag.fix_check.after.verdict is V.DRA_NOT_SUPPORTED_BY_PROVISIONER
+
+
+def test_a_fix_that_does_not_remove_its_blocker_is_not_offered(monkeypatch: Any) -> None:
+    """Break the change on purpose (the pod is left as it was): the toleration fix no longer removes the
+    blocker, so it is not offered as the fix, and the JSON says it was not verified."""
+    from kubectl_gpu.core.analyses.pending import fix_check
+
+    monkeypatch.setattr(fix_check, "pod_change", lambda pod, blocker, taints_of: (pod, "nothing changed"))
+    diag = diagnosis(analyse("automode-gpu"), "ml/gpu-nvidia-7d9f8-abcde")
+    assert diag.fix_check is not None and diag.fix_check.verified is False
+    assert (diag.fix or "").startswith("no change found that removes MISSING_TOLERATION")
+    assert diag.to_dict()["fixVerified"] is False
