@@ -341,13 +341,15 @@ class PoolTarget:
             if self.memo.get(shape, "names pools", lambda: names_pools(shape))
             else self.requirement_group
         )
-        return (
-            "term",
-            pool,
-            self.memo.selectors_id(shape),
-            self.memo.requests_id(shape),
-            self._prefer_no(shape),
-        )
+        prefer_no = self._prefer_no(shape)
+        if not self._relaxes(shape):  # one attempt: it is the answer, whatever the requests
+            return ("term", pool, self.memo.selectors_id(shape), prefer_no)
+        return ("term", pool, self.memo.selectors_id(shape), self.memo.requests_id(shape), prefer_no)
+
+    def _relaxes(self, shape: PodShape) -> bool:
+        """Whether Karpenter has more than one attempt for the shape (OR-terms or preferred terms)."""
+        reqs = shape.requirements
+        return reqs is not None and self.memo.get(shape, "attempts", lambda: len(reqs.relaxations()) > 1)
 
     def _prefer_no(self, shape: PodShape) -> bool:
         return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
@@ -368,6 +370,12 @@ class PoolTarget:
         assert shape.requirements is not None
         attempts = shape.requirements.relaxations()
         first = len(attempts) if self._prefer_no(shape) else 0
+        if len(attempts) == 1:  # the only attempt: no instance fit to weigh it by
+            return (
+                attempts[0],
+                list(self.requirements.compatible(attempts[0], allow_undefined=self.well_known)),
+                first,
+            )
         if first:
             attempts = attempts[-1:]
         for number, reqs in enumerate(attempts, start=first):
