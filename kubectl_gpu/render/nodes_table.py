@@ -52,15 +52,18 @@ def _gpu(row: NodeRow) -> Cell:
 
 
 def _usage(row: NodeRow) -> Cell:
-    """allocatable/requested/free; sorts by free."""
+    """allocatable/requested/free, `?` where the pods could not be listed; sorts by free."""
     acc = row.accelerator
     if acc is None:
         return Cell("-", -1)
-    text = f"{_n(acc.allocatable)}/{_n(acc.requested)}/{_n(acc.free)}"
+    requested, free = acc.known_requested, acc.known_free  # None: the pods could not be listed
+    text = f"{_n(acc.allocatable)}/{'?' if requested is None else _n(requested)}/{'?' if free is None else _n(free)}"
     if acc.source != "device-plugin":
         text += f" ({acc.source})"
-    style = theme.GOOD if acc.free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
-    return Cell(text, float(acc.free), style)
+    if free is None:
+        return Cell(text, -1, theme.WARNING)
+    style = theme.GOOD if free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
+    return Cell(text, float(free), style)
 
 
 def _memory(row: NodeRow) -> Cell:

@@ -11,7 +11,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Prose, Row, Span, Table, View, prose
 from kubectl_gpu.render.safe import safe_line
 
-__all__ = ["COLUMNS", "explain_view", "pending_table", "pending_view", "requests_text"]
+__all__ = ["COLUMNS", "explain_view", "fix_outcome", "pending_table", "pending_view", "requests_text"]
 
 COLUMNS = (
     Column("namespace", "NAMESPACE"),
@@ -140,11 +140,29 @@ def explain_view(diag: PodDiagnosis) -> View:
     parts += [prose((f"Note: {note}", theme.MUTED)) for note in diag.notes]
     if diag.fix:
         parts += [prose(("\nFix:", theme.HEADER)), prose(diag.fix)]
-    return View.of(parts)
+    return View.of([*parts, *fix_outcome(diag)])
+
+
+def fix_outcome(diag: PodDiagnosis) -> list[Part]:
+    """What the fix does, tried on a copy of the cluster (the pod evaluated again), as a YAML comment: the
+    fix above it stays pasteable as it is. Empty when there is no fix."""
+    tried = diag.fix_check
+    if tried is not None and tried.after is not None and tried.verified is not None:
+        mark = "verified" if tried.verified else "does not remove the blocker"
+        return [
+            prose((f"# {mark} ({safe_line(tried.change)}): {safe_line(tried.after.text())}", theme.MUTED))
+        ]
+    if tried is not None:
+        return [prose((f"# not verified: {safe_line(tried.change)}", theme.MUTED))]
+    return []
 
 
 def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> View:
     if not report.pods:
         scope = "Pending pods" if all_pending else "Pending pods requesting accelerators"
+        if report.pods_unlisted is not None:  # forbidden: "none" would be a guess
+            return View.sentence(
+                f"Pods could not be listed (forbidden): whether there are {scope} is unknown."
+            )
         return View.sentence(f"No {scope}.")
     return View.of([pending_table(report, wide=wide)])

@@ -27,6 +27,7 @@ __all__ = [
     "all_node_rows",
     "compute_type",
     "node_rows",
+    "pods_unread",
     "usage_fraction",
 ]
 
@@ -46,6 +47,14 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
+def pods_unread(state: ClusterState) -> str | None:
+    """Why the pods bound to nodes are not all known (listing them was forbidden, or allowed in one namespace
+    only), or None: then what they request, and so what is free, is unknown, never 0."""
+    return next(
+        (n.message for n in state.notes if n.kind == "pods" and n.code in ("FORBIDDEN", "PARTIAL")), None
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class AcceleratorUsage:
     resource: str | None
@@ -55,10 +64,22 @@ class AcceleratorUsage:
     requested: Decimal
     memory_mib: int | None
     source: str  # device-plugin | dra | catalog
+    # False when the pods on the node could not all be read (`pods_unread`): `requested` counts only those
+    # read, so requested and free are unknown (`known_requested`, `known_free`: None; JSON null, tables `?`).
+    counted: bool = True
 
     @property
     def free(self) -> Decimal:
+        """Allocatable less what the pods read request (an upper bound when not `counted`)."""
         return max(self.allocatable - self.requested, ZERO)
+
+    @property
+    def known_requested(self) -> Decimal | None:
+        return self.requested if self.counted else None
+
+    @property
+    def known_free(self) -> Decimal | None:
+        return self.free if self.counted else None
 
     @property
     def paid(self) -> Decimal:
@@ -71,8 +92,8 @@ class AcceleratorUsage:
             "model": self.model,
             "capacity": _num(self.capacity),
             "allocatable": _num(self.allocatable),
-            "requested": _num(self.requested),
-            "free": _num(self.free),
+            "requested": None if self.known_requested is None else _num(self.known_requested),
+            "free": None if self.known_free is None else _num(self.known_free),
             "memoryMiB": self.memory_mib,
             "source": self.source,
         }
@@ -213,6 +234,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
         "nvidia.com/gpu.memory",
     ) or (spec.gpu_memory_mib if spec else None)
     requested = state.requested_by_node.get(node.name, {})
+    counted = pods_unread(state) is None
     names = {k for k in (*node.capacity, *node.allocatable) if is_accelerator_resource(k)}
     primary = primary_resource({k: node.capacity.get(k, node.allocatable.get(k, ZERO)) for k in names})
     rows = []
@@ -226,6 +248,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
                 requested=requested.get(name, ZERO),
                 memory_mib=memory,
                 source="device-plugin",
+                counted=counted,
             )
         )
     rows = [r for r in rows if r.capacity > 0 or r.allocatable > 0] or rows
@@ -262,6 +285,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
                     requested=requested.get(accelerator_resource(spec) or "", ZERO),
                     memory_mib=memory,
                     source="catalog",
+                    counted=counted,
                 ),
             )
     return rows
@@ -282,6 +306,8 @@ def _idle(accelerators: list[AcceleratorUsage], node: Node, state: ClusterState)
     if not accelerators:
         return None
     primary = accelerators[0]
+    if not primary.counted:
+        return None
     if primary.source == "dra":
         claiming = any(p.resource_claims and not p.terminated for p in state.pods_by_node.get(node.name, []))
         return None if claiming else primary.paid

@@ -282,6 +282,7 @@ class NodeClaim:
     allocatable: Resources
     conditions: tuple[Condition, ...]
     last_pod_event: datetime | None  # status.lastPodEventTime
+    startup_taints: tuple[Taint, ...] = ()  # spec.startupTaints: absent while the node is not initialized
 
     @property
     def name(self) -> str:

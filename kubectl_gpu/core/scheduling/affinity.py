@@ -200,6 +200,26 @@ class PodSchedulingRequirements:
             return (self.strict,)
         return tuple(self.for_term(i) for i in range(len(self.required_terms)))
 
+    def relaxations(self) -> tuple[Requirements, ...]:
+        """The node requirements of each attempt, in the order Karpenter makes them: `Preferences.Relax`
+        (preferences.go) removes the required OR-terms one at a time first, and only then the preferred terms,
+        heaviest first; `NewPodRequirements` ANDs the heaviest preferred term left into the term in use. So:
+        every term with every preferred term kept, then the last term as the preferred terms go, and last the
+        last term alone: what Karpenter's error is about when no attempt fits (`trySchedule`)."""
+        terms = self.alternatives()
+        ordered = sorted(self.preferred_terms, key=lambda t: -t.weight)  # SliceStable: ties keep their order
+        try:
+            preferred = [t.preference.requirements() for t in ordered]
+        except RequirementError:
+            preferred = []  # kube-scheduler and Karpenter skip what does not parse; so does the relaxation
+
+        def attempt(base: Requirements, heaviest: int) -> Requirements:
+            return base.intersection(preferred[heaviest]) if heaviest < len(preferred) else base
+
+        states = [attempt(t, 0) for t in terms]
+        states += [attempt(terms[-1], j) for j in range(1, len(preferred) + 1)]
+        return tuple(states)
+
 
 def _spec_of(pod_or_spec: Mapping[str, Any]) -> Mapping[str, Any]:
     """Accept a whole Pod (it has `spec`) or a PodSpec (which never has a `spec` field)."""
@@ -331,8 +351,9 @@ def scheduling_requirements(
         )
     if len(terms) > 1:
         notes.append(
-            f"required node affinity has {len(terms)} OR-terms: Karpenter provisions for term 0 only and "
-            f"falls back to the next term, one per scheduling round, when that fails"
+            f"required node affinity has {len(terms)} OR-terms: Karpenter tries them in order, each on every "
+            f"NodePool, and provisions for the first that fits (Preferences.Relax); when none does, its error is "
+            f"about the last"
         )
     for i, term in enumerate(terms):
         if term.match_fields:

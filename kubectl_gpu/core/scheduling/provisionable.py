@@ -9,7 +9,9 @@ Karpenter (`pkg/controllers/provisioning/provisioner.go`):
   supported"; each expression through `v1.ValidateRequirement`), and the PVC checks of volumetopology.go.
 * `ValidateRequirement` (`pkg/apis/v1/nodeclaim_validation.go`): an operator outside In, NotIn, Exists,
   DoesNotExist, Gt, Lt, Gte, Lte; a restricted label (`IsRestrictedLabel`, `pkg/apis/v1/labels.go`: the
-  `karpenter.sh` domain except its well-known labels, and `kubernetes.io/hostname`); `In` without values;
+  `karpenter.sh` domain except its well-known labels, and `kubernetes.io/hostname`; with the AWS provider
+  also the `karpenter.k8s.aws` domain but for its well-known labels, aws/karpenter-provider-aws
+  `pkg/apis/v1/labels.go` `init`: `RestrictedLabelDomains`, `WellKnownLabels`); `In` without values;
   `Gt`/`Lt`/`Gte`/`Lte` without exactly one non-negative integer.
 * `IgnoreDRARequests` (`pkg/operator/options/options.go`, default true): a pod with ResourceClaims fails
   with "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
@@ -52,6 +54,43 @@ NODEPOOL_DOES_NOT_EXIST = "configured to not run on a Karpenter provisioned node
 DRA_IGNORED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
 RESTRICTED_LABELS = frozenset({"kubernetes.io/hostname"})
 _RESTRICTED_DOMAINS = ("karpenter.sh",)
+AWS_DOMAIN = "karpenter.k8s.aws"
+# aws/karpenter-provider-aws: the karpenter.k8s.aws labels a requirement may use (the NodeClaim CRD's rule
+# on requirement keys, which lists the provider's WellKnownLabels of that domain and its NodeClass label).
+AWS_WELL_KNOWN = frozenset(
+    f"{AWS_DOMAIN}/{name}"
+    for name in [
+        "instance-tenancy",
+        "capacity-reservation-type",
+        "capacity-reservation-id",
+        "capacity-reservation-interruptible",
+        "ec2nodeclass",
+        "instance-encryption-in-transit-supported",
+        "nitro-sandbox",
+        "instance-category",
+        "instance-hypervisor",
+        "instance-family",
+        "instance-generation",
+        "instance-local-nvme",
+        "instance-size",
+        "instance-cpu",
+        "instance-cpu-manufacturer",
+        "instance-cpu-sustained-clock-speed-mhz",
+        "instance-memory",
+        "instance-ebs-bandwidth",
+        "instance-network-bandwidth",
+        "instance-gpu-name",
+        "instance-gpu-manufacturer",
+        "instance-gpu-count",
+        "instance-gpu-memory",
+        "instance-accelerator-name",
+        "instance-accelerator-manufacturer",
+        "instance-accelerator-count",
+        "instance-capability-flex",
+        "placement-group-id",
+        "placement-group-partition",
+    ]
+)
 _KARPENTER_OPERATORS = frozenset({IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT, "Gte", "Lte"})
 _BOUNDS = frozenset({GT, LT, "Gte", "Lte"})
 _NORMALIZED = {
@@ -63,24 +102,26 @@ _NORMALIZED = {
 }
 
 
-def restricted_label(key: str) -> bool:
-    """Karpenter's `IsRestrictedLabel`: labels a NodePool may not set and a pod may not require."""
+def restricted_label(key: str, provider: str | None = None) -> bool:
+    """Karpenter's `IsRestrictedLabel`: labels a NodePool may not set and a pod may not require; with the
+    self-managed AWS provider (`provider="karpenter"`) its own domain too."""
     if key in CORE_WELL_KNOWN_LABELS:
         return False
     domain = key.split("/", 1)[0] if "/" in key else ""
-    if any(domain == d or domain.endswith("." + d) for d in _RESTRICTED_DOMAINS):
-        return True
+    domains = (*_RESTRICTED_DOMAINS, AWS_DOMAIN) if provider == "karpenter" else _RESTRICTED_DOMAINS
+    if any(domain == d or domain.endswith("." + d) for d in domains):
+        return key not in AWS_WELL_KNOWN
     return key in RESTRICTED_LABELS
 
 
-def _requirement_errors(req: Requirement) -> list[str]:
+def _requirement_errors(req: Requirement, provider: str | None = None) -> list[str]:
     """`v1.ValidateRequirement` for one pod expression (the checks a pod can fail)."""
     key = _NORMALIZED.get(req.key, req.key)
     op = req.operator
     out: list[str] = []
     if op not in _KARPENTER_OPERATORS:
         out.append(f"key {key} has an unsupported operator {op}")
-    if restricted_label(key):
+    if restricted_label(key, provider):
         out.append(
             f"using label {key} is not allowed as it might interfere with the internal provisioning logic"
         )
@@ -93,21 +134,24 @@ def _requirement_errors(req: Requirement) -> list[str]:
     return out
 
 
-def _term_errors(term: NodeSelectorTerm) -> list[str]:
+def _term_errors(term: NodeSelectorTerm, provider: str | None) -> list[str]:
     out = [MATCH_FIELDS_UNSUPPORTED] if term.match_fields else []
     for req in term.match_expressions:
-        out += _requirement_errors(req)
+        out += _requirement_errors(req, provider)
     return out
 
 
-def provisioner_rejections(node_selector: Mapping[str, str], affinity: NodeAffinity) -> tuple[str, ...]:
-    """Why Karpenter's `Provisioner.Validate` ignores the pod, in its own words; () when it does not."""
+def provisioner_rejections(
+    node_selector: Mapping[str, str], affinity: NodeAffinity, provider: str | None = None
+) -> tuple[str, ...]:
+    """Why Karpenter's `Provisioner.Validate` ignores the pod, in its own words; () when it does not.
+    `provider`: `karpenter` (self-managed, AWS provider) or `auto` (EKS Auto Mode)."""
     out: list[str] = []
     for key, value in node_selector.items():
-        out += _requirement_errors(Requirement(key=key, operator=IN, values=(value,)))
+        out += _requirement_errors(Requirement(key=key, operator=IN, values=(value,)), provider)
     terms = affinity.required_terms if affinity.required_error is None else ()
     for term in terms:
-        out += _term_errors(term)
+        out += _term_errors(term, provider)
     wants_no_pool = any(
         r.key == "karpenter.sh/nodepool" and r.operator == DOES_NOT_EXIST
         for r in (terms[0].match_expressions if terms else ())

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
-from kubectl_gpu.core.analyses.pending.fixes import nodepool_yaml, pool_taint, toleration_fix
+from kubectl_gpu.core.analyses.pending.existing import StateNodes
+from kubectl_gpu.core.analyses.pending.fix_check import FixVerifier
+from kubectl_gpu.core.analyses.pending.no_pool import no_pool_fix
 from kubectl_gpu.core.analyses.pending.pod_gates import (
     Decision,
     pod_decision,
@@ -20,17 +22,18 @@ from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, cheapest
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.evidence.model import ParsedMessage, Source
-from kubectl_gpu.core.k8s.models import Event, Pod
+from kubectl_gpu.core.k8s.models import Event, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.legacy import legacy_karpenter
 from kubectl_gpu.core.karpenter.provider import cluster_provider
-from kubectl_gpu.core.scheduling.instances import InstanceIndex, capacity_of
-from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+from kubectl_gpu.core.scheduling.instances import InstanceIndex
+from kubectl_gpu.core.scheduling.taints import Toleration, suggest_toleration
 
 __all__ = ["analyse", "analyse_pending", "explain", "in_scope"]
 
@@ -84,14 +87,14 @@ def _provisioning(
     state: ClusterState,
     pod: Pod,
     parsed: list[tuple[Event, ParsedMessage]],
-    nearest: TargetEvaluation | None,
     now: datetime,
 ) -> str | None:
-    """Why the pod is in flight, or None.
+    """Why the pod is in flight by the evidence, or None.
 
     Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
     provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
-    supersede a nomination), and its NodeClaim is neither initialized already nor out of capacity.
+    supersede a nomination), and its NodeClaim is neither initialized already, out of capacity nor being
+    deleted. Capacity in flight without a nomination is `StateNodes.room_in_flight` (existing.py).
     """
     if pod.nominated_node_name:
         return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"
@@ -116,18 +119,12 @@ def _provisioning(
             for e in state.events_for("NodeClaim", claim_name)
         )
         done = initialized is not None and initialized.is_true
-        if fresh and not superseded and not out_of_capacity and not done:
+        deleting = claim is not None and claim.meta.deleting  # Karpenter launches anew (StateNode.Deleted)
+        if fresh and not superseded and not out_of_capacity and not done and not deleting:
             who = f"NodeClaim {claim_name}" if claim_name else "a new node"
             minutes = int((now - event.last_seen).total_seconds() // 60)
             return f"{message.source} nominated the pod for {who} {minutes}m ago"
         return None
-    if nearest is not None and not nearest.blockers and nearest.target.kind == "NodePool":
-        for claim in state.launching_nodeclaims_by_pool.get(nearest.target.name, ()):
-            created = claim.meta.created
-            recent = created is not None and timedelta(0) <= now - created <= NOMINATION_WINDOW
-            after_pod = created is not None and (pod.meta.created is None or created >= pod.meta.created)
-            if recent and after_pod:
-                return f"NodeClaim {claim.name} of NodePool {claim.node_pool} is launching"
     return None
 
 
@@ -151,53 +148,6 @@ def _scheduled_fix(reason: str) -> str:
     return "kubectl describe pod and kubectl logs show what the kubelet reports"
 
 
-def _free_name(state: ClusterState, resource: str) -> str:
-    base = "neuron" if "neuron" in resource else ("amd-gpu" if resource.startswith("amd.com/") else "gpu")
-    name, n = base, 2
-    while name in state.nodepool_by_name:
-        name, n = f"{base}-{n}", n + 1
-    return name
-
-
-def _no_pool_fix(state: ClusterState, shape: PodShape, catalog: Catalog) -> str:
-    resources = sorted(shape.accelerators)
-    provider = cluster_provider(state)
-    if any(r.startswith("nvidia.com/mig-") for r in resources):
-        return (
-            f"{', '.join(resources)} exist only on nodes whose GPUs the NVIDIA GPU operator has partitioned; "
-            "no provisioner launches them: request nvidia.com/gpu, or partition a node with MIG"
-        )
-    resource = resources[0] if resources else "nvidia.com/gpu"
-    count = shape.accelerators.get(resource, Decimal(1))
-    families = sorted(
-        {
-            it.family
-            for it in catalog.instance_types
-            if capacity_of(it, resource) >= count and it.auto_mode_listed is not False
-        }
-    )[:4] or ["g6e"]
-    taint = Taint(pool_taint(resource), "", "NoSchedule")
-    tolerated = not untolerated(shape.tolerations, (taint,))
-    pool = nodepool_yaml(
-        name=_free_name(state, resource),
-        provider=provider,
-        resource=resource,
-        families=families,
-        node_class="default",
-        count=count,
-    )
-    prefix = ""
-    if not state.nodepools:
-        prefix = (
-            "no Karpenter NodePools in this cluster: add nodes with this accelerator (a node group with the "
-            "device plugin), or use EKS Auto Mode / Karpenter with a NodePool such as:\n"
-        )
-    else:
-        prefix = "create a NodePool that can launch it, e.g.:\n"
-    suffix = "" if tolerated else "\nand let the pod tolerate the pool's taint:\n" + toleration_fix((taint,))
-    return prefix + pool + suffix
-
-
 class _Analyser:
     def __init__(
         self, state: ClusterState, catalog: Catalog, now: datetime, *, share_pools: bool = True
@@ -205,8 +155,8 @@ class _Analyser:
         self.state = state
         self.catalog = catalog
         self.now = now
-        provider = cluster_provider(state)
-        indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
+        provider = self.provider = cluster_provider(state)
+        indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
         memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
             PoolTarget(
@@ -222,6 +172,8 @@ class _Analyser:
         self.share_pools = share_pools
         self.kinds = PoolKinds(self.pools if share_pools else ())
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
+        # Karpenter's state nodes (existing.py): tried before any NodePool, so only where there are some.
+        self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
@@ -229,10 +181,14 @@ class _Analyser:
         self._advertised: set[frozenset[str]] | None = None
         self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
+        self.verifier = FixVerifier(self)
+        self._pool_targets: dict[int, PoolTarget] = {}
 
-    def _targets(self, shape: PodShape) -> list[Entry]:
-        """NodePools when there are any; existing nodes otherwise, and also when no NodePool can offer the
-        accelerator but some node has it (MIG slices, hand-made GPU nodes next to Karpenter)."""
+    def _targets(self, shape: PodShape, key: tuple[object, ...]) -> list[Entry]:
+        """NodePools when there are any, after the existing nodes that have room for the pod (Karpenter tries
+        them first and launches nothing then; kube-scheduler places the pod); existing nodes otherwise, and
+        also when no NodePool can offer the accelerator but some node has it (MIG slices, hand-made GPU
+        nodes next to Karpenter)."""
         if not self.pools:
             return self._nodes(shape)
         targets: list[Entry] = (
@@ -242,18 +198,24 @@ class _Analyser:
         )
         if shape.wants_accelerator and not any(p.offers(shape) for p in self.pools):
             targets += [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes if n.offers(shape)]
+        elif self.state_nodes is not None:
+            targets += [Entry.single(Evaluated(e)) for e in self.state_nodes.fitting(shape, key)]
         return targets
 
     def _nodes(self, shape: PodShape) -> list[Entry]:
         return [Entry.single(Evaluated(n.evaluate(shape))) for n in self.nodes]
 
-    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
+    def _key(self, shape: PodShape, *, nodes_only: bool) -> tuple[object, ...]:
         key = (*shape.key, nodes_only)
         if self.anti_affinity:  # a placed pod's required anti-affinity may select this one by its labels
             key = (*key, shape.namespace, shape.labels)
+        return key
+
+    def evaluate(self, shape: PodShape, *, nodes_only: bool = False) -> Ranked:
+        key = self._key(shape, nodes_only=nodes_only)
         found = self.cache.get(key)
         if found is None:
-            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape))
+            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape, key))
         return found
 
     def node_has(self, shape: PodShape) -> bool:
@@ -270,11 +232,20 @@ class _Analyser:
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         shape = shape_of(pod)
-        skip = None if pod.node_name else provisioner_skip(pod, has_pools=bool(self.pools))
+        skip = (
+            None
+            if pod.node_name
+            else provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
+        )
         ranked = self.evaluate(shape, nodes_only=skip is not None)
         parsed = _evidence(self.state, pod, self._parsed)
         notes = self._notes(pod, shape)
         verdict, reason, fix, ref = self._verdict(pod, shape, parsed, ranked, skip)
+        check = self._settle(pod, shape, ranked, skip, (verdict, reason, fix, ref))
+        if check is not None:
+            verdict, reason, fix, ref, fix_check = check
+        else:
+            fix_check = None
         return PodDiagnosis(
             namespace=pod.namespace,
             name=pod.name,
@@ -288,7 +259,66 @@ class _Analyser:
             disagreements=disagreements(parsed, ranked.facts, verdict),
             notes=tuple(notes),
             created=pod.meta.created,
+            fix_check=fix_check,
         )
+
+    def _settle(
+        self,
+        pod: Pod,
+        shape: PodShape,
+        ranked: Ranked,
+        skip: Decision | None,
+        found: tuple[Verdict, str, str | None, TargetRef | None],
+    ) -> tuple[Verdict, str, str | None, TargetRef | None, FixCheck | None] | None:
+        """The verdict with its fix verified (fix_check.py), when the verdict is a target's blocker or
+        NO_ACCELERATOR_NODEPOOL; None otherwise (nothing to change, or not the provisioner's to place)."""
+        verdict, reason, fix, ref = found
+        nearest = ranked.nearest
+        blocked = nearest is not None and bool(nearest.blockers) and ref == nearest.target
+        if blocked and skip is None and not pod.node_name and nearest and verdict is nearest.blockers[0].code:
+            return self.verifier.settle(pod, shape, ranked, self._key(shape, nodes_only=False))
+        if verdict is Verdict.NO_ACCELERATOR_NODEPOOL:
+            _, manifest, taints = no_pool_fix(self.state, shape, self.catalog)
+            if manifest is not None:
+                added = tuple(Toleration.from_dict(suggest_toleration(t)) for t in taints)
+                check = self.verifier.new_pool(
+                    pod, manifest, lambda p: dataclasses.replace(p, tolerations=(*p.tolerations, *added))
+                )
+                if check.verified is False and check.after is not None:  # never offered: it cannot help
+                    fix = (
+                        f"no change found that lets a NodePool launch it: {check.change} leaves "
+                        f"{check.after.verdict} ({check.after.message}); request the accelerators in separate "
+                        "pods, or add nodes that have them all"
+                    )
+                return verdict, reason, fix, ref, check
+        return None
+
+    def answer(self, pod: Pod) -> tuple[After, Ranked]:
+        """A changed pod's verdict, without evidence (fix_check.py)."""
+        shape = shape_of(pod)
+        skip = provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
+        ranked = self.evaluate(shape, nodes_only=skip is not None)
+        verdict, reason, _, ref = self._verdict(pod, shape, [], ranked, skip)
+        nearest = ranked.nearest
+        instance = None
+        launches = verdict is Verdict.NO_BLOCKER_FOUND and ref is not None and ref.kind == "NodePool"
+        if launches and nearest is not None and ref == nearest.target and not nearest.blockers:
+            instance = cheapest(self.catalog, nearest.fitting_types)
+        return After(verdict, ref, instance, reason), ranked
+
+    def ignored(self, pod: Pod) -> tuple[Verdict, str] | None:
+        """Why Karpenter would not provision for the pod even with a NodePool for it (fix_check.py)."""
+        found = provisioner_skip(pod, has_pools=True, provider=self.provider)
+        return None if found is None else (found.verdict, found.reason)
+
+    def pool_target(self, pool: NodePool) -> PoolTarget:
+        """A NodePool changed by a fix, as a target of its own (its own memo: nothing shared is changed)."""
+        found = self._pool_targets.get(id(pool))
+        if found is None or found.pool is not pool:
+            index = self.indexes[_pool_provider(pool, self.provider)]
+            found = PoolTarget(pool, self.state, self.catalog, index, self.now, PoolMemo())
+            self._pool_targets[id(pool)] = found
+        return found
 
     def _notes(self, pod: Pod, shape: PodShape) -> list[str]:
         notes = list(shape.requirements.notes) if shape.requirements else []
@@ -328,8 +358,18 @@ class _Analyser:
         decided = pod_decision(pod)
         if decided is not None:
             return decided.verdict, decided.reason, decided.fix, None
-        if (why := _provisioning(self.state, pod, parsed, nearest, self.now)) is not None:
+        if (why := _provisioning(self.state, pod, parsed, self.now)) is not None:
             return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+        if self.state_nodes is not None and skip is None:
+            room = self.state_nodes.room_in_flight(shape, self._key(shape, nodes_only=False))
+            if room is not None:
+                claim, note = room
+                pool = f" of NodePool {claim.node_pool}" if claim.node_pool else ""
+                why = f"NodeClaim {claim.name}{pool} is starting and has room for the pod" + (
+                    f" ({note})" if note else ""
+                )
+                where = TargetRef("NodePool", claim.node_pool) if claim.node_pool else ref
+                return Verdict.PROVISIONING, why, "wait: capacity is on its way", where
         if self.legacy is not None and skip is None and not ranked.offering_pool:
             return self._legacy(ref)
         if skip is not None:
@@ -346,17 +386,22 @@ class _Analyser:
         if nearest is not None and nearest.blockers:
             first = nearest.blockers[0]
             return first.code, first.message, first.fix, ref
-        where = f"{ref.kind} {ref.name}" if ref else "no target"
+        shown = f"{ref.kind} {ref.name}" if ref else "no target"
         unchecked = unverified_checks(nearest, self.unreadable)
         if unchecked or nearest is None:
             return (
                 Verdict.UNVERIFIED,
-                f"no blocker found on {where}, but not every check could be made: "
+                f"no blocker found on {shown}, but not every check could be made: "
                 + "; ".join(unchecked or ["no target"]),
                 "make the missing data readable (RBAC, the CRDs, a fuller snapshot) and rerun",
                 ref,
             )
-        reason = f"{where} can serve this pod and nothing is in flight: see the evidence"
+        reason = f"{shown} can serve this pod and nothing is in flight: see the evidence"
+        if ref is not None and ref.kind == "Node" and self.pools:
+            reason = (
+                f"node {ref.name} has room for the pod: kube-scheduler places it there, and Karpenter launches "
+                "nothing for a pod an existing node can take (see the evidence)"
+            )
         fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
         return Verdict.NO_BLOCKER_FOUND, reason, fix, ref
 
@@ -385,7 +430,7 @@ class _Analyser:
             )
         pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
         reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
-        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, _no_pool_fix(self.state, shape, self.catalog), None
+        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, no_pool_fix(self.state, shape, self.catalog)[0], None
 
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.
@@ -428,7 +473,8 @@ def analyse_pending(
     )
     results = [analyser.diagnose(p) for p in chosen]
     results.sort(key=lambda d: (not d.verdict.blocking, _SEVERITY[d.verdict], d.namespace, d.name))
-    return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes")
+    unlisted = next((n.message for n in state.notes if n.code == "FORBIDDEN" and n.kind == "pods"), None)
+    return PendingReport(tuple(results), now, "nodepools" if analyser.pools else "nodes", unlisted)
 
 
 def analyse(

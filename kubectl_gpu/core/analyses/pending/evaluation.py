@@ -33,6 +33,7 @@ class TargetEvaluation:
     checks: tuple[Check, ...]
     weight: int = 0
     fitting_types: tuple[str, ...] = ()
+    relaxed: int = 0  # Karpenter's relaxations of the pod before this target takes it (targets.nearness)
 
     @property
     def spec_blockers(self) -> int:

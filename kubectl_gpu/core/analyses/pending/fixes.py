@@ -8,7 +8,7 @@ from typing import Any
 
 from kubectl_gpu.core.scheduling.taints import Taint, suggest_toleration
 
-__all__ = ["nodepool_yaml", "selector_fix", "toleration_fix"]
+__all__ = ["nodepool_object", "nodepool_yaml", "selector_fix", "toleration_fix"]
 
 
 def _yaml_scalar(value: Any) -> str:
@@ -88,3 +88,39 @@ def nodepool_yaml(
             f"    {resource}: {limit}",
         ]
     )
+
+
+def nodepool_object(
+    *,
+    name: str,
+    provider: str,
+    resource: str,
+    families: list[str],
+    node_class: str,
+    count: Decimal,
+) -> dict[str, Any]:
+    """`nodepool_yaml` as the object it reads back as (what a fix is verified with: verify.py)."""
+    prefix = "eks.amazonaws.com" if provider == "auto" else "karpenter.k8s.aws"
+    group, kind = (
+        ("eks.amazonaws.com", "NodeClass") if provider == "auto" else ("karpenter.k8s.aws", "EC2NodeClass")
+    )
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"group": group, "kind": kind, "name": node_class},
+                    "requirements": [
+                        {"key": f"{prefix}/instance-family", "operator": "In", "values": list(families)},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+                    ],
+                    "taints": [{"key": pool_taint(resource), "effect": "NoSchedule"}],
+                    "expireAfter": "336h",
+                }
+            },
+            "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "1h"},
+            "limits": {resource: max(int(count) * 4, 8)},
+        },
+    }

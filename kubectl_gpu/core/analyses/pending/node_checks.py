@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from kubectl_gpu.core.accelerators.nodes import pods_unread
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check, short_quantity
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.topology import node_topology
@@ -72,7 +73,10 @@ def node_checks(
 ) -> tuple[list[Blocker], list[Check]]:
     blockers: list[Blocker] = []
     checks: list[Check] = []
+    unread = pods_unread(state)  # the pods read are a part: a shortage or conflict found is still one
     short, unknown = _resources(state, shape, node)
+    if unread is not None:
+        unknown.append(f"pods on the node unknown ({unread})")
     if short:
         message = f"node {node.name}: " + "; ".join(short)
         blockers.append(
@@ -105,8 +109,13 @@ def node_checks(
                     "use another hostPort (or none: a Service or hostNetwork-free port), or run on another node",
                 )
             )
-        checks.append(Check("host ports", conflict is None, conflict or "free on the node"))
-    node_topology(state, shape, node).add_to(ref, f"node {node.name}", _TOPOLOGY_FIX, blockers, checks)
+        ok = False if conflict else (None if unread else True)
+        checks.append(
+            Check("host ports", ok, conflict or ("unknown: " + unread if unread else "free on the node"))
+        )
+    node_topology(state, shape, node).unsure(unread).add_to(
+        ref, f"node {node.name}", _TOPOLOGY_FIX, blockers, checks
+    )
     facts = volume_facts(state, shape, unreadable)
     if facts.relevant:
         if facts.problem:

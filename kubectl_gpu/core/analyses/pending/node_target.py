@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubectl_gpu.core.accelerators.nodes import pods_unread
 from kubectl_gpu.core.analyses.pending.evaluation import (
     CAPACITY,
     SPEC,
@@ -19,25 +20,32 @@ from kubectl_gpu.core.analyses.pending.node_checks import node_checks
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
-from kubectl_gpu.core.k8s.models import Node
+from kubectl_gpu.core.k8s.models import Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.requirements import RequirementError
-from kubectl_gpu.core.scheduling.taints import pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import Taint, pretty, untolerated
 
 
 @dataclass
 class NodeTarget:
-    """An existing node, for clusters without NodePools (kube-scheduler's view)."""
+    """An existing node (kube-scheduler's view), or one of Karpenter's state nodes: a node, or a NodeClaim in
+    flight as its own node (existing.py), with the taints Karpenter counts (`taints`)."""
 
     node: Node
     state: ClusterState
     provider: Provider
     catalog: Catalog
+    taints: tuple[Taint, ...] | None = None  # None: the node's own
+    claim: NodeClaim | None = None  # the NodeClaim in flight this target stands for
     ref: TargetRef = field(init=False)
 
     def __post_init__(self) -> None:
         self.ref = TargetRef("Node", self.node.name)
+
+    @property
+    def effective_taints(self) -> tuple[Taint, ...]:
+        return self.node.taints if self.taints is None else self.taints
 
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
@@ -48,7 +56,7 @@ class NodeTarget:
         node = self.node
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        missing = untolerated(shape.tolerations, node.taints)
+        missing = untolerated(shape.tolerations, self.effective_taints)
         if missing:
             blockers.append(
                 Blocker(
@@ -62,7 +70,7 @@ class NodeTarget:
             )
             checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
         else:
-            checks.append(Check("taints", True, "tolerated" if node.taints else "no taints"))
+            checks.append(Check("taints", True, "tolerated" if self.effective_taints else "no taints"))
         try:
             matched, why = selector_matches(
                 shape.node_selector, shape.node_affinity, node.labels, node_name=node.name
@@ -96,6 +104,9 @@ class NodeTarget:
                 )
             )
             checks.append(Check("free accelerators", False, "; ".join(short)))
+        elif shape.accelerators and (unread := pods_unread(self.state)) is not None:
+            # What the pods read request is a lower bound: "enough" is unknown, "too few" was a fact.
+            checks.append(Check("free accelerators", None, f"free unknown: {unread}"))
         else:
             checks.append(Check("free accelerators", True, "enough free"))
         unreadable = frozenset(n.kind for n in self.state.notes if n.code == "FORBIDDEN" and n.kind)

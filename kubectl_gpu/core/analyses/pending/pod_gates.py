@@ -56,7 +56,7 @@ def pod_decision(pod: Pod) -> Decision | None:
     return None
 
 
-def provisioner_skip(pod: Pod, *, has_pools: bool) -> Decision | None:
+def provisioner_skip(pod: Pod, *, has_pools: bool, provider: str | None = None) -> Decision | None:
     """A selector no node can match, or a pod Karpenter ignores (then only existing nodes are judged)."""
     never = selector_never_matches(pod.node_affinity)
     if never is not None:
@@ -67,13 +67,14 @@ def provisioner_skip(pod: Pod, *, has_pools: bool) -> Decision | None:
         )
     if not has_pools:
         return None
-    rejected = provisioner_rejections(pod.node_selector, pod.node_affinity)
+    rejected = provisioner_rejections(pod.node_selector, pod.node_affinity, provider)
     if rejected:
         return Decision(
             Verdict.POD_IGNORED_BY_PROVISIONER,
             f"Karpenter ignores this pod ({'; '.join(rejected)}): only existing nodes can take it",
-            "select nodes by labels a NodePool can set (not matchFields, kubernetes.io/hostname or a "
-            "karpenter.sh label; Gt/Lt with one non-negative integer), or give the pod an existing node",
+            "select nodes by labels a NodePool can set (not matchFields, kubernetes.io/hostname, a karpenter.sh "
+            "label or, with self-managed Karpenter, a karpenter.k8s.aws label it does not define; Gt/Lt with one "
+            "non-negative integer), or give the pod an existing node",
         )
     if pod.resource_claims:
         return Decision(

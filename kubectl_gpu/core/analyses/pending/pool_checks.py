@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kubectl_gpu.core.accelerators.nodes import pods_unread
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
 from kubectl_gpu.core.analyses.pending.fit import PoolFit
 from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
@@ -184,8 +185,11 @@ def _topology(
     keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
     zones = _zones_of(target.state, target)
     domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
-    outcome = pool_topology(target.state, shape, node_reqs, domains_of, _universe(target.state, keys))
-    outcome.add_to(POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks)
+    universe = _universe(target.state, keys)
+    outcome = pool_topology(target.state, shape, node_reqs, domains_of, universe, target.well_known)
+    outcome.unsure(pods_unread(target.state)).add_to(
+        POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks
+    )
 
 
 _TOPOLOGY_FIX = (

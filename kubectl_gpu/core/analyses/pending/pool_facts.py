@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, ZERO, Check
+from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.k8s.models import Resources
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
@@ -12,7 +13,7 @@ from kubectl_gpu.core.scheduling.instances import raw_capacity_of
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
-__all__ = ["claims_usage", "node_class_blocker", "ready_blocker", "remaining_limits"]
+__all__ = ["claims_usage", "node_class_blocker", "ready_blocker", "remaining_limits", "state_blocker"]
 
 
 def claims_usage(target: PoolTarget) -> Resources:
@@ -22,8 +23,10 @@ def claims_usage(target: PoolTarget) -> Resources:
         if not capacity:
             itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
             it = target.catalog.by_name(itype) if itype else None
-            if it is not None:
-                capacity = {r: raw_capacity_of(it, r) for r in target.pool.limits}
+            if it is not None:  # "nodes" is counted once per claim below
+                capacity = {r: raw_capacity_of(it, r) for r in target.pool.limits if r != "nodes"}
+                if "pods" in capacity:
+                    capacity["pods"] = Decimal(it.allocatable_pods or 0)
         for name, value in capacity.items():
             used[name] = used.get(name, ZERO) + value
         used["nodes"] = used.get("nodes", ZERO) + 1
@@ -100,3 +103,29 @@ def ready_blocker(target: PoolTarget) -> Blocker | None:
         f"NodePool {target.pool.name} is not Ready ({why}): Karpenter launches nothing from it",
         f"kubectl describe nodepool {target.pool.name}  # fix what its conditions report",
     )
+
+
+def state_blocker(target: PoolTarget) -> Blocker | None:
+    """`Provisioner.NewScheduler` keeps only the NodePools it may launch from for Pending pods: not a static
+    one (`nodepoolutils.IsStatic`: `spec.replicas` set; its own controller keeps that many nodes) and not one
+    being deleted (`np.DeletionTimestamp.IsZero()`)."""
+    pool = target.pool
+    if pool.meta.deleting:
+        return Blocker(
+            Verdict.NODEPOOL_DELETING,
+            SPEC,
+            target.ref,
+            f"NodePool {pool.name} is being deleted (deletionTimestamp set): Karpenter launches nothing from it",
+            f"use another NodePool, or recreate {pool.name} once it is gone (kubectl get nodepool {pool.name} -o yaml "
+            "shows its finalizers)",
+        )
+    if pool.replicas is not None:
+        return Blocker(
+            Verdict.STATIC_NODEPOOL,
+            SPEC,
+            target.ref,
+            f"NodePool {pool.name} is static (spec.replicas: {pool.replicas}): it keeps that many nodes and never "
+            "launches one for a Pending pod",
+            f"raise spec.replicas of NodePool {pool.name}, or use a NodePool without replicas (dynamic)",
+        )
+    return None

@@ -203,21 +203,48 @@ def failure(target: PoolTarget, entry: IndexedType, shape: PodShape) -> str | No
     return found
 
 
-def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> str | None:
-    """Why NodePool limits with this much left stop every fitting type, or None (no pool name in it)."""
+def _limit_capacity(entry: IndexedType, resource: str) -> Decimal | None:
+    """What one instance counts against a limit (`it.Capacity`): `pods` is its max pods (the catalog's
+    allocatable pods), None when the catalog lacks it."""
+    if resource == "pods":
+        pods = entry.it.allocatable_pods
+        return None if pods is None else Decimal(pods)
+    return raw_capacity_of(entry.it, resource)
+
+
+def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> tuple[str | None, str | None]:
+    """Why NodePool limits with this much left stop every fitting type (no pool name in it), and what could not
+    be weighed: `scheduler.go` `addToNewNodeClaim` fails a pool with no `nodes` left ("node limits have been
+    exhausted"), then `filterByRemainingResources` drops each type whose capacity exceeds what is left of any
+    limited resource, `pods` (its max pods) included."""
     if remaining.get("nodes", Decimal(1)) <= 0:
-        return "node limits have been exhausted"
+        return "node limits have been exhausted", None
     problem = None
+    unknown: set[str] = set()
     for entry in sorted(fitting, key=lambda e: (e.it.vcpu, e.it.memory_mib)):
-        over = [
-            f"{r} {short_quantity(raw_capacity_of(entry.it, r), r)} > {short_quantity(left, r)} left"
-            for r, left in remaining.items()
-            if raw_capacity_of(entry.it, r) > left
-        ]
-        if not over:
-            return None
-        problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(over)
-    return problem
+        over, undecided = [], False
+        for r, left in remaining.items():
+            if r == "nodes":
+                continue
+            have = _limit_capacity(entry, r)
+            if have is None:
+                if left <= 0:  # any instance holds at least one pod
+                    over.append(f"{r} > {short_quantity(left, r)} left")
+                else:
+                    undecided = True
+                    unknown.add(r)
+            elif have > left:
+                over.append(f"{r} {short_quantity(have, r)} > {short_quantity(left, r)} left")
+        if not over and not undecided:
+            return None, None
+        if over:
+            problem = problem or f"even the smallest fitting type, {entry.it.name}, needs " + ", ".join(over)
+    if unknown:
+        return (
+            None,
+            f"the catalog does not know the {', '.join(sorted(unknown))} capacity of the fitting types",
+        )
+    return problem, None
 
 
 def _fit_check(

@@ -12,15 +12,20 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     Check,
     TargetEvaluation,
     resources_text,
-    selected_value,
     short_quantity,
     taint_list,
     type_names,
 )
-from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.fixes import toleration_fix
+from kubectl_gpu.core.analyses.pending.label_blockers import unknown_label_blocker
 from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
-from kubectl_gpu.core.analyses.pending.pool_facts import node_class_blocker, ready_blocker, remaining_limits
+from kubectl_gpu.core.analyses.pending.pool_facts import (
+    node_class_blocker,
+    ready_blocker,
+    remaining_limits,
+    state_blocker,
+)
 from kubectl_gpu.core.analyses.pending.pool_groups import (
     NODEPOOL,
     Fitting,
@@ -48,7 +53,6 @@ from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex
-from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
     Incompatibility,
@@ -57,16 +61,11 @@ from kubectl_gpu.core.scheduling.requirements import (
     UnknownLabel,
     nodepool_requirements,
 )
-from kubectl_gpu.core.scheduling.taints import pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, pretty, untolerated
 
-# GPU feature discovery labels and the instance label that says the same thing up front.
-_GFD_EQUIVALENT = {
-    "nvidia.com/gpu.product": "instance-gpu-name",
-    "nvidia.com/gpu.present": "instance-gpu-manufacturer",
-    "nvidia.com/gpu.count": "instance-gpu-count",
-    "nvidia.com/gpu.memory": "instance-gpu-memory",
-    "nvidia.com/gpu.family": "instance-gpu-name",
-}
+# (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
+Attempt = tuple[Requirements, list[Incompatibility], int]
+_PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 
 
 class PoolTarget:
@@ -101,10 +100,7 @@ class PoolTarget:
         self.capacity_event = capacity_event(self, now)
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
-        self._last_term: tuple[PodShape | None, tuple[Requirements, list[Incompatibility]]] = (
-            None,
-            (Requirements(), []),
-        )
+        self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -144,7 +140,7 @@ class PoolTarget:
         _ = self.group  # made before the copy: the same fit group
         twin = copy.copy(self)
         twin.requirements = self._requirements(POOL)[0]
-        twin._last_term = (None, (Requirements(), []))
+        twin._last_term = (None, (Requirements(), [], 0))
         return twin
 
     @property
@@ -234,6 +230,7 @@ class PoolTarget:
                 for b in (*blockers, *more)
             ),
             codes=frozenset(b.code for b in (*blockers, *more)),
+            relaxed=self.relaxed(shape),
         )
 
     def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
@@ -252,6 +249,7 @@ class PoolTarget:
             tuple(checks),
             weight=self.pool.weight or 0,
             fitting_types=tuple(e.it.name for e in template.fitting),
+            relaxed=template.relaxed,
         )
 
     def _own_parts(self) -> tuple[tuple[Blocker, ...], tuple[Check, ...]]:
@@ -266,6 +264,9 @@ class PoolTarget:
         if self.ready_blocker is not None:
             blockers.append(self.ready_blocker)
             checks.append(Check("ready", False, self.ready_blocker.message))
+        if (found := state_blocker(self)) is not None:
+            blockers.append(found)
+            checks.append(Check("launches", False, found.message))
         if self.capacity_event is not None:
             blockers.append(self.capacity_event)
             checks.append(Check("capacity", False, self.capacity_event.message))
@@ -300,7 +301,7 @@ class PoolTarget:
         found = self._term(shape)[1]
         for problem in found:
             if isinstance(problem, UnknownLabel):
-                out.append(self._unknown_label(shape, problem))
+                out.append(unknown_label_blocker(self, shape, problem))
             elif isinstance(problem, Conflict):
                 allowed = problem.pool_requirement.render(with_key=False)
                 out.append(
@@ -320,80 +321,74 @@ class PoolTarget:
             checks.append(Check("requirements", True, "pod selectors and affinity are compatible"))
         return out
 
-    def _term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
-        """The pod's requirements for this pool and their incompatibilities with it: once per requirement
-        group and shape (pool_groups.py), per pool when the pod selects NodePools by name."""
+    def _term(self, shape: PodShape) -> Attempt:
+        """The pod's requirements for this pool, their incompatibilities with it and the attempt's number: once
+        per requirement group, selectors and requests (pool_groups.py), per pool when the pod selects NodePools
+        by name."""
         if self._last_term[0] is shape:  # an evaluation asks three times
             return self._last_term[1]
-        found = self.memo.shared(self._term_key(shape), lambda: self._first_compatible_term(shape))
+        found = self.memo.shared(self._term_key(shape), lambda: self._karpenters_attempt(shape))
         self._last_term = (shape, found)
         return found
 
     def _term_key(self, shape: PodShape) -> tuple[object, ...]:
         """What the term depends on: the pool's requirements (its requirement group, or the pool itself for
-        a pod that selects NodePools by name) and the pod's nodeSelector and node affinity."""
+        a pod that selects NodePools by name), the pod's nodeSelector and node affinity, its requests (the
+        attempt that holds the pod is the one chosen) and whether only the last attempt can tolerate the pool's
+        PreferNoSchedule taints."""
         pool: object = (
             id(self)
             if self.memo.get(shape, "names pools", lambda: names_pools(shape))
             else self.requirement_group
         )
-        return ("term", pool, self.memo.selectors_id(shape))
+        prefer_no = self._prefer_no(shape)
+        if not self._relaxes(shape):  # one attempt: it is the answer, whatever the requests
+            return ("term", pool, self.memo.selectors_id(shape), prefer_no)
+        return ("term", pool, self.memo.selectors_id(shape), self.memo.requests_id(shape), prefer_no)
+
+    def _relaxes(self, shape: PodShape) -> bool:
+        """Whether Karpenter has more than one attempt for the shape (OR-terms or preferred terms)."""
+        reqs = shape.requirements
+        return reqs is not None and self.memo.get(shape, "attempts", lambda: len(reqs.relaxations()) > 1)
+
+    def _prefer_no(self, shape: PodShape) -> bool:
+        return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0]
 
-    def _first_compatible_term(self, shape: PodShape) -> tuple[Requirements, list[Incompatibility]]:
-        """Karpenter's `Preferences.Relax` drops required OR-terms one at a time, so the first term compatible
-        with the pool is the one it provisions for; when none is, term 0 (what it tries first) is reported."""
-        assert shape.requirements is not None
-        alternatives = shape.requirements.alternatives()
-        first: tuple[Requirements, list[Incompatibility]] | None = None
-        for reqs in alternatives:
-            found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
-            if not found:
-                return reqs, found
-            first = first or (reqs, found)
-        assert first is not None
-        return first
+    def relaxed(self, shape: PodShape) -> int:
+        """How many relaxations Karpenter makes before it tries this pool with the attempt it can take (0: the
+        pod as written): among pools that take the pod, the one with fewest wins."""
+        return self._term(shape)[2] if shape.requirements is not None else 0
 
-    def _unknown_label(self, shape: PodShape, problem: UnknownLabel) -> Blocker:
-        key = problem.key
-        value = selected_value(shape, key)
-        other = self.catalog.other_provider_key(key)
-        owner = self.catalog.label_table.provider_of(key)
-        if other is not None and owner is not None and owner != self.provider:
-            where = "EKS Auto Mode" if self.provider == "auto" else "self-managed Karpenter"
-            return Blocker(
-                Verdict.LABEL_NAMESPACE_MISMATCH,
-                SPEC,
-                POOL_REF,
-                f"pod selects {key}, a label {where} nodes never carry; the same label is {other} here",
-                selector_fix(key, other, value),
-                {"key": key, "replacement": other},
+    def _karpenters_attempt(self, shape: PodShape) -> Attempt:
+        """Karpenter's attempts (`PodSchedulingRequirements.relaxations`), tried on this pool in order: the first
+        whose requirements are compatible with it and leave an instance type that holds the pod is the one it
+        provisions for; when none does, the last (what its error is about). A pool with a PreferNoSchedule taint
+        the pod does not tolerate is only taken after the very last relaxation (`toleratePreferNoScheduleTaints`)."""
+        assert shape.requirements is not None
+        attempts = shape.requirements.relaxations()
+        first = len(attempts) if self._prefer_no(shape) else 0
+        if len(attempts) == 1:  # the only attempt: no instance fit to weigh it by
+            return (
+                attempts[0],
+                list(self.requirements.compatible(attempts[0], allow_undefined=self.well_known)),
+                first,
             )
-        gfd = _GFD_EQUIVALENT.get(key)
-        if gfd is not None:
-            fix = (
-                f"{key} is set by GPU feature discovery after a node starts, so no provisioner can launch a "
-                f"node for it: select {self.prefix}/{gfd} instead (or just request nvidia.com/gpu), or add "
-                f"{key} to NodePool {POOL} spec.template.metadata.labels"
-            )
-        elif restricted_label(key):
-            # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
-            fix = f"remove {key} from the pod's nodeSelector/affinity: no NodePool may set it"
-        else:
-            fix = (
-                f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
-                f"{POOL} spec.template.metadata.labels"
-            )
-        hint = f" (typo of {problem.hint}?)" if problem.hint else ""
-        return Blocker(
-            Verdict.UNKNOWN_LABEL,
-            SPEC,
-            POOL_REF,
-            f"pod selects label {key}{hint}, which NodePool {POOL} neither sets nor knows",
-            fix,
-            {"key": key},
+        if first:
+            attempts = attempts[-1:]
+        for number, reqs in enumerate(attempts, start=first):
+            found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+            if found:
+                continue
+            if not shape.wants_accelerator or self.fitting(shape, reqs)[1]:
+                return reqs, found, number
+        last = attempts[-1]
+        return (
+            last,
+            list(self.requirements.compatible(last, allow_undefined=self.well_known)),
+            first + len(attempts),
         )
 
     def _instance_blockers(
@@ -472,9 +467,12 @@ class PoolTarget:
             return LimitAnswer("unfitted")
         # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
         key = ("limits", id(fitting), self.remaining_key)
-        kept, problem = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
+        kept, found = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
         if kept is not fitting:
-            problem = limit_problem(self.remaining, fitting)
+            found = limit_problem(self.remaining, fitting)
+        problem, unknown = found
+        if unknown is not None:
+            return LimitAnswer("unknown", detail=unknown)
         return LimitAnswer("ok") if problem is None else LimitAnswer("over", problem)
 
     def _limit_parts(self, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]) -> None:
@@ -485,6 +483,8 @@ class PoolTarget:
             checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
         elif answer.state == "unfitted":
             checks.append(Check("limits", None, f"remaining {remaining}"))
+        elif answer.state == "unknown":
+            checks.append(Check("limits", None, f"remaining {remaining}; {answer.detail}"))
         elif answer.problem is None:
             checks.append(Check("limits", True, f"remaining {remaining}"))
         else:

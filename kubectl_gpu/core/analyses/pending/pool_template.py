@@ -30,8 +30,8 @@ POOL = "\x00nodepool\x00"
 POOL_REF = TargetRef("NodePool", POOL)
 
 # A target's rank among the others (`targets.nearness`): offers nothing, excluded by the pod's selectors,
-# spec blockers, capacity blockers, minus weight, name.
-Key = tuple[bool, bool, int, int, int, str]
+# spec blockers, capacity blockers, Karpenter's relaxations before it takes the pod, minus weight, name.
+Key = tuple[bool, bool, int, int, int, int, str]
 _LIMITED = frozenset({Verdict.NODEPOOL_LIMIT_REACHED})
 
 
@@ -47,6 +47,7 @@ class Template:
     capacity: int
     excluded: bool  # a blocker says the pod's own selectors rule the pool out (targets.excluded_by_pod)
     codes: frozenset[Verdict] = frozenset()  # of `blockers`
+    relaxed: int = 0  # the attempt Karpenter takes the pod with (PoolTarget.relaxed)
 
 
 def named_blocker(blocker: Blocker, ref: TargetRef) -> Blocker:
@@ -75,6 +76,7 @@ class PoolCandidate:
             template.excluded,
             template.spec + target.own_spec,
             template.capacity + (limit.problem is not None) + target.own_capacity,
+            template.relaxed,
             -(target.pool.weight or 0),
             target.pool.name,
         )
@@ -125,8 +127,9 @@ class PoolCandidate:
 @dataclass(frozen=True, slots=True)
 class LimitAnswer:
     """The NodePool-limits check for one pool and shape: `state` is `none` (no limits), `forbidden`
-    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `ok` or `over` (`problem` says
-    why)."""
+    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `unknown` (`detail` says what the
+    catalog lacks), `ok` or `over` (`problem` says why)."""
 
     state: str
     problem: str | None = None
+    detail: str | None = None

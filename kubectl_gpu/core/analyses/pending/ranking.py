@@ -38,7 +38,7 @@ class Candidate(Protocol):
     """A target for one shape: its rank, its blockers' codes, its evaluation on demand."""
 
     @property
-    def key(self) -> tuple[bool, bool, int, int, int, str]: ...
+    def key(self) -> tuple[bool, bool, int, int, int, int, str]: ...
 
     @property
     def ref(self) -> TargetRef: ...
@@ -140,14 +140,14 @@ class Entry:
         ref: Callable[[Any], TargetRef],
     ) -> None:
         self.sample = sample  # one of them: their codes, classes and details
-        self.prefix = sample.key[:4]
+        self.prefix = sample.key[:5]
         self.members = members  # (minus weight, name), member: sorted
         self.make = make
         self.ref = ref
 
     @classmethod
     def single(cls, candidate: Candidate) -> Entry:
-        return cls(candidate, [(candidate.key[4:], candidate)], _same, _ref_of)
+        return cls(candidate, [(candidate.key[5:], candidate)], _same, _ref_of)
 
 
 def _same(candidate: Any) -> Candidate:
@@ -208,6 +208,18 @@ class Ranked:
         """The nearest target (one that offers the accelerator, when any does)."""
         first = _first(self.entries, 1)
         return first[0][0].make(first[0][1]).evaluation() if first else None
+
+    def first(self, count: int) -> list[TargetEvaluation]:
+        """The nearest `count` targets' evaluations, nearest first."""
+        return [entry.make(member).evaluation() for entry, member in _first(self.entries, count)]
+
+    def find(self, ref: TargetRef) -> TargetEvaluation | None:
+        """The evaluation of one target by its reference, or None when it is not one of these."""
+        for entry in self.entries:
+            for _, member in entry.members:
+                if entry.ref(member) == ref:
+                    return entry.make(member).evaluation()
+        return None
 
     @property
     def any_offering(self) -> bool:

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.verify import FixCheck
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
@@ -65,6 +66,7 @@ class PodDiagnosis:
     disagreements: tuple[str, ...]
     notes: tuple[str, ...]
     created: datetime | None
+    fix_check: FixCheck | None = None  # the fix made on a copy and the pod evaluated again (verify.py)
 
     @property
     def blockers(self) -> tuple[Blocker, ...]:
@@ -101,6 +103,10 @@ class PodDiagnosis:
             "targetCount": len(self.ranked),
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": self.fix,
+            "fixVerified": self.fix_check.verified if self.fix_check else None,
+            "fixAfter": self.fix_check.to_dict()
+            if self.fix_check and self.fix_check.verified is not None
+            else None,
             "disagreements": list(self.disagreements),
             "notes": list(self.notes),
         }
@@ -114,6 +120,8 @@ class PendingReport(ReportBase):
     pods: tuple[PodDiagnosis, ...]
     now: datetime
     targets: str  # "nodepools" | "nodes"
+    # Why pods could not be listed (forbidden), or None: then "no Pending pod" is unknown, not a fact.
+    pods_unlisted: str | None = None
 
     @property
     def blocking(self) -> bool:
@@ -141,6 +149,7 @@ class PendingReport(ReportBase):
         return {
             "evaluatedAt": _time(self.now),
             "targets": self.targets,
+            "podsListed": self.pods_unlisted is None,
             "pods": [p.to_dict(blockers) for p in self.pods],
         }
 

@@ -27,16 +27,18 @@ def excluded_by_pod(evaluation: TargetEvaluation) -> bool:
     )
 
 
-def nearness(evaluation: TargetEvaluation) -> tuple[bool, bool, int, int, int, str]:
+def nearness(evaluation: TargetEvaluation) -> tuple[bool, bool, int, int, int, int, str]:
     """Sort key, nearest first: targets that can offer the accelerator; then targets the pod's selectors
     admit before those they exclude (Karpenter only tries a NodePool whose requirements the pod is
     compatible with: `scheduler.go` `NewNodeClaim(...).Add` fails the others first); then fewest spec
-    blockers, fewest capacity blockers, highest weight (Karpenter's NodePool order), name."""
+    blockers, fewest capacity blockers, fewest relaxations of the pod before it fits (`Preferences.Relax`
+    tries each attempt on every pool before the next), highest weight (Karpenter's NodePool order), name."""
     return (
         not evaluation.offers,
         excluded_by_pod(evaluation),
         evaluation.spec_blockers,
         evaluation.capacity_blockers,
+        evaluation.relaxed,
         -evaluation.weight,
         evaluation.target.name,
     )

@@ -52,6 +52,17 @@ class Outcome:
         Verdict3 | None
     )  # None: no required pod (anti-)affinity and no placed pod's anti-affinity for it
 
+    def unsure(self, why: str | None) -> Outcome:
+        """This outcome when the pods already placed are not all known (`why`): a pass is unknown then,
+        because a pod not read may be the one that counts."""
+        if why is None:
+            return self
+
+        def weaker(found: Verdict3 | None) -> Verdict3 | None:
+            return (None, f"{found[1]}, counting only the pods read ({why})") if found and found[0] else found
+
+        return Outcome(weaker(self.spread), weaker(self.affinity))
+
     def add_to(
         self, ref: TargetRef, where: str, fix: str, blockers: list[Blocker], checks: list[Check]
     ) -> None:
@@ -175,16 +186,18 @@ def pool_topology(
     node_reqs: Requirements,
     domains_of: Mapping[str, frozenset[str] | None],
     universe: Mapping[str, frozenset[str]],
+    well_known: frozenset[str] = frozenset(),
 ) -> Outcome:
     """`node_reqs`: the new node's requirements (pool and pod); `domains_of[key]`: where this pool can
-    launch for the key (None: unknown); `universe[key]`: every registered domain."""
+    launch for the key (None: unknown); `universe[key]`: every registered domain; `well_known`: the keys
+    instance types or offerings define (their domains may be unknown here, never absent)."""
     placement = shape.placement
     spread: Verdict3 | None = None
     required = [c for c in placement.spread if c.required]
     if required:
         spread = (True, f"{len(required)} DoNotSchedule constraint(s) satisfiable")
         for c in required:
-            found = _pool_spread(state, shape, c, node_reqs, domains_of, universe)
+            found = _pool_spread(state, shape, c, node_reqs, domains_of, universe, well_known)
             if found[0] is not True:
                 spread = found
                 if found[0] is False:
@@ -199,18 +212,37 @@ def pool_topology(
                 affinity = found
                 if found[0] is False:
                     return Outcome(spread, affinity)
+        # The domains every required anti-affinity excludes, together (topology.go AddRequirements narrows the
+        # new node's requirements by each in turn): three placed pods that each exclude one zone exclude three.
+        excluded: dict[str, dict[str, str]] = {}
+        for term in placement.affinity:
+            if term.anti and term.topology_key != HOSTNAME:
+                for domain in _term_domains(state, shape, term):
+                    excluded.setdefault(term.topology_key, {}).setdefault(
+                        domain, "the pod's own anti-affinity"
+                    )
         for key, domain, who in inverse:
-            if key == HOSTNAME:
-                continue
+            if key != HOSTNAME:
+                excluded.setdefault(key, {}).setdefault(domain, f"pod {who}'s anti-affinity")
+        for key, by_domain in sorted(excluded.items()):
             possible = _possible(key, node_reqs, domains_of)
-            if possible is not None and not (possible - {domain}):
-                return Outcome(spread, (False, f"pod {who}'s required anti-affinity excludes {key}={domain}"))
+            shown = ", ".join(f"{key}={d} ({who})" for d, who in sorted(by_domain.items()))
             if possible is None:
-                affinity = (
-                    None,
-                    f"pod {who}'s anti-affinity excludes {key}={domain}; this pool's domains are unknown",
+                affinity = (None, f"required anti-affinity excludes {shown}; this pool's domains are unknown")
+            elif not (possible - set(by_domain)):
+                return Outcome(
+                    spread,
+                    (False, f"required anti-affinity excludes {shown}: every domain this pool can launch in"),
                 )
     return Outcome(spread, affinity)
+
+
+def _defines(state: ClusterState, key: str) -> bool:
+    """Whether a NodePool has a requirement or template label on `key`."""
+    return any(
+        key in pool.template_labels or any(r.get("key") == key for r in pool.requirements)
+        for pool in state.nodepools
+    )
 
 
 def _possible(
@@ -230,12 +262,19 @@ def _pool_spread(
     node_reqs: Requirements,
     domains_of: Mapping[str, frozenset[str] | None],
     universe: Mapping[str, frozenset[str]],
+    well_known: frozenset[str] = frozenset(),
 ) -> Verdict3:
     if c.topology_key == HOSTNAME:
         return True, "hostname spread: a new node holds none of the selected pods"
     counts = spread_counts(state, shape, c)
     pod_req = shape.requirements.strict.get(c.topology_key) if shape.requirements else None
     all_domains = set(universe.get(c.topology_key, frozenset())) | set(counts)
+    if not all_domains and c.topology_key not in well_known and not _defines(state, c.topology_key):
+        # topology_test.go "should ignore unknown topology keys": the pod is not scheduled.
+        return False, (
+            f"topology spread on {c.topology_key}: no node carries it and no NodePool defines it, so there is no "
+            "domain to place the pod in"
+        )
     pod_domains = {d for d in all_domains if pod_req is None or pod_req.has(d)}
     low = min((counts.get(d, 0) for d in pod_domains), default=0)
     if c.min_domains is not None and len(pod_domains) < c.min_domains:

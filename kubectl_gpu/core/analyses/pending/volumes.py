@@ -11,7 +11,10 @@ Karpenter `pkg/controllers/provisioning/scheduling/volumetopology.go`:
   (`mergeVolumeRequirementAlternatives`) -> a NodePool none of whose alternatives fits: `VOLUME_TOPOLOGY_CONFLICT`.
 kube-scheduler `volumebinding` Filter on an existing node: each bound PV's node affinity must match the node
 (`CheckNodeAffinity`), each unbound WaitForFirstConsumer claim's StorageClass topology must allow it.
-A claim, volume or class not in the data, or a kind that could not be read, leaves the check unknown.
+A claim, volume or class that does not exist makes Karpenter ignore the pod too (`GetPersistentVolumeClaim`,
+`validateVolume`, the StorageClass `Get` in `ValidatePersistentVolumeClaims` fail) -> `VOLUME_UNAVAILABLE`, when
+the data shows that its kind was read (other objects of the kind are there; issue 20, item 6). One not in the
+data otherwise, or a kind that could not be read, leaves the check unknown.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.k8s.models import Raw
+from kubectl_gpu.core.k8s.models import PersistentVolumeClaim, Raw
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.requirements import Requirement, RequirementError, Requirements
 
@@ -62,6 +65,9 @@ def _merge(current: list[Requirements | None], options: list[Requirements]) -> l
     return [a.intersection(b) if a is not None else b for a in current for b in options]
 
 
+NodeTerms = list[tuple[str, tuple[tuple[Requirement, ...], ...]]]
+
+
 def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str]) -> VolumeFacts:
     claims = shape.placement.claims
     if not claims:
@@ -70,11 +76,18 @@ def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str
     if forbidden:
         return VolumeFacts((), (), unknown=f"{', '.join(forbidden)} could not be read (forbidden)")
     alternatives: list[Requirements | None] = [None]
-    node_terms: list[tuple[str, tuple[tuple[Requirement, ...], ...]]] = []
+    node_terms: NodeTerms = []
     try:
         for ref in claims:
             pvc = state.pvc_by_key.get((shape.namespace, ref.claim))
             what = f"PersistentVolumeClaim {shape.namespace}/{ref.claim}"
+            if pvc is None and state.persistentvolumeclaims:  # claims were read: this one does not exist
+                why = (
+                    "not created yet (the ephemeral volume controller makes it)"
+                    if ref.ephemeral
+                    else "not found"
+                )
+                return VolumeFacts((), (), problem=f"{what} of volume {ref.volume} does not exist: {why}")
             if pvc is None:
                 why = "not created yet, or not in the data" if ref.ephemeral else "not in the data"
                 return VolumeFacts((), (), unknown=f"{what} of volume {ref.volume}: {why}")
@@ -82,59 +95,72 @@ def volume_facts(state: ClusterState, shape: PodShape, unreadable: frozenset[str
                 return VolumeFacts((), (), problem=f"{what} is being deleted")
             if pvc.phase == "Lost":
                 return VolumeFacts((), (), problem=f"{what} is Lost: its PersistentVolume no longer exists")
-            options: list[Requirements] = []
-            if pvc.volume_name:
-                pv = state.pv_by_name.get(pvc.volume_name)
-                if pv is None:
-                    return VolumeFacts(
-                        (), (), unknown=f"PersistentVolume {pvc.volume_name} of {what}: not in the data"
-                    )
-                if pv.meta.deleting:
-                    return VolumeFacts(
-                        (), (), problem=f"PersistentVolume {pv.name} of {what} is being deleted"
-                    )
-                if BIND_COMPLETED not in pvc.meta.annotations:
-                    return VolumeFacts(
-                        (),
-                        (),
-                        problem=f"{what} names volume {pv.name} but is not bound yet ({BIND_COMPLETED} unset)",
-                    )
-                terms = tuple(_requirements(t, False) for t in pv.node_affinity)
-                if terms:
-                    node_terms.append((f"PersistentVolume {pv.name}", terms))
-                for raw in pv.node_affinity:
-                    reqs = _requirements(raw, pv.local)
-                    if reqs or (pv.local and raw):
-                        options.append(Requirements.of(*reqs))
-            else:
-                if not pvc.storage_class:
-                    return VolumeFacts((), (), problem=f"{what} is unbound and names no StorageClass")
-                sc = state.storageclass_by_name.get(pvc.storage_class)
-                if sc is None:
-                    return VolumeFacts(
-                        (), (), unknown=f"StorageClass {pvc.storage_class} of {what}: not in the data"
-                    )
-                if sc.binding_mode == "Immediate":
-                    return VolumeFacts(
-                        (),
-                        (),
-                        problem=f"{what} is unbound and StorageClass {sc.name} binds Immediately: the pod waits "
-                        "for the volume to be provisioned and bound",
-                    )
-                topo = tuple(
-                    tuple(Requirement(key, "In", values) for key, values in term)
-                    for term in sc.allowed_topologies
-                )
-                topo = tuple(t for t in topo if t)
-                if topo:
-                    node_terms.append((f"StorageClass {sc.name}", topo))
-                options.extend(Requirements.of(*t) for t in topo)
-            if options:
-                alternatives = _merge(alternatives, options)
+            found = (
+                _bound(state, pvc, what, node_terms)
+                if pvc.volume_name
+                else _unbound(state, pvc, what, node_terms)
+            )
+            if isinstance(found, VolumeFacts):
+                return found
+            if found:
+                alternatives = _merge(alternatives, found)
     except RequirementError as exc:
         return VolumeFacts((), (), unknown=f"a volume's node affinity cannot be read: {exc}")
-    found = tuple(a for a in alternatives if a is not None)
-    return VolumeFacts(found, tuple(node_terms))
+    return VolumeFacts(tuple(a for a in alternatives if a is not None), tuple(node_terms))
+
+
+def _bound(
+    state: ClusterState, pvc: PersistentVolumeClaim, what: str, node_terms: NodeTerms
+) -> list[Requirements] | VolumeFacts:
+    """A claim that names its volume: that volume's node affinity (its alternatives), or why not."""
+    assert pvc.volume_name is not None
+    pv = state.pv_by_name.get(pvc.volume_name)
+    if pv is None and state.persistentvolumes:
+        return VolumeFacts((), (), problem=f"PersistentVolume {pvc.volume_name} of {what} does not exist")
+    if pv is None:
+        return VolumeFacts((), (), unknown=f"PersistentVolume {pvc.volume_name} of {what}: not in the data")
+    if pv.meta.deleting:
+        return VolumeFacts((), (), problem=f"PersistentVolume {pv.name} of {what} is being deleted")
+    if BIND_COMPLETED not in pvc.meta.annotations:
+        return VolumeFacts(
+            (), (), problem=f"{what} names volume {pv.name} but is not bound yet ({BIND_COMPLETED} unset)"
+        )
+    terms = tuple(_requirements(t, False) for t in pv.node_affinity)
+    if terms:
+        node_terms.append((f"PersistentVolume {pv.name}", terms))
+    options: list[Requirements] = []
+    for raw in pv.node_affinity:
+        reqs = _requirements(raw, pv.local)
+        if reqs or (pv.local and raw):
+            options.append(Requirements.of(*reqs))
+    return options
+
+
+def _unbound(
+    state: ClusterState, pvc: PersistentVolumeClaim, what: str, node_terms: NodeTerms
+) -> list[Requirements] | VolumeFacts:
+    """A claim not bound yet: its StorageClass's allowed topologies, or why the pod waits."""
+    if not pvc.storage_class:
+        return VolumeFacts((), (), problem=f"{what} is unbound and names no StorageClass")
+    sc = state.storageclass_by_name.get(pvc.storage_class)
+    if sc is None and state.storageclasses:
+        return VolumeFacts((), (), problem=f"StorageClass {pvc.storage_class} of {what} does not exist")
+    if sc is None:
+        return VolumeFacts((), (), unknown=f"StorageClass {pvc.storage_class} of {what}: not in the data")
+    if sc.binding_mode == "Immediate":
+        return VolumeFacts(
+            (),
+            (),
+            problem=f"{what} is unbound and StorageClass {sc.name} binds Immediately: the pod waits "
+            "for the volume to be provisioned and bound",
+        )
+    topo = tuple(
+        tuple(Requirement(key, "In", values) for key, values in term) for term in sc.allowed_topologies
+    )
+    topo = tuple(t for t in topo if t)
+    if topo:
+        node_terms.append((f"StorageClass {sc.name}", topo))
+    return [Requirements.of(*t) for t in topo]
 
 
 def node_volume_problem(facts: VolumeFacts, labels: Mapping[str, str]) -> str | None:

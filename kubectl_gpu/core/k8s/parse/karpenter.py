@@ -127,6 +127,7 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         last_pod_event=opt_time(status.get("lastPodEventTime")),
+        startup_taints=taints(spec.get("startupTaints"), f"{where} spec.startupTaints"),
     )
 
 

@@ -21,5 +21,8 @@ PINNED_ELSEWHERE = frozenset(
         Verdict.POD_AFFINITY_UNSATISFIABLE,
         Verdict.VOLUME_TOPOLOGY_CONFLICT,
         Verdict.VOLUME_UNAVAILABLE,
+        # Issue 20: tests/core/analyses/pending/test_round_three.py.
+        Verdict.NODEPOOL_DELETING,
+        Verdict.STATIC_NODEPOOL,
     }
 )

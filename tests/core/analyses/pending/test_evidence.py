@@ -306,7 +306,9 @@ def test_only_the_newest_nomination_counts() -> None:
 def test_launching_nodeclaim_of_the_nearest_pool_is_in_flight() -> None:
     objects = items("automode-capacity")
     key = "inferentia/neuron-7b4c9-pq2rs"
-    assert diagnosis(analyse(objects), key).reason == "NodeClaim neuron-x9p2m of NodePool neuron is launching"
+    assert diagnosis(analyse(objects), key).reason.startswith(
+        "NodeClaim neuron-x9p2m of NodePool neuron is starting and has room for the pod"
+    )
     claim = find(objects, "NodeClaim", "neuron-x9p2m")
     claim["status"]["conditions"] = [
         {"type": t, "status": "True"} for t in ("Launched", "Registered", "Initialized")
@@ -314,14 +316,15 @@ def test_launching_nodeclaim_of_the_nearest_pool_is_in_flight() -> None:
     assert diagnosis(analyse(objects), key).verdict is V.NO_BLOCKER_FOUND
 
 
-def test_launching_nodeclaim_of_another_pool_is_not_in_flight() -> None:
+def test_a_launching_nodeclaim_is_room_by_what_it_is_not_by_its_pool() -> None:
+    """Karpenter's `ExistingNode.CanAdd` reads the NodeClaim's labels, taints and allocatable, not which pool
+    it came from (issue 20, item 1): an inf2 claim of another pool is room for a Neuron pod, and no room for
+    an L4 pod whose nearest pool it now carries the name of."""
     objects = items("automode-capacity")
     claim = find(objects, "NodeClaim", "neuron-x9p2m")
     claim["metadata"]["labels"]["karpenter.sh/nodepool"] = "inference-l4"
-    diag = diagnosis(analyse(objects), "inferentia/neuron-7b4c9-pq2rs")
-    assert diag.verdict is V.NO_BLOCKER_FOUND
-    # ... and the pod whose nearest pool it is now counts as in flight.
-    assert diagnosis(analyse(objects), "inference/serve-any").verdict is V.PROVISIONING
+    assert diagnosis(analyse(objects), "inferentia/neuron-7b4c9-pq2rs").verdict is V.PROVISIONING
+    assert diagnosis(analyse(objects), "inference/serve-any").verdict is V.NO_BLOCKER_FOUND
 
 
 def test_launching_nodeclaim_does_not_hide_blockers() -> None:

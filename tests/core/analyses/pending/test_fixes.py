@@ -115,7 +115,9 @@ def test_label_namespace_fix_parses_and_unblocks(
     after = diagnosis(analyse(objects), key)
     assert after.nearest == diag.nearest
     assert evaluation(after, "gpu").blockers == ()
-    assert after.verdict in (V.NO_BLOCKER_FOUND, V.PROVISIONING)
+    # UNVERIFIED: no blocker, a check unknown (karpenter-gpu's pool requires a hypervisor the catalog lacks);
+    # its launching g5.xlarge is no room for an l40s pod (issue 20, item 1), so not PROVISIONING on trust.
+    assert after.verdict in (V.NO_BLOCKER_FOUND, V.PROVISIONING, V.UNVERIFIED)
 
 
 def test_label_namespace_fix_on_existing_nodes() -> None:

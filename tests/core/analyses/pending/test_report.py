@@ -220,6 +220,8 @@ POD_KEYS = {
     "targetCount",
     "evidence",
     "fix",
+    "fixVerified",
+    "fixAfter",
     "disagreements",
     "notes",
 }
@@ -254,6 +256,10 @@ def test_json_contract(scenario: str) -> None:
             assert row["source"] in ("scheduler", "karpenter", "auto-mode", "unknown")
             assert isinstance(row["count"], int)
         assert isinstance(pod["disagreements"], list) and isinstance(pod["notes"], list)
+        assert pod["fixVerified"] in (True, False, None)
+        if pod["fixAfter"] is not None:  # issue 20: the fix made on a copy, and what happens then
+            assert set(pod["fixAfter"]) == {"change", "verdict", "target", "instanceType", "message"}
+            assert pod["fixAfter"]["message"].startswith("after this change")
 
 
 def test_json_values() -> None:

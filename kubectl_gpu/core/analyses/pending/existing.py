@@ -1,0 +1,208 @@
+"""Existing nodes and capacity in flight, tried the way Karpenter's scheduler tries them before it launches
+anything (issue 20, items 1 and 2).
+
+Karpenter `scheduling/scheduler.go` `Scheduler.add`: a pod goes to an existing node first
+(`addToExistingNode`, over every `StateNode` of the cluster that is not `MarkedForDeletion`: nodes it owns or
+not, and NodeClaims that have not registered yet), then to a NodeClaim of this round, and only then to a new
+NodeClaim. `ExistingNode.CanAdd` (existingnode.go): taints, host ports, the remaining resources (allocatable
+less the pods' requests), the node's label requirements, topology.
+
+`state/statenode.go`: a NodeClaim whose node has not registered answers with its own labels, taints and
+allocatable (`Labels`, `Taints`, `Allocatable`); a managed node that is not initialized drops the known
+ephemeral taints (`scheduling.KnownEphemeralTaints`, the `readiness.k8s.io/` prefix) and its NodeClaim's
+`startupTaints` (`Taints`); `Deleted`: a NodeClaim being deleted or `InstanceTerminating`, or an unmanaged node
+being deleted. A NodeClaim that has not registered within the registration TTL (15 minutes,
+`nodeclaim/lifecycle/liveness.go`) is deleted: it is no room either.
+
+So: a pod that fits an existing node (Karpenter's or a node group's) is one kube-scheduler will place, and
+Karpenter launches nothing for it; a pod that fits a NodeClaim in flight waits for it (`PROVISIONING`); a
+NodeClaim that does not fit (another zone or type, too little left, being deleted) is no reason to wait.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from kubectl_gpu.core.analyses.pending.evaluation import ZERO, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.node_target import NodeTarget
+from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.catalog import Catalog, Provider
+from kubectl_gpu.core.k8s.models import Node, NodeClaim
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.instances import raw_capacity_of
+from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+
+__all__ = ["EXISTING_FIRST", "REGISTRATION_TTL", "StateNodes", "karpenter_taints"]
+
+#: A weight above any NodePool's (at most 100): existing nodes are tried before every NodePool.
+EXISTING_FIRST = 1 << 20
+#: `liveness.go` registrationTTL: a NodeClaim not registered by then is deleted.
+REGISTRATION_TTL = timedelta(minutes=15)
+INITIALIZED = "karpenter.sh/initialized"
+REGISTERED = "karpenter.sh/registered"
+_EPHEMERAL = (
+    ("node.kubernetes.io/not-ready", None, "NoSchedule"),
+    ("node.kubernetes.io/not-ready", None, "NoExecute"),
+    ("node.kubernetes.io/unreachable", None, "NoSchedule"),
+    ("node.cloudprovider.kubernetes.io/uninitialized", "true", "NoSchedule"),
+    ("karpenter.sh/unregistered", None, "NoExecute"),
+)
+_EPHEMERAL_PREFIXES = ("readiness.k8s.io/",)
+
+
+def _ephemeral(taint: Taint) -> bool:
+    """`IsKnownEphemeralTaint`: `MatchTaint` compares key and effect (and the value where one is listed)."""
+    if taint.key.startswith(_EPHEMERAL_PREFIXES):
+        return True
+    return any(
+        taint.key == key and taint.effect == effect and (value is None or taint.value == value)
+        for key, value, effect in _EPHEMERAL
+    )
+
+
+def karpenter_taints(
+    taints: tuple[Taint, ...], claim: NodeClaim | None, initialized: bool
+) -> tuple[Taint, ...]:
+    """`StateNode.Taints`: a managed node not initialized yet counts neither ephemeral nor startup taints."""
+    if claim is None or initialized:
+        return taints
+    startup = {(t.key, t.effect) for t in claim.startup_taints}
+    return tuple(t for t in taints if not _ephemeral(t) and (t.key, t.effect) not in startup)
+
+
+def _deleted(node: Node | None, claim: NodeClaim | None) -> bool:
+    if claim is not None:
+        terminating = claim.condition("InstanceTerminating")
+        return claim.meta.deleting or (terminating is not None and terminating.is_true)
+    return node is not None and node.meta.deleting
+
+
+def _claim_node(
+    claim: NodeClaim, state: ClusterState, catalog: Catalog, provider: Provider
+) -> tuple[Node, str | None]:
+    """A NodeClaim not registered yet as the node it will be: its labels (with its NodePool's template labels,
+    which `NodeClaimTemplate.ToNodeClaim` copies, and those the provider sets for its instance type, as the AWS
+    provider's `instanceToNodeClaim` does), its taints, its allocatable; where it reports none, the catalog's
+    capacity for its type (and a note saying so)."""
+    pool = state.nodepool_by_name.get(claim.node_pool or "")
+    labels = {**(pool.template_labels if pool is not None else {}), **claim.meta.labels}
+    itype = labels.get("node.kubernetes.io/instance-type")
+    it = catalog.by_name(itype) if itype else None
+    note = None
+    allocatable = dict(claim.allocatable)
+    if it is not None:
+        labels = {**catalog.labels(it, provider), **labels}
+        if not allocatable:
+            resources = ["cpu", "memory", *(it.extended_resources or {})]
+            allocatable = {r: raw_capacity_of(it, r) for r in resources}
+            allocatable = {r: v for r, v in allocatable.items() if v > ZERO}
+            allocatable["pods"] = Decimal(110)
+            note = f"NodeClaim {claim.name} reports no allocatable yet: {itype}'s capacity from the catalog"
+    meta = dataclasses.replace(claim.meta, name=claim.node_name or claim.name, labels=labels)
+    node = Node(
+        meta=meta,
+        provider_id=claim.provider_id,
+        unschedulable=False,
+        taints=claim.taints,
+        capacity=dict(claim.capacity),
+        allocatable=allocatable,
+        conditions=(),
+        os_image=None,
+        kernel_version=None,
+        kubelet_version=None,
+        container_runtime=None,
+        architecture=None,
+        ephemeral_storage_text=None,
+    )
+    return node, note
+
+
+class StateNodes:
+    """Karpenter's state nodes for the pending analysis: the initialized ones (and nodes it does not own),
+    which kube-scheduler places pods on, and those in flight (a NodeClaim not registered, or a node of its
+    own not initialized), which Karpenter counts as room while they start."""
+
+    def __init__(self, state: ClusterState, provider: Provider, catalog: Catalog, now: datetime) -> None:
+        self.existing: list[NodeTarget] = []
+        self.in_flight: list[tuple[NodeTarget, NodeClaim, str | None]] = []
+        seen: set[str] = set()
+        for node in state.nodes:
+            claim = state.nodeclaim_by_node.get(node.name)
+            if claim is not None:
+                seen.add(claim.name)
+            if _deleted(node, claim):
+                continue
+            registered = claim is None or node.labels.get(REGISTERED) == "true" or _true(claim, "Registered")
+            initialized = (
+                claim is None or node.labels.get(INITIALIZED) == "true" or _true(claim, "Initialized")
+            )
+            taints = node.taints if registered or claim is None else claim.taints
+            target = NodeTarget(
+                node, state, provider, catalog, karpenter_taints(taints, claim, initialized), claim
+            )
+            if initialized:
+                self.existing.append(target)
+            else:
+                assert claim is not None
+                self.in_flight.append((target, claim, None))
+        for claim in state.nodeclaims:
+            if claim.name in seen or _deleted(None, claim) or _true(claim, "Initialized"):
+                continue
+            created = claim.meta.created
+            if created is not None and now - created > REGISTRATION_TTL and not _true(claim, "Registered"):
+                continue  # liveness deletes it
+            node, note = _claim_node(claim, state, catalog, provider)
+            taints = karpenter_taints(claim.taints, claim, False)
+            self.in_flight.append((NodeTarget(node, state, provider, catalog, taints, claim), claim, note))
+        self.in_flight.sort(key=lambda item: item[1].name)
+        self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
+        self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
+
+    def fitting(self, shape: PodShape, key: tuple[object, ...]) -> list[TargetEvaluation]:
+        """The existing nodes with room for the shape and nothing against it (a check may be unknown), as
+        targets ranked before every NodePool."""
+        found = self._fits.get(key)
+        if found is None:
+            found = self._fits[key] = [
+                dataclasses.replace(e, weight=EXISTING_FIRST)
+                for t in self.existing
+                if _may_fit(t, shape) and not (e := t.evaluate(shape)).blockers
+            ]
+        return found
+
+    def room_in_flight(self, shape: PodShape, key: tuple[object, ...]) -> tuple[NodeClaim, str | None] | None:
+        """The first NodeClaim in flight that takes the shape for sure (every check passes), and the note on
+        its figures; None when none does."""
+        if key not in self._room:
+            self._room[key] = next(
+                (
+                    (claim, note)
+                    for target, claim, note in self.in_flight
+                    if _may_fit(target, shape) and _sure(target.evaluate(shape))
+                ),
+                None,
+            )
+        return self._room[key]
+
+
+def _sure(evaluation: TargetEvaluation) -> bool:
+    return not evaluation.blockers and all(c.ok is True for c in evaluation.checks)
+
+
+def _true(claim: NodeClaim, condition: str) -> bool:
+    found = claim.condition(condition)
+    return found is not None and found.is_true
+
+
+def _may_fit(target: NodeTarget, shape: PodShape) -> bool:
+    """A cheap first look (free accelerators by the pods read, cordon, taints) before the whole evaluation."""
+    node = target.node
+    if node.unschedulable or untolerated(shape.tolerations, target.effective_taints):
+        return False
+    requested = target.state.requested_by_node.get(node.name, {})
+    return all(
+        node.allocatable.get(r, ZERO) - requested.get(r, ZERO) >= wanted
+        for r, wanted in shape.accelerators.items()
+    )
