@@ -98,6 +98,12 @@ class Refresh:
         return totals[0], totals[1], totals[2], totals[3]
 
     @property
+    def pods_counted(self) -> bool:
+        """Whether every node's requested and free accelerators are known (False: pods could not be
+        listed, and the figures would be guesses: views show `?`)."""
+        return all(r.accelerator is None or r.accelerator.known_free is not None for r in self.nodes.rows)
+
+    @property
     def free_accelerators(self) -> Decimal:
         """Free to schedule: on busy nodes and on idle ones (the header's `free`)."""
         _, free, idle, _ = self.accelerator_parts

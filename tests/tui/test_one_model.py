@@ -4,6 +4,7 @@ the model's, made safe once; one analysis suite per refresh."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import re
 from collections import Counter
@@ -22,7 +23,7 @@ from kubectl_gpu.tui.views import build_all
 from kubectl_gpu.tui.views.pending import build_pending
 from kubectl_gpu.tui.widgets.grid import Table
 from tests.hostile import unsafe_in, write_hostile_bundle
-from tests.tui.conftest import DEMO
+from tests.tui.conftest import DEMO, Live, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,3 +111,19 @@ def test_a_refresh_runs_each_analysis_once(monkeypatch: pytest.MonkeyPatch) -> N
     build_all(snapshot)
     assert set(calls) == {*diagnose.ANALYSES, "inventory"}
     assert all(count == 1 for count in calls.values()), calls
+
+
+async def test_with_pods_forbidden_the_tui_shows_free_as_unknown(live: Live) -> None:
+    """As `nodes` shows `?` (issue 20, item 9): the header's free and the Overview's figures are unknown."""
+    live.api.fault(path=r"^/api/v1/pods$", status=403)
+    app = live.app()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        screen = _screen(app)
+        assert "free ?" in screen and "?/?/?" in screen
+        await settle(pilot, "n")
+        assert "/?/?" in _screen(app)  # the nodes view: allocatable/?/?
+
+
+def _screen(app: Any) -> str:
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")

@@ -150,9 +150,11 @@ def _summary(row: model.Row) -> PoolSummary:
     return row.obj
 
 
-def _accelerators(row: model.Row) -> tuple[Text, object]:
+def _accelerators(row: model.Row, counted: bool) -> tuple[Text, object]:
     summary = _summary(row)
     allocated, free, idle, _ = summary.parts
+    if not counted:  # pods could not be listed: allocated, free and idle are not known
+        return Text("?/?/?", style=theme.WARNING), -1.0
     accelerators = allocation_bar(*summary.parts, width=10)
     accelerators.append(f" {_n(allocated)}/{_n(free)}/")
     accelerators.append(_n(idle), style=theme.WARNING if idle else "")
@@ -169,15 +171,18 @@ _COLUMNS = (
     model.Column("nodes", "NODES", model.Kind.COUNT),
     model.Column("pending", "PENDING", model.Kind.COUNT),
 )
+
+
 # 80 columns show all but the end of the worst finding (the detail pane shows it whole). ACCELERATORS is the
 # bar, then allocated/free/idle.
-FITS = (
-    Fit("nodepool", max_width=24),
-    Fit("nodes"),
-    Fit("accelerators", compute=_accelerators, header="ACCELERATORS"),
-    Fit("pending"),
-    Fit("worst", flex=True, min_width=16, max_width=200, compute=_worst_cell, header="WORST FINDING"),
-)
+def _fits(counted: bool) -> tuple[Fit, ...]:
+    return (
+        Fit("nodepool", max_width=24),
+        Fit("nodes"),
+        Fit("accelerators", compute=lambda row: _accelerators(row, counted), header="ACCELERATORS"),
+        Fit("pending"),
+        Fit("worst", flex=True, min_width=16, max_width=200, compute=_worst_cell, header="WORST FINDING"),
+    )
 
 
 def _row(summary: PoolSummary) -> model.Row:
@@ -201,7 +206,7 @@ def build_overview(snapshot: Refresh) -> Table:
     table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in [*summaries, total]))
     return to_grid(
         table,
-        fits=FITS,
+        fits=_fits(snapshot.pods_counted),
         detail=lambda row: _detail(_summary(row), row.key),
         empty="No accelerator nodes and no NodePool that can launch one.",
     )

@@ -107,8 +107,11 @@ def _line_two(state: HeaderState) -> Text:
         _, free, idle, _ = snap.accelerator_parts
         # Idle accelerators are free to schedule too (on nodes no GPU pod has used for a while): the
         # header counts them in, and says how many, so that it adds up with the Overview's ALL row.
-        out.append(f"free {_count(free + idle)}", style=theme.GOOD if free + idle else theme.WARNING)
-        if idle:
+        if not snap.pods_counted:  # pods could not be listed: what is free is not known
+            out.append("free ?", style=theme.WARNING)
+        else:
+            out.append(f"free {_count(free + idle)}", style=theme.GOOD if free + idle else theme.WARNING)
+        if idle and snap.pods_counted:
             out.append(f" ({_count(idle)} idle)", style=theme.WARNING)
         out.append(SEP)
         pending = len(snap.pending.pods)
