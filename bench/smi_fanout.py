@@ -5,7 +5,7 @@ against the ideal, for the polling schedule in use and the one before (0.1 s x 1
     python bench/smi_fanout.py [--nodes 200] [--concurrency 8] [--seconds 1,1.5,3,10,30] [--rtt-ms 20]
 
 What changed is only when a pod is looked at, so the model is the schedule itself
-(`kube.debug_runner.settings.poll_times`, the function the runner calls): `--concurrency` workers take
+(`kube.debug.runner.settings.poll_times`, the function the runner calls): `--concurrency` workers take
 the nodes in turn; a pod costs a create, polls until one that comes after it is done, then a log read and
 a delete, each request one round trip (`--rtt-ms`). The ideal sees each pod the moment it is done.
 """
@@ -18,7 +18,7 @@ import heapq
 import json
 import math
 
-from kubectl_gpu.kube.debug_runner.settings import RunnerSettings, poll_times
+from kubectl_gpu.kube.debug.runner.settings import RunnerSettings, poll_times
 
 
 def old_times(horizon: float) -> list[float]:

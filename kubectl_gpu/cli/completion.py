@@ -221,8 +221,8 @@ def _with_client(parsed: Parsed, kind: str) -> list[str]:
     if kind == "context":
         contexts, _ = config.list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
         return [str(c["name"]) for c in contexts or []]
+    from kubectl_gpu.kube.debug.pod_api import PodApi
     from kubectl_gpu.kube.live import LiveOptions, LiveSource
-    from kubectl_gpu.kube.pod_api import PodApi
 
     options = LiveOptions(
         kubeconfig=kubeconfig, context=parsed.value("--context"), request_timeout=NAMES_TIMEOUT

@@ -62,7 +62,7 @@ def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str |
 def launch(config: TuiConfig) -> int:
     """Run the app until it quits; then delete any debug pod it still tracks (also after a crash, and on
     SIGTERM or SIGHUP, raised as KeyboardInterrupt so that this cleanup runs)."""
-    from kubectl_gpu.kube.debug_runner import interrupts_on_sigterm
+    from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm
     from kubectl_gpu.tui.app import GpuApp
 
     app = GpuApp(config)

@@ -20,7 +20,7 @@ import pytest
 
 from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, build_debug_pod
 from kubectl_gpu.core.debugpod.leftover import CREATOR_ANNOTATION, Creator, creator_value
-from kubectl_gpu.kube.debug_runner.creator import this_creator
+from kubectl_gpu.kube.debug.runner.creator import this_creator
 from tests.conftest import Result
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig

@@ -17,7 +17,9 @@ from kubernetes import config
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.debugpod import Accelerator, Strategy
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
-from kubectl_gpu.kube.debug_runner import (
+from kubectl_gpu.kube.debug.pod_api import PodApi
+from kubectl_gpu.kube.debug.preflight import Targets, check_access, check_pod_security, resolve_targets
+from kubectl_gpu.kube.debug.runner import (
     Cancelled,
     DebugRunner,
     NodeTarget,
@@ -26,8 +28,6 @@ from kubectl_gpu.kube.debug_runner import (
     interrupts_on_sigterm,
     run_parallel,
 )
-from kubectl_gpu.kube.pod_api import PodApi
-from kubectl_gpu.kube.preflight import Targets, check_access, check_pod_security, resolve_targets
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.kubelet import (

@@ -16,9 +16,9 @@ from kubernetes import config
 
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.debugpod import Strategy
-from kubectl_gpu.kube.debug_runner import DebugRunner, NodeTarget, RunnerSettings
-from kubectl_gpu.kube.pod_api import PodApi
-from kubectl_gpu.kube.preflight import resolve_targets
+from kubectl_gpu.kube.debug.pod_api import PodApi
+from kubectl_gpu.kube.debug.preflight import resolve_targets
+from kubectl_gpu.kube.debug.runner import DebugRunner, NodeTarget, RunnerSettings
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.kubelet import SimulatedKubelet, debug_pods, gpu_node, wait_for
 
@@ -138,7 +138,7 @@ def test_a_create_in_flight_is_not_counted_as_deleted_by_a_404(
 
 
 def _swallow(run: DebugRunner, target: NodeTarget) -> None:
-    from kubectl_gpu.kube.debug_runner import Cancelled
+    from kubectl_gpu.kube.debug.runner import Cancelled
 
     with contextlib.suppress(Cancelled):
         run.collect(target, Strategy.PRIVILEGED_ALL, SCRIPT)

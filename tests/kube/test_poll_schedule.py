@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from kubectl_gpu.kube.debug_runner.settings import RunnerSettings, poll_delay, poll_times
+from kubectl_gpu.kube.debug.runner.settings import RunnerSettings, poll_delay, poll_times
 
 DEFAULT = RunnerSettings()
 

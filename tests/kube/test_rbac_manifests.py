@@ -19,9 +19,9 @@ import yaml
 
 from kubectl_gpu.core.debugpod import Mode
 from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.kube.debug.pod_api import PodApi
+from kubectl_gpu.kube.debug.preflight import NEEDED, PSA_ENFORCE_LABEL, RBAC_MANIFEST, check_access
 from kubectl_gpu.kube.kinds import ALL_KINDS
-from kubectl_gpu.kube.pod_api import PodApi
-from kubectl_gpu.kube.preflight import NEEDED, PSA_ENFORCE_LABEL, RBAC_MANIFEST, check_access
 from tests.kube.apiserver import FakeKubeAPI
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from kubectl_gpu.cli.debug.common import NVIDIA_HELP as NVIDIA_HELP
     from kubectl_gpu.cli.debug.common import collector_script as collector_script
     from kubectl_gpu.cli.debug.common import config_path
-    from kubectl_gpu.kube.debug_shell import exec_argv as exec_argv
-    from kubectl_gpu.kube.debug_shell import greeting as greeting
+    from kubectl_gpu.kube.debug.shell import exec_argv as exec_argv
+    from kubectl_gpu.kube.debug.shell import greeting as greeting
 
 __all__ = ["config_path", "probe_for_snapshot", "register"]
 
@@ -38,8 +38,8 @@ _LAZY = {
     #: The collector's text as the CLI sends it (the name this module had before the split).
     "_collector_script": ("kubectl_gpu.cli.debug.common", "collector_script"),
     "config_path": ("kubectl_gpu.cli.debug.common", "config_path"),
-    "exec_argv": ("kubectl_gpu.kube.debug_shell", "exec_argv"),
-    "greeting": ("kubectl_gpu.kube.debug_shell", "greeting"),
+    "exec_argv": ("kubectl_gpu.kube.debug.shell", "exec_argv"),
+    "greeting": ("kubectl_gpu.kube.debug.shell", "greeting"),
 }
 
 

@@ -27,7 +27,7 @@ from kubectl_gpu.core.errors import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from kubectl_gpu.kube.pod_api import PodApi
+    from kubectl_gpu.kube.debug.pod_api import PodApi
 
 __all__ = ["cleanup", "register"]
 
@@ -38,7 +38,7 @@ def _key(pod: dict[str, Any]) -> tuple[str, str]:
 
 
 def _listed(api: PodApi, namespace: str | None) -> list[dict[str, Any]]:
-    from kubectl_gpu.kube.pod_api import ApiFailure
+    from kubectl_gpu.kube.debug.pod_api import ApiFailure
 
     try:
         return api.list_pods(namespace, label=DEBUG_POD_SELECTOR)
@@ -67,8 +67,8 @@ def _split(
 
 
 def _delete(api: PodApi, keys: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
-    from kubectl_gpu.kube.debug_runner import RunnerSettings
-    from kubectl_gpu.kube.debug_runner.lifecycle import PodLifecycle
+    from kubectl_gpu.kube.debug.runner import RunnerSettings
+    from kubectl_gpu.kube.debug.runner.lifecycle import PodLifecycle
 
     deleter = PodLifecycle(api, RunnerSettings())
     deleted: list[str] = []
@@ -86,7 +86,7 @@ def _judged(
     pods: list[dict[str, Any]], named: bool, force: bool
 ) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Verdict]]:
     """(the pods to delete, each pod's verdict): left behind ones; all of them when named or with --force."""
-    from kubectl_gpu.kube.debug_runner.creator import creator_alive
+    from kubectl_gpu.kube.debug.runner.creator import creator_alive
 
     now = datetime.now(UTC)
     verdicts = {_key(p): judge(p, now, creator_alive) for p in pods}

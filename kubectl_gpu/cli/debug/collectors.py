@@ -25,8 +25,8 @@ from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, Interrupted, InvalidInput
 
 if TYPE_CHECKING:
-    from kubectl_gpu.kube.debug_runner import Leftover, NodeTarget
-    from kubectl_gpu.kube.pod_api import PodApi
+    from kubectl_gpu.kube.debug.pod_api import PodApi
+    from kubectl_gpu.kube.debug.runner import Leftover, NodeTarget
 
 __all__ = ["probe_for_snapshot", "run_collectors"]
 
@@ -49,7 +49,7 @@ def run_collectors(
     interrupted, this raises `Interrupted` naming any pod left and how to delete it (`left_error`)."""
     from rich.live import Live
 
-    from kubectl_gpu.kube.debug_runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
+    from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
     from kubectl_gpu.render.output import make_console
     from kubectl_gpu.render.smi_view import FanoutProgress
 

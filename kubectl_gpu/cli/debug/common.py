@@ -1,6 +1,6 @@
 """What `smi`, `shell` and `cleanup` share: durations, the connection and the target nodes from the global
 options, warnings. The config file, the image it picks, the collector script and the preflight checks live
-in `kube.debug_setup` (the TUI uses them too) and are re-exported here."""
+in `kube.debug.setup` (the TUI uses them too) and are re-exported here."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
-from kubectl_gpu.kube import debug_setup
-from kubectl_gpu.kube.debug_setup import (
+from kubectl_gpu.kube.debug import setup as debug_setup
+from kubectl_gpu.kube.debug.setup import (
     collector_script,
     config_path,
     image_chooser,
@@ -21,9 +21,9 @@ from kubectl_gpu.kube.debug_setup import (
 )
 
 if TYPE_CHECKING:
-    from kubectl_gpu.kube.debug_runner import Leftover
-    from kubectl_gpu.kube.pod_api import PodApi
-    from kubectl_gpu.kube.preflight import Targets
+    from kubectl_gpu.kube.debug.pod_api import PodApi
+    from kubectl_gpu.kube.debug.preflight import Targets
+    from kubectl_gpu.kube.debug.runner import Leftover
 
 __all__ = [
     "NEURON_HELP",
@@ -79,7 +79,7 @@ def namespace_of(opts: GlobalOptions) -> str:
 
 def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
     """Pin the kubeconfig and context we used, so a context switch meanwhile cannot retarget anything."""
-    from kubectl_gpu.kube.debug_shell import kubectl_flags as flags_of
+    from kubectl_gpu.kube.debug.shell import kubectl_flags as flags_of
 
     return flags_of(opts.kubeconfig, context)
 

@@ -22,7 +22,7 @@ from kubectl_gpu.core.debugpod import (
 )
 
 if TYPE_CHECKING:
-    from kubectl_gpu.kube.debug_runner import NodeTarget
+    from kubectl_gpu.kube.debug.runner import NodeTarget
 
 __all__ = ["print_dry_run"]
 
@@ -36,7 +36,7 @@ def print_dry_run(
     chooser: Callable[[Accelerator], ImageChoice],
     timeout: float,
 ) -> None:
-    from kubectl_gpu.kube.debug_runner import RunnerSettings, random_suffix
+    from kubectl_gpu.kube.debug.runner import RunnerSettings, random_suffix
     from kubectl_gpu.render.smi_view import DryRunPlan, dry_run_text
 
     script = collector_script() if mode is Mode.SMI else ""

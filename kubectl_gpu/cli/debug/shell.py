@@ -1,6 +1,6 @@
 """`kubectl gpu shell`: an interactive shell in a debug pod on a node, through `kubectl exec`.
 
-The exec command line, the greeting and the hand-over of the terminal live in `kube.debug_shell` (the TUI's
+The exec command line, the greeting and the hand-over of the terminal live in `kube.debug.shell` (the TUI's
 `x` uses them too)."""
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def shell(
     """An interactive debug shell on the node (privileged, host namespaces, the node's / at /host, GPU
     tools), through kubectl exec. The pod is deleted when the shell exits or on Ctrl-C."""
     from kubectl_gpu.cli.debug.dry_run import print_dry_run
-    from kubectl_gpu.kube.debug_runner import DebugRunner, RunnerSettings, interrupts_on_sigterm
-    from kubectl_gpu.kube.debug_shell import exec_argv, greeting, kubectl_binary, run_in_foreground
+    from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm
+    from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, run_in_foreground
     from kubectl_gpu.render.output import make_console
 
     seconds = parse_seconds(timeout, "--timeout")

@@ -28,7 +28,7 @@ from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.smi import SmiResult
-    from kubectl_gpu.kube.debug_runner import Leftover
+    from kubectl_gpu.kube.debug.runner import Leftover
 
 __all__ = ["register", "smi"]
 

@@ -15,7 +15,8 @@ from kubectl_gpu.core.analyses.smi import SmiResult, stored_results
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.kube.debug_runner import (
+from kubectl_gpu.kube.debug.pod_api import PodApi
+from kubectl_gpu.kube.debug.runner import (
     Cancelled,
     DebugRunner,
     NodeTarget,
@@ -23,9 +24,8 @@ from kubectl_gpu.kube.debug_runner import (
     ShellPod,
     run_parallel,
 )
-from kubectl_gpu.kube.debug_setup import collector_script, connect, find_targets, image_chooser, preflight
-from kubectl_gpu.kube.debug_shell import exec_argv, greeting, kubectl_binary, kubectl_flags
-from kubectl_gpu.kube.pod_api import PodApi
+from kubectl_gpu.kube.debug.setup import collector_script, connect, find_targets, image_chooser, preflight
+from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, kubectl_flags
 from kubectl_gpu.tui.config import TuiConfig
 
 __all__ = ["DebugJobs", "JobOutcome", "ShellJob", "SmiJob", "offline_smi"]

@@ -11,7 +11,7 @@ from textual import work
 from textual.app import App, SuspendNotSupported
 
 from kubectl_gpu.core.analyses.smi import SmiResult
-from kubectl_gpu.kube.debug_shell import run_in_foreground
+from kubectl_gpu.kube.debug.shell import run_in_foreground
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi

@@ -15,7 +15,7 @@ from kubectl_gpu.core.debugpod.commands import SHELL_EXEC
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:  # the runner imports the kubernetes client; `--help` must not
-    from kubectl_gpu.kube.debug_runner import NodeTarget, ShellPod
+    from kubectl_gpu.kube.debug.runner import NodeTarget, ShellPod
 
 __all__ = ["exec_argv", "greeting", "kubectl_binary", "kubectl_flags", "run_in_foreground"]
 

@@ -16,8 +16,8 @@ from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.parse import ModelError, parse_node, parse_pod
 from kubectl_gpu.core.k8s.state import StateBuilder
-from kubectl_gpu.kube.debug_runner import NodeTarget
-from kubectl_gpu.kube.pod_api import ApiFailure, PodApi
+from kubectl_gpu.kube.debug.pod_api import ApiFailure, PodApi
+from kubectl_gpu.kube.debug.runner import NodeTarget
 
 __all__ = [
     "NEEDED",

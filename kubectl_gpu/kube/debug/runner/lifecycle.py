@@ -13,8 +13,9 @@ from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, PodProgress, Strategy,
 from kubectl_gpu.core.debugpod.image_pull import explain_pull_failure
 from kubectl_gpu.core.debugpod.leftover import creator_value
 from kubectl_gpu.core.errors import ClusterError
-from kubectl_gpu.kube.debug_runner.creator import this_creator
-from kubectl_gpu.kube.debug_runner.errors import (
+from kubectl_gpu.kube.debug.pod_api import ApiFailure, PodApi, RequestTimedOut
+from kubectl_gpu.kube.debug.runner.creator import this_creator
+from kubectl_gpu.kube.debug.runner.errors import (
     AdmissionRejected,
     Cancelled,
     DebugPodError,
@@ -22,10 +23,9 @@ from kubectl_gpu.kube.debug_runner.errors import (
     ImagePullFailed,
     NodeGone,
 )
-from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings, poll_delay
-from kubectl_gpu.kube.debug_runner.signals import uninterruptible
-from kubectl_gpu.kube.debug_runner.tracker import PodTracker, random_suffix
-from kubectl_gpu.kube.pod_api import ApiFailure, PodApi, RequestTimedOut
+from kubectl_gpu.kube.debug.runner.settings import Leftover, NodeTarget, RunnerSettings, poll_delay
+from kubectl_gpu.kube.debug.runner.signals import uninterruptible
+from kubectl_gpu.kube.debug.runner.tracker import PodTracker, random_suffix
 
 __all__ = ["Phase", "PodAttempt", "PodLifecycle"]
 

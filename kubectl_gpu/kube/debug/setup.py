@@ -2,7 +2,7 @@
 collector script, the connection, the target nodes and the preflight checks.
 
 Shared by the CLI (`kubectl gpu smi`, `shell`, `snapshot --probe`) and the TUI (`s`, `x`), so both create
-exactly the same pods through the same runner (`kube.debug_runner`).
+exactly the same pods through the same runner (`kube.debug.runner`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_im
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from kubectl_gpu.kube.pod_api import PodApi
-    from kubectl_gpu.kube.preflight import Targets
+    from kubectl_gpu.kube.debug.pod_api import PodApi
+    from kubectl_gpu.kube.debug.preflight import Targets
 
 __all__ = [
     "collector_script",
@@ -87,8 +87,8 @@ def collector_script() -> str:
 
 def connect(kubeconfig: str | None, context: str | None, request_timeout: float | None) -> PodApi:
     """The pod API of a kubeconfig context (the live cluster; debug pods need one)."""
+    from kubectl_gpu.kube.debug.pod_api import PodApi
     from kubectl_gpu.kube.live import LiveOptions, LiveSource
-    from kubectl_gpu.kube.pod_api import PodApi
 
     source = LiveSource(LiveOptions(kubeconfig=kubeconfig, context=context, request_timeout=request_timeout))
     api = PodApi(source.api, request_timeout=request_timeout, context=source.context)
@@ -106,7 +106,7 @@ def find_targets(
 ) -> Targets:
     """The named nodes (or every accelerator node, with `all_nodes` or a selector), ready or not and why."""
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.kube.preflight import resolve_targets
+    from kubectl_gpu.kube.debug.preflight import resolve_targets
 
     return resolve_targets(
         api,
@@ -120,6 +120,6 @@ def find_targets(
 
 def preflight(api: PodApi, namespace: str, mode: Mode) -> list[str]:
     """Pod Security and RBAC checks for `mode` in `namespace`: warnings; raises what would fail anyway."""
-    from kubectl_gpu.kube.preflight import check_access, check_pod_security
+    from kubectl_gpu.kube.debug.preflight import check_access, check_pod_security
 
     return check_pod_security(api, namespace) + check_access(api, namespace, mode)

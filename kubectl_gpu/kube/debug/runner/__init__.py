@@ -11,7 +11,7 @@ waits on), `settings` (the runner's inputs and outputs), `lifecycle` (one pod, c
 (`DebugRunner`: the collector and the shell pod).
 """
 
-from kubectl_gpu.kube.debug_runner.errors import (
+from kubectl_gpu.kube.debug.runner.errors import (
     AdmissionRejected,
     Cancelled,
     DebugPodError,
@@ -20,11 +20,11 @@ from kubectl_gpu.kube.debug_runner.errors import (
     NoAcceleratorVisible,
     NodeGone,
 )
-from kubectl_gpu.kube.debug_runner.parallel import run_parallel
-from kubectl_gpu.kube.debug_runner.runner import DebugRunner
-from kubectl_gpu.kube.debug_runner.settings import Leftover, NodeTarget, RunnerSettings, ShellPod
-from kubectl_gpu.kube.debug_runner.signals import interrupts_on_sigterm
-from kubectl_gpu.kube.debug_runner.tracker import PodTracker, random_suffix
+from kubectl_gpu.kube.debug.runner.parallel import run_parallel
+from kubectl_gpu.kube.debug.runner.runner import DebugRunner
+from kubectl_gpu.kube.debug.runner.settings import Leftover, NodeTarget, RunnerSettings, ShellPod
+from kubectl_gpu.kube.debug.runner.signals import interrupts_on_sigterm
+from kubectl_gpu.kube.debug.runner.tracker import PodTracker, random_suffix
 
 __all__ = [
     "AdmissionRejected",

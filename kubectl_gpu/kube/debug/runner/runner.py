@@ -25,15 +25,15 @@ from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import ModelError, parse_pod
 from kubectl_gpu.core.probe import ProbeResult, parse_collector_output
 from kubectl_gpu.core.probe.attribution import pod_names_by_uid
-from kubectl_gpu.kube.debug_runner.errors import (
+from kubectl_gpu.kube.debug.pod_api import ApiFailure
+from kubectl_gpu.kube.debug.runner.errors import (
     Cancelled,
     DebugPodError,
     DebugPodTimeout,
     NoAcceleratorVisible,
 )
-from kubectl_gpu.kube.debug_runner.lifecycle import PodAttempt, PodLifecycle
-from kubectl_gpu.kube.debug_runner.settings import NodeTarget, ShellPod, poll_delay
-from kubectl_gpu.kube.pod_api import ApiFailure
+from kubectl_gpu.kube.debug.runner.lifecycle import PodAttempt, PodLifecycle
+from kubectl_gpu.kube.debug.runner.settings import NodeTarget, ShellPod, poll_delay
 
 __all__ = ["DebugRunner"]
 

@@ -1,0 +1,1 @@
+"""Debug pods, the adapter side: create, poll, read the log and always delete them (`runner/`), the API calls on one pod (`pod_api`), what to check before creating one (`preflight`), the settings a run needs (`setup`), and the interactive shell (`shell`)."""
