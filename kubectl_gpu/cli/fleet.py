@@ -44,16 +44,24 @@ def dispatch(call: Call, opts: GlobalOptions, command: str) -> int:
     so. A --snapshot of several clusters' bundles, each file one cluster's, is a fleet of those clusters."""
     if opts.fleet:
         return run_fleet(call, opts, command, live_members(opts))
+    if opts.snapshot:
+        from kubectl_gpu.kube.snapshot import cluster_groups
+
+        groups = cluster_groups(opts.snapshot)  # from the bundles' heads: each file is then parsed once
+        if len(groups) > 1:
+            return run_fleet(call, opts, command, _snapshot_members(opts, groups))
     try:
         return execute(opts, call(opts))
-    except SeveralClusters as exc:
+    except SeveralClusters as exc:  # bundles of several clusters in another layout, found while reading
         if not exc.groups or not opts.snapshot:
             raise
-        members = [
-            Member(context, None, replace(opts, snapshot=files, fleet_member=True))
-            for context, files in exc.groups
-        ]
-        return run_fleet(call, opts, command, members)
+        return run_fleet(call, opts, command, _snapshot_members(opts, exc.groups))
+
+
+def _snapshot_members(opts: GlobalOptions, groups: Sequence[tuple[str, tuple[str, ...]]]) -> list[Member]:
+    return [
+        Member(context, None, replace(opts, snapshot=files, fleet_member=True)) for context, files in groups
+    ]
 
 
 def live_members(opts: GlobalOptions) -> list[Member]:

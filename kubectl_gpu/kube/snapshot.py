@@ -39,6 +39,7 @@ __all__ = [
     "BUNDLE_API_VERSION",
     "BUNDLE_MODE",
     "build_bundle",
+    "cluster_groups",
     "load_snapshot",
     "load_text",
     "redact",
@@ -305,6 +306,22 @@ def _cluster_files(files: list[Path]) -> list[tuple[str, tuple[str, ...]]]:
             return []
         groups.setdefault(context, []).append(str(path))
     return [(context, tuple(group)) for context, group in sorted(groups.items())]
+
+
+def cluster_groups(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, tuple[str, ...]]]:
+    """(context, files) per cluster, read from the bundles' heads alone, before anything is parsed: fleet
+    mode reads each cluster's files once. [] unless every file is a bundle in `write_bundle`'s layout that
+    names its context (anything else is left to `load_snapshot`, which refuses two clusters itself)."""
+    names = [str(p) for p in paths]
+    if "-" in names:  # stdin is one input
+        return []
+    try:
+        files = list(_files(names))
+        if len(files) < 2 or any(bundle_head(path) is None for path in files):
+            return []
+    except (InvalidInput, OSError):  # the load says what is wrong, in its own words
+        return []
+    return _cluster_files(files)
 
 
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
