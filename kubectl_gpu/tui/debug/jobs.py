@@ -10,23 +10,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kubectl_gpu.core.analyses.smi import SmiResult, stored_results
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.kube.debug.pod_api import PodApi
-from kubectl_gpu.kube.debug.runner import (
-    Cancelled,
-    DebugRunner,
-    NodeTarget,
-    RunnerSettings,
-    ShellPod,
-    run_parallel,
-)
-from kubectl_gpu.kube.debug.setup import collector_script, connect, find_targets, image_chooser, preflight
-from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, kubectl_flags
 from kubectl_gpu.tui.config import TuiConfig
+
+if TYPE_CHECKING:  # the runner and the pod API load the kubernetes client: only when a debug pod is made
+    from kubectl_gpu.kube.debug.pod_api import PodApi
+    from kubectl_gpu.kube.debug.runner import DebugRunner, NodeTarget, ShellPod
 
 __all__ = ["DebugJobs", "JobOutcome", "ShellJob", "SmiJob", "offline_smi"]
 
@@ -72,6 +66,8 @@ class _Job:
         self.cancel_event.set()
 
     def _connect(self) -> tuple[PodApi, list[NodeTarget]]:
+        from kubectl_gpu.kube.debug.setup import connect, find_targets, image_chooser, preflight
+
         source = self.config.source
         api = connect(source.kubeconfig, source.context, source.request_timeout)
         targets = find_targets(
@@ -84,6 +80,8 @@ class _Job:
         return api, list(targets.ready)
 
     def _runner(self, api: PodApi, on_phase: Phase | None = None) -> DebugRunner:
+        from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings
+
         settings = RunnerSettings(namespace=self.namespace, timeout=self.timeout)
         if on_phase is None:
             self.runner = DebugRunner(api, settings, cancel=self.cancel_event)
@@ -124,6 +122,9 @@ class SmiJob(_Job):
         self.concurrency = concurrency
 
     def run(self) -> JobOutcome:
+        from kubectl_gpu.kube.debug.runner import Cancelled, run_parallel
+        from kubectl_gpu.kube.debug.setup import collector_script
+
         finished: list[SmiResult] = []
         try:
             api, targets = self._connect()
@@ -165,6 +166,9 @@ class ShellJob(_Job):
         self.hand_over = hand_over
 
     def run(self) -> JobOutcome:
+        from kubectl_gpu.kube.debug.runner import Cancelled
+        from kubectl_gpu.kube.debug.shell import exec_argv, kubectl_binary, kubectl_flags
+
         try:
             kubectl = kubectl_binary()  # before any pod exists
             api, targets = self._connect()
@@ -187,6 +191,8 @@ class ShellJob(_Job):
         return self._finish()
 
     def _greeting(self, target: NodeTarget, pod: ShellPod) -> list[str]:
+        from kubectl_gpu.kube.debug.shell import greeting
+
         return [*(f"warning: {w}" for w in self.outcome.warnings), *greeting(target, pod)]
 
 
