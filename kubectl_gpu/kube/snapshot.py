@@ -27,7 +27,7 @@ import yaml
 from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
+from kubectl_gpu.core.k8s.parse import KINDS, Model, ModelError, kind_of
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
@@ -159,7 +159,10 @@ def _check_aliases(docs: list[Any], source: str) -> None:
 def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
     if isinstance(doc, (list, BundleStream)):
         for index, item in enumerate(doc):
-            yield from _objects(item, path, f"{where}[{index}]")
+            if type(item) is dict and _plain_object(item):
+                yield item  # the usual entry: what the nested call below would yield, without it
+            else:
+                yield from _objects(item, path, f"{where}[{index}]")
         return
     if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
         raise InvalidInput(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
@@ -172,12 +175,22 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
             raise InvalidInput(f"{path}: {kind}.items must be a list")
         item_kind = kind[: -len("List")] if kind != "List" else None
         for index, item in enumerate(items):
-            if isinstance(item, dict) and item_kind and "kind" not in item:
-                # Typed lists from the API omit kind/apiVersion on items.
-                item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
+            if type(item) is dict:
+                if item_kind and "kind" not in item:
+                    # Typed lists from the API omit kind/apiVersion on items.
+                    item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
+                if _plain_object(item):
+                    yield item
+                    continue
             yield from _objects(item, path, f"items[{index}]")
         return
     yield doc
+
+
+def _plain_object(item: dict[str, Any]) -> bool:
+    """An object that is neither a List nor anything `_objects` would refuse: it is yielded as it is."""
+    kind = item.get("kind")
+    return type(kind) is str and not kind.endswith("List")
 
 
 def _bundle_meta(
@@ -316,8 +329,8 @@ def _load(
 ) -> ClusterState:
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
-    seen: dict[tuple[str, str, str | None, str], Any] = {}
-    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the source of each definition
+    seen: dict[tuple[str, str, str | None, str], tuple[Model, str]] = {}  # the last definition, its source
+    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the sources of each defined again
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
     for source, docs_of_source in documents:
@@ -328,23 +341,27 @@ def _load(
             else:
                 docs = doc
             for obj in _objects(docs, source, ""):
-                try:
-                    model = parse_object(obj)
-                except ModelError as exc:
-                    raise InvalidInput(f"{source}: {exc}") from None
                 group, kind = kind_of(obj)
-                if model is None:
+                parser = KINDS.get((group, kind))
+                if parser is None:
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
+                try:
+                    model = parser(obj)
+                except ModelError as exc:
+                    raise InvalidInput(f"{source}: {exc}") from None
                 key = (group, kind, model.meta.namespace, model.meta.name)
-                seen[key] = model
-                where.setdefault(key, []).append(source)
+                before = seen.get(key)
+                seen[key] = (model, source)
+                if before is not None:
+                    where.setdefault(key, [before[1]]).append(source)
                 state.keep(model, obj)
-    state.add(seen.values())
-    state.duplicates.extend(
-        DuplicateObject(k[1], k[2], k[3], tuple(sources)) for k, sources in where.items() if len(sources) > 1
-    )
+    state.add(model for model, _ in seen.values())
+    if where:  # in the order the objects first appear
+        state.duplicates.extend(
+            DuplicateObject(k[1], k[2], k[3], tuple(where[k])) for k in seen if k in where
+        )
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         state.note(

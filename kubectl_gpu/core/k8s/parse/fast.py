@@ -1,0 +1,107 @@
+"""The common case of an object, read without the checked path's per-field work.
+
+A fleet's pods are most of a snapshot, and the checked readers (`common`) pay for every field: an f-string
+naming the field for an error that almost never comes, a function call per type check, quantities parsed
+one container at a time. Here the usual shapes are recognised with exact type tests, and what repeats from
+pod to pod (a Deployment's requests, tolerations, creation times) is looked up once per distinct value:
+
+* `fast_meta` and the memo helpers return None at the first thing they do not expect (a field of another
+  type, a value that is not hashable, a quantity that does not parse); the caller then runs the checked
+  path from the start, so an error, and its wording, is exactly the checked path's;
+* a memo's value is what the checked reader returns for that input, and its key is the input itself (a
+  timestamp's text, or the `repr` of the fields read, exact where Python's equality is not: `1 == 1.0 ==
+  True`), so a hit is an input that reads the same. Each memo is bounded; past its size
+  it is only read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from kubectl_gpu.core.k8s.models import Meta, Raw
+from kubectl_gpu.core.k8s.parse.common import opt_time
+
+__all__ = ["checked", "fast_meta", "memo_time", "str_values"]
+
+_LIMIT = 65536
+_T = TypeVar("_T")
+_TIMES: dict[str, datetime | None] = {}
+
+
+def _remember(memo: dict[Any, _T], key: Any, value: _T) -> _T:
+    if len(memo) < _LIMIT:
+        memo[key] = value
+    return value
+
+
+def str_values(mapping: dict[str, Any]) -> bool:
+    """Whether every value is a `str` (what `common.str_map` accepts, as orjson hands it)."""
+    for value in mapping.values():  # noqa: SIM110 (a loop: faster than all() over a generator)
+        if type(value) is not str:
+            return False
+    return True
+
+
+def memo_time(value: object) -> datetime | None:
+    """`common.opt_time`, once per distinct text (pods of one rollout share their timestamps)."""
+    if type(value) is not str:
+        return opt_time(value)
+    found = _TIMES.get(value, _TIMES)
+    if found is _TIMES:
+        return _remember(_TIMES, value, opt_time(value))
+    return found  # type: ignore[return-value]
+
+
+def fast_meta(md: object, *, namespaced: bool) -> Meta | None:
+    """`common.meta` of an object's metadata in its usual shape; None for anything else."""
+    if type(md) is not dict:
+        return None
+    name = md.get("name")
+    if type(name) is not str or not name:
+        return None
+    labels = md.get("labels")
+    if labels is None:
+        labels = {}
+    elif type(labels) is not dict or not str_values(labels):
+        return None
+    annotations = md.get("annotations")
+    if annotations is None:
+        annotations = {}
+    elif type(annotations) is not dict or not str_values(annotations):
+        return None
+    owner_kind = owner_name = None
+    owners = md.get("ownerReferences")
+    if owners and type(owners) is list and type(owners[0]) is dict:
+        first = owners[0]
+        owner_kind = _text(first.get("kind"))
+        owner_name = _text(first.get("name"))
+    namespace = _text(md.get("namespace"))
+    return Meta(
+        name,
+        namespace if namespace or not namespaced else "default",
+        _text(md.get("uid")),
+        labels,
+        annotations,
+        memo_time(md.get("creationTimestamp")),
+        owner_kind,
+        owner_name,
+        bool(md.get("deletionTimestamp")),
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def checked(fast: Callable[[Raw], _T | None], slow: Callable[[Raw], _T]) -> Callable[[Raw], _T]:
+    """A parser that tries `fast` and, where it declines (None), runs `slow`: the checked path, which
+    answers or raises exactly as it always did."""
+
+    def parse(obj: Raw) -> _T:
+        found = fast(obj)
+        return found if found is not None else slow(obj)
+
+    parse.__doc__ = slow.__doc__
+    return parse

@@ -1,0 +1,176 @@
+"""A pod in its usual shape is read by a fast path (`parse/fast.py`, `pods._fast_pod`, issue 22); it must
+answer exactly what the checked path answers, on every real pod the tests hold and on pods with any field
+broken or replaced (then the same error, word for word), whatever the memos hold from earlier pods."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.parse import ModelError, pods
+from tests.core.k8s.test_pod_slim import _real_pods
+
+REAL = [p for p in _real_pods() if p.get("kind") == "Pod"]
+
+
+def _outcome(parse: Any, obj: dict[str, Any]) -> tuple[str, ...]:
+    """What a parser answers, as text: every field's repr (exact: Decimal('1') is not Decimal('1.0')) and
+    every detail read on use; or the error's type and words."""
+    try:
+        pod: Pod = parse(copy.deepcopy(obj))
+    except ModelError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return ("pod", repr(pod), repr(pod.limits), repr(pod.containers), repr(pod.container_statuses))
+
+
+def test_the_real_pods_are_the_usual_shape() -> None:
+    """The fast path is not a path nobody takes: it reads nearly every real pod that reads (those it
+    leaves to the checked path hold DRA claims)."""
+    readable = [p for p in REAL if _outcome(pods._checked_pod, p)[0] == "pod"]
+    assert len(readable) > 100
+    fast = [p for p in readable if pods._fast_pod(copy.deepcopy(p)) is not None]
+    assert len(fast) >= 0.95 * len(readable)
+
+
+@pytest.mark.parametrize("index", range(len(REAL)))
+def test_real_pods_read_alike(index: int) -> None:
+    obj = REAL[index]
+    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj)
+    fast = pods._fast_pod(copy.deepcopy(obj))
+    if fast is not None:
+        assert _outcome(lambda o: fast, obj) == _outcome(pods._checked_pod, obj)
+
+
+# Where a value may be replaced: the fields the readers read, at every depth.
+PATHS: list[tuple[Any, ...]] = [
+    ("metadata",),
+    ("metadata", "name"),
+    ("metadata", "namespace"),
+    ("metadata", "uid"),
+    ("metadata", "labels"),
+    ("metadata", "labels", "app"),
+    ("metadata", "annotations"),
+    ("metadata", "annotations", "kubectl-gpu.io/cuda"),
+    ("metadata", "ownerReferences"),
+    ("metadata", "ownerReferences", 0),
+    ("metadata", "ownerReferences", 0, "kind"),
+    ("metadata", "creationTimestamp"),
+    ("metadata", "deletionTimestamp"),
+    ("spec",),
+    ("spec", "nodeName"),
+    ("spec", "schedulerName"),
+    ("spec", "priority"),
+    ("spec", "terminationGracePeriodSeconds"),
+    ("spec", "containers"),
+    ("spec", "containers", 0),
+    ("spec", "containers", 0, "resources"),
+    ("spec", "containers", 0, "resources", "requests"),
+    ("spec", "containers", 0, "resources", "requests", "cpu"),
+    ("spec", "containers", 0, "resources", "requests", "nvidia.com/gpu"),
+    ("spec", "containers", 0, "resources", "limits"),
+    ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"),
+    ("spec", "containers", 0, "image"),
+    ("spec", "containers", 0, "env"),
+    ("spec", "initContainers"),
+    ("spec", "overhead"),
+    ("spec", "overhead", "cpu"),
+    ("spec", "tolerations"),
+    ("spec", "tolerations", 0),
+    ("spec", "tolerations", 0, "tolerationSeconds"),
+    ("spec", "tolerations", 0, "operator"),
+    ("spec", "nodeSelector"),
+    ("spec", "nodeSelector", "eks.amazonaws.com/instance-gpu-name"),
+    ("spec", "affinity"),
+    ("spec", "affinity", "nodeAffinity"),
+    ("spec", "resourceClaims"),
+    ("spec", "schedulingGates"),
+    ("spec", "topologySpreadConstraints"),
+    ("status",),
+    ("status", "phase"),
+    ("status", "startTime"),
+    ("status", "nominatedNodeName"),
+    ("status", "containerStatuses"),
+]
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([1.0, 0.5, math.nan, math.inf, -0.0]),
+    st.sampled_from(["", "1", "500m", "2Gi", "x", "Always", "Exists", "2026-11-28T09:00:00Z", "nvidia"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["cpu", "key", "name", "a"]), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def _replace(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> bool:
+    """Set `value` at `path` (inserting the last key where it is missing); False where the path is not there."""
+    node: Any = obj
+    for step in path[:-1]:
+        if not _has(node, step):
+            return False
+        node = node[step]
+    if not (isinstance(node, dict) or _has(node, path[-1])):
+        return False
+    node[path[-1]] = value
+    return True
+
+
+def _has(node: Any, step: Any) -> bool:
+    if isinstance(node, dict):
+        return step in node
+    return isinstance(node, list) and isinstance(step, int) and step < len(node)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(range(len(REAL))),
+    st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=1, max_size=3),
+)
+def test_broken_pods_read_alike(index: int, changes: list[tuple[tuple[Any, ...], Any]]) -> None:
+    """Any field replaced by any JSON or YAML value (NaN and infinities too): the same pod or the same
+    error. The memos are shared across examples, so a value read before (`null`, `1`) is in them when an
+    equal-looking one (`nan`, `1.0`, `true`) comes."""
+    obj = copy.deepcopy(REAL[index])
+    for path, value in changes:
+        _replace(obj, path, value)
+    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj)
+
+
+# Values Python holds equal (or JSON writes alike) that the checked readers read differently.
+LOOKALIKES = [
+    (None, math.nan),
+    (None, math.inf),
+    (1, 1.0),
+    (1, True),
+    (0, False),
+    ("1", 1),
+    ([], None),
+    ({}, None),
+    ({}, []),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: ".".join(map(str, p)))
+def test_lookalike_values_in_turn(path: tuple[Any, ...]) -> None:
+    """One value at `path`, then a look-alike there (both orders), on a GPU pod with tolerations, limits
+    and a nodeSelector: the second reads as the checked path reads it, not as the memo holds the first."""
+    base = next(p for p in REAL if p["spec"].get("tolerations") and p["spec"].get("nodeSelector"))
+    for first, second in LOOKALIKES:
+        for a, b in ((first, second), (second, first)):
+            for value in (a, b):
+                obj = copy.deepcopy(base)
+                if _replace(obj, path, value):
+                    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj), (path, a, b)
