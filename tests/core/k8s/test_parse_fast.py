@@ -1,6 +1,6 @@
-"""A pod in its usual shape is read by a fast path (`parse/fast.py`, `pods._fast_pod`, issue 22); it must
-answer exactly what the checked path answers, on every real pod the tests hold and on pods with any field
-broken or replaced (then the same error, word for word), whatever the memos hold from earlier pods."""
+"""A pod in its usual shape is read by a fast path (`parse/pods_fast.py`, issue 22); it must answer exactly
+what the checked path answers, on every real pod the tests hold and on pods with any field broken or
+replaced (then the same error, word for word), whatever the memos hold from earlier pods."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.k8s.models import Pod
-from kubectl_gpu.core.k8s.parse import ModelError, pods
+from kubectl_gpu.core.k8s.parse import ModelError, pods, pods_fast
 from tests.core.k8s.test_pod_slim import _real_pods
 
 REAL = [p for p in _real_pods() if p.get("kind") == "Pod"]
@@ -32,19 +32,19 @@ def _outcome(parse: Any, obj: dict[str, Any]) -> tuple[str, ...]:
 def test_the_real_pods_are_the_usual_shape() -> None:
     """The fast path is not a path nobody takes: it reads nearly every real pod that reads (those it
     leaves to the checked path hold DRA claims)."""
-    readable = [p for p in REAL if _outcome(pods._checked_pod, p)[0] == "pod"]
+    readable = [p for p in REAL if _outcome(pods.parse_pod_checked, p)[0] == "pod"]
     assert len(readable) > 100
-    fast = [p for p in readable if pods._fast_pod(copy.deepcopy(p)) is not None]
+    fast = [p for p in readable if pods_fast.fast_pod(copy.deepcopy(p)) is not None]
     assert len(fast) >= 0.95 * len(readable)
 
 
 @pytest.mark.parametrize("index", range(len(REAL)))
 def test_real_pods_read_alike(index: int) -> None:
     obj = REAL[index]
-    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj)
-    fast = pods._fast_pod(copy.deepcopy(obj))
+    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
+    fast = pods_fast.fast_pod(copy.deepcopy(obj))
     if fast is not None:
-        assert _outcome(lambda o: fast, obj) == _outcome(pods._checked_pod, obj)
+        assert _outcome(lambda o: fast, obj) == _outcome(pods.parse_pod_checked, obj)
 
 
 # Where a value may be replaced: the fields the readers read, at every depth.
@@ -75,8 +75,15 @@ PATHS: list[tuple[Any, ...]] = [
     ("spec", "containers", 0, "resources", "requests", "nvidia.com/gpu"),
     ("spec", "containers", 0, "resources", "limits"),
     ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"),
+    ("spec", "containers", 0, "name"),
     ("spec", "containers", 0, "image"),
     ("spec", "containers", 0, "env"),
+    ("spec", "containers", 0, "env", 0),
+    ("spec", "containers", 0, "ports"),
+    ("spec", "containers", 0, "ports", 0, "hostPort"),
+    ("spec", "volumes"),
+    ("spec", "volumes", 0),
+    ("spec", "volumes", 0, "persistentVolumeClaim"),
     ("spec", "initContainers"),
     ("spec", "overhead"),
     ("spec", "overhead", "cpu"),
@@ -145,7 +152,7 @@ def test_broken_pods_read_alike(index: int, changes: list[tuple[tuple[Any, ...],
     obj = copy.deepcopy(REAL[index])
     for path, value in changes:
         _replace(obj, path, value)
-    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj)
+    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
 
 
 # Values Python holds equal (or JSON writes alike) that the checked readers read differently.
@@ -173,4 +180,8 @@ def test_lookalike_values_in_turn(path: tuple[Any, ...]) -> None:
             for value in (a, b):
                 obj = copy.deepcopy(base)
                 if _replace(obj, path, value):
-                    assert _outcome(pods.parse_pod, obj) == _outcome(pods._checked_pod, obj), (path, a, b)
+                    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj), (
+                        path,
+                        a,
+                        b,
+                    )

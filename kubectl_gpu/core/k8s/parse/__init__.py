@@ -37,7 +37,7 @@ from kubectl_gpu.core.k8s.parse.karpenter import (
     parse_nodepool,
 )
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
-from kubectl_gpu.core.k8s.parse.pods import parse_pod
+from kubectl_gpu.core.k8s.parse.pods_fast import parse_pod
 from kubectl_gpu.core.k8s.parse.storage import (
     parse_daemonset,
     parse_nodeoverlay,

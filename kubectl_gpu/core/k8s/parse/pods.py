@@ -20,12 +20,10 @@ from kubectl_gpu.core.k8s.parse.common import (
     str_map,
     tolerations,
 )
-from kubectl_gpu.core.k8s.parse.fast import checked, fast_meta, memo_time, str_values
 from kubectl_gpu.core.k8s.parse.placement import parse_placement
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
-from kubectl_gpu.core.scheduling.taints import Toleration
 
-__all__ = ["parse_pod"]
+__all__ = ["APP_KEYS", "INIT_KEYS", "SlimDetails", "effective", "parse_pod_checked", "slim", "slim_status"]
 
 
 def _add(total: Resources, extra: Mapping[str, Decimal]) -> None:
@@ -48,7 +46,7 @@ def _container_resources(res: Mapping[str, Any], field: str, where: str) -> Reso
     return out
 
 
-def _effective(
+def effective(
     containers: list[Any], init: list[Any], overhead: Resources, where: str, field: str
 ) -> Resources:
     """Kubernetes' effective pod request (`resourcehelper.PodRequests`).
@@ -91,7 +89,7 @@ def _limits(containers: list[Any], init: list[Any], where: str) -> Resources:
     """Effective limits, computed like requests (without the overhead); {} when one does not parse: limits
     are only ever shown."""
     try:
-        return _effective(containers, init, {}, where, "limits")
+        return effective(containers, init, {}, where, "limits")
     except ModelError:
         return {}
 
@@ -175,35 +173,35 @@ def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
         return ()
 
 
-# What `_Details` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
+# What `SlimDetails` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
 # kinds of container and `restartPolicy` of init containers, `_containers` the app containers' `name`,
 # `image`, `env` and `resources`, `_container_state` a status's `name`, `ready`, `restartCount` and `state`.
-_APP_KEYS = ("name", "image", "env", "resources")
-_INIT_KEYS = ("resources", "restartPolicy")
+APP_KEYS = ("name", "image", "env", "resources")
+INIT_KEYS = ("resources", "restartPolicy")
 _STATUS_KEYS = ("name", "ready", "restartCount", "state")
 _STATUS_LISTS = ("initContainerStatuses", "containerStatuses")
 
 
-def _slim(items: list[Any], keys: tuple[str, ...]) -> list[Any]:
+def slim(items: list[Any], keys: tuple[str, ...]) -> list[Any]:
     """`items` with each object cut to `keys` (those it has), other entries as they are."""
     return [{k: item[k] for k in keys if k in item} if isinstance(item, dict) else item for item in items]
 
 
-def _slim_status(status: Raw) -> Raw:
+def slim_status(status: Raw) -> Raw:
     """The container status lists of a pod's status, each entry cut to what `_container_state` reads; a
     value that is not a list stays as it is (it reads as no statuses, as before)."""
     out: Raw = {}
     for key in _STATUS_LISTS:
         value = status.get(key)
         if value is not None:
-            out[key] = _slim(value, _STATUS_KEYS) if isinstance(value, list) else value
+            out[key] = slim(value, _STATUS_KEYS) if isinstance(value, list) else value
     return out
 
 
-class _Details:
+class SlimDetails:
     """`PodDetails`: each read from the pod's spec and status on first use, then kept.
 
-    Until then it holds only the parts of the containers and statuses those readers look at (`_slim`): a
+    Until then it holds only the parts of the containers and statuses those readers look at (`slim`): a
     fleet's pods are most of a snapshot, and the rest of their specs and statuses (volume mounts, probes,
     commands, conditions, image IDs ...) would otherwise stay in memory for as long as the pods."""
 
@@ -231,7 +229,8 @@ class _Details:
         return self._statuses
 
 
-def _checked_pod(obj: Raw) -> Pod:
+def parse_pod_checked(obj: Raw) -> Pod:
+    """A pod, every field checked as it is read (errors name the field); `pod_fast` reads the usual shape."""
     m = meta(obj, "Pod", namespaced=True)
     where = f"Pod {m.key}"
     spec = as_dict(obj.get("spec"), f"{where} spec")
@@ -253,7 +252,7 @@ def _checked_pod(obj: Raw) -> Pod:
         phase=opt_str(status.get("phase")) or "Pending",
         scheduler_name=opt_str(spec.get("schedulerName")) or "default-scheduler",
         priority=opt_int(spec.get("priority"), f"{where} spec.priority"),
-        requests=_effective(containers, init, overhead, where, "requests"),
+        requests=effective(containers, init, overhead, where, "requests"),
         tolerations=tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
         node_selector=str_map(spec.get("nodeSelector"), f"{where} spec.nodeSelector"),
         node_affinity=NodeAffinity.from_spec(spec),
@@ -266,102 +265,6 @@ def _checked_pod(obj: Raw) -> Pod:
             for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
             if isinstance(g, dict)
         ),
-        _details=_Details(_slim(containers, _APP_KEYS), _slim(init, _INIT_KEYS), _slim_status(status), where),
+        _details=SlimDetails(slim(containers, APP_KEYS), slim(init, INIT_KEYS), slim_status(status), where),
         placement=parse_placement(spec, m.name),
     )
-
-
-# A pod's scheduling template (requests, tolerations, nodeSelector, node affinity), once per distinct text.
-_TEMPLATES: dict[str, tuple[Resources, tuple[Toleration, ...], NodeAffinity]] = {}
-
-
-def _template(spec: Raw, containers: list[Any], init: list[Any], where: str) -> tuple[Any, ...] | None:
-    """(requests, tolerations, node affinity) of `spec`, read once per distinct set of the fields they
-    come from: the pods of a Deployment share them. The key is those fields' `repr`, exact where Python's
-    equality is not (`1`, `1.0` and `True` are equal keys, and read differently), so a hit is an input the
-    checked readers read the same; None where a field is not in its usual shape or does not read (the
-    checked path then says why)."""
-    try:
-        key = repr(
-            (
-                spec.get("tolerations"),
-                spec.get("nodeSelector"),
-                spec.get("affinity"),
-                spec.get("overhead"),
-                [c.get("resources") for c in containers],
-                [(c.get("resources"), c.get("restartPolicy")) for c in init],
-            )
-        )
-    except AttributeError:  # an entry that is not an object
-        return None
-    found = _TEMPLATES.get(key)
-    if found is None:
-        try:
-            overhead = resources(spec.get("overhead"), f"{where} spec.overhead")
-            found = (
-                _effective(containers, init, overhead, where, "requests"),
-                tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
-                NodeAffinity.from_spec(spec),
-            )
-        except ModelError:
-            return None
-        if len(_TEMPLATES) < 65536:
-            _TEMPLATES[key] = found
-    return found
-
-
-def _empty_list(value: object) -> bool:
-    """Absent or `[]`: what `as_list` reads as no entries without a doubt."""
-    return value is None or (type(value) is list and not value)
-
-
-def _fast_pod(obj: Raw) -> Pod | None:
-    """`_checked_pod` of a pod in its usual shape (see `parse/fast.py`); None for anything else."""
-    m = fast_meta(obj.get("metadata"), namespaced=True)
-    spec, status = obj.get("spec"), obj.get("status")
-    if m is None or type(spec) is not dict or (status is not None and type(status) is not dict):
-        return None
-    status = status or {}
-    containers, init = spec.get("containers"), spec.get("initContainers")
-    containers = [] if containers is None else containers
-    init = [] if init is None else init
-    priority, grace = spec.get("priority"), spec.get("terminationGracePeriodSeconds")
-    node_selector = spec.get("nodeSelector")
-    node_selector = {} if node_selector is None else node_selector
-    if (
-        type(containers) is not list
-        or type(init) is not list
-        or not _empty_list(spec.get("resourceClaims"))
-        or not _empty_list(spec.get("schedulingGates"))
-        or (priority is not None and type(priority) is not int)
-        or (grace is not None and type(grace) is not int)
-        or type(node_selector) is not dict
-        or not str_values(node_selector)
-    ):
-        return None
-    where = f"Pod {m.key}"
-    template = _template(spec, containers, init, where)
-    if template is None:
-        return None
-    requests, pod_tolerations, node_affinity = template
-    return Pod(
-        meta=m,
-        node_name=opt_str(spec.get("nodeName")),
-        phase=opt_str(status.get("phase")) or "Pending",
-        scheduler_name=opt_str(spec.get("schedulerName")) or "default-scheduler",
-        priority=priority,
-        requests=dict(requests),
-        tolerations=pod_tolerations,
-        node_selector=node_selector,
-        node_affinity=node_affinity,
-        nominated_node_name=opt_str(status.get("nominatedNodeName")),
-        resource_claims=(),
-        started=memo_time(status.get("startTime")),
-        termination_grace_period_seconds=grace,
-        scheduling_gates=(),
-        _details=_Details(_slim(containers, _APP_KEYS), _slim(init, _INIT_KEYS), _slim_status(status), where),
-        placement=parse_placement(spec, m.name),
-    )
-
-
-parse_pod = checked(_fast_pod, _checked_pod)
