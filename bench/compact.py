@@ -58,11 +58,25 @@ class _ListWriter:
         self._fh.write(_TAIL)
 
 
-def _bare(pod: Obj) -> Obj:
-    """The pod as one created without a controller: no owner, no template hash."""
+# What bare GPU pods run: a team's notebooks and `kubectl run` jobs use a few images, not one per pod.
+BARE_IMAGES = (
+    "nvcr.io/nvidia/pytorch:24.05-py3",
+    "nvcr.io/nvidia/pytorch:24.10-py3",
+    "vllm/vllm-openai:v0.6.3",
+    "nvidia/cuda:12.4.1-runtime-ubuntu22.04",
+)
+
+
+def _bare(pod: Obj, gpu: bool = False) -> Obj:
+    """The pod as one created without a controller: no owner, no template hash; a GPU pod runs one of
+    `BARE_IMAGES`, the same for the pods of one origin (its app label)."""
     meta = pod["metadata"]
     meta.pop("ownerReferences", None)
-    meta.get("labels", {}).pop("pod-template-hash", None)
+    labels = meta.get("labels", {})
+    labels.pop("pod-template-hash", None)
+    if gpu:
+        origin = labels.get("app.kubernetes.io/name", "")
+        pod["spec"]["containers"][0]["image"] = BARE_IMAGES[sum(map(ord, origin)) % len(BARE_IMAGES)]
     return pod
 
 
@@ -73,7 +87,7 @@ class _BareGenerator(family.FamilyGenerator):
 
     def gpu_pods(self, slots: Sequence[Slot]) -> Iterator[Obj]:
         for pod in super().gpu_pods(slots):
-            yield _bare(pod) if self.rng.random() < self.bare_share else pod
+            yield _bare(pod, gpu=True) if self.rng.random() < self.bare_share else pod
 
     def app_pods(self, slots: Sequence[Slot], count: int) -> Iterator[Obj]:
         for pod in super().app_pods(slots, count):
