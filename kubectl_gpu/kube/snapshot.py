@@ -18,11 +18,11 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
@@ -33,7 +33,6 @@ from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.redaction import redact
-from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, UniqueKeyLoader
 
 __all__ = [
     "BUNDLE_API_VERSION",
@@ -52,12 +51,21 @@ _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
-class _YamlLoader(UniqueKeyLoader):
+@cache
+def _yaml_loader() -> Any:
     """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
-    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost."""
+    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost. Built
+    on the first YAML input: PyYAML costs a JSON-only command ~15 ms to import."""
+    import yaml
 
+    from kubectl_gpu.kube.yaml_input import UniqueKeyLoader
 
-_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    class YamlLoader(UniqueKeyLoader):
+        pass
+
+    YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    return YamlLoader
+
 
 # Aliases may repeat a node, not multiply a small file into a huge document ("billion laughs"): past this
 # many nodes, and ten times as many as the file really holds, the input is refused.
@@ -102,8 +110,12 @@ def _decode(data: bytes, source: str) -> list[Any]:
             if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
                 raise InvalidInput(f"{source}: JSON nested too deeply ({exc})") from None
             raise InvalidInput(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
+    import yaml
+
+    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError
+
     try:
-        docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
+        docs = [doc for doc in yaml.load_all(data, Loader=_yaml_loader()) if doc is not None]
     except DuplicateKeyError as exc:
         raise InvalidInput(f"{source}: {exc.detail}", DUPLICATE_HINT) from None
     except yaml.YAMLError as exc:
