@@ -113,7 +113,11 @@ class _ManyPendingGenerator(family.FamilyGenerator):
 
     def pods(self, nodes: Sequence[Obj]) -> Iterator[Obj]:
         yield from super().pods(nodes)
-        yield from self.pending_pods(nodes, (), self.n_pending)
+        example = family.EXAMPLE_PENDING_POD.split("/")[1]  # named once, by the first run of Pending pods
+        for pod in self.pending_pods(nodes, (), self.n_pending):
+            if pod["metadata"]["name"] == example:
+                pod["metadata"]["name"] = self.pod_name(pod["metadata"]["namespace"], "pending-more")
+            yield pod
 
 
 def _write(gen: g.Generator, out: Path) -> dict[str, int]:
