@@ -31,7 +31,7 @@ from kubectl_gpu.core.k8s.parse import KINDS, Model, ModelError, kind_of
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
-from kubectl_gpu.kube.heap import bulk_load
+from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
 
 __all__ = [
@@ -285,7 +285,9 @@ class _Reading:
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                yield str(path), _documents(path)
+                documents = _documents(path)
+                retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
+                yield str(path), documents
                 continue
             self.streaming = path
             yield str(path), [{**stream.head, "objects": stream}]
