@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.k8s.models import Container, ContainerState, Pod, Raw, Resources
+from kubectl_gpu.core.k8s.models import Container, ContainerState, Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
@@ -205,17 +205,21 @@ class SlimDetails:
     fleet's pods are most of a snapshot, and the rest of their specs and statuses (volume mounts, probes,
     commands, conditions, image IDs ...) would otherwise stay in memory for as long as the pods."""
 
-    __slots__ = ("_app", "_containers", "_init", "_limits", "_status", "_statuses", "_where")
+    __slots__ = ("_app", "_containers", "_init", "_limits", "_meta", "_status", "_statuses")
 
-    def __init__(self, containers: list[Any], init: list[Any], status: Raw, where: str) -> None:
-        self._app, self._init, self._status, self._where = containers, init, status, where
+    def __init__(self, containers: list[Any], init: list[Any], status: Raw, meta: Meta) -> None:
+        self._app, self._init, self._status, self._meta = containers, init, status, meta
         self._limits: Resources | None = None
         self._containers: tuple[Container, ...] | None = None
         self._statuses: tuple[ContainerState, ...] | None = None
 
+    def _where(self) -> str:
+        """The pod, as errors name it (built on use: most pods never need it)."""
+        return f"Pod {self._meta.key}"
+
     def limits(self) -> Resources:
         if self._limits is None:
-            self._limits = _limits(self._app, self._init, self._where)
+            self._limits = _limits(self._app, self._init, self._where())
         return self._limits
 
     def containers(self) -> tuple[Container, ...]:
@@ -225,7 +229,7 @@ class SlimDetails:
 
     def container_statuses(self) -> tuple[ContainerState, ...]:
         if self._statuses is None:
-            self._statuses = _container_states(self._status, self._where)
+            self._statuses = _container_states(self._status, self._where())
         return self._statuses
 
 
@@ -265,6 +269,6 @@ def parse_pod_checked(obj: Raw) -> Pod:
             for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
             if isinstance(g, dict)
         ),
-        _details=SlimDetails(slim(containers, APP_KEYS), slim(init, INIT_KEYS), slim_status(status), where),
+        _details=SlimDetails(slim(containers, APP_KEYS), slim(init, INIT_KEYS), slim_status(status), m),
         placement=parse_placement(spec, m.name),
     )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_gpu.core.k8s.models import Pod, Raw, Resources
+from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import ModelError, opt_str, resources, tolerations
-from kubectl_gpu.core.k8s.parse.fast import dumps, fast_meta, memo_time, remember, str_values
+from kubectl_gpu.core.k8s.parse.fast import constructor, dumps, fast_meta, memo_time, remember, str_values
 from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
@@ -42,7 +42,8 @@ class _Template:
 
     __slots__ = ("app", "init", "node_affinity", "placement", "requests", "tolerations")
 
-    def __init__(self, spec: Raw, containers: list[Any], init: list[Any], where: str) -> None:
+    def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> None:
+        where = f"Pod {meta.key}"
         overhead = resources(spec.get("overhead"), f"{where} spec.overhead")
         self.requests: Resources = effective(containers, init, overhead, where, "requests")
         self.tolerations: tuple[Toleration, ...] = tolerations(
@@ -70,7 +71,7 @@ def _list_or_empty(value: object) -> object:
     return [] if value is None else value
 
 
-def _template(spec: Raw, containers: list[Any], init: list[Any], where: str) -> _Template | None:
+def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> _Template | None:
     """The template of `spec`, read once per distinct set of the fields it comes from. The key is those
     fields' JSON text, exact where Python's equality is not (`1`, `1.0` and `true` are equal keys and read
     differently). An absent field stands as the empty value it reads as (`[]`, `{}`), so the text holds a
@@ -105,7 +106,7 @@ def _template(spec: Raw, containers: list[Any], init: list[Any], where: str) -> 
     found = _TEMPLATES.get(key)
     if found is None:
         try:
-            found = remember(_TEMPLATES, key, _Template(spec, containers, init, where))
+            found = remember(_TEMPLATES, key, _Template(spec, containers, init, meta))
         except ModelError:
             return None
     return found
@@ -152,8 +153,7 @@ def fast_pod(obj: Raw) -> Pod | None:
         or not str_values(node_selector)
     ):
         return None
-    where = f"Pod {m.key}"
-    template = _template(spec, containers, init, where)
+    template = _template(spec, containers, init, m)
     if template is None:
         return None
     placement = (
@@ -161,7 +161,7 @@ def fast_pod(obj: Raw) -> Pod | None:
         if template.placement or _claims_in(spec.get("volumes"))
         else NO_PLACEMENT
     )
-    return Pod(
+    return _pod(
         meta=m,
         node_name=opt_str(spec.get("nodeName")),
         phase=opt_str(status.get("phase")) or "Pending",
@@ -176,6 +176,9 @@ def fast_pod(obj: Raw) -> Pod | None:
         started=memo_time(status.get("startTime")),
         termination_grace_period_seconds=grace,
         scheduling_gates=(),
-        _details=SlimDetails(template.app, template.init, slim_status(status), where),
+        _details=SlimDetails(template.app, template.init, slim_status(status), m),
         placement=placement,
     )
+
+
+_pod = constructor(Pod)
