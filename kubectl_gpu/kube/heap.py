@@ -83,8 +83,10 @@ def inputs_kept_until_exit() -> Iterator[None]:
             _keeping_inputs -= 1
 
 
-def retain_input(tree: object) -> None:
-    """Hold `tree` until exit when inside `inputs_kept_until_exit` (see there); else do nothing."""
-    if _keeping_inputs:
-        with _lock:
-            _inputs.append(tree)
+def retain_input(tree: object) -> bool:
+    """Hold `tree` until exit when inside `inputs_kept_until_exit` (see there); whether it is held."""
+    if not _keeping_inputs:
+        return False
+    with _lock:
+        _inputs.append(tree)
+    return True

@@ -27,7 +27,7 @@ import orjson
 from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.parse import KINDS, Model, ModelError, kind_of
+from kubectl_gpu.core.k8s.parse import KEPT_KINDS, KINDS, Model, ModelError, kind_of
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
@@ -281,16 +281,17 @@ class _Reading:
         self.files, self.whole = files, whole
         self.streaming: Path | None = None
 
-    def documents(self) -> Iterator[tuple[str, list[Any]]]:
+    def documents(self) -> Iterator[tuple[str, list[Any], bool]]:
+        """(file, its documents, whether they are held until exit: see `heap.retain_input`)."""
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
                 documents = _documents(path)
-                retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
-                yield str(path), documents
+                kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
+                yield str(path), documents, kept
                 continue
             self.streaming = path
-            yield str(path), [{**stream.head, "objects": stream}]
+            yield str(path), [{**stream.head, "objects": stream}], False
             stream.close()
             self.streaming = None
 
@@ -319,7 +320,7 @@ def _cluster_files(files: list[Path]) -> list[tuple[str, tuple[str, ...]]]:
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
     data = text.encode() if isinstance(text, str) else text
-    return _load([(source, _decode(data, source))], source)
+    return _load([(source, _decode(data, source), False)], source)
 
 
 def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
@@ -339,7 +340,7 @@ def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> t
 
 
 def _load(
-    documents: Iterable[tuple[str, list[Any]]], source_name: str, *, keep_manifests: bool = False
+    documents: Iterable[tuple[str, list[Any], bool]], source_name: str, *, keep_manifests: bool = False
 ) -> ClusterState:
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
@@ -347,7 +348,8 @@ def _load(
     where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the sources of each defined again
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
-    for source, docs_of_source in documents:
+    for source, docs_of_source, kept in documents:
+        parsers = KEPT_KINDS if kept else KINDS  # what is held anyway need not be cut down to what is read
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
                 docs: Any = _bundle_meta(doc, source, state, meta)
@@ -356,7 +358,7 @@ def _load(
                 docs = doc
             for obj in _objects(docs, source, ""):
                 group, kind = kind_of(obj)
-                parser = KINDS.get((group, kind))
+                parser = parsers.get((group, kind))
                 if parser is None:
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1

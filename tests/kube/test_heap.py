@@ -84,6 +84,8 @@ def test_a_one_shot_command_keeps_the_parsed_file_until_exit(tmp_path: Path) -> 
         state = load_snapshot([path])
     (document,) = _held()
     assert [o["metadata"]["name"] for o in document["items"]] == ["p", "n"] and len(state.pods) == 1
+    # What is held whole anyway is not copied into a cut-down form: the pod reads its status as it is.
+    assert state.pods[0]._details._status is document["items"][0]["status"]  # type: ignore[attr-defined]
     with inputs_kept_until_exit():  # the next command lets go of the last one's
         pass
     assert not _held()
@@ -93,5 +95,6 @@ def test_other_readers_free_the_parsed_file(tmp_path: Path) -> None:
     """The TUI, tests, any caller that reads again: nothing is held."""
     with inputs_kept_until_exit():
         pass
-    load_snapshot([_list_file(tmp_path)])
+    state = load_snapshot([_list_file(tmp_path)])
     assert not _held()
+    assert "conditions" not in state.pods[0]._details._status  # type: ignore[attr-defined]  # cut down

@@ -42,6 +42,7 @@ def test_the_real_pods_are_the_usual_shape() -> None:
 def test_real_pods_read_alike(index: int) -> None:
     obj = REAL[index]
     assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
+    assert _outcome(pods_fast.parse_pod_kept, obj) == _outcome(pods.parse_pod_checked, obj)
     fast = pods_fast.fast_pod(copy.deepcopy(obj))
     if fast is not None:
         assert _outcome(lambda o: fast, obj) == _outcome(pods.parse_pod_checked, obj)
@@ -153,6 +154,7 @@ def test_broken_pods_read_alike(index: int, changes: list[tuple[tuple[Any, ...],
     for path, value in changes:
         _replace(obj, path, value)
     assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
+    assert _outcome(pods_fast.parse_pod_kept, obj) == _outcome(pods.parse_pod_checked, obj)
 
 
 # Values Python holds equal (or JSON writes alike) that the checked readers read differently.

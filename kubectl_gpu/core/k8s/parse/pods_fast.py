@@ -28,12 +28,20 @@ from kubectl_gpu.core.k8s.placement import NO_PLACEMENT
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 from kubectl_gpu.core.scheduling.taints import Toleration
 
-__all__ = ["fast_pod", "parse_pod"]
+__all__ = ["fast_pod", "parse_pod", "parse_pod_kept"]
 
 
 def parse_pod(obj: Raw) -> Pod:
     """A Pod from its `kubectl get -o json` dict; errors name the field."""
     found = fast_pod(obj)
+    return found if found is not None else parse_pod_checked(obj)
+
+
+def parse_pod_kept(obj: Raw) -> Pod:
+    """`parse_pod` of an object its caller holds until it exits: the pod's container statuses are read
+    from the object as it is, not from a copy cut down to what is read (which saves memory only where the
+    object is let go). The same answers (tests/core/k8s/test_pod_slim.py)."""
+    found = fast_pod(obj, whole_status=True)
     return found if found is not None else parse_pod_checked(obj)
 
 
@@ -61,42 +69,37 @@ class _Template:
 _TEMPLATES: dict[bytes, _Template] = {}
 
 
-def _dict_or_empty(value: object) -> object:
-    """`value`, or `{}` for None: a field read with `as_dict` reads both alike."""
-    return {} if value is None else value
-
-
-def _list_or_empty(value: object) -> object:
-    """`value`, or `[]` for None: a field read with `as_list` reads both alike."""
-    return [] if value is None else value
-
-
 def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> _Template | None:
     """The template of `spec`, read once per distinct set of the fields it comes from. The key is those
     fields' JSON text, exact where Python's equality is not (`1`, `1.0` and `true` are equal keys and read
-    differently). An absent field stands as the empty value it reads as (`[]`, `{}`), so the text holds a
-    `null` only where a value inside is one or where JSON cannot tell (NaN and infinities, YAML's `.nan`
-    and `.inf`, are written `null` too): such a key is not used. A hit is an input the checked readers read
-    the same; None where a field is not in its usual shape or does not read (the checked path says why)."""
-    try:
+    differently). An absent field stands as the empty value it reads as (`[]`, `{}`: `as_list` and
+    `as_dict` read both alike), so the text holds a `null` only where a value inside is one or where JSON
+    cannot tell (NaN and infinities, YAML's `.nan` and `.inf`, are written `null` too): such a key is not
+    used. A hit is an input the checked readers read the same; None where a field is not in its usual shape
+    or does not read (the checked path then says why)."""
+    get = spec.get
+    try:  # the empty values inline, not through a helper: a call per field is a tenth of the key's cost
         key = dumps(
             (
-                _list_or_empty(spec.get("tolerations")),
-                _dict_or_empty(spec.get("nodeSelector")),
-                _dict_or_empty(spec.get("affinity")),
-                _dict_or_empty(spec.get("overhead")),
-                _list_or_empty(spec.get("topologySpreadConstraints")),
+                [] if (v := get("tolerations")) is None else v,
+                {} if (v := get("nodeSelector")) is None else v,
+                {} if (v := get("affinity")) is None else v,
+                {} if (v := get("overhead")) is None else v,
+                [] if (v := get("topologySpreadConstraints")) is None else v,
                 [
                     (
-                        _dict_or_empty(c.get("resources")),
+                        {} if (r := c.get("resources")) is None else r,
                         c.get("name"),
                         c.get("image"),
-                        _list_or_empty(c.get("env")),
-                        _list_or_empty(c.get("ports")),
+                        [] if (e := c.get("env")) is None else e,
+                        [] if (p := c.get("ports")) is None else p,
                     )
                     for c in containers
                 ],
-                [(_dict_or_empty(c.get("resources")), c.get("restartPolicy") or "") for c in init],
+                [
+                    ({} if (r := c.get("resources")) is None else r, c.get("restartPolicy") or "")
+                    for c in init
+                ],
             )
         )
     except (TypeError, AttributeError):  # an entry that is not an object, a value JSON cannot hold
@@ -129,8 +132,9 @@ def _claims_in(volumes: object) -> bool:
     return False
 
 
-def fast_pod(obj: Raw) -> Pod | None:
-    """`parse_pod_checked` of a pod in its usual shape; None for anything else."""
+def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
+    """`parse_pod_checked` of a pod in its usual shape; None for anything else. `whole_status`: its
+    details read from `status` as it is, not from `slim_status` of it (see `parse_pod_kept`)."""
     m = fast_meta(obj.get("metadata"), namespaced=True)
     spec, status = obj.get("spec"), obj.get("status")
     if m is None or type(spec) is not dict or (status is not None and type(status) is not dict):
@@ -176,7 +180,7 @@ def fast_pod(obj: Raw) -> Pod | None:
         started=memo_time(status.get("startTime")),
         termination_grace_period_seconds=grace,
         scheduling_gates=(),
-        _details=SlimDetails(template.app, template.init, slim_status(status), m),
+        _details=SlimDetails(template.app, template.init, status if whole_status else slim_status(status), m),
         placement=placement,
     )
 
