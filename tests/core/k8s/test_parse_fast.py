@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.k8s.models import Pod
-from kubectl_gpu.core.k8s.parse import ModelError, pods, pods_fast
+from kubectl_gpu.core.k8s.parse import ModelError, common, parse_object, pods, pods_fast
+from kubectl_gpu.core.k8s.parse.common import resources
 from tests.core.k8s.test_pod_slim import _real_pods
 
 REAL = [p for p in _real_pods() if p.get("kind") == "Pod"]
@@ -187,3 +188,75 @@ def test_lookalike_values_in_turn(path: tuple[Any, ...]) -> None:
                         a,
                         b,
                     )
+
+
+def _real_objects() -> list[dict[str, Any]]:
+    """Every object of a kind with a fast path (nodes, NodeClaims, events) the tests hold."""
+    from tests.core.k8s.test_pod_slim import SOURCES, _documents
+
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            if value.get("kind") in ("Node", "NodeClaim", "Event") and "metadata" in value:
+                found.append(value)
+            for item in value.values():
+                walk(item)
+
+    for source in SOURCES:
+        for path in [source] if source.is_file() else sorted(source.rglob("*")):
+            if path.suffix in (".json", ".yaml", ".yml"):
+                walk(_documents(path))
+    return found
+
+
+OBJECTS = _real_objects()
+META_PATHS = [p for p in PATHS if p[0] == "metadata"]
+
+
+def _parsed(obj: dict[str, Any]) -> tuple[str, ...]:
+    try:
+        model = parse_object(copy.deepcopy(obj))
+    except ModelError as exc:
+        return ("error", str(exc))
+    return ("model", repr(model))
+
+
+def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checked readers everywhere: no fast metadata, no memo of quantities."""
+    from kubectl_gpu.core.k8s.parse import events, karpenter, nodes
+
+    for module in (events, karpenter, nodes):
+        monkeypatch.setattr(module, "fast_meta", lambda md, namespaced: None)
+    for module in (karpenter, nodes):
+        monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
+    monkeypatch.setattr(events, "opt_time", common.opt_time)
+
+
+def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert len({o["kind"] for o in OBJECTS}) == 3 and len(OBJECTS) > 30
+    cases = [OBJECTS[0]]
+    for obj in OBJECTS:
+        for path in [
+            *META_PATHS,
+            ("status", "capacity"),
+            ("status", "capacity", "cpu"),
+            ("status", "allocatable"),
+        ]:
+            for a, b in LOOKALIKES:
+                for value in (a, b):
+                    changed = copy.deepcopy(obj)
+                    if _replace(changed, path, value):
+                        cases.append(changed)
+    cases += OBJECTS
+    fast = [_parsed(o) for o in cases]
+    with monkeypatch.context() as patch:
+        _checked_only(patch)
+        checked = [_parsed(o) for o in cases]
+    assert fast == checked
+    assert sum(1 for f in fast if f[0] == "model") > len(cases) // 3

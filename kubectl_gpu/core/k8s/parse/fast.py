@@ -23,14 +23,15 @@ from typing import Any, TypeVar
 
 import orjson
 
-from kubectl_gpu.core.k8s.models import Meta
-from kubectl_gpu.core.k8s.parse.common import opt_time
+from kubectl_gpu.core.k8s.models import Meta, Resources
+from kubectl_gpu.core.k8s.parse.common import opt_time, resources
 
-__all__ = ["constructor", "dumps", "fast_meta", "memo_time", "remember", "str_values"]
+__all__ = ["constructor", "dumps", "fast_meta", "memo_resources", "memo_time", "remember", "str_values"]
 
 _LIMIT = 65536
 _T = TypeVar("_T")
 _TIMES: dict[str, datetime | None] = {}
+_RESOURCES: dict[tuple[tuple[str, str], ...], Resources] = {}
 #: The JSON text of a value, as a memo key; TypeError for what JSON cannot hold (bytes, big integers,
 #: keys that are not strings). Faster than `repr` by a few microseconds a pod.
 dumps = orjson.dumps
@@ -75,6 +76,19 @@ def memo_time(value: object) -> datetime | None:
     if found is _TIMES:
         return remember(_TIMES, value, opt_time(value))
     return found  # type: ignore[return-value]
+
+
+def memo_resources(value: object, where: Callable[[], str]) -> Resources:
+    """`common.resources(value, where())`, a fresh dict each time, read once per distinct list where every
+    quantity is a string (a node's capacity is its instance type's: thousands alike); `where` is called
+    only to name the field in an error, which is the checked reader's own."""
+    if type(value) is not dict or not str_values(value):
+        return resources(value, where())
+    key = tuple(value.items())
+    found = _RESOURCES.get(key)
+    if found is None:
+        found = remember(_RESOURCES, key, resources(value, where()))
+    return dict(found)
 
 
 def fast_meta(md: object, *, namespaced: bool) -> Meta | None:
