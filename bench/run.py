@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Time `kubectl-gpu` commands on the synthetic bundles, against orjson merely loading the same file.
+"""Time `kubectl-gpu` commands on the synthetic inputs, against orjson merely loading the same file.
 
-    python bench/run.py [--sizes S,M] [--commands nodes,pending] [--repeat 3] [--out bench/out] [--markdown]
+    python bench/run.py [--sizes S,M] [--family 250,..] [--lists 250,..] [--shapes pools,pending]
+                        [--commands nodes,pending] [--repeat 3] [--out bench/out] [--markdown]
 
-Per size (bundles from `bench/generate.py`, generated on first use):
+Per shape (our bundles from `bench/generate.py` and `bench/family.py`, compact `kind: List` files from
+`bench/compact.py`, generated on first use):
 * `orjson.loads`: a fresh `python -c` that reads and parses the file - the floor for any command;
-* each command: `python -m kubectl_gpu <command> --snapshot FILE -o json`, stdout to /dev/null;
-  wall time (median of --repeat runs) and peak RSS (`os.wait4` rusage of that child), and the ratio of its
-  time to the orjson subprocess's;
+* each command: `python -m kubectl_gpu <command> --snapshot FILE -o json`, stdout to a file (its size is
+  the document's); wall time (median of --repeat runs) and peak RSS (`os.wait4` rusage of that child), and
+  the ratio of its time to the GC-off orjson subprocess run just before it;
 * in-process, in a fresh child: `load_snapshot([FILE])` (file -> models) against
-  `orjson.loads(FILE.read_bytes())`, median of --repeat each, alternating. Project target: <= 1.5x on M.
+  `orjson.loads(FILE.read_bytes())`, median of --repeat each, alternating (every shape but fuzzed ones).
+The targets (`targets.py`) are printed at the end, each with its figure; the exit status is 1 when one is
+missed.
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 TARGET_RATIO = 1.5
 sys.path.insert(0, str(ROOT / "bench"))
+import compact  # noqa: E402
 import family  # noqa: E402
 from generate import EXAMPLE_PENDING_POD, SIZES, generate  # noqa: E402
-from targets import Row, print_targets  # noqa: E402
+from targets import Load, Row, print_targets  # noqa: E402
 
 # Command name -> arguments after `python -m kubectl_gpu`. Adding a command is one line here; names the
 # installed kubectl-gpu does not have yet are skipped with a note.
@@ -58,30 +63,38 @@ class Measure:
     rc: int = 0
     note: str = ""
     ratios: list[float] = field(default_factory=list)  # to the GC-off orjson run just before each run
+    out_bytes: int = 0  # the size of what it printed (its last run)
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
 
 
-def run_child(argv: list[str]) -> tuple[float, int, int, str]:
-    """Run one child; (wall seconds, peak RSS KiB, exit code, stderr tail)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
+STDOUT = OUT / ".stdout"
+
+
+def run_child(argv: list[str], keep_stdout: bool = False) -> tuple[float, int, int, str, int]:
+    """Run one child; (wall seconds, peak RSS KiB, exit code, stderr tail, bytes printed). Its stdout goes
+    to /dev/null, or with `keep_stdout` to a file (a document's size is a target)."""
+    STDOUT.parent.mkdir(parents=True, exist_ok=True)
+    with open(STDOUT if keep_stdout else os.devnull, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, cwd=ROOT)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     proc.stderr.close()
     tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
-    return wall, usage.ru_maxrss, proc.returncode, tail[0]
+    printed = STDOUT.stat().st_size if keep_stdout else 0
+    return wall, usage.ru_maxrss, proc.returncode, tail[0], printed
 
 
 def measure(label: str, argv: list[str], repeat: int) -> Measure:
     times, peak, rc, note = [], 0, 0, ""
     for _ in range(repeat):
-        wall, rss, rc, note = run_child(argv)
+        wall, rss, rc, note, _ = run_child(argv)
         times.append(wall)
         peak = max(peak, rss)
         if rc not in (0, 1):  # 1 = findings, a normal outcome
@@ -95,7 +108,7 @@ def measure_paired(label: str, argv: list[str], baseline: list[str], repeat: int
     out = Measure(label, [], 0)
     for _ in range(repeat):
         base = run_child(baseline)[0]
-        wall, rss, rc, note = run_child(argv)
+        wall, rss, rc, note, out.out_bytes = run_child(argv, keep_stdout=True)
         out.seconds.append(wall)
         out.ratios.append(wall / base)
         out.peak_rss_kib = max(out.peak_rss_kib, rss)
@@ -153,33 +166,61 @@ def in_process(path: Path, repeat: int) -> dict[str, object]:
 
 @dataclass(frozen=True)
 class Bundle:
-    """A benchmark shape: its file, its node count, the Pending pod `explain` targets."""
+    """A benchmark shape: its file, its node count, the Pending pod `explain` targets, its layout."""
 
     label: str
     path: Path
     nodes: int
     explain: str
+    layout: str = "bundle"  # bundle | list
+
+
+def _family_kwargs(label: str, fuzz: dict[str, dict[str, int]]) -> dict[str, int]:
+    if label in fuzz:
+        return dict(fuzz[label])
+    n = int(label[1:]) if label[:1] == "N" and label[1:].isdigit() else None
+    kwargs = dict(family.SHAPES.get(label) or ({"nodes": n, "pods": 20 * n} if n else {}))
+    if not kwargs:
+        shapes = ", ".join([*family.SHAPES, "pending"])
+        raise SystemExit(f"unknown shape {label!r}: S, M, L, N<nodes>, C<nodes>, {shapes}")
+    return kwargs
 
 
 def ensure(label: str, out: Path, regenerate: bool, fuzz: dict[str, dict[str, int]]) -> Bundle:
-    """The bundle of a size (S, M, L), a family shape (N250.., pools) or a fuzzed one; generated if missing."""
+    """The input of a size (S, M, L), a family shape (N250.., pools), a compact List (C250.., pending) or a
+    fuzzed shape; generated if missing."""
     if label in SIZES:
-        path, nodes, pod = out / f"cluster-{label}.json", SIZES[label][0], EXAMPLE_PENDING_POD
+        path, nodes, pod, layout = (
+            out / f"cluster-{label}.json",
+            SIZES[label][0],
+            EXAMPLE_PENDING_POD,
+            "bundle",
+        )
         make = lambda: generate(*SIZES[label], path)  # noqa: E731
+    elif label == "pending":
+        path, nodes, pod, layout = out / "list-pending.json", compact.MANY_PENDING["nodes"], "", "list"
+        make = lambda: compact.generate_many_pending(path)  # noqa: E731
+    elif label[:1] == "C" and label[1:].isdigit():
+        path, nodes, pod, layout = (
+            out / f"list-{label}.json",
+            int(label[1:]),
+            family.EXAMPLE_PENDING_POD,
+            "list",
+        )
+        make = lambda: compact.generate_compact(nodes, path)  # noqa: E731
     else:
-        if label in fuzz:
-            kwargs = dict(fuzz[label])
-        else:
-            n = int(label[1:]) if label[:1] == "N" and label[1:].isdigit() else None
-            kwargs = dict(family.SHAPES.get(label) or ({"nodes": n, "pods": 20 * n} if n else {}))
-        if not kwargs:
-            raise SystemExit(f"unknown shape {label!r}: S, M, L, N<nodes>, {', '.join(family.SHAPES)}")
-        path, nodes, pod = out / f"family-{label}.json", kwargs["nodes"], family.EXAMPLE_PENDING_POD
+        kwargs = _family_kwargs(label, fuzz)
+        path, nodes, pod, layout = (
+            out / f"family-{label}.json",
+            kwargs["nodes"],
+            family.EXAMPLE_PENDING_POD,
+            "bundle",
+        )
         make = lambda: family.generate_family(kwargs.pop("nodes"), kwargs.pop("pods"), path, **kwargs)  # noqa: E731
     if regenerate or not path.exists():
         print(f"[{label}] generating {path} ...", flush=True)
         make()
-    return Bundle(label, path, nodes, pod)
+    return Bundle(label, path, nodes, pod or family.EXAMPLE_PENDING_POD, layout)
 
 
 def command_argv(name: str, path: Path, explain: str) -> list[str]:
@@ -227,7 +268,7 @@ def bench_size(
 
 def rows_of(bundle: Bundle, results: list[Measure]) -> list[Row]:
     by = {r.label: r for r in results}
-    nogc = by["orjson.loads, GC off (subproc)"].median
+    floor = by["orjson.loads, GC off (subproc)"]
     file_mib = bundle.path.stat().st_size / 2**20
     return [
         Row(
@@ -235,13 +276,29 @@ def rows_of(bundle: Bundle, results: list[Measure]) -> list[Row]:
             bundle.nodes,
             r.label,
             r.median,
-            r.median / statistics.median(r.ratios) if r.ratios else nogc,
+            r.median / statistics.median(r.ratios) if r.ratios else floor.median,
             r.peak_rss_kib / 1024,
             file_mib,
             r.rc,
+            floor_rss_mib=floor.peak_rss_kib / 1024,
+            out_mib=r.out_bytes / 2**20,
+            layout=bundle.layout,
         )
         for r in results
         if r.label in COMMANDS and not r.note.startswith(("not implemented", "unknown"))
+    ]
+
+
+def load_of(bundle: Bundle, results: list[Measure]) -> list[Load]:
+    """The in-process load's ratio to GC-off orjson.loads (median of the interleaved runs), when measured."""
+    by = {r.label: r for r in results}
+    load, floor = by.get("load_snapshot (in-process)"), by.get("orjson.loads, GC off (in-proc)")
+    if load is None or floor is None:
+        return []
+    return [
+        Load(
+            bundle.label, statistics.median(a / b for a, b in zip(load.seconds, floor.seconds, strict=False))
+        )
     ]
 
 
@@ -277,8 +334,14 @@ def report(size: str, results: list[Measure], markdown: bool) -> None:
             rss = f"{r.peak_rss_kib / 1024:.0f}" if r.peak_rss_kib else "-"
             note = r.note or (f"exit {r.rc}" if r.rc not in (0, 1) else "")
             if r.label.startswith("load_snapshot"):
-                verdict = "meets" if r.median / ref_nogc <= TARGET_RATIO else "misses"
-                note = f"{verdict} {TARGET_RATIO}x (vs GC off); {note}"
+                (load,) = load_of(Bundle(size, Path(), 0, ""), results) or [None]
+                paired = load.ratio if load is not None else r.median / ref_nogc
+                verdict = "meets" if paired <= TARGET_RATIO else "misses"
+                note = (
+                    f"{verdict} {TARGET_RATIO}x (vs GC off: {paired:.2f}x, the median of the pairs); {note}"
+                )
+            elif r.label in COMMANDS:
+                note = f"JSON {r.out_bytes / 2**20:.1f} MiB" + (f"; {note}" if note else "")
             row = (
                 size,
                 r.label,
@@ -299,51 +362,69 @@ def _labels(text: str, prefix: str = "") -> list[str]:
     return [prefix + (t.strip() if prefix else t.strip().upper()) for t in text.split(",") if t.strip()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Benchmark kubectl-gpu commands on synthetic bundles.")
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description="Benchmark kubectl-gpu commands on synthetic inputs.")
     parser.add_argument("--sizes", default="S,M", help="default-mix sizes (S, M, L); default S,M")
     parser.add_argument(
         "--family",
         default="250,500,1000,2000",
-        help="N of the N-nodes / 20N-pods family (up to 5000); '' for none; default 250,500,1000,2000",
+        help="N of the N-nodes / 20N-pods bundle family (up to 5000); '' for none; default 250,500,1000,2000",
     )
-    parser.add_argument("--shapes", default="pools", help="other named shapes (pools: 1,200 NodePools)")
+    parser.add_argument(
+        "--lists",
+        default="250,500,1000,2000",
+        help="N of the compact kind: List family (bench/compact.py, to 4000); '' for none",
+    )
+    parser.add_argument(
+        "--shapes",
+        default="pools,pending",
+        help="other named shapes (pools: 1,200 NodePools; pending: many Pending)",
+    )
     parser.add_argument("--fuzz", type=int, default=3, help="fuzzed shapes (random sizes of every kind)")
     parser.add_argument("--fuzz-seed", type=int, default=13)
     parser.add_argument("--fuzz-max-nodes", type=int, default=2500)
     parser.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="comma-separated commands")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=OUT, help="where the bundles are (generated if missing)")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the inputs are (generated if missing)")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
-    parser.add_argument("--regenerate", action="store_true", help="rewrite the bundles even if they exist")
-    parser.add_argument("--keep", action="store_true", help="keep family and fuzz bundles (default: delete)")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the inputs even if they exist")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep generated shapes but S, M, L (default: delete)"
+    )
     parser.add_argument("--in-process", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if args.in_process:
         print(json.dumps(in_process(args.in_process, args.repeat)))
         return 0
     known = available_commands()
     commands = [c for c in args.commands.split(",") if c]
     fuzz = family.fuzzed(args.fuzz_seed, args.fuzz, args.fuzz_max_nodes)
-    family_labels = _labels(args.family, "N")
+    families = {"N": _labels(args.family, "N"), "C": _labels(args.lists, "C")}
     shapes = [t.strip() for t in args.shapes.split(",") if t.strip()]
-    labels = [*_labels(args.sizes), *family_labels, *shapes, *fuzz]
+    labels = [*_labels(args.sizes), *families["N"], *families["C"], *shapes, *fuzz]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, repeat {args.repeat}", flush=True)
     startup = startup_times(commands, known)
     rows: list[Row] = []
+    loads: list[Load] = []
     started = time.perf_counter()
     for label in labels:
         bundle = ensure(label, args.out, args.regenerate, fuzz)
-        results = bench_size(bundle, commands, args.repeat, known, with_in_process=label in SIZES)
+        results = bench_size(bundle, commands, args.repeat, known, with_in_process=label not in fuzz)
         report(label, results, args.markdown)
         rows += rows_of(bundle, results)
+        loads += load_of(bundle, results)
         if label not in SIZES and not args.keep:
             bundle.path.unlink()
-    points: dict[str, list[tuple[int, float]]] = {}
+    points: dict[str, dict[str, list[tuple[int, float]]]] = {}
     for r in rows:
-        if r.shape in family_labels:
-            points.setdefault(r.command, []).append((r.nodes, r.seconds))
-    missed = print_targets(rows, points, startup, markdown=args.markdown)
+        for name, members in families.items():
+            if r.shape in members:
+                points.setdefault(name, {}).setdefault(r.command, []).append((r.nodes, r.seconds))
+    missed = print_targets(rows, points, startup, markdown=args.markdown, loads=loads)
     print(f"bench took {time.perf_counter() - started:.0f} s")
     return 1 if missed else 0
 

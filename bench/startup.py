@@ -12,8 +12,9 @@ two-command typer app's `--help` shows what typer's own help costs (its rich for
 it parses a root option's value); `COLUMNS=60` makes kubectl-gpu render its help through typer, as on a
 terminal narrower than the pre-rendered text.
 
-The target: `--help`, `nodes --help` and `smi --help` within 1.5x `import typer` (issue 13); each line's
-verdict is printed, and the exit status is 1 when one is missed.
+The target: `--help`, `nodes --help` and `smi --help` within 1.5x `import typer` (issue 13), and
+`completion bash|zsh` too (issue 22); each line's verdict is printed, and the exit status is 1 when one is
+missed.
 """
 
 from __future__ import annotations
@@ -42,7 +43,14 @@ app()
 
 BASELINE = 'python -c "import typer"'
 #: Lines with a target, as a multiple of the baseline's median (issue 13: `--help` within 1.5x import typer).
-TARGETS = {"kubectl-gpu --help": 1.5, "kubectl-gpu nodes --help": 1.5, "kubectl-gpu smi --help": 1.5}
+#: Issue 22: `completion SHELL` prints fixed text, pre-rendered as the help is: the same target.
+TARGETS = {
+    "kubectl-gpu --help": 1.5,
+    "kubectl-gpu nodes --help": 1.5,
+    "kubectl-gpu smi --help": 1.5,
+    "kubectl-gpu completion bash": 1.5,
+    "kubectl-gpu completion zsh": 1.5,
+}
 Line = tuple[list[str], dict[str, str]]  # argv, and variables set for it
 
 
@@ -61,6 +69,8 @@ def lines(python: str) -> dict[str, Line]:
             {"COLUMNS": "60"},
         ),
         "kubectl-gpu --version": ([*script, "--version"], {}),
+        "kubectl-gpu completion bash": ([*script, "completion", "bash"], {}),
+        "kubectl-gpu completion zsh": ([*script, "completion", "zsh"], {}),
         "kubectl_complete-gpu pen (TAB)": ([str(bindir / "kubectl_complete-gpu"), "pen"], {}),
         "kubectl-gpu __complete nodes -- (TAB)": ([*script, "__complete", "nodes", "--"], {}),
     }

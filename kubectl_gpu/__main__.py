@@ -2,7 +2,8 @@
 
 It imports almost nothing: typer, rich and the kubernetes client take a few hundred milliseconds to import,
 and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, not a traceback. `--version`,
-completion and `--help`/`CMD --help` (pre-rendered: cli.help_fast) answer before typer is imported."""
+completion (`__complete`, and the scripts of `completion bash|zsh|fish`) and `--help`/`CMD --help`
+(pre-rendered: cli.help_fast) answer before typer is imported."""
 
 from __future__ import annotations
 
@@ -107,6 +108,24 @@ def _print_version() -> None:
     sys.exit(0)
 
 
+def _answered_completion_script(args: list[str]) -> bool:
+    """`completion SHELL` alone, SHELL one of bash, zsh, fish: the script, fixed text (cli.completion_scripts),
+    as the typer command prints it (tests/cli/test_completion_fast.py holds them equal); False: typer
+    answers (another shell, other options), as before."""
+    if len(args) != 2 or args[0] != "completion":
+        return False
+    from kubectl_gpu.cli.completion import SHELLS, program_name, script
+
+    if args[1] not in SHELLS:
+        return False
+    try:
+        sys.stdout.write(script(args[1], program_name(sys.argv[0])))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head -1`: the reader is gone; not an error, and no "Exception ignored"
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return True
+
+
 def _answered_help(args: list[str]) -> bool:
     """`--help`, `-h`, `CMD --help`, `CMD -h` alone: the help rendered ahead of time, without typer, when it
     is what typer would print here (cli.help_fast says when); False: typer answers."""
@@ -127,7 +146,7 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         _print_version()
     try:
-        if _answered_help(sys.argv[1:]):
+        if _answered_help(sys.argv[1:]) or _answered_completion_script(sys.argv[1:]):
             return  # exit 0; nothing loaded that is worth skipping the interpreter's shutdown for
         from kubectl_gpu.cli.app import main as run
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+from tests.helpers import pod
 
 HEAVY = ("kubernetes", "textual")
 
@@ -129,3 +133,20 @@ def test_debugpod_names_load_lazily_and_all_resolve() -> None:
     import kubectl_gpu.core.debugpod as debugpod
 
     assert all(getattr(debugpod, name) is not None for name in debugpod.__all__)
+
+
+def test_a_json_snapshot_without_probes_loads_no_probe_parser_and_no_yaml(tmp_path: Path) -> None:
+    """Issue 22: the probe parsers (~80 ms) and PyYAML (~15 ms) are imported where a snapshot needs them."""
+    listing = tmp_path / "list.json"
+    listing.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod("p")]}))
+    code = (
+        "from kubectl_gpu.kube.snapshot import load_snapshot\n"
+        f"state = load_snapshot([{str(listing)!r}])\n"
+        "assert len(state.pods) == 1 and state.probe('i-0') is None\n"
+    )
+    modules = _loaded_after(code)
+    assert "kubectl_gpu.kube.snapshot" in modules
+    assert not {m for m in modules if m.startswith("kubectl_gpu.core.probe") or m.split(".")[0] == "yaml"}
+    yaml_file = tmp_path / "list.yaml"
+    yaml_file.write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    assert "yaml" in _loaded_after(f"{code.splitlines()[0]}\nload_snapshot([{str(yaml_file)!r}])")

@@ -115,10 +115,11 @@ def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") ->
 
 def load(opts: GlobalOptions, kinds: Iterable[str] | None, selector_on: SelectorTarget = "none") -> Loaded:
     """Read the kinds an analysis declares from --snapshot or the live cluster, scoped as asked."""
-    from kubectl_gpu.kube.heap import keep_until_exit
+    from kubectl_gpu.kube.heap import inputs_kept_until_exit, keep_until_exit
     from kubectl_gpu.kube.source import open_source
 
-    state = open_source(source_options(opts, selector_on)).load(kinds)
+    with inputs_kept_until_exit():  # the files read whole, too (issue 22)
+        state = open_source(source_options(opts, selector_on)).load(kinds)
     keep_until_exit(state)  # freed by the process's exit, not one object at a time on return
     return Loaded(state, opts.now_or(state.captured_at))
 

@@ -18,9 +18,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["bulk_load", "keep_until_exit", "without_collection"]
+__all__ = ["bulk_load", "inputs_kept_until_exit", "keep_until_exit", "retain_input", "without_collection"]
 
 _kept: list[object] = []
+_inputs: list[object] = []
+_keeping_inputs = 0
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
@@ -60,3 +62,31 @@ def keep_until_exit(obj: object) -> None:
     tearing the heap down (`__main__._exit_now`). Only the latest is held: an in-process caller that runs
     many commands (the tests) keeps one state at a time."""
     _kept[:] = [obj]
+
+
+@contextmanager
+def inputs_kept_until_exit() -> Iterator[None]:
+    """While the block runs, what `retain_input` is handed (a file's parsed tree, read whole) is held until
+    the process ends instead of being freed once its models are built: freeing a `kubectl get -o json` List
+    of 100 MB is ~0.3 s, a sixth of a one-shot command on it, and the process's exit frees it for nothing
+    (`__main__._exit_now`). For one-shot commands only (`cli/run.load`): a caller that reads again (the
+    TUI) must not. Entering it lets go of what an earlier block kept (one command's inputs at a time)."""
+    global _keeping_inputs
+    with _lock:
+        if _keeping_inputs == 0:
+            _inputs.clear()
+        _keeping_inputs += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _keeping_inputs -= 1
+
+
+def retain_input(tree: object) -> bool:
+    """Hold `tree` until exit when inside `inputs_kept_until_exit` (see there); whether it is held."""
+    if not _keeping_inputs:
+        return False
+    with _lock:
+        _inputs.append(tree)
+    return True

@@ -18,22 +18,21 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
+from kubectl_gpu.core.k8s.parse import KEPT_KINDS, KINDS, Model, ModelError, kind_of
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
-from kubectl_gpu.kube.heap import bulk_load
+from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
-from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, UniqueKeyLoader
 
 __all__ = [
     "BUNDLE_API_VERSION",
@@ -53,12 +52,21 @@ _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
-class _YamlLoader(UniqueKeyLoader):
+@cache
+def _yaml_loader() -> Any:
     """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
-    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost."""
+    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost. Built
+    on the first YAML input: PyYAML costs a JSON-only command ~15 ms to import."""
+    import yaml
 
+    from kubectl_gpu.kube.yaml_input import UniqueKeyLoader
 
-_YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    class YamlLoader(UniqueKeyLoader):
+        pass
+
+    YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+    return YamlLoader
+
 
 # Aliases may repeat a node, not multiply a small file into a huge document ("billion laughs"): past this
 # many nodes, and ten times as many as the file really holds, the input is refused.
@@ -121,8 +129,12 @@ def _decode(data: bytes, source: str) -> list[Any]:
             if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
                 raise InvalidInput(f"{source}: JSON nested too deeply ({exc})") from None
             raise InvalidInput(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
+    import yaml
+
+    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError
+
     try:
-        docs = [doc for doc in yaml.load_all(data, Loader=_YamlLoader) if doc is not None]
+        docs = [doc for doc in yaml.load_all(data, Loader=_yaml_loader()) if doc is not None]
     except DuplicateKeyError as exc:
         raise InvalidInput(f"{source}: {exc.detail}", DUPLICATE_HINT) from None
     except yaml.YAMLError as exc:
@@ -178,7 +190,10 @@ def _check_aliases(docs: list[Any], source: str) -> None:
 def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
     if isinstance(doc, (list, BundleStream)):
         for index, item in enumerate(doc):
-            yield from _objects(item, path, f"{where}[{index}]")
+            if type(item) is dict and _plain_object(item):
+                yield item  # the usual entry: what the nested call below would yield, without it
+            else:
+                yield from _objects(item, path, f"{where}[{index}]")
         return
     if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
         raise InvalidInput(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
@@ -191,12 +206,22 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
             raise InvalidInput(f"{path}: {kind}.items must be a list")
         item_kind = kind[: -len("List")] if kind != "List" else None
         for index, item in enumerate(items):
-            if isinstance(item, dict) and item_kind and "kind" not in item:
-                # Typed lists from the API omit kind/apiVersion on items.
-                item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
+            if type(item) is dict:
+                if item_kind and "kind" not in item:
+                    # Typed lists from the API omit kind/apiVersion on items.
+                    item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
+                if _plain_object(item):
+                    yield item
+                    continue
             yield from _objects(item, path, f"items[{index}]")
         return
     yield doc
+
+
+def _plain_object(item: dict[str, Any]) -> bool:
+    """An object that is neither a List nor anything `_objects` would refuse: it is yielded as it is."""
+    kind = item.get("kind")
+    return type(kind) is str and not kind.endswith("List")
 
 
 def _bundle_meta(
@@ -275,14 +300,17 @@ class _Reading:
         self.files, self.whole = files, whole
         self.streaming: Path | None = None
 
-    def documents(self) -> Iterator[tuple[str, list[Any]]]:
+    def documents(self) -> Iterator[tuple[str, list[Any], bool]]:
+        """(file, its documents, whether they are held until exit: see `heap.retain_input`)."""
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                yield str(path), _documents(path)
+                documents = _documents(path)
+                kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
+                yield str(path), documents, kept
                 continue
             self.streaming = path
-            yield str(path), [{**stream.head, "objects": stream}]
+            yield str(path), [{**stream.head, "objects": stream}], False
             stream.close()
             self.streaming = None
 
@@ -327,7 +355,7 @@ def cluster_groups(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, t
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
     data = text.encode() if isinstance(text, str) else text
-    return _load([(source, _decode(data, source))], source)
+    return _load([(source, _decode(data, source), False)], source)
 
 
 def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
@@ -347,15 +375,16 @@ def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> t
 
 
 def _load(
-    documents: Iterable[tuple[str, list[Any]]], source_name: str, *, keep_manifests: bool = False
+    documents: Iterable[tuple[str, list[Any], bool]], source_name: str, *, keep_manifests: bool = False
 ) -> ClusterState:
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
-    seen: dict[tuple[str, str, str | None, str], Any] = {}
-    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the source of each definition
+    seen: dict[tuple[str, str, str | None, str], tuple[Model, str]] = {}  # the last definition, its source
+    where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the sources of each defined again
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
-    for source, docs_of_source in documents:
+    for source, docs_of_source, kept in documents:
+        parsers = KEPT_KINDS if kept else KINDS  # what is held anyway need not be cut down to what is read
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
                 docs: Any = _bundle_meta(doc, source, state, meta)
@@ -363,23 +392,27 @@ def _load(
             else:
                 docs = doc
             for obj in _objects(docs, source, ""):
-                try:
-                    model = parse_object(obj)
-                except ModelError as exc:
-                    raise InvalidInput(f"{source}: {exc}") from None
                 group, kind = kind_of(obj)
-                if model is None:
+                parser = parsers.get((group, kind))
+                if parser is None:
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
                     continue
+                try:
+                    model = parser(obj)
+                except ModelError as exc:
+                    raise InvalidInput(f"{source}: {exc}") from None
                 key = (group, kind, model.meta.namespace, model.meta.name)
-                seen[key] = model
-                where.setdefault(key, []).append(source)
+                before = seen.get(key)
+                seen[key] = (model, source)
+                if before is not None:
+                    where.setdefault(key, [before[1]]).append(source)
                 state.keep(model, obj)
-    state.add(seen.values())
-    state.duplicates.extend(
-        DuplicateObject(k[1], k[2], k[3], tuple(sources)) for k, sources in where.items() if len(sources) > 1
-    )
+    state.add(model for model, _ in seen.values())
+    if where:  # in the order the objects first appear
+        state.duplicates.extend(
+            DuplicateObject(k[1], k[2], k[3], tuple(where[k])) for k in seen if k in where
+        )
     if skipped:
         detail = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         state.note(

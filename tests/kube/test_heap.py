@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import gc
+import json
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from kubectl_gpu.kube.heap import bulk_load, without_collection
+from kubectl_gpu.kube import heap
+from kubectl_gpu.kube.heap import bulk_load, inputs_kept_until_exit, without_collection
+from kubectl_gpu.kube.snapshot import load_snapshot
+from tests.helpers import node, pod
 
 
 @pytest.fixture(autouse=True)
@@ -58,3 +63,38 @@ def test_overlapping_blocks_in_threads() -> None:
         t.join(5)
     assert seen == [False]
     assert gc.isenabled()
+
+
+def _list_file(tmp_path: Path) -> Path:
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod("p"), node("n")]}))
+    return path
+
+
+def _held() -> list[object]:
+    """The parsed documents held until exit (`heap._inputs`: the loaded objects are frozen out of the
+    collector's lists, so `gc.get_objects` would not see them)."""
+    return [d for docs in heap._inputs for d in docs if isinstance(d, dict) and d.get("kind") == "List"]
+
+
+def test_a_one_shot_command_keeps_the_parsed_file_until_exit(tmp_path: Path) -> None:
+    """Issue 22: freeing a large List's tree costs a sixth of the command, and exit frees it for nothing."""
+    path = _list_file(tmp_path)
+    with inputs_kept_until_exit():
+        state = load_snapshot([path])
+    (document,) = _held()
+    assert [o["metadata"]["name"] for o in document["items"]] == ["p", "n"] and len(state.pods) == 1
+    # What is held whole anyway is not copied into a cut-down form: the pod reads its status as it is.
+    assert state.pods[0]._details._status is document["items"][0]["status"]  # type: ignore[attr-defined]
+    with inputs_kept_until_exit():  # the next command lets go of the last one's
+        pass
+    assert not _held()
+
+
+def test_other_readers_free_the_parsed_file(tmp_path: Path) -> None:
+    """The TUI, tests, any caller that reads again: nothing is held."""
+    with inputs_kept_until_exit():
+        pass
+    state = load_snapshot([_list_file(tmp_path)])
+    assert not _held()
+    assert "conditions" not in state.pods[0]._details._status  # type: ignore[attr-defined]  # cut down

@@ -40,7 +40,7 @@ class QuantityError(InvalidInput):
     """A string that is not a Kubernetes quantity."""
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: `True == 1 == 1.0` as keys, and each reads differently
 def parse_quantity(text: str | int | float) -> Decimal:
     """Parse a Kubernetes quantity ("500m", "16Gi", "1e3", 2) into an exact Decimal."""
     if isinstance(text, bool):

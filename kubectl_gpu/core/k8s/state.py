@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
@@ -32,14 +32,22 @@ from kubectl_gpu.core.k8s.models import (
 )
 from kubectl_gpu.core.k8s.parse import Model
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selector
-from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.probe import ProbeResult
 
 T = TypeVar("T")
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
 
 
 def _parse_probe(value: object) -> ProbeResult | None:
-    if value is None or isinstance(value, ProbeResult):
+    """A node's stored probe, parsed. The parsers are imported here, on the first probe: most snapshots
+    hold none, and importing them costs a command ~80 ms (issue 22)."""
+    if value is None:
+        return None
+    from kubectl_gpu.core.probe import ProbeResult, parse_saved_output
+
+    if isinstance(value, ProbeResult):
         return value
     if isinstance(value, dict):
         value = next((value[k] for k in _PROBE_TEXT_KEYS if isinstance(value.get(k), str | bytes)), None)

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from kubectl_gpu.core.k8s.models import DaemonSet, Pod
-from kubectl_gpu.core.k8s.parse import ModelError, parse_object, pods
+from kubectl_gpu.core.k8s.parse import ModelError, parse_object, pods, pods_fast
 from tests.helpers import FIXTURES, REPO, SCENARIOS, pod
 
 SOURCES = [REPO / "examples" / "automode-gpu-demo.json", FIXTURES, SCENARIOS]
@@ -113,8 +113,9 @@ def test_the_tests_hold_real_pods_of_every_kind() -> None:
 def test_slim_details_answer_as_the_whole_object(monkeypatch: pytest.MonkeyPatch, source: str) -> None:
     objects = _real_pods() if source == "real" else _edge_pods()
     slim = [_pod_of(o) for o in objects]
-    monkeypatch.setattr(pods, "_slim", lambda items, keys: items)
-    monkeypatch.setattr(pods, "_slim_status", lambda status: status)
+    monkeypatch.setattr(pods, "slim", lambda items, keys: items)
+    monkeypatch.setattr(pods, "slim_status", lambda status: status)
+    monkeypatch.setattr(pods_fast, "fast_pod", lambda obj: None)  # the checked path, with nothing cut
     whole = [_pod_of(o) for o in objects]
     assert slim == whole and sum(isinstance(p, Pod) for p in slim) > len(slim) // 2
     for a, b in zip(slim, whole, strict=True):

@@ -81,3 +81,11 @@ def test_millis_format_round_trips(millis: int) -> None:
 def test_never_raises_anything_but_quantity_error(text: str) -> None:
     with contextlib.suppress(QuantityError):
         parse_quantity(text)
+
+
+def test_a_bool_after_an_equal_number_is_still_refused() -> None:
+    """The parse is cached: `True` equals `1` as a key, and must not be answered as `1` was."""
+    assert parse_quantity(1) == 1
+    assert parse_quantity(1.0) == 1
+    with pytest.raises(QuantityError):
+        parse_quantity(True)

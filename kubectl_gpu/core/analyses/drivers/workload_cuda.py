@@ -398,9 +398,13 @@ def _pick(needs: Sequence[CudaNeed]) -> CudaNeed | None:
     return max(needs, key=lambda n: (n.key, -n.confidence.rank))
 
 
-def workload_cuda(pod: Pod, table: ReleaseTable | None = None) -> WorkloadCuda:
-    """The CUDA a pod needs (see the module docstring); ``need`` is None when nothing says."""
+def workload_cuda(
+    pod: Pod, table: ReleaseTable | None = None, images: dict[tuple[str, str], ImageCuda] | None = None
+) -> WorkloadCuda:
+    """The CUDA a pod needs (see the module docstring); ``need`` is None when nothing says. `images`, when
+    given, keeps what each (image, container name) needs for the next pod that runs it (one `table`)."""
     table = table if table is not None else load_release_table()
+    images = {} if images is None else images
     notes: list[str] = []
     declared = pod.meta.annotations.get(CUDA_ANNOTATION)
     if declared is not None:
@@ -426,7 +430,9 @@ def workload_cuda(pod: Pod, table: ReleaseTable | None = None) -> WorkloadCuda:
         image = container.image
         if image is None:
             continue
-        found = cuda_from_image(image, table, container=name)
+        found = images.get((image, name))
+        if found is None:
+            found = images[(image, name)] = cuda_from_image(image, table, container=name)
         if found.note:
             notes.append(f"container {name}: {found.note}")
         if found.need is not None:

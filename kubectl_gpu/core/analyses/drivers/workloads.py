@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -17,9 +17,15 @@ from kubectl_gpu.core.analyses.drivers.landing import (
     gpu_resources,
 )
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
-from kubectl_gpu.core.analyses.drivers.workload_cuda import ReleaseTable, WorkloadCuda, workload_cuda
+from kubectl_gpu.core.analyses.drivers.workload_cuda import (
+    CUDA_ANNOTATION,
+    ImageCuda,
+    ReleaseTable,
+    WorkloadCuda,
+    workload_cuda,
+)
 from kubectl_gpu.core.catalog import Catalog, CatalogError, CompatLevel
-from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.models import Container, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 
@@ -184,23 +190,65 @@ def _checks(
     return out
 
 
+def _considered(pod: Pod) -> list[Container]:
+    """The containers whose CUDA counts (`workload_cuda`): those that request a GPU, else all of them."""
+    gpu = [c for c in pod.containers if any(n.startswith("nvidia.com/") for n in c.resource_names)]
+    return gpu or list(pod.containers)
+
+
+def _bare_template(pod: Pod) -> tuple[Any, ...]:
+    """What decides a bare pod's checks: where it may land, and what its CUDA need is read from. Bare pods
+    (no controller) alike in these are one workload, and the first pod stands for all of them exactly."""
+    containers = tuple(
+        (c.name, c.image, c.env.get("CUDA_VERSION"), "CUDA_VERSION" in c.env, c.resource_names)
+        for c in pod.containers
+    )
+    return Shape.of(pod), pod.meta.annotations.get(CUDA_ANNOTATION), containers
+
+
+def _group_pods(pods: Iterable[Pod]) -> list[tuple[str, str, str, list[Pod]]]:
+    """(namespace, kind, name, pods) per workload: pods by owner, bare pods by namespace and template. A
+    lone bare pod is its own workload (`Pod`, its name); two or more alike are `BarePods` named by their
+    images (`#2`, `#3` ... after a name two templates of one namespace share)."""
+    groups: dict[tuple[str, str, str, Any], list[Pod]] = defaultdict(list)
+    for pod in pods:
+        kind, name = _owner(pod)
+        template = _bare_template(pod) if kind == "Pod" else None
+        groups[(pod.namespace, kind, "" if template is not None else name, template)].append(pod)
+    out: list[tuple[str, str, str, list[Pod]]] = []
+    for (namespace, kind, name, template), members in groups.items():
+        members.sort(key=lambda p: p.name)
+        if template is not None:
+            kind, name = ("Pod", members[0].name) if len(members) == 1 else ("BarePods", _images(members[0]))
+        out.append((namespace, kind, name, members))
+    out.sort(key=lambda g: (g[0], g[1], g[2], g[3][0].name))
+    seen: dict[tuple[str, str, str], int] = {}
+    for i, (namespace, kind, name, members) in enumerate(out):
+        n = seen[(namespace, kind, name)] = seen.get((namespace, kind, name), 0) + 1
+        if kind == "BarePods" and n > 1:
+            out[i] = (namespace, kind, f"{name} #{n}", members)
+    return out
+
+
+def _images(pod: Pod) -> str:
+    return ",".join(c.image or "?" for c in _considered(pod))
+
+
 def gpu_workloads(
     state: ClusterState, catalog: Catalog, rows: Mapping[str, NodeDriver], table: ReleaseTable | None
 ) -> list[Workload]:
-    """Every GPU workload (pods grouped by owner), its CUDA need and its checks, once per scheduling shape."""
+    """Every GPU workload (pods grouped by owner, bare pods by namespace and template), its CUDA need and
+    its checks, once per scheduling shape; what an image needs is read once per image."""
     index = LandingIndex(state, (n for n in state.nodes if n.name in rows), rows)
     checker = _Checker(catalog)
-    groups: dict[tuple[str, str, str], list[Pod]] = defaultdict(list)
-    for pod in state.listed_pods:
-        if pod.terminated or not (gpu_resources(pod) or pod.resource_claims):
-            continue
-        kind, name = _owner(pod)
-        groups[(pod.namespace, kind, name)].append(pod)
+    images: dict[tuple[str, str], ImageCuda] = {}
+    gpu_pods = (
+        pod for pod in state.listed_pods if not pod.terminated and (gpu_resources(pod) or pod.resource_claims)
+    )
     out: list[Workload] = []
-    for (namespace, kind, name), pods in sorted(groups.items()):
-        pods.sort(key=lambda p: p.name)
+    for namespace, kind, name, pods in _group_pods(gpu_pods):
         first = pods[0]
-        cuda = workload_cuda(first, table)
+        cuda = workload_cuda(first, table, images)
         runs_on = sorted({p.node_name for p in pods if p.node_name and p.node_name in rows})
         # Replicas share one pod template: the first pod stands for all of them.
         landing = index.landing(Shape.of(first))

@@ -37,7 +37,7 @@ from kubectl_gpu.core.k8s.parse.karpenter import (
     parse_nodepool,
 )
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
-from kubectl_gpu.core.k8s.parse.pods import parse_pod
+from kubectl_gpu.core.k8s.parse.pods_fast import parse_pod, parse_pod_kept
 from kubectl_gpu.core.k8s.parse.storage import (
     parse_daemonset,
     parse_nodeoverlay,
@@ -63,6 +63,7 @@ Model = (
 )
 
 __all__ = [
+    "KEPT_KINDS",
     "KINDS",
     "Model",
     "ModelError",
@@ -99,6 +100,11 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("karpenter.sh", "Machine"): parse_legacy_karpenter,
     ("karpenter.k8s.aws", "AWSNodeTemplate"): parse_legacy_karpenter,
 }
+
+
+#: `KINDS` for objects the caller holds whole anyway (a one-shot command keeps a file read whole until it
+#: exits): a pod then reads its details from the object itself instead of a cut-down copy of its parts.
+KEPT_KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {**KINDS, ("", "Pod"): parse_pod_kept}
 
 
 def kind_of(obj: Raw) -> tuple[str, str]:

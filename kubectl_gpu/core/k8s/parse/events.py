@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
-from kubectl_gpu.core.k8s.models import Event, InvolvedObject, Raw
-from kubectl_gpu.core.k8s.parse.common import as_dict, meta, opt_str, opt_time
+from typing import Any
+
+from kubectl_gpu.core.k8s.models import Event, InvolvedObject, Meta, Raw
+from kubectl_gpu.core.k8s.parse.common import as_dict, meta, opt_str
+from kubectl_gpu.core.k8s.parse.fast import fast_meta
+from kubectl_gpu.core.k8s.parse.fast import memo_time as opt_time  # `opt_time`, once per distinct text
 
 __all__ = ["parse_event"]
 
 
+def _object(value: object, m: Meta, field: str) -> dict[str, Any]:
+    """`as_dict(value, ...)`, the error's words built only for an error (an event cluster has thousands)."""
+    if value is None:
+        return {}
+    return value if type(value) is dict else as_dict(value, f"Event {m.key} {field}")
+
+
 def parse_event(obj: Raw) -> Event:
-    m = meta(obj, "Event", namespaced=True)
-    where = f"Event {m.key}"
-    involved = as_dict(obj.get("involvedObject") or obj.get("regarding"), f"{where} involvedObject")
-    source = as_dict(obj.get("source"), f"{where} source")
-    series = as_dict(obj.get("series"), f"{where} series")
+    m = fast_meta(obj.get("metadata"), namespaced=True) or meta(obj, "Event", namespaced=True)
+    involved = _object(obj.get("involvedObject") or obj.get("regarding"), m, "involvedObject")
+    source = _object(obj.get("source"), m, "source")
+    series = _object(obj.get("series"), m, "series")
     component = (
         opt_str(obj.get("reportingComponent"))
         or opt_str(obj.get("reportingController"))

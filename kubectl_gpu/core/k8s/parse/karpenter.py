@@ -21,6 +21,7 @@ from kubectl_gpu.core.k8s.parse.common import (
     str_map,
     taints,
 )
+from kubectl_gpu.core.k8s.parse.fast import fast_meta, memo_resources
 
 __all__ = ["field_paths", "nodeclass_parser", "parse_legacy_karpenter", "parse_nodeclaim", "parse_nodepool"]
 
@@ -107,7 +108,7 @@ def parse_legacy_karpenter(obj: Raw) -> LegacyKarpenterObject:
 
 
 def parse_nodeclaim(obj: Raw) -> NodeClaim:
-    m = meta(obj, "NodeClaim")
+    m = fast_meta(obj.get("metadata"), namespaced=False) or meta(obj, "NodeClaim")
     where = f"NodeClaim {m.name}"
     spec = as_dict(obj.get("spec"), f"{where} spec")
     status = as_dict(obj.get("status"), f"{where} status")
@@ -119,12 +120,14 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         taints=taints(spec.get("taints"), f"{where} spec.taints"),
         expire_after=opt_str(spec.get("expireAfter")),
         termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
-        requested=resources(as_dict(spec.get("resources"), where).get("requests"), f"{where} spec.resources"),
+        requested=memo_resources(
+            as_dict(spec.get("resources"), where).get("requests"), lambda: f"{where} spec.resources"
+        ),
         node_name=opt_str(status.get("nodeName")),
         provider_id=opt_str(status.get("providerID")),
         image_id=opt_str(status.get("imageID")),
-        capacity=resources(status.get("capacity"), f"{where} status.capacity"),
-        allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
+        capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
+        allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         last_pod_event=opt_time(status.get("lastPodEventTime")),
         startup_taints=taints(spec.get("startupTaints"), f"{where} spec.startupTaints"),

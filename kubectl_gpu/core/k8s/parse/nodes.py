@@ -9,15 +9,15 @@ from kubectl_gpu.core.k8s.parse.common import (
     conditions,
     meta,
     opt_str,
-    resources,
     taints,
 )
+from kubectl_gpu.core.k8s.parse.fast import fast_meta, memo_resources
 
 __all__ = ["parse_node", "parse_resourceslice"]
 
 
 def parse_node(obj: Raw) -> Node:
-    m = meta(obj, "Node")
+    m = fast_meta(obj.get("metadata"), namespaced=False) or meta(obj, "Node")
     where = f"Node {m.name}"
     spec = as_dict(obj.get("spec"), f"{where} spec")
     status = as_dict(obj.get("status"), f"{where} status")
@@ -29,8 +29,8 @@ def parse_node(obj: Raw) -> Node:
         provider_id=opt_str(spec.get("providerID")),
         unschedulable=bool(spec.get("unschedulable", False)),
         taints=taints(spec.get("taints"), f"{where} spec.taints"),
-        capacity=resources(capacity, f"{where} status.capacity"),
-        allocatable=resources(status.get("allocatable"), f"{where} status.allocatable"),
+        capacity=memo_resources(capacity, lambda: f"{where} status.capacity"),
+        allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
         conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
         os_image=opt_str(info.get("osImage")),
         kernel_version=opt_str(info.get("kernelVersion")),

@@ -18,7 +18,7 @@ from kubectl_gpu.core.k8s.placement import (
 )
 from kubectl_gpu.core.k8s.selectors import Term
 
-__all__ = ["label_selector", "parse_placement"]
+__all__ = ["interesting", "label_selector", "parse_placement"]
 
 _OPS = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!exists"}
 
@@ -132,7 +132,7 @@ def _claims(spec: Raw, pod_name: str) -> tuple[ClaimRef, ...]:
     return tuple(out)
 
 
-def _interesting(spec: Raw) -> bool:
+def interesting(spec: Raw) -> bool:
     """Whether the spec has anything `Placement` keeps: most pods have volumes (the service account token)
     and container ports, but no claim and no host port, and are answered here without building anything."""
     try:
@@ -155,7 +155,7 @@ def _interesting(spec: Raw) -> bool:
 
 
 def parse_placement(spec: Raw, pod_name: str) -> Placement:
-    if not _interesting(spec):
+    if not interesting(spec):
         return NO_PLACEMENT
     parts: dict[str, Any] = {}
     errors = []

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.k8s.models import Container, ContainerState, Pod, Raw, Resources
+from kubectl_gpu.core.k8s.models import Container, ContainerState, Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
@@ -23,7 +23,7 @@ from kubectl_gpu.core.k8s.parse.common import (
 from kubectl_gpu.core.k8s.parse.placement import parse_placement
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 
-__all__ = ["parse_pod"]
+__all__ = ["APP_KEYS", "INIT_KEYS", "SlimDetails", "effective", "parse_pod_checked", "slim", "slim_status"]
 
 
 def _add(total: Resources, extra: Mapping[str, Decimal]) -> None:
@@ -46,7 +46,7 @@ def _container_resources(res: Mapping[str, Any], field: str, where: str) -> Reso
     return out
 
 
-def _effective(
+def effective(
     containers: list[Any], init: list[Any], overhead: Resources, where: str, field: str
 ) -> Resources:
     """Kubernetes' effective pod request (`resourcehelper.PodRequests`).
@@ -89,7 +89,7 @@ def _limits(containers: list[Any], init: list[Any], where: str) -> Resources:
     """Effective limits, computed like requests (without the overhead); {} when one does not parse: limits
     are only ever shown."""
     try:
-        return _effective(containers, init, {}, where, "limits")
+        return effective(containers, init, {}, where, "limits")
     except ModelError:
         return {}
 
@@ -173,49 +173,53 @@ def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
         return ()
 
 
-# What `_Details` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
+# What `SlimDetails` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
 # kinds of container and `restartPolicy` of init containers, `_containers` the app containers' `name`,
 # `image`, `env` and `resources`, `_container_state` a status's `name`, `ready`, `restartCount` and `state`.
-_APP_KEYS = ("name", "image", "env", "resources")
-_INIT_KEYS = ("resources", "restartPolicy")
+APP_KEYS = ("name", "image", "env", "resources")
+INIT_KEYS = ("resources", "restartPolicy")
 _STATUS_KEYS = ("name", "ready", "restartCount", "state")
 _STATUS_LISTS = ("initContainerStatuses", "containerStatuses")
 
 
-def _slim(items: list[Any], keys: tuple[str, ...]) -> list[Any]:
+def slim(items: list[Any], keys: tuple[str, ...]) -> list[Any]:
     """`items` with each object cut to `keys` (those it has), other entries as they are."""
     return [{k: item[k] for k in keys if k in item} if isinstance(item, dict) else item for item in items]
 
 
-def _slim_status(status: Raw) -> Raw:
+def slim_status(status: Raw) -> Raw:
     """The container status lists of a pod's status, each entry cut to what `_container_state` reads; a
     value that is not a list stays as it is (it reads as no statuses, as before)."""
     out: Raw = {}
     for key in _STATUS_LISTS:
         value = status.get(key)
         if value is not None:
-            out[key] = _slim(value, _STATUS_KEYS) if isinstance(value, list) else value
+            out[key] = slim(value, _STATUS_KEYS) if isinstance(value, list) else value
     return out
 
 
-class _Details:
+class SlimDetails:
     """`PodDetails`: each read from the pod's spec and status on first use, then kept.
 
-    Until then it holds only the parts of the containers and statuses those readers look at (`_slim`): a
+    Until then it holds only the parts of the containers and statuses those readers look at (`slim`): a
     fleet's pods are most of a snapshot, and the rest of their specs and statuses (volume mounts, probes,
     commands, conditions, image IDs ...) would otherwise stay in memory for as long as the pods."""
 
-    __slots__ = ("_app", "_containers", "_init", "_limits", "_status", "_statuses", "_where")
+    __slots__ = ("_app", "_containers", "_init", "_limits", "_meta", "_status", "_statuses")
 
-    def __init__(self, containers: list[Any], init: list[Any], status: Raw, where: str) -> None:
-        self._app, self._init, self._status, self._where = containers, init, status, where
+    def __init__(self, containers: list[Any], init: list[Any], status: Raw, meta: Meta) -> None:
+        self._app, self._init, self._status, self._meta = containers, init, status, meta
         self._limits: Resources | None = None
         self._containers: tuple[Container, ...] | None = None
         self._statuses: tuple[ContainerState, ...] | None = None
 
+    def _where(self) -> str:
+        """The pod, as errors name it (built on use: most pods never need it)."""
+        return f"Pod {self._meta.key}"
+
     def limits(self) -> Resources:
         if self._limits is None:
-            self._limits = _limits(self._app, self._init, self._where)
+            self._limits = _limits(self._app, self._init, self._where())
         return self._limits
 
     def containers(self) -> tuple[Container, ...]:
@@ -225,11 +229,12 @@ class _Details:
 
     def container_statuses(self) -> tuple[ContainerState, ...]:
         if self._statuses is None:
-            self._statuses = _container_states(self._status, self._where)
+            self._statuses = _container_states(self._status, self._where())
         return self._statuses
 
 
-def parse_pod(obj: Raw) -> Pod:
+def parse_pod_checked(obj: Raw) -> Pod:
+    """A pod, every field checked as it is read (errors name the field); `pod_fast` reads the usual shape."""
     m = meta(obj, "Pod", namespaced=True)
     where = f"Pod {m.key}"
     spec = as_dict(obj.get("spec"), f"{where} spec")
@@ -251,7 +256,7 @@ def parse_pod(obj: Raw) -> Pod:
         phase=opt_str(status.get("phase")) or "Pending",
         scheduler_name=opt_str(spec.get("schedulerName")) or "default-scheduler",
         priority=opt_int(spec.get("priority"), f"{where} spec.priority"),
-        requests=_effective(containers, init, overhead, where, "requests"),
+        requests=effective(containers, init, overhead, where, "requests"),
         tolerations=tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
         node_selector=str_map(spec.get("nodeSelector"), f"{where} spec.nodeSelector"),
         node_affinity=NodeAffinity.from_spec(spec),
@@ -264,6 +269,6 @@ def parse_pod(obj: Raw) -> Pod:
             for g in as_list(spec.get("schedulingGates"), f"{where} spec.schedulingGates")
             if isinstance(g, dict)
         ),
-        _details=_Details(_slim(containers, _APP_KEYS), _slim(init, _INIT_KEYS), _slim_status(status), where),
+        _details=SlimDetails(slim(containers, APP_KEYS), slim(init, INIT_KEYS), slim_status(status), m),
         placement=parse_placement(spec, m.name),
     )

@@ -22,7 +22,7 @@ from kubectl_gpu.core.k8s.parse.common import (
     opt_str,
     resources,
 )
-from kubectl_gpu.core.k8s.parse.pods import parse_pod
+from kubectl_gpu.core.k8s.parse.pods_fast import parse_pod
 
 __all__ = [
     "parse_daemonset",

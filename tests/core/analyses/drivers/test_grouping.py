@@ -86,8 +86,13 @@ def test_checks_are_per_driver_with_counts_and_a_bounded_list() -> None:
 
 def test_output_grows_with_drivers_not_with_node_pairs() -> None:
     def size(n: int) -> int:
-        workloads = [
-            pod(f"w{i}", requests={"nvidia.com/gpu": "1"}, annotations={"kubectl-gpu.io/cuda": "12.8"})
+        workloads = [  # one namespace each: bare pods alike in one namespace would be one workload
+            pod(
+                f"w{i}",
+                f"ns{i}",
+                requests={"nvidia.com/gpu": "1"},
+                annotations={"kubectl-gpu.io/cuda": "12.8"},
+            )
             for i in range(n)
         ]
         report = build_driver_report(_state(*_fleet(n, n), *workloads), load_catalog(), NOW)

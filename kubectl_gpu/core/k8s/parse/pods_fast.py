@@ -1,0 +1,188 @@
+"""A pod in its usual shape, read once per *template*: the pods of a Deployment, a DaemonSet or a Job share
+their requests, tolerations, node affinity and containers, so those are read for the first pod of each
+distinct set and looked up for the others (see `parse/fast.py` for the rules every fast path keeps).
+
+`parse_pod` is the parser: this path where it answers, else the checked one (`pods.parse_pod_checked`),
+which answers or raises exactly as it always did. Tests hold the two equal on every real pod and on pods
+with any field broken or replaced (tests/core/k8s/test_parse_fast.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
+from kubectl_gpu.core.k8s.parse.common import ModelError, opt_str, resources, tolerations
+from kubectl_gpu.core.k8s.parse.fast import constructor, dumps, fast_meta, memo_time, remember, str_values
+from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
+from kubectl_gpu.core.k8s.parse.pods import (
+    APP_KEYS,
+    INIT_KEYS,
+    SlimDetails,
+    effective,
+    parse_pod_checked,
+    slim,
+    slim_status,
+)
+from kubectl_gpu.core.k8s.placement import NO_PLACEMENT
+from kubectl_gpu.core.scheduling.affinity import NodeAffinity
+from kubectl_gpu.core.scheduling.taints import Toleration
+
+__all__ = ["fast_pod", "parse_pod", "parse_pod_kept"]
+
+
+def parse_pod(obj: Raw) -> Pod:
+    """A Pod from its `kubectl get -o json` dict; errors name the field."""
+    found = fast_pod(obj)
+    return found if found is not None else parse_pod_checked(obj)
+
+
+def parse_pod_kept(obj: Raw) -> Pod:
+    """`parse_pod` of an object its caller holds until it exits: the pod's container statuses are read
+    from the object as it is, not from a copy cut down to what is read (which saves memory only where the
+    object is let go). The same answers (tests/core/k8s/test_pod_slim.py)."""
+    found = fast_pod(obj, whole_status=True)
+    return found if found is not None else parse_pod_checked(obj)
+
+
+class _Template:
+    """What the pods of one template share: read once, from the first of them."""
+
+    __slots__ = ("app", "init", "node_affinity", "placement", "requests", "tolerations")
+
+    def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> None:
+        where = f"Pod {meta.key}"
+        overhead = resources(spec.get("overhead"), f"{where} spec.overhead")
+        self.requests: Resources = effective(containers, init, overhead, where, "requests")
+        self.tolerations: tuple[Toleration, ...] = tolerations(
+            spec.get("tolerations"), f"{where} spec.tolerations"
+        )
+        self.node_affinity = NodeAffinity.from_spec(spec)
+        self.app = slim(containers, APP_KEYS)
+        self.init = slim(init, INIT_KEYS)
+        # Whether the parts of a Placement the template holds (spread, pod affinity, host ports) are there:
+        # then each pod's placement is read whole; else only its volumes can hold one (claims).
+        parts = {k: spec.get(k) for k in ("topologySpreadConstraints", "affinity", "containers")}
+        self.placement = interesting(parts)
+
+
+_TEMPLATES: dict[bytes, _Template] = {}
+
+
+def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> _Template | None:
+    """The template of `spec`, read once per distinct set of the fields it comes from. The key is those
+    fields' JSON text, exact where Python's equality is not (`1`, `1.0` and `true` are equal keys and read
+    differently). An absent field stands as the empty value it reads as (`[]`, `{}`: `as_list` and
+    `as_dict` read both alike), so the text holds a `null` only where a value inside is one or where JSON
+    cannot tell (NaN and infinities, YAML's `.nan` and `.inf`, are written `null` too): such a key is not
+    used. A hit is an input the checked readers read the same; None where a field is not in its usual shape
+    or does not read (the checked path then says why)."""
+    get = spec.get
+    try:  # the empty values inline, not through a helper: a call per field is a tenth of the key's cost
+        key = dumps(
+            (
+                [] if (v := get("tolerations")) is None else v,
+                {} if (v := get("nodeSelector")) is None else v,
+                {} if (v := get("affinity")) is None else v,
+                {} if (v := get("overhead")) is None else v,
+                [] if (v := get("topologySpreadConstraints")) is None else v,
+                [
+                    (
+                        {} if (r := c.get("resources")) is None else r,
+                        c.get("name"),
+                        c.get("image"),
+                        [] if (e := c.get("env")) is None else e,
+                        [] if (p := c.get("ports")) is None else p,
+                    )
+                    for c in containers
+                ],
+                [
+                    ({} if (r := c.get("resources")) is None else r, c.get("restartPolicy") or "")
+                    for c in init
+                ],
+            )
+        )
+    except (TypeError, AttributeError):  # an entry that is not an object, a value JSON cannot hold
+        return None
+    if b"null" in key:  # also where a container has no name or no image: every real one has both
+        return None
+    found = _TEMPLATES.get(key)
+    if found is None:
+        try:
+            found = remember(_TEMPLATES, key, _Template(spec, containers, init, meta))
+        except ModelError:
+            return None
+    return found
+
+
+def _empty_list(value: object) -> bool:
+    """Absent or `[]`: what `as_list` reads as no entries without a doubt."""
+    return value is None or (type(value) is list and not value)
+
+
+def _claims_in(volumes: object) -> bool:
+    """Whether `volumes` may hold a claim (what `placement.interesting` looks for in them)."""
+    if volumes is None:
+        return False
+    if type(volumes) is not list:
+        return True
+    for volume in volumes:
+        if type(volume) is not dict or "persistentVolumeClaim" in volume or "ephemeral" in volume:
+            return True
+    return False
+
+
+def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
+    """`parse_pod_checked` of a pod in its usual shape; None for anything else. `whole_status`: its
+    details read from `status` as it is, not from `slim_status` of it (see `parse_pod_kept`)."""
+    m = fast_meta(obj.get("metadata"), namespaced=True)
+    spec, status = obj.get("spec"), obj.get("status")
+    if m is None or type(spec) is not dict or (status is not None and type(status) is not dict):
+        return None
+    status = status or {}
+    containers, init = spec.get("containers"), spec.get("initContainers")
+    containers = [] if containers is None else containers
+    init = [] if init is None else init
+    priority, grace = spec.get("priority"), spec.get("terminationGracePeriodSeconds")
+    node_selector = spec.get("nodeSelector")
+    node_selector = {} if node_selector is None else node_selector
+    if (
+        type(containers) is not list
+        or type(init) is not list
+        or not _empty_list(spec.get("resourceClaims"))
+        or not _empty_list(spec.get("schedulingGates"))
+        or (priority is not None and type(priority) is not int)
+        or (grace is not None and type(grace) is not int)
+        or type(node_selector) is not dict
+        or not str_values(node_selector)
+    ):
+        return None
+    template = _template(spec, containers, init, m)
+    if template is None:
+        return None
+    placement = (
+        parse_placement(spec, m.name)
+        if template.placement or _claims_in(spec.get("volumes"))
+        else NO_PLACEMENT
+    )
+    return _pod(
+        meta=m,
+        node_name=opt_str(spec.get("nodeName")),
+        phase=opt_str(status.get("phase")) or "Pending",
+        scheduler_name=opt_str(spec.get("schedulerName")) or "default-scheduler",
+        priority=priority,
+        requests=dict(template.requests),
+        tolerations=template.tolerations,
+        node_selector=node_selector,
+        node_affinity=template.node_affinity,
+        nominated_node_name=opt_str(status.get("nominatedNodeName")),
+        resource_claims=(),
+        started=memo_time(status.get("startTime")),
+        termination_grace_period_seconds=grace,
+        scheduling_gates=(),
+        _details=SlimDetails(template.app, template.init, status if whole_status else slim_status(status), m),
+        placement=placement,
+    )
+
+
+_pod = constructor(Pod)

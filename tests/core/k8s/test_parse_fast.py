@@ -1,0 +1,262 @@
+"""A pod in its usual shape is read by a fast path (`parse/pods_fast.py`, issue 22); it must answer exactly
+what the checked path answers, on every real pod the tests hold and on pods with any field broken or
+replaced (then the same error, word for word), whatever the memos hold from earlier pods."""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.parse import ModelError, common, parse_object, pods, pods_fast
+from kubectl_gpu.core.k8s.parse.common import resources
+from tests.core.k8s.test_pod_slim import _real_pods
+
+REAL = [p for p in _real_pods() if p.get("kind") == "Pod"]
+
+
+def _outcome(parse: Any, obj: dict[str, Any]) -> tuple[str, ...]:
+    """What a parser answers, as text: every field's repr (exact: Decimal('1') is not Decimal('1.0')) and
+    every detail read on use; or the error's type and words."""
+    try:
+        pod: Pod = parse(copy.deepcopy(obj))
+    except ModelError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return ("pod", repr(pod), repr(pod.limits), repr(pod.containers), repr(pod.container_statuses))
+
+
+def test_the_real_pods_are_the_usual_shape() -> None:
+    """The fast path is not a path nobody takes: it reads nearly every real pod that reads (those it
+    leaves to the checked path hold DRA claims)."""
+    readable = [p for p in REAL if _outcome(pods.parse_pod_checked, p)[0] == "pod"]
+    assert len(readable) > 100
+    fast = [p for p in readable if pods_fast.fast_pod(copy.deepcopy(p)) is not None]
+    assert len(fast) >= 0.95 * len(readable)
+
+
+@pytest.mark.parametrize("index", range(len(REAL)))
+def test_real_pods_read_alike(index: int) -> None:
+    obj = REAL[index]
+    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
+    assert _outcome(pods_fast.parse_pod_kept, obj) == _outcome(pods.parse_pod_checked, obj)
+    fast = pods_fast.fast_pod(copy.deepcopy(obj))
+    if fast is not None:
+        assert _outcome(lambda o: fast, obj) == _outcome(pods.parse_pod_checked, obj)
+
+
+# Where a value may be replaced: the fields the readers read, at every depth.
+PATHS: list[tuple[Any, ...]] = [
+    ("metadata",),
+    ("metadata", "name"),
+    ("metadata", "namespace"),
+    ("metadata", "uid"),
+    ("metadata", "labels"),
+    ("metadata", "labels", "app"),
+    ("metadata", "annotations"),
+    ("metadata", "annotations", "kubectl-gpu.io/cuda"),
+    ("metadata", "ownerReferences"),
+    ("metadata", "ownerReferences", 0),
+    ("metadata", "ownerReferences", 0, "kind"),
+    ("metadata", "creationTimestamp"),
+    ("metadata", "deletionTimestamp"),
+    ("spec",),
+    ("spec", "nodeName"),
+    ("spec", "schedulerName"),
+    ("spec", "priority"),
+    ("spec", "terminationGracePeriodSeconds"),
+    ("spec", "containers"),
+    ("spec", "containers", 0),
+    ("spec", "containers", 0, "resources"),
+    ("spec", "containers", 0, "resources", "requests"),
+    ("spec", "containers", 0, "resources", "requests", "cpu"),
+    ("spec", "containers", 0, "resources", "requests", "nvidia.com/gpu"),
+    ("spec", "containers", 0, "resources", "limits"),
+    ("spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"),
+    ("spec", "containers", 0, "name"),
+    ("spec", "containers", 0, "image"),
+    ("spec", "containers", 0, "env"),
+    ("spec", "containers", 0, "env", 0),
+    ("spec", "containers", 0, "ports"),
+    ("spec", "containers", 0, "ports", 0, "hostPort"),
+    ("spec", "volumes"),
+    ("spec", "volumes", 0),
+    ("spec", "volumes", 0, "persistentVolumeClaim"),
+    ("spec", "initContainers"),
+    ("spec", "overhead"),
+    ("spec", "overhead", "cpu"),
+    ("spec", "tolerations"),
+    ("spec", "tolerations", 0),
+    ("spec", "tolerations", 0, "tolerationSeconds"),
+    ("spec", "tolerations", 0, "operator"),
+    ("spec", "nodeSelector"),
+    ("spec", "nodeSelector", "eks.amazonaws.com/instance-gpu-name"),
+    ("spec", "affinity"),
+    ("spec", "affinity", "nodeAffinity"),
+    ("spec", "resourceClaims"),
+    ("spec", "schedulingGates"),
+    ("spec", "topologySpreadConstraints"),
+    ("status",),
+    ("status", "phase"),
+    ("status", "startTime"),
+    ("status", "nominatedNodeName"),
+    ("status", "containerStatuses"),
+]
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([1.0, 0.5, math.nan, math.inf, -0.0]),
+    st.sampled_from(["", "1", "500m", "2Gi", "x", "Always", "Exists", "2026-11-28T09:00:00Z", "nvidia"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["cpu", "key", "name", "a"]), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def _replace(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> bool:
+    """Set `value` at `path` (inserting the last key where it is missing); False where the path is not there."""
+    node: Any = obj
+    for step in path[:-1]:
+        if not _has(node, step):
+            return False
+        node = node[step]
+    if not (isinstance(node, dict) or _has(node, path[-1])):
+        return False
+    node[path[-1]] = value
+    return True
+
+
+def _has(node: Any, step: Any) -> bool:
+    if isinstance(node, dict):
+        return step in node
+    return isinstance(node, list) and isinstance(step, int) and step < len(node)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(range(len(REAL))),
+    st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=1, max_size=3),
+)
+def test_broken_pods_read_alike(index: int, changes: list[tuple[tuple[Any, ...], Any]]) -> None:
+    """Any field replaced by any JSON or YAML value (NaN and infinities too): the same pod or the same
+    error. The memos are shared across examples, so a value read before (`null`, `1`) is in them when an
+    equal-looking one (`nan`, `1.0`, `true`) comes."""
+    obj = copy.deepcopy(REAL[index])
+    for path, value in changes:
+        _replace(obj, path, value)
+    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj)
+    assert _outcome(pods_fast.parse_pod_kept, obj) == _outcome(pods.parse_pod_checked, obj)
+
+
+# Values Python holds equal (or JSON writes alike) that the checked readers read differently.
+LOOKALIKES = [
+    (None, math.nan),
+    (None, math.inf),
+    (1, 1.0),
+    (1, True),
+    (0, False),
+    ("1", 1),
+    ([], None),
+    ({}, None),
+    ({}, []),
+    ("", None),
+]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: ".".join(map(str, p)))
+def test_lookalike_values_in_turn(path: tuple[Any, ...]) -> None:
+    """One value at `path`, then a look-alike there (both orders), on a GPU pod with tolerations, limits
+    and a nodeSelector: the second reads as the checked path reads it, not as the memo holds the first."""
+    base = next(p for p in REAL if p["spec"].get("tolerations") and p["spec"].get("nodeSelector"))
+    for first, second in LOOKALIKES:
+        for a, b in ((first, second), (second, first)):
+            for value in (a, b):
+                obj = copy.deepcopy(base)
+                if _replace(obj, path, value):
+                    assert _outcome(pods_fast.parse_pod, obj) == _outcome(pods.parse_pod_checked, obj), (
+                        path,
+                        a,
+                        b,
+                    )
+
+
+def _real_objects() -> list[dict[str, Any]]:
+    """Every object of a kind with a fast path (nodes, NodeClaims, events) the tests hold."""
+    from tests.core.k8s.test_pod_slim import SOURCES, _documents
+
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            if value.get("kind") in ("Node", "NodeClaim", "Event") and "metadata" in value:
+                found.append(value)
+            for item in value.values():
+                walk(item)
+
+    for source in SOURCES:
+        for path in [source] if source.is_file() else sorted(source.rglob("*")):
+            if path.suffix in (".json", ".yaml", ".yml"):
+                walk(_documents(path))
+    return found
+
+
+OBJECTS = _real_objects()
+META_PATHS = [p for p in PATHS if p[0] == "metadata"]
+
+
+def _parsed(obj: dict[str, Any]) -> tuple[str, ...]:
+    try:
+        model = parse_object(copy.deepcopy(obj))
+    except ModelError as exc:
+        return ("error", str(exc))
+    return ("model", repr(model))
+
+
+def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checked readers everywhere: no fast metadata, no memo of quantities."""
+    from kubectl_gpu.core.k8s.parse import events, karpenter, nodes
+
+    for module in (events, karpenter, nodes):
+        monkeypatch.setattr(module, "fast_meta", lambda md, namespaced: None)
+    for module in (karpenter, nodes):
+        monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
+    monkeypatch.setattr(events, "opt_time", common.opt_time)
+
+
+def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert len({o["kind"] for o in OBJECTS}) == 3 and len(OBJECTS) > 30
+    cases = [OBJECTS[0]]
+    for obj in OBJECTS:
+        for path in [
+            *META_PATHS,
+            ("status", "capacity"),
+            ("status", "capacity", "cpu"),
+            ("status", "allocatable"),
+        ]:
+            for a, b in LOOKALIKES:
+                for value in (a, b):
+                    changed = copy.deepcopy(obj)
+                    if _replace(changed, path, value):
+                        cases.append(changed)
+    cases += OBJECTS
+    fast = [_parsed(o) for o in cases]
+    with monkeypatch.context() as patch:
+        _checked_only(patch)
+        checked = [_parsed(o) for o in cases]
+    assert fast == checked
+    assert sum(1 for f in fast if f[0] == "model") > len(cases) // 3
