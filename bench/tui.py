@@ -165,7 +165,8 @@ FIRST_SCREEN_TARGET = 1.2
 
 
 def _bundle(size: str, out: Path) -> Path:
-    """S, M, L (`generate.py`), or F<N>: the family of N nodes and 20N pods (`family.py`)."""
+    """S, M, L (`generate.py`), F<N>: the family of N nodes and 20N pods (`family.py`), C<N>: the same as
+    one compact `kubectl get -o json` List, or P: the many-Pending shape (`compact.py`)."""
     path = out / f"cluster-{size}.json"
     if path.exists():
         return path
@@ -175,6 +176,14 @@ def _bundle(size: str, out: Path) -> Path:
 
         nodes = int(size[1:])
         generate_family(nodes, 20 * nodes, path)
+    elif size.startswith("C") and size[1:].isdigit():
+        from compact import generate_compact
+
+        generate_compact(int(size[1:]), path)
+    elif size == "P":
+        from compact import generate_many_pending
+
+        generate_many_pending(path)
     else:
         generate(*SIZES[size], path)
     return path
@@ -268,7 +277,9 @@ def markdown(rows: list[dict[str, object]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time the TUI on the synthetic bundles.")
     parser.add_argument(
-        "--sizes", default="M", help="comma-separated: S, M, L, or F<N> (the N-node family; default M)"
+        "--sizes",
+        default="M",
+        help="comma-separated: S, M, L, F<N> (the N-node family), C<N> (as a compact List), P (many Pending)",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--refreshes", type=int, default=3)

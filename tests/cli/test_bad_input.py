@@ -240,8 +240,8 @@ def test_billion_laughs_is_refused_quickly(
     from kubectl_gpu.kube import snapshot
 
     parsed: list[object] = []
-    real = snapshot.parse_object
-    monkeypatch.setattr(snapshot, "parse_object", lambda obj: parsed.append(obj) or real(obj))
+    real = snapshot.kind_of  # every object passes here on its way to its kind's parser
+    monkeypatch.setattr(snapshot, "kind_of", lambda obj: parsed.append(obj) or real(obj))
     path = tmp_path / "bomb.yaml"
     path.write_text(_alias_bomb(levels, 10 if levels == 6 else 9, POD))
     line = one_line_error(cli("pending", "--snapshot", str(path)))

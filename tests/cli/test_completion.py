@@ -212,7 +212,11 @@ def _imports(argv: list[str]) -> set[str]:
     env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
     done = subprocess.run(argv, capture_output=True, text=True, check=True, env=env)
     assert done.stdout == "pending\n:4\n"
-    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
 
 
 # --- the scripts ----------------------------------------------------------------------------------------------

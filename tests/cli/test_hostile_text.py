@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Result
-from tests.hostile import SHOWN, unsafe_in, write_hostile_bundle
+from tests.hostile import SHOWN, hostile_bundle, unsafe_in, write_hostile_bundle
+from tests.kube.apiserver import FakeKubeAPI
+from tests.tui.conftest import CRDS
 
 Cli = Callable[..., Result]
 REPO = Path(__file__).resolve().parents[2]
@@ -116,3 +118,25 @@ def test_on_a_terminal_only_our_own_colours_are_escapes(hostile: Path, args: lis
     assert not [line for line in lines if line.lstrip().startswith("FORGED")]
     if args[0] != "diagnose":  # (diagnose cuts messages before the payload)
         assert "\\x1b]52" in raw  # the text is there, inert
+
+
+LIVE_COMMANDS = [
+    ["nodes", "-o", "wide"],
+    ["explain", "ml/batch-spot"],
+    ["lifecycle", "-o", "wide"],
+    ["diagnose", "-o", "wide"],
+]
+
+
+@pytest.mark.parametrize("args", LIVE_COMMANDS, ids=[" ".join(a) for a in LIVE_COMMANDS])
+def test_the_same_objects_served_live_are_made_safe_too(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, args: list[str]
+) -> None:
+    """The boundary is the view model, whatever the source: the hostile objects from the suite's API server."""
+    apiserver.install_crds(*CRDS)
+    apiserver.add(*hostile_bundle()["objects"])
+    result = cli(*args, "--kubeconfig", str(kubeconfig))
+    assert result.code in (0, 1), result.err
+    assert unsafe_in(result.out + result.err) == []
+    if args[0] in ("nodes", "explain"):  # (the others quote events by age: live, these are old)
+        assert "\\x1b]52;c;" in result.out

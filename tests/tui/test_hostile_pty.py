@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 #: next key. Pages are left with `q` (their "back"), not ESC: ESC and the next key sent together read as
 #: Alt+key, and going back repaints only what changed, so there is no word to await.
 STEPS: list[tuple[str, str | None]] = [
-    ("n", "GPU-MEM"),
+    ("n", "GPU-MEM"),  # the nodes view's last header at 200 columns
     ("p", "VERDICT"),
     ("enter", "Fix (c copies it)"),
     ("q", None),
@@ -49,7 +49,14 @@ class Terminal:
     def __init__(self, args: list[str]) -> None:
         self.leader, follower = pty.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
+        # The size is the pty's; COLUMNS and LINES, which another test may have left set, would win over it.
+        env = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "COLUMNS": "200",
+            "LINES": "50",
+        }
         env.pop("NO_COLOR", None)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kubectl_gpu", *args],
