@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 import orjson
@@ -19,6 +20,7 @@ from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
+from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Prose, View
 from kubectl_gpu.render.model import Table as ModelTable
 
@@ -151,9 +153,27 @@ def _print(console: Console, view: RenderableType) -> None:
 Cell = str | Text
 
 
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What the line-by-line printer needs of a table besides its cells."""
+
+    title: str | None
+    right: tuple[bool, ...]
+    show_header: bool
+    header_style: str
+    title_style: str
+
+
+def _rich_shape(table: Table) -> _Shape:
+    right = tuple(column.justify == "right" for column in table.columns)
+    title = str(table.title) if table.title else None
+    header, title_style = str(table.header_style or ""), str(table.title_style or "")
+    return _Shape(title, right, table.show_header, header, title_style)
+
+
 def _large_cells(table: Table) -> list[list[Cell]] | None:
-    """A big table of one-line cells (str or Text), column by column, header first; None for any other
-    table (rich lays those out)."""
+    """A big rich table of one-line cells (str or Text), column by column, header first; None for any
+    other table (rich lays those out)."""
     columns = table.columns
     if table.row_count <= LARGE_TABLE_ROWS or not columns or not all(c.no_wrap for c in columns):
         return None
@@ -167,78 +187,102 @@ def _large_cells(table: Table) -> list[list[Cell]] | None:
     return grid
 
 
+def _large_model(table: ModelTable) -> tuple[_Shape, list[list[Cell]]] | None:
+    """A big table of the view model, drawn line by line straight from its cells (no rich table is built:
+    `nodes --all` on 20,000 nodes); None for a small one or one with a cell of several lines."""
+    if len(table.rows) <= LARGE_TABLE_ROWS or not table.columns:
+        return None
+    grid: list[list[Cell]] = [[c.header] if table.show_header else [] for c in table.columns]
+    for row in table.rows:
+        for index, cell in enumerate(row.cells):
+            if "\n" in cell.text:
+                return None
+            grid[index].append(Text(cell.text, style=cell.style) if cell.style else cell.text)
+    shape = _Shape(table.title, (False,) * len(table.columns), table.show_header, theme.HEADER, theme.HEADER)
+    return shape, grid
+
+
 def _plain(cell: Cell) -> str:
     return _CONTROL.sub("", cell.plain if isinstance(cell, Text) else cell)
 
 
-def _plain_lines(table: Table, grid: list[list[Cell]]) -> list[str]:
+def _plain_lines(shape: _Shape, grid: list[list[Cell]]) -> list[str]:
     """The table's lines as plain text, columns two spaces apart as theme.table lays them out."""
     plain = [[_plain(c) for c in cells] for cells in grid]
     widths = [max(cell_len(c) for c in cells) for cells in plain]
-    right = [column.justify == "right" for column in table.columns]
-    rows = [str(table.title)] if table.title else []
+    rows = [shape.title] if shape.title else []
     for row in range(len(plain[0])):
         parts = []
         for col, width in enumerate(widths):
             cell = plain[col][row]
             pad = " " * (width - cell_len(cell))
-            parts.append(pad + cell if right[col] else cell + pad)
+            parts.append(pad + cell if shape.right[col] else cell + pad)
         rows.append("  ".join(parts).rstrip())
     return rows
 
 
-def _styled_lines(table: Table, grid: list[list[Cell]]) -> list[Text]:
+def _styled_lines(shape: _Shape, grid: list[list[Cell]]) -> list[Text]:
     """The same lines with their styles, for a colour console (bold headers, red health)."""
     texts = [[c if isinstance(c, Text) else Text(_CONTROL.sub("", c)) for c in cells] for cells in grid]
-    if table.show_header:
+    if shape.show_header:
         for cells in texts:
-            cells[0] = Text(cells[0].plain, style=table.header_style or "")
+            cells[0] = Text(cells[0].plain, style=shape.header_style)
     widths = [max(t.cell_len for t in cells) for cells in texts]
-    right = [column.justify == "right" for column in table.columns]
-    lines = [Text(str(table.title), style=table.title_style or "")] if table.title else []
+    lines = [Text(shape.title, style=shape.title_style)] if shape.title else []
     for row in range(len(texts[0])):
         line = Text()
         for col, width in enumerate(widths):
             cell = texts[col][row]
             pad = " " * (width - cell.cell_len)
             line.append("  " if col else "")
-            line.append(pad if right[col] else "")
+            line.append(pad if shape.right[col] else "")
             line.append_text(cell)
-            line.append("" if right[col] else pad)
+            line.append("" if shape.right[col] else pad)
         line.rstrip()
         lines.append(line)
     return lines
 
 
-def _print_large(console: Console, table: Table, grid: list[list[Cell]]) -> None:
+def _print_large(console: Console, shape: _Shape, grid: list[list[Cell]]) -> None:
     if console.no_color or console.color_system is None:  # plain text, no rich rendering at all
-        console.file.write("".join(f"{line}\n" for line in _plain_lines(table, grid)))
+        console.file.write("".join(f"{line}\n" for line in _plain_lines(shape, grid)))
         return
-    console.print(Text("\n").join(_styled_lines(table, grid)), soft_wrap=True)
+    console.print(Text("\n").join(_styled_lines(shape, grid)), soft_wrap=True)
+
+
+def _print_part(console: Console, part: RenderableType) -> None:
+    grid = _large_cells(part) if isinstance(part, Table) else None
+    if grid is not None and isinstance(part, Table):
+        _print_large(console, _rich_shape(part), grid)
+    elif console.is_terminal:
+        _print(console, part)
+    else:
+        with console.capture() as captured:
+            _print(console, part)
+        console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
+def _model_parts(view: View | ModelTable | Prose) -> list[ModelTable | Prose]:
+    return list(view.parts) if isinstance(view, View) else [view]
 
 
 def print_table(console: Console, view: RenderableType | View | ModelTable | Prose) -> None:
-    """Print a view (the view model's, drawn by `render.draw`; or a rich table, text, or a Group of
-    them), fitted to the console's width where its tables
-    fit it without cutting a cell; off a terminal, without the trailing padding rich adds to every line.
-    A table of more than LARGE_TABLE_ROWS one-line rows is written line by line (the same text, fast)."""
-    if isinstance(view, View | ModelTable | Prose):
-        from kubectl_gpu.render.draw import rich_prose, rich_table, rich_view
+    """Print a view (the view model's, drawn by `render.draw`; or a rich table, text, or a Group of them),
+    fitted to the console's width where its tables fit it without cutting a cell; off a terminal, without
+    the trailing padding rich adds to every line. A table of more than LARGE_TABLE_ROWS one-line rows is
+    written line by line (the same text, fast)."""
+    if not isinstance(view, View | ModelTable | Prose):
+        for part in view_parts(view):
+            _print_part(console, part)
+        return
+    from kubectl_gpu.render.draw import rich_prose, rich_table
 
-        view = (
-            rich_view(view)
-            if isinstance(view, View)
-            else rich_table(view)
-            if isinstance(view, ModelTable)
-            else rich_prose(view)
-        )
-    for part in view_parts(view):
-        grid = _large_cells(part) if isinstance(part, Table) else None
-        if grid is not None and isinstance(part, Table):
-            _print_large(console, part, grid)
-        elif console.is_terminal:
-            _print(console, part)
-        else:
-            with console.capture() as captured:
-                _print(console, part)
-            console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    for shown in _model_parts(view):
+        if isinstance(shown, ModelTable):
+            large = _large_model(shown)
+            if large is not None:
+                _print_large(console, *large)
+            else:
+                _print_part(console, rich_table(shown))
+        elif isinstance(shown, Prose):
+            _print_part(console, rich_prose(shown))

@@ -61,3 +61,38 @@ def test_on_a_colour_terminal_the_styles_are_kept(monkeypatch: pytest.MonkeyPatc
     assert "XID 79" in text and "\x1b[31m\x1b[31m" not in text  # the cluster's own escape is removed
     shown = [line.rstrip() for line in Text.from_ansi(text).plain.splitlines()]
     assert shown == render(_table(40)).splitlines()
+
+
+def _model(rows: int) -> object:
+    from kubectl_gpu.render.model import Cell, Column, Kind, Row, View, prose
+    from kubectl_gpu.render.model import Table as ModelTable
+
+    columns = (
+        Column("name", "NAME"),
+        Column("gpu", "GPU"),
+        Column("health", "HEALTH"),
+        Column("idle", "IDLE", Kind.COUNT),
+    )
+    body = []
+    for i in range(rows):
+        name = (
+            f"i-{i:05d}" if i % 7 else f"ｎｏｄｅ-{i}\x1b[31m"
+        )  # wide characters; an escape, made safe by the model
+        health = Cell("XID 79" if i % 3 else "ok", style="red" if i % 3 else "green")
+        body.append(
+            Row(str(i), (Cell(name), Cell("l40s x4" if i % 2 else "-"), health, Cell(str(i % 11), i % 11)))
+        )
+    return View.of([ModelTable("nodes", columns, tuple(body), title="GPU nodes"), prose("note: something")])
+
+
+def test_a_large_model_table_is_written_from_its_cells_as_rich_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    view = _model(40)
+    by_rich = render(view)
+    monkeypatch.setattr(output, "LARGE_TABLE_ROWS", 10)
+
+    def no_rich_table(table: object) -> object:
+        raise AssertionError("a large table of the view model is not drawn by rich")
+
+    monkeypatch.setattr("kubectl_gpu.render.draw.rich_table", no_rich_table)
+    assert render(view) == by_rich
+    assert "\\x1b[31m" in by_rich and "\x1b" not in by_rich
