@@ -74,6 +74,8 @@ def _memory(row: NodeRow) -> Cell:
 
 
 def _driver(row: NodeRow) -> Cell:
+    if row.accelerator is None:  # a CPU-only node (`--all`): no driver to know
+        return Cell("-")
     if row.driver.version is None:
         return Cell("unknown")
     cuda = f" (CUDA {row.driver.cuda_max})" if row.driver.cuda_max else ""

@@ -159,7 +159,12 @@ def _device_findings(row: NodeRow) -> list[Finding]:
     if row.unschedulable:
         out.append(
             Finding(
-                "NODE_CORDONED", Severity.INFO, _ref(row.name), "node is cordoned", "kubectl uncordon", SOURCE
+                "NODE_CORDONED",
+                Severity.INFO,
+                _ref(row.name),
+                "node is cordoned",
+                f"kubectl uncordon {row.name}",
+                SOURCE,
             )
         )
     return out
