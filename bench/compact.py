@@ -121,20 +121,7 @@ class _ManyPendingGenerator(family.FamilyGenerator):
 
 
 def _write(gen: g.Generator, out: Path) -> dict[str, int]:
-    classes, pools, node_objs, claims = gen.infrastructure()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    with tmp.open("wb", buffering=1 << 20) as fh:
-        writer = _ListWriter(fh)
-        for obj in (*classes, *pools, *node_objs, *claims):
-            writer.write(obj)
-        for p in gen.pods(node_objs):
-            writer.write(p)
-        for e in gen.pending_events:
-            writer.write(e)
-        writer.close()
-    tmp.replace(out)
-    return dict(writer.counts)
+    return g.write_generated(gen, out, _ListWriter)
 
 
 def generate_compact(nodes: int, out: Path, *, bare_pct: int = 25, seed: int = 7) -> dict[str, int]:

@@ -18,7 +18,7 @@ import argparse
 import hashlib
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -854,13 +854,16 @@ def generate(nodes: int, pods: int, out: Path, *, seed: int = 7) -> dict[str, in
     return write_generated(Generator(nodes, pods, seed), out)
 
 
-def write_generated(gen: Generator, out: Path) -> dict[str, int]:
-    """Write what `gen` generates to `out` (through a temporary file); returns object counts per kind."""
+def write_generated(
+    gen: Generator, out: Path, make_writer: Callable[[Any], Any] | None = None
+) -> dict[str, int]:
+    """Write what `gen` generates to `out` (through a temporary file); returns object counts per kind.
+    `make_writer(file)`: the writer (default our bundle's; `compact.py` writes a kubectl List)."""
     classes, pools, node_objs, claims = gen.infrastructure()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     with tmp.open("wb", buffering=1 << 20) as fh:
-        writer = BundleWriter(fh, captured_at=NOW, context=CONTEXT)
+        writer = make_writer(fh) if make_writer else BundleWriter(fh, captured_at=NOW, context=CONTEXT)
         for obj in (*classes, *pools, *node_objs, *claims):
             writer.write(obj)
         for p in gen.pods(node_objs):

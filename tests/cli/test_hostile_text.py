@@ -4,15 +4,9 @@ an annotation, an image name, a condition, an OS image, a probe or the context n
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import select
-import struct
-import subprocess
-import sys
-import termios
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,11 +14,11 @@ import pytest
 
 from tests.conftest import Result
 from tests.hostile import SHOWN, hostile_bundle, unsafe_in, write_hostile_bundle
+from tests.hostile.terminal import spawn_on_pty
 from tests.kube.apiserver import FakeKubeAPI
 from tests.tui.conftest import CRDS
 
 Cli = Callable[..., Result]
-REPO = Path(__file__).resolve().parents[2]
 
 COMMANDS = [
     ["nodes"],
@@ -71,20 +65,7 @@ def test_json_keeps_the_exact_values(cli: Cli, hostile: Path) -> None:
 
 def _on_a_terminal(args: list[str]) -> tuple[int, str]:
     """Run kubectl-gpu on a pseudo-terminal 200x50 (colour on); its exit code and every byte it wrote."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "200", "LINES": "50"}
-    env.pop("NO_COLOR", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kubectl_gpu", *args],
-        cwd=REPO,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        close_fds=True,
-    )
-    os.close(follower)
+    proc, leader = spawn_on_pty(args)
     chunks = []
     while True:
         ready, _, _ = select.select([leader], [], [], 120)

@@ -5,21 +5,16 @@ gets."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
 import select
-import struct
 import subprocess
-import sys
-import termios
 import time
 from pathlib import Path
 
 from tests.hostile import write_hostile_bundle
+from tests.hostile.terminal import spawn_on_pty
 
-REPO = Path(__file__).resolve().parents[2]
 #: (key, a word that page draws once it is shown, or None: nothing to await); each is awaited before the
 #: next key. Pages are left with `q` (their "back"), not ESC: ESC and the next key sent together read as
 #: Alt+key, and going back repaints only what changed, so there is no word to await.
@@ -40,35 +35,13 @@ STEPS: list[tuple[str, str | None]] = [
     ("e", "event(s)"),
 ]
 KEYS = {"enter": b"\r"}
-VIEW_KEYS = set("npofdmlc")  # pressing one again shows the same view
 
 
 class Terminal:
     """A process on a pty 200x50; `wait_for` reads until a text appears (bounded, so a hang fails)."""
 
     def __init__(self, args: list[str]) -> None:
-        self.leader, follower = pty.openpty()
-        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        # The size is the pty's; COLUMNS and LINES, which another test may have left set, would win over it.
-        env = {
-            **os.environ,
-            "TERM": "xterm-256color",
-            "COLORTERM": "truecolor",
-            "COLUMNS": "200",
-            "LINES": "50",
-        }
-        env.pop("NO_COLOR", None)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kubectl_gpu", *args],
-            cwd=REPO,
-            stdin=follower,
-            stdout=follower,
-            stderr=follower,
-            env=env,
-            close_fds=True,
-            start_new_session=True,
-        )
-        os.close(follower)
+        self.proc, self.leader = spawn_on_pty(args, new_session=True)
         self.raw = b""
 
     def _read(self, timeout: float) -> bool:
@@ -82,18 +55,11 @@ class Terminal:
         self.raw += chunk
         return bool(chunk)
 
-    def wait_for(
-        self, text: str, since: int, limit: float = 300.0, why: str = "", again: bytes | None = None
-    ) -> None:
-        """Read until `text` is drawn after byte `since`. `again`: a key that may be sent again while
-        waiting (a view switch is idempotent; a key sent as the first screen settles may be lost)."""
+    def wait_for(self, text: str, since: int, limit: float = 300.0, why: str = "") -> None:
+        """Read until `text` is drawn after byte `since`."""
         end = time.monotonic() + limit  # an upper bound for a hang, not a margin: it returns at once
-        resend = time.monotonic() + 10
         while text.encode() not in self.raw[since:]:
-            if again is not None and time.monotonic() > resend:
-                os.write(self.leader, again)
-                resend = time.monotonic() + 10
-            read = self._read(max(0.0, min(1.0, end - time.monotonic())))
+            read = self._read(max(0.0, end - time.monotonic()))
             if time.monotonic() > end or (not read and self.proc.poll() is not None):
                 raise AssertionError(f"{text!r} never drawn {why}; last output: {self.raw[-600:]!r}")
 
@@ -121,8 +87,7 @@ def test_the_terminal_gets_no_escape_from_cluster_text(tmp_path: Path) -> None:
         for key, shown in STEPS:
             mark = term.press(key)
             if shown is not None:
-                again = key.encode() if key in VIEW_KEYS else None
-                term.wait_for(shown, mark, why=f"after {key!r}", again=again)
+                term.wait_for(shown, mark, why=f"after {key!r}")
     finally:
         term.close()
     raw = term.raw.decode("utf-8", "replace")
