@@ -20,6 +20,7 @@ from kubectl_gpu.core.debugpod import (
     PUBLIC_BASE_IMAGE,
     Accelerator,
 )
+from kubectl_gpu.core.debugpod.digests import check_reference, is_pinned
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "debug-images"
@@ -79,10 +80,41 @@ def test_versions_and_default_references_agree(accelerator: Accelerator) -> None
         assert needle in readme
 
 
+#: The Neuron base as docker-library/repo-info records it (repos/amazonlinux/remote/2023.12.20260831.0.md at
+#: 6ab49dc528cf58df88e941abde7910bc95633ec5: the OCI index of `amazonlinux:2023.12.20260831.0`).
+AMAZONLINUX_2023 = (
+    "public.ecr.aws/docker/library/amazonlinux:2023.12.20260831.0"
+    "@sha256:74c545e3e04db388b00bd31d7cc5640d4e9c12058a6d72af938d113da3c82893"
+)
+
+
+def base_image(accelerator: Accelerator) -> str:
+    (base,) = [args for op, args in instructions(dockerfile(accelerator)) if op == "FROM"]
+    return base
+
+
+def test_neuron_base_is_pinned_by_the_recorded_digest() -> None:
+    base = base_image(Accelerator.NEURON)
+    assert base == AMAZONLINUX_2023
+    assert is_pinned(base)
+    assert check_reference(base, "FROM") == base  # the CLI's own rule for a digest (sha256, 64 hex digits)
+    readme = (IMAGES / "neuron" / "README.md").read_text()
+    assert "amazonlinux:2023.12.20260831.0@sha256:74c545e3" in readme
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="nvidia/cuda:12.8.1-base-ubuntu24.04 has no authoritative digest record here (not an official "
+    "image; public Dockerfiles disagree): pin it from the registry at the first release (issue 23 item 4)",
+)
+def test_nvidia_base_is_pinned_by_digest() -> None:
+    assert is_pinned(base_image(Accelerator.NVIDIA))
+
+
 def test_nvidia_image_has_no_driver_and_the_tools() -> None:
     ops = instructions(dockerfile(Accelerator.NVIDIA))
-    (base,) = [args for op, args in ops if op == "FROM"]
-    assert re.fullmatch(r"nvidia/cuda:\d+\.\d+\.\d+-base-ubuntu\d+\.\d+", base)
+    base = base_image(Accelerator.NVIDIA)
+    assert re.fullmatch(r"nvidia/cuda:\d+\.\d+\.\d+-base-ubuntu\d+\.\d+(@sha256:[0-9a-f]{64})?", base)
     env = " ".join(args for op, args in ops if op == "ENV")
     assert "NVIDIA_DRIVER_CAPABILITIES=utility" in env and "NVIDIA_DISABLE_REQUIRE=1" in env
     run = " ".join(args for op, args in ops if op == "RUN")

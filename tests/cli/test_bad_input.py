@@ -375,6 +375,34 @@ def test_smi_snapshot_with_broken_probe(cli: Cli, tmp_path: Path, entry: Any, fm
     assert "internal error" not in result.err and "Traceback" not in result.err
 
 
+def test_smi_snapshot_unknown_node_is_not_found(cli: Cli) -> None:
+    # Not in the bundle at all: not found, bad input (exit 2), as kubectl's NotFound.
+    line = one_line_error(cli("smi", "i-0nosuch", "--snapshot", str(DEMO)))
+    assert 'node "i-0nosuch" not found in the snapshot' in line
+
+
+def test_smi_snapshot_node_not_probed_says_which(cli: Cli) -> None:
+    # In the bundle, but `snapshot --probe` did not probe it (a CPU node): a per-node error, exit 3.
+    data = json.loads(DEMO.read_text())
+    unprobed = next(
+        o["metadata"]["name"]
+        for o in data["objects"]
+        if o["kind"] == "Node" and o["metadata"]["name"] not in data["probes"]
+    )
+    result = cli("smi", unprobed, "--snapshot", str(DEMO))
+    assert result.code == 3, result.err
+    assert f"node {unprobed}: in the snapshot but not probed" in result.err
+
+
+def test_kubeconfig_without_current_context_is_bad_input(cli: Cli, tmp_path: Path) -> None:
+    config = {k: v for k, v in CLOSED_PORT_KUBECONFIG.items() if k != "current-context"}
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps(config))
+    line = one_line_error(cli("nodes", "--kubeconfig", str(path)))
+    assert "sets no current-context" in line
+    assert "--context NAME" in line and "kubectl config use-context" in line
+
+
 def test_smi_snapshot_without_pods_says_so(cli: Cli, tmp_path: Path) -> None:
     data = json.loads(DEMO.read_text())
     data["objects"] = [o for o in data["objects"] if o["kind"] != "Pod"]

@@ -60,6 +60,9 @@ def test_the_file_passes_k9s_schema() -> None:
         assert all(isinstance(a, str) for a in plugin["args"])  # type: ignore[attr-defined]
         assert plugin["command"] == "sh" and plugin["background"] is False  # output shown, in less
     assert found["kubectl-gpu-smi"]["scopes"] == ["nodes"] and found["kubectl-gpu-smi"]["dangerous"] is True
+    # It creates a privileged pod: k9s asks before running it (`confirm`, a boolean in k9s' schema).
+    assert found["kubectl-gpu-smi"]["confirm"] is True
+    assert "confirm" not in found["kubectl-gpu-explain"]  # read-only: no question
     assert (
         found["kubectl-gpu-explain"]["scopes"] == ["pods"] and "dangerous" not in found["kubectl-gpu-explain"]
     )

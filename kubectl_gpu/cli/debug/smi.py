@@ -28,6 +28,7 @@ from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.smi import SmiResult
+    from kubectl_gpu.core.k8s.state import ClusterState
     from kubectl_gpu.kube.debug.runner import Leftover
 
 __all__ = ["register", "smi"]
@@ -121,7 +122,25 @@ def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]
         raise InvalidInput(
             "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"
         )
+    _check_named_nodes(state, names)
     return stored_results(state, names)
+
+
+def _check_named_nodes(state: ClusterState, names: Sequence[str]) -> None:
+    """A named node the snapshot does not hold at all is not found (exit 2, as kubectl's NotFound is bad
+    input); one it holds but did not probe stays a per-node error (exit 3). When the bundle could not list
+    nodes, absence proves nothing: the per-node error says so."""
+    if any(n.kind == "nodes" and n.code == "FORBIDDEN" for n in state.notes):
+        return
+    known = state.node_by_name
+    missing = [name for name in names if name not in known and name not in state.probes]
+    if missing:
+        quoted = ", ".join(f'"{name}"' for name in missing)
+        noun = "node" if len(missing) == 1 else "nodes"
+        raise InvalidInput(
+            f"{noun} {quoted} not found in the snapshot",
+            "list its nodes with kubectl gpu nodes --all --snapshot FILE",
+        )
 
 
 def smi(

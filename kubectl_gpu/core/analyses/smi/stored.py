@@ -34,7 +34,8 @@ def _text(value: object) -> str | None:
 def _stored(state: ClusterState, node: str, pods_of: PodsOf) -> SmiResult:
     stored = state.probes.get(node)
     if stored is None:
-        return SmiResult(node, None, None, error=f"node {node}: not probed in this snapshot")
+        why = "snapshot --probe runs on accelerator nodes only"
+        return SmiResult(node, None, None, error=f"node {node}: in the snapshot but not probed ({why})")
     entry = stored if isinstance(stored, dict) else {"output": stored}
     output = entry.get("output")
     error = _text(entry.get("error"))
