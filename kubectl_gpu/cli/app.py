@@ -7,6 +7,7 @@ import traceback
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from typer._click.exceptions import ClickException
 from typer._click.utils import PacifyFlushWrapper
 
@@ -24,6 +25,7 @@ from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
+from kubectl_gpu.cli.help_style import KubectlCommand, KubectlGroup
 from kubectl_gpu.cli.options import collect, global_parameters
 from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
 
@@ -41,6 +43,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=KubectlGroup,
 )
 
 
@@ -86,6 +89,9 @@ lifecycle_cmd.register(app)
 lint_cmd.register(app)
 completion_cmd.register(app)
 tui_cmd.register(app)
+for _info in app.registered_commands:  # every command's --help in kubectl's layout (cli.help_style)
+    if _info.cls in (None, typer.core.TyperCommand):
+        _info.cls = KubectlCommand
 
 
 def _debug_requested(argv: list[str]) -> bool:

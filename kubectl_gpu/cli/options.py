@@ -22,7 +22,7 @@ from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration, parse_time
 
-__all__ = ["GlobalOptions", "OutputFormat", "with_global_options"]
+__all__ = ["GLOBAL_PANEL", "GlobalOptions", "OutputFormat", "with_global_options"]
 
 
 class OutputFormat(StrEnum):
@@ -145,6 +145,7 @@ _NOW_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
 _HELP = "Global options (also accepted before the subcommand)"
+GLOBAL_PANEL = _HELP  # the panel of the global options (cli.help_style lists them apart)
 
 # name -> (annotation, default). Defaults are "unset" so that merging can tell who set what.
 _PARAMS: dict[str, tuple[Any, Any]] = {
