@@ -13,6 +13,7 @@ from typer._click.utils import PacifyFlushWrapper
 
 from kubectl_gpu import __version__
 from kubectl_gpu.cli import completion_cmd
+from kubectl_gpu.cli.bool_flags import normalise
 from kubectl_gpu.cli import cost as cost_cmd
 from kubectl_gpu.cli import debug as debug_cmd
 from kubectl_gpu.cli import diagnose as diagnose_cmd
@@ -27,6 +28,7 @@ from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
 from kubectl_gpu.cli.help_style import KubectlCommand, KubectlGroup
 from kubectl_gpu.cli.options import collect, global_parameters
+from kubectl_gpu.cli.prog import program_name
 from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
 
 __all__ = ["app", "main"]
@@ -49,7 +51,7 @@ app = typer.Typer(
 
 def _root(ctx: typer.Context, **values: Any) -> None:
     if values.pop("version", False):
-        typer.echo(f"kubectl-gpu {__version__}")
+        typer.echo(f"kubectl-gpu {__version__}")  # the executable's name, as `__main__` prints it
         raise typer.Exit()
     ctx.obj = collect(values)
     if ctx.invoked_subcommand is None:
@@ -132,7 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     debug = _debug_requested(args)
     command = typer.main.get_command(app)
     try:
-        rc = command.main(args=args, prog_name="kubectl-gpu", standalone_mode=False)
+        args = normalise(args, command)  # `--all=true`, `-A=false`: kubectl's boolean flags (cli.bool_flags)
+        debug = _debug_requested(args)
+        rc = command.main(args=args, prog_name=program_name(), standalone_mode=False)
     except KubectlGpuError as exc:
         if debug:  # the traceback, and still the documented exit code (uncaught, Python would exit 1)
             _traceback()

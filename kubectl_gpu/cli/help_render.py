@@ -1,10 +1,10 @@
-"""The help of the root and of every command, rendered by typer/rich ahead of time into the package data.
+"""The help of the root and of every command, rendered from the typer app ahead of time into the package data.
 
 `kubectl-gpu --help` and `kubectl-gpu CMD --help` are answered by `help_fast` from
 `kubectl_gpu/data/help.json` without importing typer (a few hundred milliseconds less). This module writes
-that file from the typer app: for the root ("") and each visible command, the exact text typer prints at
-80 columns, "styled" (rich on a colour terminal) and "plain" (off a terminal). tests/cli/test_help_fast.py
-fails when the file is stale, i.e. after any change to a command, an option or its help:
+that file from the typer app: for the root ("") and each visible command, the exact text the app prints
+(cli.help_style's kubectl layout), once per program name (cli.prog). tests/cli/test_help_fast.py fails when
+the file is stale, i.e. after any change to a command, an option or its help:
 
     python -m kubectl_gpu.cli.help_render           # rewrite kubectl_gpu/data/help.json
     python -m kubectl_gpu.cli.help_render --check   # exit 1 when it differs from a fresh render
@@ -22,47 +22,36 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kubectl_gpu.cli.help_fast import WIDTH
+from kubectl_gpu.cli.help_fast import VERSION, WIDTH
+from kubectl_gpu.cli.prog import PLUGIN, STANDALONE
 
 __all__ = ["HELP_PATH", "REGENERATE", "build_help", "main", "render_help", "rendered"]
 
 HELP_PATH = Path(__file__).resolve().parent.parent / "data" / "help.json"
 REGENERATE = "python -m kubectl_gpu.cli.help_render"
-#: The variables rich reads for width and colour: none of the renderer's own environment may reach the file.
-_RICH_ENV = (
-    "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES",
-    "COLORTERM", "TERM",
-)  # fmt: skip
-#: The colour systems rich may pick on a terminal: the styled text must be the same under each (typer's
-#: styles are the 16 standard colours), since `help_fast` cannot tell which one the terminal has.
-_COLOR_SYSTEMS = ("standard", "256", "truecolor")
+#: What cli.prog reads: the renderer's own environment must not choose the program name.
+_PROG_ENV = ("KUBECTL_PATH", "_")
 
 
 @contextlib.contextmanager
-def _console(*, styled: bool, color_system: str) -> Iterator[None]:
-    """typer's help console at WIDTH columns, on a terminal of `color_system` or off any terminal."""
-    import typer.rich_utils as rich_utils
-
-    saved = (rich_utils.MAX_WIDTH, rich_utils.FORCE_TERMINAL, rich_utils.COLOR_SYSTEM)
-    environ = {name: os.environ.pop(name) for name in _RICH_ENV if name in os.environ}
-    os.environ["TERM"] = "xterm-256color"
-    rich_utils.MAX_WIDTH = WIDTH
-    rich_utils.FORCE_TERMINAL = styled
-    rich_utils.COLOR_SYSTEM = color_system if styled else None  # type: ignore[assignment]
+def _program(name: str) -> Iterator[None]:
+    """The environment cli.prog reads as `name`: kubectl's KUBECTL_PATH for PLUGIN, neither for STANDALONE."""
+    saved = {key: os.environ.pop(key) for key in _PROG_ENV if key in os.environ}
+    if name == PLUGIN:
+        os.environ["KUBECTL_PATH"] = "/usr/local/bin/kubectl"
     try:
         yield
     finally:
-        rich_utils.MAX_WIDTH, rich_utils.FORCE_TERMINAL, rich_utils.COLOR_SYSTEM = saved
-        os.environ.pop("TERM", None)
-        os.environ.update(environ)
+        os.environ.pop("KUBECTL_PATH", None)
+        os.environ.update(saved)
 
 
-def rendered(args: list[str], *, styled: bool, color_system: str = "standard") -> str:
-    """What `kubectl-gpu ARGS` prints through typer (cli.app.main) at WIDTH columns."""
+def rendered(args: list[str], program: str = STANDALONE) -> str:
+    """What `kubectl-gpu ARGS` prints through typer (cli.app.main), run as `program`."""
     from kubectl_gpu.cli.app import main
 
     out = io.StringIO()
-    with _console(styled=styled, color_system=color_system), contextlib.redirect_stdout(out):
+    with _program(program), contextlib.redirect_stdout(out):
         try:
             main(args)
         except SystemExit as exc:
@@ -82,26 +71,12 @@ def commands() -> list[str]:
     return ["", *names]
 
 
-def _styled(args: list[str]) -> str:
-    texts = {system: rendered(args, styled=True, color_system=system) for system in _COLOR_SYSTEMS}
-    if len(set(texts.values())) != 1:
-        raise RuntimeError(
-            f"the help of {args} differs between colour systems {_COLOR_SYSTEMS}: a style beyond the 16 "
-            "standard colours, which help_fast cannot choose for; change the style or teach help_fast"
-        )
-    return texts["standard"]
-
-
 def build_help() -> dict[str, Any]:
-    import typer.core
-
-    if not typer.core.HAS_RICH:
-        raise RuntimeError("typer does not use rich here (TYPER_USE_RICH): unset it to render the help")
     help_texts: dict[str, dict[str, str]] = {}
     for command in commands():
         args = [command, "--help"] if command else ["--help"]
-        help_texts[command] = {"plain": rendered(args, styled=False), "styled": _styled(args)}
-    return {"version": 1, "width": WIDTH, "help": help_texts}
+        help_texts[command] = {program: rendered(args, program) for program in (STANDALONE, PLUGIN)}
+    return {"version": VERSION, "width": WIDTH, "help": help_texts}
 
 
 def render_help(doc: dict[str, Any]) -> str:

@@ -21,10 +21,10 @@ def snapshot(
         str,
         typer.Option(
             "--out",
-            "-f",
             help="Bundle file to write (JSON; - for stdout); with --contexts/--all-contexts, a directory.",
         ),
     ] = "",
+    old_out: Annotated[str, typer.Option("-f", hidden=True, help="Deprecated spelling of --out.")] = "",
     no_redact: Annotated[
         bool,
         typer.Option(
@@ -50,6 +50,7 @@ def snapshot(
     from kubectl_gpu.cli.capture import capture
     from kubectl_gpu.render.output import make_console
 
+    out = _deprecated_f(out, old_out, no_color=opts.no_color)
     if not out:
         raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
@@ -89,6 +90,25 @@ def snapshot(
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
+
+
+def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:
+    """`snapshot -f FILE`, the old spelling of --out: still written, with a warning. Everywhere else -f names an
+    input (`lint -f`, kubectl's `-f`), so it goes in a later release (CHANGELOG, docs/commands/snapshot.md)."""
+    if not old_out:
+        return out
+    if out:
+        raise InvalidInput("snapshot: -f and --out both given", "use --out FILE (-f is deprecated)")
+    from kubectl_gpu.render.output import make_console
+
+    make_console(stderr=True, no_color=no_color).print(
+        "warning: snapshot -f is deprecated (-f means an input file, as in lint -f and kubectl -f): "
+        f"use --out {old_out}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    return old_out
 
 
 def _write(bundle: dict[str, Any], out: str) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from tests.conftest import Result
 from tests.helpers import as_list, node, pod
+from tests.kube.conftest import write_kubeconfig
 
 Cli = Callable[..., Result]
 
@@ -395,8 +396,9 @@ def test_smi_snapshot_node_not_probed_says_which(cli: Cli) -> None:
 
 
 def test_kubeconfig_without_current_context_is_bad_input(cli: Cli, tmp_path: Path) -> None:
-    config = {k: v for k, v in CLOSED_PORT_KUBECONFIG.items() if k != "current-context"}
-    path = tmp_path / "kubeconfig"
+    path = write_kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:1")  # the suite's helper, then
+    config = json.loads(path.read_text())  # without its current-context
+    del config["current-context"]
     path.write_text(json.dumps(config))
     line = one_line_error(cli("nodes", "--kubeconfig", str(path)))
     assert "sets no current-context" in line
