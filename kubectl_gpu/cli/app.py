@@ -13,7 +13,6 @@ from typer._click.utils import PacifyFlushWrapper
 
 from kubectl_gpu import __version__
 from kubectl_gpu.cli import completion_cmd
-from kubectl_gpu.cli.bool_flags import normalise
 from kubectl_gpu.cli import cost as cost_cmd
 from kubectl_gpu.cli import debug as debug_cmd
 from kubectl_gpu.cli import diagnose as diagnose_cmd
@@ -26,6 +25,7 @@ from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
+from kubectl_gpu.cli.bool_flags import normalise
 from kubectl_gpu.cli.help_style import KubectlCommand, KubectlGroup
 from kubectl_gpu.cli.options import collect, global_parameters
 from kubectl_gpu.cli.prog import program_name

@@ -57,13 +57,19 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "snapshot": (
         ("Capture the current context into a bundle", "kubectl gpu snapshot --out bundle.json"),
-        ("Also store every accelerator node's nvidia-smi output", "kubectl gpu snapshot --out bundle.json --probe"),
+        (
+            "Also store every accelerator node's nvidia-smi output",
+            "kubectl gpu snapshot --out bundle.json --probe",
+        ),
         ("One bundle per context (fleet mode)", "kubectl gpu snapshot --all-contexts --out bundles/"),
         ("Read a bundle back with any read-only command", "kubectl gpu pending --snapshot bundle.json"),
     ),
     "cost": (
         ("Allocated vs idle accelerators per NodePool and namespace", "kubectl gpu cost"),
-        ("Nodes idle for at least an hour, namespace rows of ml only", "kubectl gpu cost --min-idle 1h -n ml"),
+        (
+            "Nodes idle for at least an hour, namespace rows of ml only",
+            "kubectl gpu cost --min-idle 1h -n ml",
+        ),
         ("Your prices instead of the us-east-1 list prices", "kubectl gpu cost --price-file prices.yaml"),
     ),
     "inventory": (
@@ -94,7 +100,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "lifecycle": (
         ("Every GPU node and GPU pod", "kubectl gpu lifecycle"),
-        ("Will this job survive eleven more days? (exit 1 if not)", "kubectl gpu lifecycle --pod ml/pretrain-0 --needs 11d"),
+        (
+            "Will this job survive eleven more days? (exit 1 if not)",
+            "kubectl gpu lifecycle --pod ml/pretrain-0 --needs 11d",
+        ),
     ),
     "lint": (
         ("The live cluster's NodePools and NodeClasses", "kubectl gpu lint"),
