@@ -129,6 +129,17 @@ def _examples(command: str) -> list[str]:
     return [*lines, ""]
 
 
+def _argument_lines(params: Iterable[Any]) -> list[str]:
+    """`Arguments:`: each positional argument as the usage line names it, with its help below."""
+    lines: list[str] = []
+    for param in params:
+        if getattr(param, "param_type_name", "") == "argument" and getattr(param, "help", None):
+            lines.append(f"    {(param.name or '').upper()}:")
+            lines += [f"\t{line}" if line else "" for line in _wrap(param.help, WIDTH - _TAB)]
+            lines.append("")
+    return ["Arguments:", *lines] if lines else []
+
+
 def _usage_pieces(params: Iterable[Any]) -> str:
     pieces = []
     for param in params:
@@ -155,6 +166,7 @@ def command_help(ctx: Context, command: Any) -> str:
     program = ctx.find_root().info_name or "kubectl-gpu"
     lines = [*_wrap(command.help or ""), ""]
     lines += _examples(ctx.info_name or "")
+    lines += _argument_lines(command.params)
     for title, params in _sections(command.params, with_global=False):
         lines.append(f"{title}:")
         for param in params:

@@ -8,12 +8,13 @@ the others, the shell's `_` variable: bash, zsh and ksh set it to the path of th
 kubectl v1.32: the only difference between the two environments). A caller that is not such a shell
 (a script's subprocess) leaves `_` stale or unset: then the name is `kubectl-gpu`, which also runs.
 
-This module imports only the standard library's os.
+This module imports only the standard library's os and sys.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 
 __all__ = ["PLUGIN", "STANDALONE", "program_name", "via_kubectl"]
@@ -31,5 +32,12 @@ def via_kubectl(environ: Mapping[str, str] | None = None) -> bool:
     return ran in ("kubectl", "kubectl.exe")
 
 
-def program_name(environ: Mapping[str, str] | None = None) -> str:
-    return PLUGIN if via_kubectl(environ) else STANDALONE
+def program_name(environ: Mapping[str, str] | None = None, argv0: str | None = None) -> str:
+    """`kubectl gpu` / `kubectl-gpu`; under another executable name kubectl maps to a plugin (krew links
+    `kubectl-gpu_doctor`, run as `kubectl gpu-doctor`: kubectl turns `-` in a command into `_` in the
+    file name), that name."""
+    base = os.path.basename(sys.argv[0] if argv0 is None else argv0)
+    executable = base if base.startswith("kubectl-") and " " not in base else STANDALONE
+    if not via_kubectl(environ):
+        return executable
+    return "kubectl " + executable.removeprefix("kubectl-").replace("_", "-")

@@ -187,8 +187,16 @@ def test_kubectl_itself_takes_bool_flags_so() -> None:
     ],
 )
 def test_program_name(environ: dict[str, str], expected: str) -> None:
-    assert program_name(environ) == expected
+    assert program_name(environ, "/usr/local/bin/kubectl-gpu") == expected
+    assert program_name(environ, "/x/python3") == expected  # `python -m kubectl_gpu`: the tool's name
     assert via_kubectl(environ) is (expected == PLUGIN)
+
+
+def test_krew_name_is_the_plugin_kubectl_runs() -> None:
+    # krew links the executable as kubectl-gpu_doctor; kubectl runs it for `kubectl gpu-doctor`.
+    link = "/home/u/.krew/bin/kubectl-gpu_doctor"
+    assert program_name({"KUBECTL_PATH": "/usr/bin/kubectl"}, link) == "kubectl gpu-doctor"
+    assert program_name({}, link) == "kubectl-gpu_doctor"
 
 
 def test_usage_errors_name_the_program(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
