@@ -27,10 +27,12 @@ def nodes(
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.nodes_table import nodes_view
+    from kubectl_gpu.render.printers import Listing
 
     loaded = load(opts, analysis.KINDS, "nodes")
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     return Command(
+        listing=Listing("nodes", "nodes", (("Node", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(
@@ -45,4 +47,4 @@ def nodes(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nodes")(with_global_options(nodes, fleet=dispatch))
+    app.command("nodes")(with_global_options(nodes, printing=True, fleet=dispatch))

@@ -26,8 +26,10 @@ def pending(
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import pending_view
+    from kubectl_gpu.render.printers import Listing
 
     return Command(
+        listing=Listing("pods", "pods", (("Pod", "name"),)),
         kinds=analysis.KINDS,
         selector_on="pods",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, all_pending=all_pending),
@@ -46,6 +48,7 @@ def explain(
     from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import explain_view
+    from kubectl_gpu.render.printers import Listing
 
     namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
     loaded = load(opts, analysis.KINDS)
@@ -57,6 +60,7 @@ def explain(
             f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
         )
     return Command(
+        listing=Listing("pods", None, (("Pod", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),
@@ -65,5 +69,5 @@ def explain(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pending")(with_global_options(pending, fleet=dispatch))
-    app.command("explain")(with_global_options(explain, fleet=dispatch))
+    app.command("pending")(with_global_options(pending, printing=True, fleet=dispatch))
+    app.command("explain")(with_global_options(explain, printing=True, fleet=dispatch))
