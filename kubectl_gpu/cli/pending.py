@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.nodes import WatchOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -18,6 +19,7 @@ def pending(
     all_pending: Annotated[
         bool, typer.Option("--all-pending", help="Every Pending pod, not only those that want accelerators.")
     ] = False,
+    watch: WatchOption = False,
     *,
     opts: GlobalOptions,
 ) -> Any:

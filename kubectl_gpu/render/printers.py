@@ -26,6 +26,7 @@ __all__ = [
     "custom_columns",
     "items_of",
     "name_lines",
+    "object_name",
     "parse_columns",
     "sort_document",
     "sort_view",
@@ -114,20 +115,24 @@ def items_of(document: Mapping[str, Any], listing: Listing) -> list[Any]:
     return list(found) if isinstance(found, list) else []
 
 
+def object_name(item: Any, listing: Listing) -> str | None:
+    """An object's `-o name`: `kind/name` as kubectl prints it (`node/NAME`, `pod/NAME` without the
+    namespace, `nodepool.karpenter.sh/NAME`); None when the item names none."""
+    if not isinstance(item, Mapping):
+        return None
+    ref = item.get("object")
+    for kind, key in listing.names:
+        if item.get(key):
+            ref = {"kind": kind, "name": item[key]}
+            break
+    if isinstance(ref, Mapping) and ref.get("name"):
+        return f"{_resource(str(ref.get('kind') or ''))}/{ref['name']}"
+    return None
+
+
 def name_lines(items: Sequence[Any], listing: Listing) -> str:
-    """`-o name`: `kind/name` per object, as kubectl prints it (`node/NAME`, `pod/NAME` without the
-    namespace, `nodepool.karpenter.sh/NAME`); an object that several items name (findings) once."""
-    seen: dict[str, None] = {}
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        ref = item.get("object")
-        for kind, key in listing.names:
-            if item.get(key):
-                ref = {"kind": kind, "name": item[key]}
-                break
-        if isinstance(ref, Mapping) and ref.get("name"):
-            seen.setdefault(f"{_resource(str(ref.get('kind') or ''))}/{ref['name']}", None)
+    """`-o name`: a line per object; an object that several items name (findings) once."""
+    seen = dict.fromkeys(n for n in (object_name(item, listing) for item in items) if n is not None)
     return "".join(f"{name}\n" for name in seen)
 
 
@@ -182,9 +187,11 @@ def sort_view(view: View, document: Mapping[str, Any], listing: Listing, sort_by
     return replace(view, parts=parts)
 
 
-def custom_columns(items: Sequence[Any], printing: Printing, *, name: str = "custom") -> Table:
+def custom_columns(
+    items: Sequence[Any], printing: Printing, *, name: str = "custom", keys: Listing | None = None
+) -> Table:
     """-o custom-columns as a table of the view model: a column per spec, a row per object; several
-    results joined by commas, none as `<none>` (kubectl's)."""
+    results joined by commas, none as `<none>` (kubectl's). `keys`: rows are keyed by object name."""
     columns = tuple(Column(f"c{i}", header) for i, (header, _) in enumerate(printing.columns))
     rows = []
     for index, item in enumerate(items):
@@ -192,7 +199,8 @@ def custom_columns(items: Sequence[Any], printing: Printing, *, name: str = "cus
         for _, expression in printing.columns:
             found = expression.values(item)
             cells.append(Cell(",".join(text_of(v) for v in found) if found else "<none>"))
-        rows.append(Row(str(index), tuple(cells)))
+        key = (object_name(item, keys) if keys is not None else None) or str(index)
+        rows.append(Row(key, tuple(cells)))
     return Table(name, columns, tuple(rows), show_header=not printing.no_headers)
 
 
