@@ -25,18 +25,28 @@ def pending(
 ) -> Any:
     """Every Pending pod that wants an accelerator: its verdict, the nearest NodePool (or node), the reason
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
-    from kubectl_gpu.cli.run import Command
+    from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import pending_view
     from kubectl_gpu.render.printers import Listing
 
-    return Command(
-        listing=Listing("pods", "pods", (("Pod", "name"),)),
-        kinds=analysis.KINDS,
-        selector_on="pods",
-        analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, all_pending=all_pending),
-        view=lambda report, wide: pending_view(report, wide=wide, all_pending=all_pending),
-    )
+    def command(loaded: Loaded | None) -> Command[Any]:
+        return Command(
+            listing=Listing("pods", "pods", (("Pod", "name"),)),
+            loaded=loaded,
+            kinds=analysis.KINDS,
+            selector_on="pods",
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state, catalog, now, all_pending=all_pending
+            ),
+            view=lambda report, wide: pending_view(report, wide=wide, all_pending=all_pending),
+        )
+
+    if watch:
+        from kubectl_gpu.cli.watch import watch as watching
+
+        return watching(opts, "pending", analysis.KINDS, "pods", command)
+    return command(None)
 
 
 def explain(

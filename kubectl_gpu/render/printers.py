@@ -10,7 +10,6 @@ for cluster text apply. docs/global-options.md lists each command's objects.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -136,11 +135,9 @@ def name_lines(items: Sequence[Any], listing: Listing) -> str:
     return "".join(f"{name}\n" for name in seen)
 
 
-_DIGITS = re.compile(r"(\d+)")
-
-
 def _sort_key(value: Any) -> tuple[Any, ...]:
-    """kubectl's order: absent first, then numbers and quantities by value, then text in natural order."""
+    """kubectl's order: absent first, then numbers and quantities by value, then text as text (kubectl 1.32
+    sorts `i-10` before `i-9`: tests/cli/test_printing_flags.py holds us to it)."""
     from kubectl_gpu.core.k8s.quantity import QuantityError, parse_quantity
 
     if value is None:
@@ -153,9 +150,7 @@ def _sort_key(value: Any) -> tuple[Any, ...]:
     try:
         return (1, parse_quantity(text))
     except (QuantityError, ValueError, ArithmeticError):
-        pass
-    parts = _DIGITS.split(text)
-    return (2, tuple((int(p) if i % 2 else p) for i, p in enumerate(parts)))
+        return (2, text)
 
 
 def _order(items: Sequence[Any], sort_by: Expression) -> list[int]:
