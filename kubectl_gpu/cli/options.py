@@ -355,9 +355,10 @@ def with_global_options(
         if not printing:
             _refuse_printers(opts, ctx.info_name or "this command")
         else:
-            from kubectl_gpu.cli.printing import printing_of
+            from kubectl_gpu.render.printers import parse_printing
 
-            printing_of(opts)  # a malformed template is exit 2 before anything is read
+            # a malformed template is exit 2 before anything is read
+            parse_printing(opts.output, opts.output_spec, opts.sort_by, no_headers=opts.no_headers)
         if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
             raise InvalidInput("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
         if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)

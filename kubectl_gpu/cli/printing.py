@@ -8,7 +8,7 @@ A command takes them when it is registered with `with_global_options(..., printi
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
@@ -26,16 +26,9 @@ _PRINTERS = (OutputFormat.name, OutputFormat.jsonpath, OutputFormat.custom_colum
 
 def printing_of(opts: GlobalOptions) -> Printing:
     """The printing flags, parsed; InvalidInput (exit 2) for a malformed template, spec or --sort-by."""
-    from kubectl_gpu.render.jsonpath import parse_expression, parse_template
-    from kubectl_gpu.render.printers import Printing, parse_columns
+    from kubectl_gpu.render.printers import parse_printing
 
-    spec = opts.output_spec or ""
-    return Printing(
-        jsonpath=parse_template(spec) if opts.output is OutputFormat.jsonpath else None,
-        columns=parse_columns(spec) if opts.output is OutputFormat.custom_columns else (),
-        sort_by=parse_expression(opts.sort_by, "--sort-by") if opts.sort_by else None,
-        no_headers=opts.no_headers,
-    )
+    return parse_printing(opts.output, opts.output_spec, opts.sort_by, no_headers=opts.no_headers)
 
 
 def needs_document(opts: GlobalOptions) -> bool:
@@ -60,12 +53,12 @@ def _sorted(data: dict[str, Any], listing: Listing, printing: Printing) -> dict[
     return data if printing.sort_by is None else sort_document(data, listing, printing.sort_by)
 
 
-def printed(opts: GlobalOptions, found: Answer) -> bool:
-    """Write one cluster's answer when a printing flag asks for it; False: the ordinary writer's turn."""
+def printed(opts: GlobalOptions, found: Answer, print_notes: Callable[..., None]) -> bool:
+    """Write one cluster's answer when a printing flag asks for it; False: the ordinary writer's turn.
+    `print_notes`: `run.print_notes` (passed in: run imports this module)."""
     listing = found.listing
     if listing is None or not (needs_document(opts) or opts.no_headers):
         return False
-    from kubectl_gpu.cli.run import print_notes
     from kubectl_gpu.render.output import dump_json, dump_yaml
 
     printing = printing_of(opts)

@@ -200,7 +200,7 @@ def write(opts: GlobalOptions, found: Answer) -> int:
         return found.code
     from kubectl_gpu.cli.printing import printed
 
-    if printed(opts, found) or emit(found.report, opts.format, found.notes):
+    if printed(opts, found, print_notes) or emit(found.report, opts.format, found.notes):
         return found.code
     from kubectl_gpu.render.output import make_console, print_table
 

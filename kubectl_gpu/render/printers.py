@@ -27,6 +27,7 @@ __all__ = [
     "name_lines",
     "object_name",
     "parse_columns",
+    "parse_printing",
     "sort_document",
     "sort_view",
     "without_headers",
@@ -75,6 +76,20 @@ class Printing:
     columns: tuple[tuple[str, Expression], ...] = ()  # -o custom-columns=
     sort_by: Expression | None = None
     no_headers: bool = False
+
+
+def parse_printing(
+    output: str | None, spec: str | None, sort_by: str | None, *, no_headers: bool
+) -> Printing:
+    """The printing flags as given (`output`: the -o format's name, `spec`: what follows its `=`)."""
+    from kubectl_gpu.render.jsonpath import parse_template
+
+    return Printing(
+        jsonpath=parse_template(spec or "") if output == "jsonpath" else None,
+        columns=parse_columns(spec or "") if output == "custom-columns" else (),
+        sort_by=parse_expression(sort_by, "--sort-by") if sort_by else None,
+        no_headers=no_headers,
+    )
 
 
 def parse_columns(spec: str) -> tuple[tuple[str, Expression], ...]:
