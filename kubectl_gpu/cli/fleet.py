@@ -139,7 +139,7 @@ def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[M
         parallel=MAX_PARALLEL,
         deadline=deadline(opts),
     )
-    from kubectl_gpu.cli.printing import needs_document
+    from kubectl_gpu.cli.printing import needs_document, report_document
 
     machine = opts.format in (OutputFormat.json, OutputFormat.yaml) or needs_document(opts)
     answers: dict[str, Answer] = {}
@@ -149,7 +149,7 @@ def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[M
         if isinstance(outcome, Outcome):
             answer: Answer = outcome.value
             answers[member.context] = answer
-            document = answer.report.to_dict() if machine else None
+            document = report_document(opts, answer) if machine else None
             results.append(
                 ClusterResult(member.context, member.cluster, document, ExitCode(answer.code), _notes(answer))
             )

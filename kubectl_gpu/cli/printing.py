@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from kubectl_gpu.render.model import View
     from kubectl_gpu.render.printers import Listing, Printing
 
-__all__ = ["needs_document", "print_fleet", "printed", "printing_of"]
+__all__ = ["needs_document", "print_fleet", "printed", "printing_of", "report_document"]
 
 _PRINTERS = (OutputFormat.name, OutputFormat.jsonpath, OutputFormat.custom_columns)
 
@@ -45,6 +45,14 @@ def document_of(found: Answer) -> dict[str, Any]:
             "notes": [{"code": n.code, "message": n.message, "kind": n.kind} for n in found.notes],
         }
     return data
+
+
+def report_document(opts: GlobalOptions, found: Answer) -> dict[str, Any]:
+    """A fleet member's report document, its objects in --sort-by order when asked."""
+    data = found.report.to_dict()
+    if opts.sort_by is None or found.listing is None:
+        return data
+    return _sorted(data, found.listing, printing_of(opts))
 
 
 def _sorted(data: dict[str, Any], listing: Listing, printing: Printing) -> dict[str, Any]:
@@ -123,6 +131,7 @@ def print_fleet(
 ) -> bool:
     """Fleet mode: jsonpath over the fleet's document (what -o json prints), the names of every cluster's
     objects, custom-columns with CLUSTER first; tables sorted per cluster, then merged (render.fleet_view).
+    The fleet's documents are sorted already (`report_document`); a view is sorted from its report's own.
     False: the fleet's ordinary writer's turn (-o json and yaml, or no printing flag)."""
     if opts.format in (OutputFormat.json, OutputFormat.yaml) or not (needs_document(opts) or opts.no_headers):
         return False
@@ -135,7 +144,7 @@ def print_fleet(
         found = answers.get(result.context)
         if found is None or found.listing is None:
             continue
-        members.append((result.context, found, found.listing, dict(result.document or {})))
+        members.append((result.context, found, found.listing, found.report.to_dict()))
     if opts.format in (OutputFormat.name, OutputFormat.jsonpath):
         shown = [fleet] if printing.jsonpath is not None else [_sorted(m[3], m[2], printing) for m in members]
         _write_text(opts, printing, shown, [m[2] for m in members])

@@ -6,7 +6,8 @@ thin template layer only: it splits the template into those parts and hands each
 python-jsonpath library (filters `?(@.x=="y")`, slices, unions, `..` are the library's). An expression that
 starts with `.` or `@` is relative to the current object (the document, or the item of the enclosing
 range), one that starts with `$` to the document; kubectl's escaped dots (`.labels.kubernetes\\.io/arch`)
-become bracketed names. Values print as kubectl prints them: strings bare, several results of one
+become bracketed names. Values print as kubectl prints them (but for terminal controls in cluster text,
+shown escaped by `render.safe`, as everywhere else): strings bare, several results of one
 expression separated by a space, maps and lists as JSON. A missing key prints nothing (kubectl's
 `--allow-missing-template-keys=true`).
 """
@@ -22,6 +23,7 @@ from typing import Any
 import jsonpath
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.render.safe import safe_block
 
 __all__ = ["Expression", "Template", "parse_expression", "parse_template", "text_of"]
 
@@ -67,8 +69,8 @@ def _render(nodes: Sequence[Node], current: Any, root: Any) -> list[str]:
     for node in nodes:
         if isinstance(node, Literal):
             out.append(node.text)
-        elif isinstance(node, Expression):
-            out.append(" ".join(text_of(v) for v in node.values(current, root)))
+        elif isinstance(node, Expression):  # cluster text: controls escaped (render.safe), lines kept
+            out.append(safe_block(" ".join(text_of(v) for v in node.values(current, root))))
         else:
             for item in node.over.values(current, root):
                 out.extend(_render(node.body, item, root))
@@ -145,7 +147,7 @@ def _actions(template: str) -> list[tuple[bool, str]]:
 
 def _literal(text: str, template: str) -> Literal:
     try:
-        value = json.loads(text) if text.startswith('"') else text[1:-1]
+        value = json.loads(text, strict=False) if text.startswith('"') else text[1:-1]
     except json.JSONDecodeError:
         raise _error(template, f"bad string literal {text}") from None
     return Literal(str(value))

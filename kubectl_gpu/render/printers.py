@@ -18,6 +18,7 @@ from typing import Any
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.render.jsonpath import Expression, Template, parse_expression, text_of
 from kubectl_gpu.render.model import Cell, Column, Row, Table, View
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = [
     "Listing",
@@ -140,7 +141,7 @@ def object_name(item: Any, listing: Listing) -> str | None:
             ref = {"kind": kind, "name": item[key]}
             break
     if isinstance(ref, Mapping) and ref.get("name"):
-        return f"{_resource(str(ref.get('kind') or ''))}/{ref['name']}"
+        return safe_line(f"{_resource(str(ref.get('kind') or ''))}/{ref['name']}")
     return None
 
 

@@ -182,13 +182,19 @@ def test_no_headers_drops_exactly_the_header_lines(cli: Cli, command: list[str])
     shown = cli(*command, "--snapshot", DEMO)
     bare = cli(*command, "--snapshot", DEMO, "--no-headers")
     assert bare.code == shown.code
-    diff = list(difflib.ndiff([" ".join(t) for t in _tokens(shown.out)], [" ".join(t) for t in _tokens(bare.out)]))
+    diff = list(
+        difflib.ndiff([" ".join(t) for t in _tokens(shown.out)], [" ".join(t) for t in _tokens(bare.out)])
+    )
     added = [d for d in diff if d.startswith("+ ")]
     dropped = [d[2:] for d in diff if d.startswith("- ")]
     assert added == []
     kept = {" ".join(t) for t in _tokens(bare.out)}
-    headers = [" ".join(t) for t in _tokens(shown.out) if _HEADER.fullmatch(" ".join(t)) and " ".join(t) not in kept]
-    assert dropped == headers and (dropped or command == ["lint"]), dropped  # every header line, and nothing else (titles stay)
+    headers = [
+        " ".join(t) for t in _tokens(shown.out) if _HEADER.fullmatch(" ".join(t)) and " ".join(t) not in kept
+    ]
+    assert dropped == headers and (dropped or command == ["lint"]), (
+        dropped
+    )  # every header line, and nothing else (titles stay)
 
 
 _HEADER = re.compile(r"[A-Z][A-Z0-9 /$()._*-]*")
@@ -236,6 +242,12 @@ def test_fleet_mode_names_every_cluster_and_adds_cluster_to_custom_columns(cli: 
     assert table.out.splitlines()[0].split() == ["CLUSTER", "N"] and "staging" in table.out
     kinds = cli("nodes", "--snapshot", str(tmp_path), "-o", "jsonpath={.clusters[*].context}")
     assert kinds.out == "prod staging"
+    by_free = cli("nodes", "--snapshot", str(tmp_path), "--sort-by=.accelerator.free", "-o", "json").out
+    for cluster in json.loads(by_free)["clusters"]:
+        free = [n["accelerator"]["free"] for n in cluster["report"]["nodes"]]
+        assert free == sorted(free) and free != [0, 1, 0, 0]
+    rows = _tokens(cli("nodes", "--snapshot", str(tmp_path), "--sort-by=.accelerator.free", "--no-headers").out)
+    assert [r[0] for r in rows] == ["prod"] * 4 + ["staging"] * 4 and rows[3][1] == "i-06cc6be1805fdf179"
 
 
 # --- what is refused, with one line and exit 2 ----------------------------------------------------------------------
@@ -280,20 +292,34 @@ def test_completion_offers_exactly_what_each_command_takes(cli: Cli) -> None:
             assert complete([name, "-o", ""])[0] == list(formats), name
     assert "csv" not in complete(["nodes", "-o", ""])[0]
     for offered in complete(["nodes", "-o", ""])[0]:
-        spec = offered + ("{.kind}" if offered == "jsonpath=" else "N:.name" if offered == "custom-columns=" else "")
+        spec = offered + (
+            "{.kind}" if offered == "jsonpath=" else "N:.name" if offered == "custom-columns=" else ""
+        )
         assert cli("nodes", "--snapshot", DEMO, "-o", spec).code == 0, offered
 
 
 # --- -w against the suite's API server ------------------------------------------------------------------------------
 
 
+def _watch(kubeconfig: Path, *args: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"} | {"COLUMNS": "200"}
+    cmd = [sys.executable, "-m", "kubectl_gpu", *args, "-w", "--kubeconfig", str(kubeconfig)]
+    return subprocess.Popen(
+        cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )  # fmt: skip
+
+
+def _interrupt(proc: subprocess.Popen[str]) -> None:
+    """Ctrl-C: exit 130, `interrupted` on stderr, no traceback."""
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted"
+
+
 def test_watch_prints_changed_rows_and_ctrl_c_is_130(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
     _cluster(apiserver)
-    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"} | {"COLUMNS": "200"}
-    cmd = [sys.executable, "-m", "kubectl_gpu", "nodes", "-w", "--kubeconfig", str(kubeconfig)]
-    with subprocess.Popen(
-        cmd, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    ) as proc:  # fmt: skip
+    with _watch(kubeconfig, "nodes") as proc:
         assert proc.stdout is not None
         first = [proc.stdout.readline() for _ in range(4)]  # the header and three GPU nodes
         assert first[0].split()[0] == "NAME" and sorted(line.split()[0] for line in first[1:]) == [
@@ -307,7 +333,28 @@ def test_watch_prints_changed_rows_and_ctrl_c_is_130(apiserver: FakeKubeAPI, kub
         apiserver.add(cordoned)  # a changed node: its row again, with its new health
         again = proc.stdout.readline()
         assert again.split()[0] == "i-0a" and "Cordoned" in again, again
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted"
+        _interrupt(proc)
+
+
+def test_pending_watch_names_a_new_pending_pod(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    _cluster(apiserver)
+    with _watch(kubeconfig, "pending", "-o", "name") as proc:
+        assert proc.stdout is not None
+        assert sorted(proc.stdout.readline().strip() for _ in range(2)) == ["pod/stuck", "pod/waiting"]
+        apiserver.add(pod("late", "ml", phase="Pending", requests={"nvidia.com/gpu": "1"}))
+        assert proc.stdout.readline().strip() == "pod/late"
+        _interrupt(proc)
+
+
+def test_cluster_text_reaches_no_terminal_raw(cli: Cli, tmp_path: Path) -> None:
+    """An OS image that carries an OSC 52 clipboard write: jsonpath, name and custom-columns show it escaped."""
+    from tests.helpers import write_snapshot
+
+    hostile = _gpu_node("i-0evil\x1b]52;c;Zm9v\x07", "1")
+    hostile["status"]["nodeInfo"] = {"osImage": "Bottlerocket\x1b[2J\u202e"}  # type: ignore[index]
+    snapshot = str(write_snapshot(tmp_path / "s.json", hostile))
+    for output in ("jsonpath={.nodes[*].osImage} {.nodes[*].name}", "name", "custom-columns=OS:.osImage"):
+        result = cli("nodes", "--snapshot", snapshot, "-o", output)
+        assert result.code == 0, result.err
+        assert "\x1b" not in result.out and "\u202e" not in result.out and "\x07" not in result.out, output
+        assert "\\x1b" in result.out, output
