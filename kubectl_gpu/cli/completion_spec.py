@@ -90,17 +90,24 @@ def build_spec() -> dict[str, Any]:
     import typer
 
     from kubectl_gpu.cli.app import app
+    from kubectl_gpu.cli.options import BASIC_FORMATS, PRINTERS
 
     root = typer.main.get_command(app)
     global_options = _options("", [p for p in root.params if p.name != "version"], set())
+    # Before the subcommand, -o offers every format; after it, what that command takes (`output_formats`).
+    global_options["-o"] = global_options["--output"] = [*BASIC_FORMATS, *PRINTERS, "csv"]
     global_options.update({"-h": None, "--help": None})
     skip = set(global_options)
     commands: dict[str, Any] = {}
     for name, command in sorted(getattr(root, "commands", {}).items()):
         if getattr(command, "hidden", False):
             continue
+        options = _options(name, list(command.params), skip)
+        formats = getattr(command.callback, "output_formats", None)
+        if formats is not None:
+            options["-o"] = options["--output"] = list(formats)
         commands[name] = {
-            "options": _options(name, list(command.params), skip),
+            "options": options,
             "arguments": _arguments(name, list(command.params)),
         }
     return {

@@ -136,6 +136,7 @@ def cost(
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.k8s.state import Note
     from kubectl_gpu.render.cost_view import cost_view
+    from kubectl_gpu.render.printers import Listing
 
     wait = _min_idle(min_idle)
     loaded = load(opts, analysis.KINDS, "nodes")
@@ -143,6 +144,7 @@ def cost(
     # Node figures count every pod; -n narrows the namespace rows only.
     namespace = loaded.state.scope.namespace
     return Command(
+        listing=Listing("nodePools", "pools", (("NodePool", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(
@@ -155,4 +157,4 @@ def cost(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("cost")(with_global_options(cost, fleet=dispatch))
+    app.command("cost")(with_global_options(cost, printing=True, fleet=dispatch))

@@ -34,6 +34,7 @@ def diagnose(
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import diagnose as analysis
     from kubectl_gpu.render.diagnose_view import diagnose_view
+    from kubectl_gpu.render.printers import Listing
 
     if only:  # repeatable, and (as kubectl lists) comma-separated
         only = [name.strip() for item in only for name in item.split(",")]
@@ -42,6 +43,7 @@ def diagnose(
         names = ", ".join(name or "''" for name in unknown)
         raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(analysis.ANALYSES)}")
     return Command(
+        listing=Listing("findings", "findings"),
         kinds=analysis.kinds_for(only),
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, only=only),
         view=lambda report, wide: diagnose_view(report, wide=wide),
@@ -50,4 +52,4 @@ def diagnose(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("diagnose")(with_global_options(diagnose, fleet=dispatch))
+    app.command("diagnose")(with_global_options(diagnose, printing=True, fleet=dispatch))

@@ -19,8 +19,10 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import drivers as analysis
     from kubectl_gpu.render.drivers_view import drivers_view
+    from kubectl_gpu.render.printers import Listing
 
     return Command(
+        listing=Listing("nodes", "nodes", (("Node", "name"),)),
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=analysis.analyse,
@@ -29,4 +31,4 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("drivers")(with_global_options(drivers, fleet=dispatch))
+    app.command("drivers")(with_global_options(drivers, printing=True, fleet=dispatch))

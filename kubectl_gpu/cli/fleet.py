@@ -139,7 +139,9 @@ def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[M
         parallel=MAX_PARALLEL,
         deadline=deadline(opts),
     )
-    machine = opts.format in (OutputFormat.json, OutputFormat.yaml)
+    from kubectl_gpu.cli.printing import needs_document, report_document
+
+    machine = opts.format in (OutputFormat.json, OutputFormat.yaml) or needs_document(opts)
     answers: dict[str, Answer] = {}
     results = []
     for outcome in outcomes:
@@ -147,7 +149,7 @@ def run_fleet(call: Call, opts: GlobalOptions, command: str, members: Sequence[M
         if isinstance(outcome, Outcome):
             answer: Answer = outcome.value
             answers[member.context] = answer
-            document = answer.report.to_dict() if machine else None
+            document = report_document(opts, answer) if machine else None
             results.append(
                 ClusterResult(member.context, member.cluster, document, ExitCode(answer.code), _notes(answer))
             )
@@ -166,11 +168,12 @@ def _write(
     answers: dict[str, Answer],
     document: Callable[[], dict[str, Any]] | None,
 ) -> None:
+    from kubectl_gpu.cli.printing import print_fleet
     from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
 
     table = opts.format is not OutputFormat.csv
     console = make_console(stderr=True, no_color=opts.no_color or not table)
-    if document is not None:
+    if opts.format in (OutputFormat.json, OutputFormat.yaml) and document is not None:
         data = document()
         sys.stdout.write(dump_json(data) if opts.format is OutputFormat.json else dump_yaml(data))
         for result in results:  # also in the document; a runbook's log shows them
@@ -188,7 +191,7 @@ def _write(
     if not table:
         sys.stdout.write(fleet_csv([(c, a.csv()) for c, a in answers.items() if a.csv is not None]))
         return
-    if not answers:
+    if not answers or print_fleet(opts, results, answers, document() if document else {}):
         return
     from kubectl_gpu.render.fleet_view import fleet_view
 

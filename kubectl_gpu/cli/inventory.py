@@ -39,10 +39,12 @@ def inventory(
     from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.cost_view import inventory_view
+    from kubectl_gpu.render.printers import Listing
 
     loaded = load(opts, analysis.INVENTORY_KINDS, "nodes")
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     return Command(
+        listing=Listing("instances", "instances", (("NodeClaim", "nodeClaim"), ("Node", "node"))),
         loaded=loaded,
         kinds=analysis.INVENTORY_KINDS,
         analyse=lambda state, catalog, now: analysis.analyse_inventory(
@@ -58,4 +60,4 @@ def inventory(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("inventory")(with_global_options(inventory, csv=True, fleet=dispatch))
+    app.command("inventory")(with_global_options(inventory, printing=True, csv=True, fleet=dispatch))

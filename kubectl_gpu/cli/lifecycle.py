@@ -47,6 +47,7 @@ def lifecycle(
     from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
     from kubectl_gpu.render.lifecycle_view import lifecycle_view
+    from kubectl_gpu.render.printers import Listing
 
     wanted: tuple[timedelta, str] | None = None
     if needs is not None:
@@ -68,6 +69,7 @@ def lifecycle(
     if target is not None:
         _check_target(loaded.state, target)
     return Command(
+        listing=Listing("nodes", "nodes", (("Node", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(
@@ -93,4 +95,4 @@ def _check_target(state: ClusterState, target: tuple[str, str]) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lifecycle")(with_global_options(lifecycle, fleet=dispatch))
+    app.command("lifecycle")(with_global_options(lifecycle, printing=True, fleet=dispatch))

@@ -57,6 +57,7 @@ def lint(
     from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import lint as analysis
     from kubectl_gpu.render.lint_view import lint_view
+    from kubectl_gpu.render.printers import Listing
 
     loaded: Loaded | None = None
     if filename and opts.fleet_member:
@@ -70,6 +71,7 @@ def lint(
             )
         loaded = Loaded(state, opts.now_or(state.captured_at))
     return Command(
+        listing=Listing("findings", "findings"),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, fail_on=fail_on),
@@ -79,4 +81,4 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(with_global_options(lint, fleet=dispatch))
+    app.command("lint")(with_global_options(lint, printing=True, fleet=dispatch))

@@ -13,36 +13,51 @@ from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_opt
 __all__ = ["register"]
 
 
+WatchOption = Annotated[
+    bool,
+    typer.Option("--watch", "-w", help="After the table, print each row that changes (live; Ctrl-C ends)."),
+]
+
+
 def nodes(
     ctx: typer.Context,
     include_all: Annotated[bool, typer.Option("--all", help="Include CPU-only nodes.")] = False,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
+    watch: WatchOption = False,
     *,
     opts: GlobalOptions,
 ) -> Any:
     """GPU nodes: instance type, Auto Mode or not, NodePool, accelerators allocatable/requested/free,
     GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators."""
-    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.cli.run import Command, Loaded, load
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.nodes_table import nodes_view
+    from kubectl_gpu.render.printers import Listing
 
-    loaded = load(opts, analysis.KINDS, "nodes")
-    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    return Command(
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        analyse=lambda state, catalog, now: analysis.analyse(
-            state, catalog, now, include_all=include_all, prices=prices
-        ),
-        view=lambda report, wide: nodes_view(
-            report, wide=wide, include_all=include_all, price_region=prices.region
-        ),
-        notes=lambda report: price_notes(prices, (r.instance_type for r in report.rows)),
-        table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
-    )
+    def command(loaded: Loaded) -> Command[Any]:
+        prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+        return Command(
+            listing=Listing("nodes", "nodes", (("Node", "name"),)),
+            loaded=loaded,
+            kinds=analysis.KINDS,
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state, catalog, now, include_all=include_all, prices=prices
+            ),
+            view=lambda report, wide: nodes_view(
+                report, wide=wide, include_all=include_all, price_region=prices.region
+            ),
+            notes=lambda report: price_notes(prices, (r.instance_type for r in report.rows)),
+            table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
+        )
+
+    if watch:
+        from kubectl_gpu.cli.watch import watch as watching
+
+        return watching(opts, "nodes", analysis.KINDS, "nodes", command)
+    return command(load(opts, analysis.KINDS, "nodes"))
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nodes")(with_global_options(nodes, fleet=dispatch))
+    app.command("nodes")(with_global_options(nodes, printing=True, fleet=dispatch))

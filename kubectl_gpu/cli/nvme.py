@@ -24,8 +24,10 @@ def nvme(
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import nvme as analysis
     from kubectl_gpu.render.nvme_view import nvme_view
+    from kubectl_gpu.render.printers import Listing
 
     return Command(
+        listing=Listing("nodes", "nodes", (("Node", "name"),)),
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, include_all=include_all),
@@ -34,4 +36,4 @@ def nvme(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nvme")(with_global_options(nvme, fleet=dispatch))
+    app.command("nvme")(with_global_options(nvme, printing=True, fleet=dispatch))

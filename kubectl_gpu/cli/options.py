@@ -31,6 +31,15 @@ class OutputFormat(StrEnum):
     json = "json"
     yaml = "yaml"
     csv = "csv"  # only commands registered with `with_global_options(..., csv=True)` accept it
+    # kubectl's printers (cli.printing): the read-only commands, registered with `printing=True`
+    name = "name"
+    jsonpath = "jsonpath"  # -o jsonpath=TEMPLATE
+    custom_columns = "custom-columns"  # -o custom-columns=HEADER:.path,...
+
+
+#: -o values every command takes; `printing=True` adds PRINTERS, `csv=True` csv.
+BASIC_FORMATS = ("table", "wide", "json", "yaml")
+PRINTERS = ("name", "jsonpath=", "custom-columns=")
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,9 @@ class GlobalOptions:
     all_namespaces: bool = False
     selector: str | None = None
     output: OutputFormat | None = None
+    output_spec: str | None = None  # what follows `jsonpath=` or `custom-columns=`
+    no_headers: bool = False
+    sort_by: str | None = None
     request_timeout: str | None = None
     snapshot: tuple[str, ...] = field(default_factory=tuple)
     now: str | None = None
@@ -199,9 +211,28 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
     ),
     "output": (
         Annotated[
-            OutputFormat | None,
+            str | None,
             typer.Option(
-                "--output", "-o", help="table, wide, json or yaml (csv: inventory).", rich_help_panel=_HELP
+                "--output",
+                "-o",
+                help="table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC (csv: inventory).",
+                rich_help_panel=_HELP,
+            ),
+        ],
+        None,
+    ),
+    "no_headers": (
+        Annotated[
+            bool,
+            typer.Option("--no-headers", help="Tables without their header line.", rich_help_panel=_HELP),
+        ],
+        False,
+    ),
+    "sort_by": (
+        Annotated[
+            str | None,
+            typer.Option(
+                "--sort-by", help="Sort the objects by this JSONPath (.name).", rich_help_panel=_HELP
             ),
         ],
         None,
@@ -250,7 +281,26 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
 
 def collect(values: dict[str, Any]) -> GlobalOptions:
     snapshot = values.pop("snapshot", None) or []
-    return GlobalOptions(snapshot=tuple(snapshot), **{k: values.pop(k) for k in list(_PARAMS) if k in values})
+    given = {k: values.pop(k) for k in list(_PARAMS) if k in values}
+    if given.get("output") is not None:
+        given["output"], given["output_spec"] = output_format(given["output"])
+    return GlobalOptions(snapshot=tuple(snapshot), **given)
+
+
+def output_format(text: str) -> tuple[OutputFormat, str | None]:
+    """-o as kubectl reads it: a format, or `jsonpath=TEMPLATE` / `custom-columns=SPEC`."""
+    name, eq, spec = text.partition("=")
+    try:
+        fmt = OutputFormat(name)
+    except ValueError:
+        allowed = ", ".join((*BASIC_FORMATS, *PRINTERS, "csv"))
+        raise InvalidInput(f"-o {text}: unknown output format", f"use one of {allowed}") from None
+    templated = fmt in (OutputFormat.jsonpath, OutputFormat.custom_columns)
+    if templated and not spec:
+        raise InvalidInput(f"-o {name}: no template given", f"write -o {name}=...")
+    if eq and not templated:
+        raise InvalidInput(f"-o {text}: {name} takes no template")
+    return fmt, spec if templated else None
 
 
 def global_parameters() -> list[inspect.Parameter]:
@@ -267,7 +317,11 @@ Dispatch = Callable[[Callable[[GlobalOptions], Any], GlobalOptions, str], int]
 
 
 def with_global_options(
-    func: Callable[..., Any], *, csv: bool = False, fleet: Dispatch | Literal["own"] | None = None
+    func: Callable[..., Any],
+    *,
+    csv: bool = False,
+    fleet: Dispatch | Literal["own"] | None = None,
+    printing: bool = False,
 ) -> Callable[..., Any]:
     """Give a subcommand the global options; it receives them merged as `opts: GlobalOptions`.
 
@@ -275,7 +329,9 @@ def with_global_options(
     `-o csv` is a usage error (exit 2) unless the command is registered with `csv=True`. A command
     registered with `fleet=cli.fleet.dispatch` runs once per cluster under --contexts/--all-contexts (or on
     a --snapshot of several clusters' bundles); one with `fleet="own"` reads those options itself
-    (`snapshot`); elsewhere they are a usage error.
+    (`snapshot`); elsewhere they are a usage error. One registered with `printing=True` (a `run.Command`
+    with a `listing`) takes kubectl's printers (-o name|jsonpath=|custom-columns=, --no-headers,
+    --sort-by: cli.printing); elsewhere they are a usage error.
     """
     signature = inspect.signature(func)
     resolved = get_type_hints(func, include_extras=True)
@@ -297,6 +353,13 @@ def with_global_options(
                 f"-o csv is not supported by {ctx.info_name or 'this command'}",
                 "use -o table, wide, json or yaml (csv: inventory)",
             )
+        if not printing:
+            _refuse_printers(opts, ctx.info_name or "this command")
+        else:
+            from kubectl_gpu.render.printers import parse_printing
+
+            # a malformed template is exit 2 before anything is read
+            parse_printing(opts.output, opts.output_spec, opts.sort_by, no_headers=opts.no_headers)
         if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
             raise InvalidInput("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
         if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)
@@ -320,4 +383,19 @@ def with_global_options(
     hints.update({name: annotation for name, (annotation, _) in _PARAMS.items()})
     wrapper.__annotations__ = hints
     del wrapper.__wrapped__
+    wrapper.output_formats = (  # type: ignore[attr-defined]  # read by cli.completion_spec
+        *BASIC_FORMATS,
+        *(PRINTERS if printing else ()),
+        *(("csv",) if csv else ()),
+    )
     return wrapper
+
+
+def _refuse_printers(opts: GlobalOptions, command: str) -> None:
+    if opts.output in (OutputFormat.name, OutputFormat.jsonpath, OutputFormat.custom_columns):
+        raise InvalidInput(
+            f"-o {opts.output}: not supported by {command}", "use -o table, wide, json or yaml"
+        )
+    if opts.no_headers or opts.sort_by:
+        flag = "--no-headers" if opts.no_headers else "--sort-by"
+        raise InvalidInput(f"{flag}: not supported by {command}", "the read-only commands take it")

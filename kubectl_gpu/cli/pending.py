@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.nodes import WatchOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -18,21 +19,34 @@ def pending(
     all_pending: Annotated[
         bool, typer.Option("--all-pending", help="Every Pending pod, not only those that want accelerators.")
     ] = False,
+    watch: WatchOption = False,
     *,
     opts: GlobalOptions,
 ) -> Any:
     """Every Pending pod that wants an accelerator: its verdict, the nearest NodePool (or node), the reason
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
-    from kubectl_gpu.cli.run import Command
+    from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import pending_view
+    from kubectl_gpu.render.printers import Listing
 
-    return Command(
-        kinds=analysis.KINDS,
-        selector_on="pods",
-        analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, all_pending=all_pending),
-        view=lambda report, wide: pending_view(report, wide=wide, all_pending=all_pending),
-    )
+    def command(loaded: Loaded | None) -> Command[Any]:
+        return Command(
+            listing=Listing("pods", "pods", (("Pod", "name"),)),
+            loaded=loaded,
+            kinds=analysis.KINDS,
+            selector_on="pods",
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state, catalog, now, all_pending=all_pending
+            ),
+            view=lambda report, wide: pending_view(report, wide=wide, all_pending=all_pending),
+        )
+
+    if watch:
+        from kubectl_gpu.cli.watch import watch as watching
+
+        return watching(opts, "pending", analysis.KINDS, "pods", command)
+    return command(None)
 
 
 def explain(
@@ -46,6 +60,7 @@ def explain(
     from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.pending_view import explain_view
+    from kubectl_gpu.render.printers import Listing
 
     namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
     loaded = load(opts, analysis.KINDS)
@@ -57,6 +72,7 @@ def explain(
             f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
         )
     return Command(
+        listing=Listing("pods", None, (("Pod", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),
@@ -65,5 +81,5 @@ def explain(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pending")(with_global_options(pending, fleet=dispatch))
-    app.command("explain")(with_global_options(explain, fleet=dispatch))
+    app.command("pending")(with_global_options(pending, printing=True, fleet=dispatch))
+    app.command("explain")(with_global_options(explain, printing=True, fleet=dispatch))

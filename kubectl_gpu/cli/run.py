@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.kube.source import SourceOptions
     from kubectl_gpu.render.model import View
+    from kubectl_gpu.render.printers import Listing
 
 __all__ = [
     "Answer",
@@ -74,6 +75,8 @@ class Command(Generic[R]):
     csv: Callable[[R], CsvTable] | None = None
     verdict: bool | None = None
     loaded: Loaded | None = None
+    #: its objects, for kubectl's printers (-o name|jsonpath=|custom-columns=, --sort-by; cli.printing)
+    listing: Listing | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,7 @@ class Answer:
     table_notes: Sequence[Note]  # what a table prints on stderr
     view: Callable[[bool], View]  # the view, given `wide`
     csv: Callable[[], CsvTable] | None
+    listing: Listing | None = None
 
 
 def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
@@ -182,6 +186,7 @@ def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
         command.table_notes(notes) if command.table_notes else notes,
         lambda wide: command.view(report, wide),
         (lambda: csv(report)) if csv is not None else None,
+        command.listing,
     )
 
 
@@ -193,7 +198,9 @@ def write(opts: GlobalOptions, found: Answer) -> int:
         print_notes(found.notes, no_color=True)
         sys.stdout.write(csv_text(*found.csv()))
         return found.code
-    if emit(found.report, opts.format, found.notes):
+    from kubectl_gpu.cli.printing import printed
+
+    if printed(opts, found, print_notes) or emit(found.report, opts.format, found.notes):
         return found.code
     from kubectl_gpu.render.output import make_console, print_table
 

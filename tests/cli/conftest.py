@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import node, nodepool, write_snapshot
 
 # The API server fixtures, for end-to-end tests against a live (test) cluster.
-from tests.kube.conftest import apiserver, kubeconfig  # noqa: F401
+from tests.kube.conftest import apiserver, kubeconfig, run_kubectl  # noqa: F401
 
 
 @pytest.fixture

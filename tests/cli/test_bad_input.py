@@ -68,7 +68,7 @@ def closed_port(tmp_path: Path) -> Path:
     ("args", "fragment"),
     [
         (["nodes", "--bogus"], "No such option: --bogus; see 'kubectl-gpu nodes -h'"),
-        (["-o", "bogus", "nodes"], "'bogus' is not one of 'table'"),
+        (["-o", "bogus", "nodes"], "-o bogus: unknown output format"),
         (["explain"], "Missing argument 'pod'"),
         (["bogus"], "No such command 'bogus'"),
         (["nodes", "extra"], "unexpected extra argument"),
