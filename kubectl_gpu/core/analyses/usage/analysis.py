@@ -43,9 +43,7 @@ from kubectl_gpu.core.usage.rates import gauge_mean
 from kubectl_gpu.core.usage.scrape import ScrapeSet
 from kubectl_gpu.core.usage.window import GpuWindow, Window, read_window
 
-__all__ = ["UNKNOWN_NOTE", "analyse"]
-
-UNKNOWN_NOTE = "utilisation unknown: no DCGM exporter found, --sample not given"
+__all__ = ["NOT_READ", "analyse"]
 
 
 def _share(price: Price | None, gpus: Decimal, part: Decimal) -> Decimal | None:
@@ -95,8 +93,8 @@ def _node(
         idle_cost = price.usd_per_hour if price else None
     else:
         state = "unknown" if util is None else ("idle" if util < idle_below else "busy")
-        idle_parts = [p.idle_cost_per_hour for p in pod_rows]
-        idle_cost = None if price is None else sum((c for c in idle_parts if c is not None), ZERO)
+        idle_parts = [p.idle_cost_per_hour for p in pod_rows if p.idle is not None]
+        idle_cost = None if price is None or not idle_parts else sum((c or ZERO for c in idle_parts), ZERO)
     used = [g.memory_used_mib for g in gpus if g.memory_used_mib is not None]
     totals = [g.memory_total_mib for g in gpus if g.memory_total_mib is not None]
     powers = [g.power_w for g in gpus if g.power_w is not None]
@@ -173,17 +171,29 @@ def _totals(nodes: list[NodeUsage], pods: list[PodUsage]) -> UsageTotals:
     )
 
 
+_REASONS = ("no DCGM exporter found", "--sample not given")
+NOT_READ = "usage window not read"
+
+
 def _notes(window: Window) -> tuple[str, ...]:
-    notes = list(window.notes)
-    if not window.measured and not any(UNKNOWN_NOTE in n or "utilisation unknown" in n for n in notes):
-        notes.append(UNKNOWN_NOTE)
+    """One line per fact; the reasons utilisation is unknown are said once, plainly."""
+    if not window.looked:
+        notes = []  # the window's notes are in the could-not-look line
+    elif window.measured:
+        notes = [n for n in window.notes if n != "--sample not given"]
+    else:
+        reasons = [r for r in _REASONS if r in window.notes] or ["no GPU was measured"]
+        notes = [
+            f"utilisation unknown: {', '.join(reasons)}",
+            *(n for n in window.notes if n not in _REASONS),
+        ]
     if window.skipped_lines:
         notes.append(f"{window.skipped_lines} /metrics line(s) did not parse and were skipped")
     return tuple(notes)
 
 
 def _could_not_look(window: Window) -> tuple[str, ...]:
-    out = [] if window.looked else ["the exporters and inference servers could not be listed"]
+    out = [] if window.looked else [f"{NOT_READ}: {'; '.join(window.notes) or 'the adapter could not look'}"]
     out += [f"{f.source} {f.namespace}/{f.pod}: {f.error}" for f in window.failed if f.forbidden]
     return tuple(out)
 
@@ -220,8 +230,7 @@ def analyse(
     costs = {(p.namespace, p.name): p.held_cost_per_hour for p in pods}
     servers = [s for s in window.servers if scope is None or s.namespace == scope]
     inference = token_costs(servers, by_key, workload_of, lambda p: costs.get((p.namespace, p.name)))
-    models = {n.name: n.model for n in nodes}
-    findings = findings_of(nodes, listed, inference, window.failed, models, catalog, idle_below)
+    findings = findings_of(nodes, listed, inference, window.failed, catalog, idle_below)
     return UsageReport(
         now=now,
         window_s=window.window_s,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.usage.fixes import idle_fix
@@ -21,7 +21,8 @@ def _per_hour(value: Decimal | None) -> str:
     return "price unknown" if value is None else f"${value:.2f}/h"
 
 
-def _idle(pod: PodUsage, model: str | None, catalog: Catalog, idle_below: float) -> Finding:
+def _idle(pod: PodUsage, node: NodeUsage | None, catalog: Catalog, idle_below: float) -> Finding:
+    model = node.model if node else None
     bound = " at most" if pod.attribution == "node-max" else ""
     return Finding(
         code="USAGE_IDLE_GPUS",
@@ -32,7 +33,7 @@ def _idle(pod: PodUsage, model: str | None, catalog: Catalog, idle_below: float)
             f"utilisation over the window (below {idle_below:g}%, {pod.source}): "
             f"{_per_hour(pod.held_cost_per_hour)} idle"
         ),
-        fix=idle_fix(pod, model, catalog),
+        fix=idle_fix(pod, model, node.instance_type if node else None, catalog),
         source=_SOURCE,
     )
 
@@ -96,11 +97,11 @@ def findings_of(
     pods: Sequence[PodUsage],
     inference: Sequence[TokenCost],
     failed: Sequence[FailedRead],
-    models: Mapping[str, str | None],
     catalog: Catalog,
     idle_below: float,
 ) -> tuple[Finding, ...]:
-    found = [_idle(p, models.get(p.node), catalog, idle_below) for p in pods if p.idle]
+    by_name = {n.name: n for n in nodes}
+    found = [_idle(p, by_name.get(p.node), catalog, idle_below) for p in pods if p.idle]
     found += [_empty(n) for n in nodes if n.state == "empty" and n.gpus > 0]
     found += [_failed(f) for f in failed]
     found += [f for row in inference if (f := _unrecognised(row)) is not None]

@@ -33,11 +33,11 @@ def _scale(workload: Workload) -> str:
 
 
 def smaller_instance(
-    catalog: Catalog, gpus: int, memory_used_mib: float | None, now_per_hour: Decimal | None
+    catalog: Catalog, gpus: int, memory_used_mib: float | None, now_per_hour: Decimal | None, arch: str | None
 ) -> InstanceType | None:
-    """The cheapest NVIDIA instance with `gpus` GPUs or more, each with the memory the pod used (plus
-    headroom), that costs less than what the pod's GPUs cost now; None when there is none or too little
-    is known."""
+    """The cheapest NVIDIA instance of the node's architecture with `gpus` GPUs or more, each with the
+    memory the pod used (plus headroom), that costs less than what the pod's GPUs cost now; None when there
+    is none or too little is known."""
     if memory_used_mib is None or now_per_hour is None or gpus < 1:
         return None
     needed = memory_used_mib * _HEADROOM
@@ -46,6 +46,7 @@ def smaller_instance(
         for it in catalog.by_family(family):
             if (
                 it.accelerator_manufacturer != "nvidia"
+                or (arch is not None and it.arch != arch)
                 or it.accelerator_count < gpus
                 or it.gpu_memory_mib is None
                 or it.gpu_memory_mib < needed
@@ -58,11 +59,13 @@ def smaller_instance(
     return best
 
 
-def idle_fix(pod: PodUsage, model: str | None, catalog: Catalog) -> str:
+def idle_fix(pod: PodUsage, model: str | None, instance_type: str | None, catalog: Catalog) -> str:
     """The fix of a USAGE_IDLE_GPUS finding: each way out that applies, best first."""
     parts = [_scale(pod.workload)]
     held = int(pod.held) if pod.held == pod.held.to_integral_value() else 0
-    smaller = smaller_instance(catalog, max(held, 1), pod.memory_used_mib, pod.held_cost_per_hour)
+    current = catalog.by_name(instance_type) if instance_type else None
+    arch = current.arch if current else "amd64"
+    smaller = smaller_instance(catalog, max(held, 1), pod.memory_used_mib, pod.held_cost_per_hour, arch)
     if smaller is not None:
         parts.append(
             f"or right-size to {smaller.name} ({smaller.accelerator_count} x {smaller.accelerator_name or 'GPU'}, "
