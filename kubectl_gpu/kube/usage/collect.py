@@ -24,8 +24,10 @@ from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport, gather
 from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints
 
-__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "collect", "read_endpoint"]
+__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "PROXY_RBAC", "collect", "read_endpoint"]
 
+#: What reading needs, beyond the read-only role: (verb, resource) (deploy/rbac/usage.yaml grants it).
+PROXY_RBAC = (("get", "pods/proxy"),)
 #: The error of a read the API server refused (RBAC): what the docs and the analysis name.
 FORBIDDEN_ERROR = "forbidden: pods/proxy"
 #: The note of a snapshot that saved no usage window.
