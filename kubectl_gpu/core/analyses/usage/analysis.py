@@ -137,7 +137,7 @@ def _group(name: str, workload: Workload | None, pods: list[PodUsage]) -> GroupU
         util_percent=util,
         idle_gpus=sum((p.held for p in pods if p.idle), ZERO),
         held_cost_per_hour=sum((p.held_cost_per_hour or ZERO for p in pods), ZERO),
-        idle_cost_per_hour=sum((p.idle_cost_per_hour or ZERO for p in pods), ZERO),
+        idle_cost_per_hour=sum((p.idle_cost_per_hour or ZERO for p in measured), ZERO) if measured else None,
         unpriced_pods=sum(1 for p in pods if p.held_cost_per_hour is None),
     )
 
@@ -152,7 +152,7 @@ def _groups(pods: list[PodUsage], scope_namespace: str | None) -> tuple[list[Gro
     namespaces = [_group(ns, None, members) for ns, members in by_ns.items()]
     workloads = [_group(str(w), w, members) for w, members in by_workload.items()]
     for rows in (namespaces, workloads):
-        rows.sort(key=lambda g: (-g.idle_cost_per_hour, -g.held_cost_per_hour, g.name))
+        rows.sort(key=lambda g: (-(g.idle_cost_per_hour or ZERO), -g.held_cost_per_hour, g.name))
     return namespaces, workloads
 
 

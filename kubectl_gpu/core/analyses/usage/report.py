@@ -185,7 +185,7 @@ class GroupUsage:
     util_percent: float | None
     idle_gpus: Decimal
     held_cost_per_hour: Decimal
-    idle_cost_per_hour: Decimal
+    idle_cost_per_hour: Decimal | None  # None: no pod's utilisation is known
     unpriced_pods: int
 
     def to_dict(self) -> dict[str, Any]:
