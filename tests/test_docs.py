@@ -18,8 +18,8 @@ import typer
 from kubectl_gpu.cli.app import app
 from kubectl_gpu.core.analyses.cost.analysis import FINDING_CODES, KEPT_BY_REASONS
 from kubectl_gpu.core.analyses.lint.analysis import CODES as LINT_CODES
-from kubectl_gpu.core.analyses.usage import FINDING_CODES as USAGE_CODES
 from kubectl_gpu.core.analyses.pending import Verdict
+from kubectl_gpu.core.analyses.usage import FINDING_CODES as USAGE_CODES
 from kubectl_gpu.core.evidence.model import Code as EvidenceCode
 from tests.conftest import Result
 
