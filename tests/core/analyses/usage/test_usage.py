@@ -179,3 +179,17 @@ def test_idle_below_threshold_flag() -> None:
     scrape = _dcgm("n1", T0, _util(0, 30))
     assert _run(state, scrape).pods[0].idle is False
     assert _run(state, scrape, idle_below=50).pods[0].idle is True
+
+
+def test_a_server_without_token_counter_says_so() -> None:
+    from pathlib import Path
+
+    text = (
+        Path(__file__).resolve().parents[3]
+        / "fixtures/metrics/triton/tensorrtllm-backend-readme__inflight-batcher.txt"
+    ).read_text()
+    state = _state(_node("n1", "g5.xlarge", 1), _pod("trt-0", "n1", 1, "serving", ("StatefulSet", "trt")))
+    read = Scrape("inference", "serving", "trt-0", T0, node="n1", text=text)
+    (row,) = _run(state, read).inference
+    assert (row.server, row.status, row.usd_per_million_output_tokens) == ("trtllm", "no-token-counter", None)
+    assert [f.code for f in _run(state, read).findings] == ["USAGE_SERVER_UNRECOGNISED"]
