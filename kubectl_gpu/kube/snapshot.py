@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -30,9 +30,13 @@ from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import KEPT_KINDS, KINDS, Model, ModelError, kind_of
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
+from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.usage.scrape import ScrapeSet
 
 __all__ = [
     "BUNDLE_API_VERSION",
@@ -263,6 +267,9 @@ def _bundle_meta(
     if not isinstance(probes, dict):
         raise InvalidInput(f"{path}: probes must be an object keyed by node name")
     state.probes.update(probes)
+    usage = doc.get("usage")
+    if usage is not None:
+        state.add_scrapes(scrapes_from_dict(usage, f"{path}: usage"))
     objects = doc.get("objects")
     if not isinstance(objects, (list, BundleStream)):
         raise InvalidInput(f"{path}: snapshot bundle has no 'objects' list")
@@ -430,8 +437,11 @@ def build_bundle(
     absent: Iterable[str],
     probes: dict[str, Any] | None = None,
     redacted: bool = True,
+    usage: ScrapeSet | None = None,
 ) -> dict[str, Any]:
-    return {
+    """The bundle `write_bundle` writes; `usage` (a window of `/metrics` samples) is stored under its own key,
+    left out when None. `objects` stays the last key (`bundle_stream` reads the head before it)."""
+    bundle: dict[str, Any] = {
         "apiVersion": BUNDLE_API_VERSION,
         "kind": BUNDLE_KIND,
         "capturedAt": captured_at.isoformat().replace("+00:00", "Z"),
@@ -441,8 +451,11 @@ def build_bundle(
         "notes": notes,
         "absent": sorted(absent),
         "probes": probes or {},
-        "objects": objects,
     }
+    if usage is not None:
+        bundle["usage"] = scrapes_to_dict(usage)
+    bundle["objects"] = objects
+    return bundle
 
 
 #: A new bundle is readable by its owner only: even redacted, it maps the cluster (names, images, labels).

@@ -2,8 +2,9 @@
 
 It speaks enough of the API for the official `kubernetes` Python client and the real `kubectl` binary
 (as the research reference's KUBECTL-WIRE.md describes the wire): legacy discovery, list (limit/continue, label and field
-selectors), get, create (JSON, and the protobuf Pod `kubectl debug node/X` sends), delete, pod logs and
-SelfSubjectAccessReview. Every error is a `Status` body as the real server writes it.
+selectors), get, create (JSON, and the protobuf Pod `kubectl debug node/X` sends), delete, pod logs, the pod
+proxy (`pod_proxy.py`: what exporters answer on /metrics) and SelfSubjectAccessReview. Every error is a
+`Status` body as the real server writes it.
 
 Extension points for a simulated kubelet: `on_create` callbacks run after each create through the API, and
 `update_status()` changes an object's status with a new resourceVersion.
@@ -30,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from tests.kube import resources
+from tests.kube.pod_proxy import PodProxy, proxy_target
 from tests.kube.protobuf_pod import PROTOBUF_CONTENT_TYPE, SCHEMAS, ProtobufError, decode_object
 from tests.kube.resources import ResourceType
 from tests.kube.selectors import SelectorError, field_matches, parse_field_selector, parse_label_selector
@@ -77,6 +79,7 @@ class FakeKubeAPI:
         self.echo_authorization: re.Pattern[str] | None = None
         self.ssar_allowed: SsarPolicy | None = None  # None: everything allowed
         self.pod_logs: dict[tuple[str, str] | str, str] = {}  # (namespace, pod) or node name -> text
+        self.pod_proxy = PodProxy()  # what pods answer behind .../pods/NAME:PORT/proxy/PATH (pod_proxy.py)
         # Called with (resource key, a copy of the object) after each create through the API, in the request's
         # thread and before the response is sent; `add()` does not call them.
         self.on_create: list[OnCreate] = []
@@ -288,6 +291,10 @@ class FakeKubeAPI:
                 return json_response(200, self._version())
             if (parts[:1] == ["api"] and len(parts) <= 2) or (parts[:1] == ["apis"] and len(parts) <= 3):
                 return json_response(200, self._discovery(parts))
+            if method == "GET" and (target := proxy_target(parts)) is not None:
+                with self._lock:
+                    pods = dict(self._store["pods"])
+                return self.pod_proxy.answer(target, pods)
             return self._resource_request(method, parts, query, headers, body)
         except ApiError as err:
             return json_response(err.code, err.body)

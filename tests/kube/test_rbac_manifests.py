@@ -22,6 +22,7 @@ from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube.debug.pod_api import PodApi
 from kubectl_gpu.kube.debug.preflight import NEEDED, PSA_ENFORCE_LABEL, RBAC_MANIFEST, check_access
 from kubectl_gpu.kube.kinds import ALL_KINDS
+from kubectl_gpu.kube.usage.collect import PROXY_RBAC
 from tests.kube.apiserver import FakeKubeAPI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def _grants(rules: list[Obj], verb: str, resource: str, group: str = "") -> bool
 
 def test_every_manifest_is_valid_rbac() -> None:
     files = sorted(RBAC.glob("*.yaml"))
-    assert [p.name for p in files] == ["debug.yaml", "read-only.yaml"]
+    assert [p.name for p in files] == ["debug.yaml", "read-only.yaml", "usage.yaml"]
     for path in files:
         assert path.read_text().startswith("# kubectl-gpu: "), f"{path.name}: say what it is for at the top"
         for doc in _docs(path):
@@ -99,6 +100,13 @@ def test_the_debug_cluster_role_reads_nodes_pods_and_namespaces_only() -> None:
     assert {v for rule in rules for v in rule["verbs"]} <= READ_VERBS
 
 
+def test_the_usage_cluster_role_grants_what_collect_reads_and_nothing_else() -> None:
+    rules = _by_name("ClusterRole", "kubectl-gpu-usage")["rules"]
+    granted = {(verb, res) for rule in rules for res in rule["resources"] for verb in rule["verbs"]}
+    assert granted == set(PROXY_RBAC)
+    assert all(rule["apiGroups"] == [""] for rule in rules)
+
+
 def _yaml_blocks(path: Path) -> list[Obj]:
     blocks = re.findall(r"^```yaml\n(.*?)^```", path.read_text(), re.M | re.S)
     return [d for block in blocks for d in yaml.safe_load_all(block) if d and "rules" in d]
@@ -110,6 +118,7 @@ def test_docs_rbac_shows_the_rules_of_the_manifests() -> None:
         ("ClusterRole", "kubectl-gpu-read"),
         ("Role", "kubectl-gpu-debug"),
         ("ClusterRole", "kubectl-gpu-debug-nodes"),
+        ("ClusterRole", "kubectl-gpu-usage"),
     }
     for doc in shown:
         assert doc["rules"] == _by_name(doc["kind"], doc["metadata"]["name"])["rules"], doc["metadata"][
@@ -117,6 +126,7 @@ def test_docs_rbac_shows_the_rules_of_the_manifests() -> None:
         ]
     text = (ROOT / "docs" / "rbac.md").read_text()
     assert "deploy/rbac/read-only.yaml" in text and "deploy/rbac/debug.yaml" in text
+    assert "deploy/rbac/usage.yaml" in text
 
 
 # --- the preflight against an RBAC evaluator built from the manifests --------------------------------------------

@@ -115,6 +115,14 @@ class ContainerState:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerPort:
+    """One `ports` entry of a container: what a metrics endpoint is found by (`kube/usage`)."""
+
+    port: int
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Container:
     """One `spec.containers` entry (an app container: init containers are not modelled)."""
 
@@ -124,6 +132,7 @@ class Container:
     # None when it comes from valueFrom (a secret, config map or field: its value is not in the spec).
     env: Mapping[str, str | None]
     resource_names: frozenset[str]  # the names under resources.requests and resources.limits
+    ports: tuple[ContainerPort, ...] = ()  # `ports` entries with a valid containerPort
 
 
 class PodDetails(Protocol):

@@ -35,6 +35,7 @@ from kubectl_gpu.core.k8s.selectors import Term, matches_selector, parse_selecto
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.probe import ProbeResult
+    from kubectl_gpu.core.usage.scrape import ScrapeSet
 
 T = TypeVar("T")
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
@@ -173,6 +174,8 @@ class ClusterState:
     absent: frozenset[str] = frozenset()
     # Probe outputs per node name (collector text), from `snapshot --probe` bundles.
     probes: Mapping[str, Any] = field(default_factory=dict)
+    # The `/metrics` texts a bundle saved over a usage window (`snapshot --usage-window`); None: none saved.
+    scrapes: ScrapeSet | None = None
     # The objects as read, (kind, namespace, name) -> dict, only when a front end asked to keep them
     # (the TUI's YAML view); analyses never read them.
     manifests: Mapping[tuple[str, str | None, str], Mapping[str, Any]] = field(default_factory=dict)
@@ -357,6 +360,7 @@ class StateBuilder:
         self.notes: list[Note] = []
         self.absent: set[str] = set()
         self.probes: dict[str, Any] = {}
+        self.scrapes: ScrapeSet | None = None
         self.keep_manifests = keep_manifests
         self.manifests: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
         self.duplicates: list[DuplicateObject] = []
@@ -383,7 +387,19 @@ class StateBuilder:
             self.note(n.code, n.message, n.kind)
         self.absent |= other.absent
         self.probes.update(other.probes)
+        self.add_scrapes(other.scrapes)
         self.duplicates.extend(other.duplicates)
+
+    def add_scrapes(self, scrapes: ScrapeSet | None) -> None:
+        """Keep a usage window; a second one (several bundles read as one) is merged into the first."""
+        if scrapes is None:
+            return
+        if self.scrapes is None:
+            self.scrapes = scrapes
+            return
+        from kubectl_gpu.core.usage.bundle import merge_scrapes
+
+        self.scrapes = merge_scrapes(self.scrapes, scrapes)
 
     def build(self, **fields: Any) -> ClusterState:
         lists: dict[str, Any] = {name: tuple(items) for name, items in self.lists.items()}
@@ -392,6 +408,7 @@ class StateBuilder:
             notes=tuple(self.notes),
             absent=frozenset(self.absent),
             probes=dict(self.probes),
+            scrapes=self.scrapes,
             manifests=self.manifests,
             duplicates=tuple(self.duplicates),
             **fields,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_gpu.core.k8s.models import Container, Node, NodeClaim, NodeClass, Pod
+from kubectl_gpu.core.k8s.models import Container, ContainerPort, Node, NodeClaim, NodeClass, Pod
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.scheduling.affinity import NO_NODE_AFFINITY, NodeAffinity, NodeSelectorTerm
 from tests.helpers import node, pod
@@ -43,6 +43,18 @@ def test_containers_keep_name_image_env_and_resource_names() -> None:
         ),
         Container(name=None, image=None, env={}, resource_names=frozenset()),
     )
+
+
+def test_container_ports_are_read_leniently() -> None:
+    obj = pod("p")
+    obj["spec"]["containers"][0]["ports"] = [
+        {"name": "metrics", "containerPort": 9400},
+        {"containerPort": 8000, "name": ""},
+        {"containerPort": "9400"},  # not an integer: skipped
+        {"containerPort": 70000},
+        "not an entry",
+    ]
+    assert _pod(obj).containers[0].ports == (ContainerPort(9400, "metrics"), ContainerPort(8000))
 
 
 def test_limits_are_effective_and_lenient() -> None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.k8s.models import Container, ContainerState, Meta, Pod, Raw, Resources
+from kubectl_gpu.core.k8s.models import Container, ContainerPort, ContainerState, Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
@@ -120,6 +120,18 @@ def _resource_names(value: object) -> frozenset[str]:
     return frozenset(names)
 
 
+def _ports(value: object) -> tuple[ContainerPort, ...]:
+    if not isinstance(value, list):
+        return ()
+    ports = []
+    for item in value:
+        number = item.get("containerPort") if isinstance(item, dict) else None
+        if type(number) is int and 0 < number < 65536:
+            name = item.get("name")
+            ports.append(ContainerPort(number, name if isinstance(name, str) and name else None))
+    return tuple(ports)
+
+
 def _containers(items: list[Any]) -> tuple[Container, ...]:
     out = []
     for item in items:
@@ -132,6 +144,7 @@ def _containers(items: list[Any]) -> tuple[Container, ...]:
                 image=opt_str(item.get("image")),
                 env=_env(item.get("env")),
                 resource_names=_resource_names(item.get("resources")),
+                ports=_ports(item.get("ports")),
             )
         )
     return tuple(out)
@@ -176,7 +189,7 @@ def _container_states(status: Raw, where: str) -> tuple[ContainerState, ...]:
 # What `SlimDetails` reads of each entry (and so all it keeps of the pod): `_limits` reads `resources` of both
 # kinds of container and `restartPolicy` of init containers, `_containers` the app containers' `name`,
 # `image`, `env` and `resources`, `_container_state` a status's `name`, `ready`, `restartCount` and `state`.
-APP_KEYS = ("name", "image", "env", "resources")
+APP_KEYS = ("name", "image", "env", "resources", "ports")
 INIT_KEYS = ("resources", "restartPolicy")
 _STATUS_KEYS = ("name", "ready", "restartCount", "state")
 _STATUS_LISTS = ("initContainerStatuses", "containerStatuses")

@@ -1,0 +1,173 @@
+"""Read `/metrics` of the DCGM exporters and inference servers through the API server's pod proxy.
+
+`collect` reads each endpoint `samples` times, spaced evenly over `window_s` (the first read at once, the
+last at the end of the window), with the official client's `ApiClient` built as the live source builds it
+(the same merged kubeconfig, context, credential plugins and TLS), each read bounded by `timeout_s`. A
+read that fails is kept as a `Scrape` with a one-line, scrubbed `error`: a 403 on `pods/proxy` is
+`forbidden` (the analysis then says "could not look", exit 4), a timeout or the proxy's 503 (the pod does
+not answer) an error for that endpoint only. A 401 is the cluster's answer to every request, so it is a
+`ClusterError` (exit 3) as elsewhere. Nothing is created: `sample=True` (creates debug pods) is `smi`'s.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
+from kubectl_gpu.kube.secret_text import scrub
+from kubectl_gpu.kube.source import SourceOptions
+from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport, gather
+from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints
+
+__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "PROXY_RBAC", "collect", "read_endpoint"]
+
+#: What reading needs, beyond the read-only role: (verb, resource) (deploy/rbac/usage.yaml grants it).
+PROXY_RBAC = (("get", "pods/proxy"),)
+#: The error of a read the API server refused (RBAC): what the docs and the analysis name.
+FORBIDDEN_ERROR = "forbidden: pods/proxy"
+#: The note of a snapshot that saved no usage window.
+NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
+_WORKERS = 8  # endpoints read at once
+_MAX_ERROR = 240
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _line(text: str) -> str:
+    flat = " ".join(scrub(text).split())
+    return flat if len(flat) <= _MAX_ERROR else flat[: _MAX_ERROR - 3] + "..."
+
+
+def _failed(endpoint: Endpoint, taken_at: datetime, error: str, *, forbidden: bool = False) -> Scrape:
+    return Scrape(
+        source=endpoint.source,
+        namespace=endpoint.namespace,
+        pod=endpoint.pod,
+        taken_at=taken_at,
+        node=endpoint.node,
+        port=endpoint.port,
+        path=endpoint.path,
+        server=endpoint.server,
+        error=_line(error),
+        forbidden=forbidden,
+    )
+
+
+def read_endpoint(
+    transport: Transport, endpoint: Endpoint, *, timeout_s: float, clock: Callable[[], datetime] = _utc_now
+) -> Scrape:
+    """One read of `endpoint` through the pod proxy; a failure is kept in the Scrape (401 raises)."""
+    taken_at = clock()
+    try:
+        data = transport.request("GET", endpoint.proxy_path, timeout=timeout_s)
+    except ApiFailure as failure:
+        if failure.status == 401:
+            raise transport.failure_error(failure, "reading metrics") from None
+        if failure.status == 403 and not failure.html:
+            return _failed(endpoint, taken_at, FORBIDDEN_ERROR, forbidden=True)
+        return _failed(endpoint, taken_at, f"the API server's proxy answered {failure}")
+    except RequestTimedOut:
+        return _failed(endpoint, taken_at, f"timed out after {timeout_s:g}s")
+    except ClusterError as exc:
+        return _failed(endpoint, taken_at, exc.message)
+    return Scrape(
+        source=endpoint.source,
+        namespace=endpoint.namespace,
+        pod=endpoint.pod,
+        taken_at=taken_at,
+        node=endpoint.node,
+        port=endpoint.port,
+        path=endpoint.path,
+        server=endpoint.server,
+        text=data.decode("utf-8", "replace"),
+    )
+
+
+def _notes(state: ClusterState, endpoints: Sequence[Endpoint], sample: bool) -> tuple[bool, list[str]]:
+    """Whether the candidates could be looked for (pods listed), and the notes for the user."""
+    forbidden = any(n.code == "FORBIDDEN" and n.kind == "pods" for n in state.notes)
+    notes = []
+    if forbidden:
+        notes.append("forbidden to list pods: DCGM exporters and inference servers could not be looked for")
+    elif not any(e.source == "dcgm" for e in endpoints):
+        notes.append("no DCGM exporter found")
+    if not sample:
+        notes.append("--sample not given")
+    return not forbidden, notes
+
+
+def _transport(options: SourceOptions, timeout_s: float) -> Transport:
+    """A Transport on the ApiClient the live source would use (kube.live.LiveSource._context)."""
+    from kubectl_gpu.kube.credentials import load_client
+    from kubectl_gpu.kube.kubeconfig import load_kubeconfig
+
+    kubeconfig = load_kubeconfig(options.kubeconfig)
+    context = kubeconfig.choose(options.context)
+    api = load_client(kubeconfig, context, options.request_timeout)
+    kw = api.rest_client.pool_manager.connection_pool_kw
+    kw["maxsize"] = max(int(kw.get("maxsize") or 1), _WORKERS + 1)
+    return Transport(api, request_timeout=timeout_s, context=context)
+
+
+def _round(
+    transport: Transport,
+    endpoints: Sequence[Endpoint],
+    timeout_s: float,
+    clock: Callable[[], datetime],
+) -> list[Scrape]:
+    tasks = [
+        functools.partial(read_endpoint, transport, e, timeout_s=timeout_s, clock=clock) for e in endpoints
+    ]
+    scrapes: list[Scrape] = []
+    for outcome in gather(tasks, workers=_WORKERS, deadline=Deadline(None), server=transport.server):
+        if isinstance(outcome, Exception):
+            raise outcome
+        scrapes.append(outcome)
+    return scrapes
+
+
+def collect(
+    options: SourceOptions,
+    state: ClusterState,
+    *,
+    window_s: float,
+    samples: int = 2,
+    sample: bool = False,
+    timeout_s: float = 5.0,
+    wait: Callable[[float], None] = time.sleep,
+    clock: Callable[[], datetime] = _utc_now,
+) -> ScrapeSet:
+    """`samples` reads of every endpoint found in `state`, spaced over `window_s` (`wait(seconds)` between
+    rounds: tests pass one that waits on an event). An endpoint refused (403) in the first round is not
+    asked again. On a snapshot (`options.snapshot`) nothing is read: the bundle's window is the answer."""
+    if options.snapshot:
+        if state.scrapes is not None:
+            return state.scrapes
+        return ScrapeSet(window_s=0.0, notes=(NO_SAVED_WINDOW,))
+    if samples < 1 or window_s < 0:
+        raise ValueError(f"samples must be >= 1 and window_s >= 0, got {samples}, {window_s}")
+    endpoints = find_endpoints(state)
+    looked, notes = _notes(state, endpoints, sample)
+    if not endpoints:
+        return ScrapeSet(window_s=window_s, looked=looked, notes=tuple(notes))
+    transport = _transport(options, timeout_s)
+    scrapes: list[Scrape] = []
+    pending = list(endpoints)
+    for number in range(samples):
+        if not pending:
+            break
+        if number:
+            wait(window_s / (samples - 1))
+        read = _round(transport, pending, timeout_s, clock)
+        scrapes.extend(read)
+        if number == 0:
+            refused = {(s.namespace, s.pod) for s in read if s.forbidden}
+            pending = [e for e in pending if (e.namespace, e.pod) not in refused]
+    return ScrapeSet(window_s=window_s, scrapes=tuple(scrapes), looked=looked, notes=tuple(notes))
