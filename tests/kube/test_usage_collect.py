@@ -1,4 +1,4 @@
-"""`kube.usage.collect` through the real `kubernetes` client against the suite's API server: the pods are
+"""`kube.usage.window` through the real `kubernetes` client against the suite's API server: the pods are
 listed by the live source, their `/metrics` read through the pod proxy, with real exporter and vLLM texts
 (tests/fixtures/metrics, see their PROVENANCE.jsonl): two samples over the window, a counter reset kept as
 read, an exporter that never answers, one the proxy cannot reach, a 403 on pods/proxy, a leaky proxy."""

@@ -36,6 +36,11 @@ _WORKERS = 8  # endpoints read at once
 _MAX_ERROR = 240
 
 
+def pause(seconds: float) -> None:
+    """The wait between two rounds when the caller gives none (a module function: CLI tests replace it)."""
+    time.sleep(seconds)
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -141,11 +146,11 @@ def collect(
     samples: int = 2,
     sample: bool = False,
     timeout_s: float = 5.0,
-    wait: Callable[[float], None] = time.sleep,
+    wait: Callable[[float], None] | None = None,
     clock: Callable[[], datetime] = _utc_now,
 ) -> ScrapeSet:
     """`samples` reads of every endpoint found in `state`, spaced over `window_s` (`wait(seconds)` between
-    rounds: tests pass one that waits on an event). An endpoint refused (403) in the first round is not
+    rounds, default `pause`: tests pass one that waits on an event). An endpoint refused (403) in the first round is not
     asked again. On a snapshot (`options.snapshot`) nothing is read: the bundle's window is the answer."""
     if options.snapshot:
         if state.scrapes is not None:
@@ -164,7 +169,7 @@ def collect(
         if not pending:
             break
         if number:
-            wait(window_s / (samples - 1))
+            (pause if wait is None else wait)(window_s / (samples - 1))
         read = _round(transport, pending, timeout_s, clock)
         scrapes.extend(read)
         if number == 0:
