@@ -24,6 +24,7 @@ from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
+from kubectl_gpu.cli import usage as usage_cmd
 from kubectl_gpu.cli.options import collect, global_parameters
 from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
 
@@ -78,6 +79,7 @@ pending_cmd.register(app)
 diagnose_cmd.register(app)
 snapshot_cmd.register(app)
 cost_cmd.register(app)
+usage_cmd.register(app)
 inventory_cmd.register(app)
 debug_cmd.register(app)  # smi, shell, cleanup
 drivers_cmd.register(app)

@@ -1,0 +1,125 @@
+"""`kubectl gpu usage`: how busy the allocated GPUs are over a window (DCGM exporter through the API server's
+proxy, or sampled nvidia-smi), what the idle ones cost per hour, and $ per million tokens per inference
+workload. On a snapshot the bundle's saved window is read (`snapshot --usage-window`); live, the window is
+read now (`kube.usage.collect`), so the command takes `--window` to answer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book
+from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.usage import UsageReport
+    from kubectl_gpu.core.k8s.state import ClusterState, Note
+    from kubectl_gpu.core.usage import ScrapeSet
+
+__all__ = ["NO_SAVED_WINDOW", "register"]
+
+NO_SAVED_WINDOW = (
+    "the snapshot holds no usage samples: take one with `kubectl gpu snapshot --usage-window 5m`"
+)
+_MAX_WINDOW_S = 3600.0
+
+
+def window_seconds(text: str) -> float:
+    """--window as seconds: a duration (30s, 5m, 1h), from 0 to an hour; InvalidInput (exit 2) otherwise."""
+    from kubectl_gpu.core.k8s.times import TimeError, parse_duration
+
+    try:
+        seconds = parse_duration(text).total_seconds()
+    except (TimeError, OverflowError):
+        raise InvalidInput(f"--window: not a duration: {text!r}", "use forms like 30s, 5m, 1h") from None
+    if not 0 <= seconds <= _MAX_WINDOW_S:
+        raise InvalidInput(f"--window: {text!r} is out of range", "use a window from 0s to 1h")
+    return seconds
+
+
+def idle_threshold(value: float) -> float:
+    if not 0 <= value <= 100:
+        raise InvalidInput(f"--idle-below: {value:g} is not a percentage", "use a number from 0 to 100")
+    return value
+
+
+def scrapes_for(opts: GlobalOptions, state: ClusterState, *, window_s: float, sample: bool) -> ScrapeSet:
+    """The window the analysis reads: a snapshot's saved one, else read now from the live cluster."""
+    from kubectl_gpu.core.usage import ScrapeSet
+
+    if opts.snapshot:
+        return state.scrapes or ScrapeSet(window_s=0.0, looked=False, notes=(NO_SAVED_WINDOW,))
+    from kubectl_gpu.cli.run import source_options
+    from kubectl_gpu.kube.usage import collect
+
+    return collect(source_options(opts), state, window_s=window_s, sample=sample)
+
+
+def usage_notes(report: UsageReport) -> list[Note]:
+    """What the user must know: where figures are unknown (USAGE), what could not be looked at
+    (FORBIDDEN: exit 4), and the prices (PRICES)."""
+    from kubectl_gpu.core.analyses.usage import NOT_READ
+    from kubectl_gpu.core.k8s.state import Note
+
+    notes = [
+        Note("USAGE" if text.startswith(NOT_READ) else "FORBIDDEN", text, "pods/proxy")
+        for text in report.could_not_look
+    ]
+    notes += [Note("USAGE", text) for text in report.notes]
+    return notes
+
+
+def usage(
+    ctx: typer.Context,
+    window: Annotated[
+        str,
+        typer.Option("--window", help="How long to watch (live): reads spaced over it, e.g. 30s, 5m, 1h."),
+    ] = "1m",
+    idle_below: Annotated[
+        float,
+        typer.Option(
+            "--idle-below", help="A pod whose GPUs stay below this utilisation (%) over the window is idle."
+        ),
+    ] = 10.0,
+    sample: Annotated[
+        bool,
+        typer.Option(
+            "--sample",
+            help="Also sample nvidia-smi in debug pods on nodes no DCGM exporter covers (creates pods).",
+        ),
+    ] = False,
+    region: RegionOption = None,
+    price_file: PriceFileOption = None,
+    *,
+    opts: GlobalOptions,
+) -> Any:
+    """How busy the allocated GPUs are per GPU, node, pod, namespace and workload (DCGM exporter, sampled
+    nvidia-smi, else allocation only), what the idle ones cost per hour, and $ per 1M output tokens per
+    inference workload. Exit 0 (findings inform), 4 when an exporter could not be read (forbidden)."""
+    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.core.analyses import usage as analysis
+    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.render.usage_view import usage_view
+
+    seconds = window_seconds(window)
+    threshold = idle_threshold(idle_below)
+    loaded = load(opts, analysis.KINDS, "none")
+    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample)
+    return Command(
+        loaded=loaded,
+        kinds=analysis.KINDS,
+        analyse=lambda state, catalog, now: analysis.analyse(
+            state, catalog, now, scrapes=scrapes, prices=prices, idle_below=threshold, price_file=price_file
+        ),
+        view=lambda report, wide: usage_view(report, wide=wide),
+        notes=usage_notes,
+        verdict=True,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("usage")(with_global_options(usage, fleet=dispatch))

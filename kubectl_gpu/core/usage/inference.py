@@ -1,0 +1,95 @@
+"""Which inference server a `/metrics` text comes from, and its token counters. Pure.
+
+The counters, as each server documents them (cumulative since the server started):
+
+| server | output tokens | prompt tokens |
+| --- | --- | --- |
+| vLLM | `vllm:generation_tokens_total` | `vllm:prompt_tokens_total` |
+| SGLang | `sglang:generation_tokens_total` | `sglang:prompt_tokens_total` |
+| TGI | `tgi_request_generated_tokens_sum` (histogram sum) | `tgi_request_input_length_sum` |
+| TensorRT-LLM (Triton backend) | `nv_llm_output_token_len_sum` | `nv_llm_input_token_len_sum` |
+| NVIDIA NIM for LLMs | `generation_tokens_total` | `prompt_tokens_total` |
+| Triton (other backends) | none: `nv_inference_count` counts inferences, not tokens | |
+
+A NIM built on vLLM exports vLLM's names: the adapter's `server` hint ("nim") is kept then. Counters are
+summed over their label sets (engines, models) of one pod. A text that matches none of these is
+"not recognised"; a recognised server without a token counter says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from kubectl_gpu.core.usage.metrics import Metrics
+
+__all__ = ["SERVER_NAMES", "TokenReading", "token_reading"]
+
+SERVER_NAMES: Final = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "tgi": "TGI",
+    "trtllm": "TensorRT-LLM",
+    "triton": "Triton",
+    "nim": "NVIDIA NIM",
+}
+
+# server -> (output counter, prompt counter, {labels the series must carry})
+_COUNTERS: Final[dict[str, tuple[str, str, dict[str, str]]]] = {
+    "vllm": ("vllm:generation_tokens_total", "vllm:prompt_tokens_total", {}),
+    "sglang": ("sglang:generation_tokens_total", "sglang:prompt_tokens_total", {}),
+    "tgi": ("tgi_request_generated_tokens_sum", "tgi_request_input_length_sum", {}),
+    "trtllm": ("nv_llm_output_token_len_sum", "nv_llm_input_token_len_sum", {}),
+    "nim": ("generation_tokens_total", "prompt_tokens_total", {}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenReading:
+    """What one scrape of one server says: which server (None: not recognised) and its token counters."""
+
+    server: str | None
+    output_tokens: float | None
+    prompt_tokens: float | None
+    model: str | None = None
+
+
+def _recognise(metrics: Metrics, hint: str | None) -> str | None:
+    if metrics.has_prefix("vllm:"):
+        return "nim" if hint == "nim" else "vllm"
+    if metrics.has_prefix("sglang:"):
+        return "sglang"
+    if metrics.has_prefix("tgi_"):
+        return "tgi"
+    if metrics.get("nv_llm_output_token_len_sum") or metrics.has_prefix("nv_trt_llm_"):
+        return "trtllm"
+    if metrics.has_prefix("nv_inference_"):
+        return "triton"
+    if metrics.get("generation_tokens_total") and metrics.get("num_requests_running"):
+        return "nim"
+    return hint if hint in SERVER_NAMES else None
+
+
+def _model(metrics: Metrics, counter: str) -> str | None:
+    names = {s.labels.get("model_name") or s.labels.get("model") for s in metrics.get(counter)}
+    names.discard(None)
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def token_reading(metrics: Metrics, hint: str | None = None) -> TokenReading:
+    """The server behind `metrics` (`hint`: what the adapter guessed from the pod) and its counters."""
+    server = _recognise(metrics, hint)
+    if server is None:
+        return TokenReading(None, None, None)
+    if server == "nim" and metrics.has_prefix("vllm:"):
+        output, prompt, labels = _COUNTERS["vllm"]
+    elif server in _COUNTERS:
+        output, prompt, labels = _COUNTERS[server]
+    else:
+        return TokenReading(server, None, None)
+    return TokenReading(
+        server,
+        metrics.total(output, **labels),
+        metrics.total(prompt, **labels),
+        _model(metrics, output),
+    )
