@@ -25,7 +25,20 @@ from tests.kube.pod_proxy import forbidden_body
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "metrics"
 DCGM_TEXT = (FIXTURES / "dcgm" / "datadog__tesla-t4__metrics.txt").read_text()
-VLLM_TEXTS = sorted((FIXTURES / "vllm").glob("*.txt"))
+VLLM_NAME = "vllm/vllm-docs__llama-3.1-8b__design-metrics-example.txt"
+VLLM_TEXT = (FIXTURES / VLLM_NAME).read_text()
+
+
+def _reset(text: str, series: str = "vllm:generation_tokens_total", value: str = "1500") -> str:
+    """The real text with `series` set lower (the server restarted: a counter reset), headed by a comment
+    saying so (ours, derived: Prometheus ignores comments)."""
+    lines = [
+        line.rsplit(" ", 1)[0] + " " + value if line.startswith(series) else line for line in text.splitlines()
+    ]
+    return f"# ours: derived from {VLLM_NAME}: {series} set to {value} (a reset)\n" + "\n".join(lines) + "\n"
+
+
+VLLM_RESET = _reset(VLLM_TEXT)
 T0 = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
 
 
@@ -85,7 +98,6 @@ def _by_pod(scrapes: ScrapeSet) -> dict[str, list[Scrape]]:
 
 @pytest.fixture
 def cluster(apiserver: FakeKubeAPI) -> Iterator[FakeKubeAPI]:
-    assert len(VLLM_TEXTS) >= 1
     apiserver.add(_exporter("nvidia-dcgm-exporter-a", "gpu-1"), _exporter("nvidia-dcgm-exporter-b", "gpu-2"))
     apiserver.add(_vllm("llama-0", "gpu-1"), pod("web", "default", node_name="cpu-1"))
     yield apiserver
@@ -94,8 +106,8 @@ def cluster(apiserver: FakeKubeAPI) -> Iterator[FakeKubeAPI]:
 def test_two_samples_over_the_window_through_the_pod_proxy(
     cluster: FakeKubeAPI, options: SourceOptions
 ) -> None:
-    vllm_first = VLLM_TEXTS[-1].read_text()
-    vllm_second = VLLM_TEXTS[0].read_text()  # the other real text: counters that went back (a reset)
+    vllm_first, vllm_second = VLLM_TEXT, VLLM_RESET  # the counter went back: kept as read, for the analysis
+    assert vllm_first != vllm_second
     proxy = cluster.pod_proxy
     proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
     proxy.serve("gpu-operator", "nvidia-dcgm-exporter-b", 9400, DCGM_TEXT)
@@ -128,7 +140,7 @@ def test_two_samples_over_the_window_through_the_pod_proxy(
 
 def test_an_exporter_that_never_answers_times_out_alone(cluster: FakeKubeAPI, options: SourceOptions) -> None:
     cluster.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
-    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXTS[0].read_text())
+    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
     # Answered after an hour (stop() wakes it): the client's per-read timeout ends the read first.
     cluster.fault(path=r"/pods/nvidia-dcgm-exporter-b:9400/proxy/", delay=3600)
     got = collect(options, _state(options), window_s=0, samples=1, timeout_s=0.2)
@@ -158,7 +170,7 @@ def test_403_on_pods_proxy_is_forbidden_and_not_asked_again(
 ) -> None:
     for name in ("nvidia-dcgm-exporter-a", "nvidia-dcgm-exporter-b"):
         cluster.fault(path=f"/pods/{name}:9400/proxy/", status=403, body=forbidden_body("gpu-operator", name))
-    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXTS[0].read_text())
+    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
     got = collect(options, _state(options), window_s=60, samples=3, wait=Waits())
     by_pod = _by_pod(got)
     for name in ("nvidia-dcgm-exporter-a", "nvidia-dcgm-exporter-b"):

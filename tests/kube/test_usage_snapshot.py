@@ -16,7 +16,7 @@ from kubectl_gpu.kube.usage.saved import UNKNOWN_SERVER_REDACTED
 from tests.conftest import Result
 from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
-from tests.kube.test_usage_collect import DCGM_TEXT, VLLM_TEXTS, Waits, _exporter, _vllm
+from tests.kube.test_usage_collect import DCGM_TEXT, VLLM_TEXT, Waits, _exporter, _vllm
 
 Cli = Callable[..., Result]
 
@@ -34,7 +34,7 @@ def _cluster(api: FakeKubeAPI) -> None:
     unknown["spec"]["containers"][0]["ports"] = [{"name": "metrics", "containerPort": 9090}]
     api.add(_exporter("nvidia-dcgm-exporter-a", "gpu-1"), _vllm("llama-0", "gpu-1"), unknown)
     api.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
-    api.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXTS[0].read_text())
+    api.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
     api.pod_proxy.serve("inference", "custom-0", 9090, "my_secret_gauge 1\n")
 
 

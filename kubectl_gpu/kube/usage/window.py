@@ -24,12 +24,14 @@ from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport, gather
 from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints
 
-__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "PROXY_RBAC", "collect", "read_endpoint"]
+__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "PROXY_RBAC", "SAMPLE_NOT_DONE", "collect", "read_endpoint"]
 
 #: What reading needs, beyond the read-only role: (verb, resource) (deploy/rbac/usage.yaml grants it).
 PROXY_RBAC = (("get", "pods/proxy"),)
 #: The error of a read the API server refused (RBAC): what the docs and the analysis name.
 FORBIDDEN_ERROR = "forbidden: pods/proxy"
+#: The note when --sample was asked for: sampling nvidia-smi in debug pods is not built yet.
+SAMPLE_NOT_DONE = "--sample: sampling nvidia-smi in debug pods is not available yet: no pod was created"
 #: The note of a snapshot that saved no usage window.
 NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
 _WORKERS = 8  # endpoints read at once
@@ -105,6 +107,8 @@ def _notes(state: ClusterState, endpoints: Sequence[Endpoint], sample: bool) -> 
         notes.append("no DCGM exporter found")
     if not sample:
         notes.append("--sample not given")
+    else:  # said, never pretended: nodes without an exporter stay unknown
+        notes.append(SAMPLE_NOT_DONE)
     return not forbidden, notes
 
 
