@@ -86,7 +86,6 @@ def snapshot(
         raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
     captured_at = opts.now_or(datetime.now(UTC))
     taken = capture(opts, redacted=not no_redact)
-    usage = None if window_s is None else _usage(opts, taken, window_s, redacted=not no_redact)
     probes: dict[str, Any] = {}
     probe_warnings: list[str] = []
     pods_left: ClusterError | None = None
@@ -94,6 +93,8 @@ def snapshot(
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
+    # After the probes (seconds), not before them: the window takes minutes and creates nothing.
+    usage = None if window_s is None else _usage(opts, taken, window_s, redacted=not no_redact)
     _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes, usage=usage), out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in taken.notes:
