@@ -76,14 +76,7 @@ def snapshot(
 
         return snapshot_fleet(opts, out, redacted=not no_redact)
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
-    to_stdout = out == "-"  # as `--snapshot -` reads stdin
-    target = Path(out)
-    if to_stdout:
-        pass
-    elif target.is_dir():
-        raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
-    if not target.parent.is_dir():
-        raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
+    to_stdout = _check_target(out)
     captured_at = opts.now_or(datetime.now(UTC))
     taken = capture(opts, redacted=not no_redact)
     probes: dict[str, Any] = {}
@@ -106,6 +99,16 @@ def snapshot(
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
+
+
+def _check_target(out: str) -> bool:
+    """Whether --out is stdout (`-`, as `--snapshot -` reads stdin); InvalidInput when it cannot be written."""
+    target = Path(out)
+    if out != "-" and target.is_dir():
+        raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
+    if not target.parent.is_dir():
+        raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
+    return out == "-"
 
 
 def _window(text: str) -> float | None:

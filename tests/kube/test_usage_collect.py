@@ -6,7 +6,7 @@ read, an exporter that never answers, one the proxy cannot reach, a 403 on pods/
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,11 @@ from kubectl_gpu.core.k8s.state import ClusterState, Scope
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
 from kubectl_gpu.kube.source import LiveClusterSource, SourceOptions
 from kubectl_gpu.kube.usage import FORBIDDEN_ERROR, NO_SAVED_WINDOW, collect
+from kubectl_gpu.kube.usage.window import SAMPLE_NOT_DONE, SAMPLE_READONLY
 from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig
+from tests.kube.kubelet import gpu_node
 from tests.kube.pod_proxy import forbidden_body
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "metrics"
@@ -33,7 +35,8 @@ def _reset(text: str, series: str = "vllm:generation_tokens_total", value: str =
     """The real text with `series` set lower (the server restarted: a counter reset), headed by a comment
     saying so (ours, derived: Prometheus ignores comments)."""
     lines = [
-        line.rsplit(" ", 1)[0] + " " + value if line.startswith(series) else line for line in text.splitlines()
+        line.rsplit(" ", 1)[0] + " " + value if line.startswith(series) else line
+        for line in text.splitlines()
     ]
     return f"# ours: derived from {VLLM_NAME}: {series} set to {value} (a reset)\n" + "\n".join(lines) + "\n"
 
@@ -231,3 +234,58 @@ def test_on_a_snapshot_the_saved_window_is_the_answer() -> None:
     options = SourceOptions(snapshot=("bundle.json",))
     assert collect(options, ClusterState(scrapes=saved), window_s=60) is saved
     assert collect(options, ClusterState(), window_s=60) == ScrapeSet(window_s=0, notes=(NO_SAVED_WINDOW,))
+
+
+# --- --sample: the sampler (cli/debug/usage_sample.py creates the pods) is called on the uncovered GPU nodes
+
+
+class Sampler:
+    """A stand-in for the debug-pod sampler: records the nodes of each round, answers one text each."""
+
+    def __init__(self) -> None:
+        self.rounds: list[list[str]] = []
+
+    def __call__(self, nodes: Sequence[str]) -> list[Scrape]:
+        self.rounds.append(list(nodes))
+        return [
+            Scrape("smi", "default", f"gpu-debug-{n}", T0, node=n, path="nvidia-smi", text="x") for n in nodes
+        ]
+
+
+@pytest.fixture
+def gpu_nodes(cluster: FakeKubeAPI) -> FakeKubeAPI:
+    cluster.add(gpu_node("gpu-1"), gpu_node("gpu-2"), gpu_node("gpu-3"), gpu_node("cpu-1", gpus=0))
+    cluster.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
+    return cluster
+
+
+def test_sample_reads_the_gpu_nodes_no_exporter_covers(
+    gpu_nodes: FakeKubeAPI, options: SourceOptions
+) -> None:
+    sampler = Sampler()
+    got = collect(options, _state(options), window_s=60, sample=True, sampler=sampler, wait=Waits())
+    assert sampler.rounds == [["gpu-3"], ["gpu-3"]]  # gpu-1 and gpu-2 have an exporter; cpu-1 no GPU
+    assert [s.node for s in got.scrapes if s.source == "smi"] == ["gpu-3", "gpu-3"]
+    assert not any(n.startswith("--sample") for n in got.notes)
+
+
+def test_sample_in_read_only_mode_creates_nothing(gpu_nodes: FakeKubeAPI, options: SourceOptions) -> None:
+    sampler = Sampler()
+    got = collect(
+        options, _state(options), window_s=0, samples=1, sample=True, sampler=sampler, readonly=True
+    )
+    assert sampler.rounds == [] and SAMPLE_READONLY in got.notes
+    assert not [s for s in got.scrapes if s.source == "smi"]
+
+
+def test_sample_without_a_sampler_says_so(gpu_nodes: FakeKubeAPI, options: SourceOptions) -> None:
+    got = collect(options, _state(options), window_s=0, samples=1, sample=True)
+    assert SAMPLE_NOT_DONE in got.notes
+
+
+def test_sample_alone_needs_no_exporter(apiserver: FakeKubeAPI, options: SourceOptions) -> None:
+    apiserver.add(gpu_node("gpu-9"))
+    sampler = Sampler()
+    got = collect(options, _state(options), window_s=0, samples=1, sample=True, sampler=sampler)
+    assert sampler.rounds == [["gpu-9"]] and got.notes == ("no DCGM exporter found",)
+    assert not _proxy_reads(apiserver)

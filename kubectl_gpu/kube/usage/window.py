@@ -24,14 +24,29 @@ from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport, gather
 from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints
 
-__all__ = ["FORBIDDEN_ERROR", "NO_SAVED_WINDOW", "PROXY_RBAC", "SAMPLE_NOT_DONE", "collect", "read_endpoint"]
+__all__ = [
+    "FORBIDDEN_ERROR",
+    "NO_SAVED_WINDOW",
+    "PROXY_RBAC",
+    "SAMPLE_NOT_DONE",
+    "SAMPLE_READONLY",
+    "Sampler",
+    "collect",
+    "nodes_to_sample",
+    "read_endpoint",
+]
 
 #: What reading needs, beyond the read-only role: (verb, resource) (deploy/rbac/usage.yaml grants it).
 PROXY_RBAC = (("get", "pods/proxy"),)
 #: The error of a read the API server refused (RBAC): what the docs and the analysis name.
 FORBIDDEN_ERROR = "forbidden: pods/proxy"
-#: The note when --sample was asked for: sampling nvidia-smi in debug pods is not built yet.
-SAMPLE_NOT_DONE = "--sample: sampling nvidia-smi in debug pods is not available yet: no pod was created"
+#: The notes when --sample was asked for but no pod may be created (read-only), or no sampler was given.
+SAMPLE_READONLY = "--sample: read-only mode: no debug pod was created, nodes without an exporter stay unknown"
+SAMPLE_NOT_DONE = (
+    "--sample: no sampler here: no debug pod was created, nodes without an exporter stay unknown"
+)
+#: `sampler(nodes)`: one sampled nvidia-smi read per node (Scrape source "smi"); creates debug pods.
+Sampler = Callable[[Sequence[str]], Sequence[Scrape]]
 #: The note of a snapshot that saved no usage window.
 NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
 _WORKERS = 8  # endpoints read at once
@@ -97,7 +112,9 @@ def read_endpoint(
     )
 
 
-def _notes(state: ClusterState, endpoints: Sequence[Endpoint], sample: bool) -> tuple[bool, list[str]]:
+def _notes(
+    state: ClusterState, endpoints: Sequence[Endpoint], sample: bool, sampler: Sampler | None, readonly: bool
+) -> tuple[bool, list[str]]:
     """Whether the candidates could be looked for (pods listed), and the notes for the user."""
     forbidden = any(n.code == "FORBIDDEN" and n.kind == "pods" for n in state.notes)
     notes = []
@@ -107,9 +124,21 @@ def _notes(state: ClusterState, endpoints: Sequence[Endpoint], sample: bool) -> 
         notes.append("no DCGM exporter found")
     if not sample:
         notes.append("--sample not given")
-    else:  # said, never pretended: nodes without an exporter stay unknown
+    elif readonly:
+        notes.append(SAMPLE_READONLY)
+    elif sampler is None:  # said, never pretended: nodes without an exporter stay unknown
         notes.append(SAMPLE_NOT_DONE)
     return not forbidden, notes
+
+
+def nodes_to_sample(state: ClusterState, endpoints: Sequence[Endpoint]) -> list[str]:
+    """The NVIDIA GPU nodes no DCGM exporter was found on (in scope: -l selects nodes), by name."""
+    covered = {e.node for e in endpoints if e.source == "dcgm"}
+    return [
+        n.name
+        for n in state.nodes
+        if n.allocatable.get("nvidia.com/gpu", 0) > 0 and n.name not in covered and not n.meta.deleting
+    ]
 
 
 def _transport(options: SourceOptions, timeout_s: float) -> Transport:
@@ -152,10 +181,14 @@ def collect(
     timeout_s: float = 5.0,
     wait: Callable[[float], None] | None = None,
     clock: Callable[[], datetime] = _utc_now,
+    sampler: Sampler | None = None,
+    readonly: bool = False,
 ) -> ScrapeSet:
     """`samples` reads of every endpoint found in `state`, spaced over `window_s` (`wait(seconds)` between
-    rounds, default `pause`: tests pass one that waits on an event). An endpoint refused (403) in the first round is not
-    asked again. On a snapshot (`options.snapshot`) nothing is read: the bundle's window is the answer."""
+    rounds, default `pause`: tests pass one that waits on an event). An endpoint refused (403) in the first
+    round is not asked again. With `sample` (and not `readonly`), `sampler(nodes)` runs nvidia-smi in debug
+    pods on the GPU nodes no exporter covers, each round (cli/debug/usage_sample.py: it creates pods). On a
+    snapshot (`options.snapshot`) nothing is read: the bundle's window is the answer."""
     if options.snapshot:
         if state.scrapes is not None:
             return state.scrapes
@@ -163,20 +196,23 @@ def collect(
     if samples < 1 or window_s < 0:
         raise ValueError(f"samples must be >= 1 and window_s >= 0, got {samples}, {window_s}")
     endpoints = find_endpoints(state)
-    looked, notes = _notes(state, endpoints, sample)
-    if not endpoints:
+    looked, notes = _notes(state, endpoints, sample, sampler, readonly)
+    sampled = nodes_to_sample(state, endpoints) if sample and sampler is not None and not readonly else []
+    if not endpoints and not sampled:
         return ScrapeSet(window_s=window_s, looked=looked, notes=tuple(notes))
-    transport = _transport(options, timeout_s)
+    transport = _transport(options, timeout_s) if endpoints else None
     scrapes: list[Scrape] = []
     pending = list(endpoints)
     for number in range(samples):
-        if not pending:
-            break
         if number:
             (pause if wait is None else wait)(window_s / (samples - 1))
-        read = _round(transport, pending, timeout_s, clock)
-        scrapes.extend(read)
-        if number == 0:
+        if transport is not None and pending:
+            read = _round(transport, pending, timeout_s, clock)
+            scrapes.extend(read)
             refused = {(s.namespace, s.pod) for s in read if s.forbidden}
             pending = [e for e in pending if (e.namespace, e.pod) not in refused]
+        if sampled and sampler is not None:
+            scrapes.extend(sampler(sampled))
+        if not pending and not sampled:
+            break
     return ScrapeSet(window_s=window_s, scrapes=tuple(scrapes), looked=looked, notes=tuple(notes))
