@@ -19,6 +19,7 @@ from kubectl_gpu.cli.app import app
 from kubectl_gpu.core.analyses.cost.analysis import FINDING_CODES, KEPT_BY_REASONS
 from kubectl_gpu.core.analyses.lint.analysis import CODES as LINT_CODES
 from kubectl_gpu.core.analyses.pending import Verdict
+from kubectl_gpu.core.analyses.usage import FINDING_CODES as USAGE_CODES
 from kubectl_gpu.core.evidence.model import Code as EvidenceCode
 from tests.conftest import Result
 
@@ -120,6 +121,7 @@ def test_every_code_is_on_the_codes_page() -> None:
         *(str(v) for v in Verdict),
         *LINT_CODES,
         *FINDING_CODES,
+        *USAGE_CODES,
         *smi,
         *health,
         *(str(c) for c in EvidenceCode),

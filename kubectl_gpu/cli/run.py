@@ -135,12 +135,13 @@ def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tupl
 
 
 def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
+    from kubectl_gpu.render.messages import shown
     from kubectl_gpu.render.output import make_console
 
     console = make_console(stderr=True, no_color=no_color)
-    for note in notes:
+    for note in notes:  # a bundle's notes, and usage's, carry text from the cluster: shown safe
         style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL") else "dim"
-        console.print(f"warning: {note.message}", style=style, markup=False, highlight=False)
+        console.print(f"warning: {shown(note.message)}", style=style, markup=False, highlight=False)
 
 
 def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:

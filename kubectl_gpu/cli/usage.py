@@ -108,7 +108,7 @@ def usage(
 
     seconds = window_seconds(window)
     threshold = idle_threshold(idle_below)
-    loaded = load(opts, analysis.KINDS, "none")
+    loaded = load(opts, analysis.KINDS, "nodes")  # -l selects nodes, as for cost
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample)
     return Command(

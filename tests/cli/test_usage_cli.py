@@ -69,7 +69,7 @@ def test_table_marks_sources_and_unknowns(cli: Cli) -> None:
     result = cli("usage", "--snapshot", WINDOW)
     assert result.code == 0, result.err
     assert "18.63*" in result.out  # $ per 1M tokens of the vLLM Deployment
-    line = next(l for l in result.out.splitlines() if l.startswith("i-0a11000000000003"))
+    line = next(ln for ln in result.out.splitlines() if ln.startswith("i-0a11000000000003"))
     assert "allocation-only" in line and " - " in line
     wide = cli("usage", "--snapshot", WINDOW, "-o", "wide")
     assert "ml/trainer-5d8f7c9b6d-abcde" in wide.out and "DCGM_FI_DEV_GPU_UTIL" in wide.out
@@ -102,3 +102,25 @@ def test_snapshot_without_a_window(cli: Cli) -> None:
 def test_bad_flags_are_exit_2(cli: Cli, args: tuple[str, ...], says: str) -> None:
     result = cli("usage", "--snapshot", WINDOW, *args)
     assert result.code == 2 and says in result.err
+
+
+def test_hostile_metrics_text_is_made_safe(cli: Cli, tmp_path: Path) -> None:
+    """Labels, errors and notes come from the cluster: escapes, bidi and markup are shown as text."""
+    from tests.hostile import PAYLOAD, unsafe_in
+
+    bundle = json.loads(Path(WINDOW).read_text())
+    label = PAYLOAD.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    for scrape in bundle["usage"]["scrapes"]:
+        if scrape["text"] and scrape["source"] == "dcgm":
+            scrape["text"] = scrape["text"].replace('modelName="Tesla T4"', f'modelName="{label}"')
+        if scrape["error"]:
+            scrape["error"] = f"timed out {PAYLOAD}"
+    bundle["usage"]["notes"].append(f"note {PAYLOAD}")
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(bundle))
+    for fmt in ("table", "wide"):
+        result = cli("usage", "--snapshot", str(path), "-o", fmt)
+        assert result.code == 0, result.err
+        assert unsafe_in(result.out + result.err) == []
+    doc = json.loads(cli("usage", "--snapshot", str(path), "-o", "json").out)
+    assert PAYLOAD in doc["gpus"][0]["model"]  # JSON keeps the exact value

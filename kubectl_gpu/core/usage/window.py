@@ -55,6 +55,7 @@ class ServerWindow:
     prompt_tokens_per_s: float | None
     samples: int  # good reads
     resets: int
+    counted: bool = False  # some read carried a token counter
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +160,7 @@ def _server_window(first: Scrape, reads: list[tuple[datetime, TokenReading]]) ->
         prompt_tokens_per_s=counter_rate(prompt),
         samples=len(reads),
         resets=resets(output),
+        counted=bool(output or prompt),
     )
 
 

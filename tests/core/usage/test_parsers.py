@@ -123,3 +123,10 @@ def test_fewer_than_two_samples_is_unknown() -> None:
     assert counter_rate([Point(T0, 1), Point(T0, 2)]) is None  # no time between them
     assert gauge_mean([None, None]) is None
     assert gauge_mean([1.0, None, 3.0]) == 2.0
+
+
+def test_tensorrt_llm_backend_text_has_no_token_counter() -> None:
+    metrics = parse_metrics(_text("triton/tensorrtllm-backend-readme__inflight-batcher.txt"))
+    assert metrics.skipped == 0
+    reading = token_reading(metrics)
+    assert (reading.server, reading.output_tokens, reading.prompt_tokens) == ("trtllm", None, None)

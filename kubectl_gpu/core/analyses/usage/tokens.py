@@ -28,8 +28,8 @@ def _status(server: ServerWindow) -> str:
         return "not-read"
     if server.server is None:
         return "not-recognised"
-    if server.output_tokens_per_s is None and server.prompt_tokens_per_s is None:
-        return "no-token-counter" if server.samples > 1 or server.server == "triton" else "rate-unknown"
+    if not server.counted:
+        return "no-token-counter"
     return "ok" if server.output_tokens_per_s is not None else "rate-unknown"
 
 

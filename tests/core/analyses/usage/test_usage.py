@@ -179,3 +179,38 @@ def test_idle_below_threshold_flag() -> None:
     scrape = _dcgm("n1", T0, _util(0, 30))
     assert _run(state, scrape).pods[0].idle is False
     assert _run(state, scrape, idle_below=50).pods[0].idle is True
+
+
+def test_a_server_without_token_counter_says_so() -> None:
+    from pathlib import Path
+
+    text = (
+        Path(__file__).resolve().parents[3]
+        / "fixtures/metrics/triton/tensorrtllm-backend-readme__inflight-batcher.txt"
+    ).read_text()
+    state = _state(_node("n1", "g5.xlarge", 1), _pod("trt-0", "n1", 1, "serving", ("StatefulSet", "trt")))
+    read = Scrape("inference", "serving", "trt-0", T0, node="n1", text=text)
+    (row,) = _run(state, read).inference
+    assert (row.server, row.status, row.usd_per_million_output_tokens) == ("trtllm", "no-token-counter", None)
+    assert [f.code for f in _run(state, read).findings] == ["USAGE_SERVER_UNRECOGNISED"]
+
+
+def test_sampled_nvidia_smi_is_the_smi_source() -> None:
+    """A saved `nvidia-smi -q -x` (tests/fixtures/probe, real) as an `smi` scrape: two RTX A5000 at 0%."""
+    from pathlib import Path
+
+    probe = (
+        Path(__file__).resolve().parents[3]
+        / "fixtures/probe/nvidia-smi/xml/telegraf__2x-rtx-a5000__590.44.01__v13.xml"
+    )
+    state = _state(_node("n1", "g5.12xlarge", 2), _pod("p", "n1", 2))
+    read = Scrape("smi", "kubectl-gpu", "gpu-debug-n1-abc", T0, node="n1", text=probe.read_text())
+    report = _run(state, read)
+    assert [(g.source, g.model, g.util_percent, g.memory_used_mib) for g in report.gpus] == [
+        ("smi", "NVIDIA RTX A5000", 0.0, 22437.0),
+        ("smi", "NVIDIA RTX A5000", 0.0, 17253.0),
+    ]
+    (p,) = report.pods
+    assert (p.source, p.attribution, p.idle) == ("smi", "allocation", True)
+    dcgm = _dcgm("n1", T0, _util(0, 80) + _util(1, 90))
+    assert {g.source for g in _run(state, read, dcgm).gpus} == {"dcgm"}  # the better source wins
