@@ -6,8 +6,9 @@ Redaction (kube/redaction.py) leaves out what can carry a credential except what
 they hold metric names, figures and labels (pod, namespace and container names, node host names, GPU
 models and UUIDs, driver versions, the model a server serves), the same kinds of names, labels and images a
 redacted bundle keeps, so they are kept as read (passed through the credential scrubber, which removes any
-credential this process holds). The text of a server we do not recognise is read by no analysis and may
-hold anything: a redacted bundle keeps that it was found, not what it said. `--no-redact` keeps it too.
+credential this process holds). A text that `core.usage` does not recognise as a server's (by its counter
+names, whatever the image) is read by no analysis and may hold anything: a redacted bundle keeps that it was
+found, not what it said. `--no-redact` keeps it too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, StateBuilder
+from kubectl_gpu.core.usage.inference import token_reading
+from kubectl_gpu.core.usage.metrics import parse_metrics
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
 from kubectl_gpu.kube.secret_text import scrub
 
@@ -52,7 +55,10 @@ def pods_state(objects: Iterable[dict[str, Any]], notes: Iterable[Note]) -> Clus
 def _redacted(scrape: Scrape) -> Scrape:
     if scrape.text is None:
         return scrape
-    if scrape.source == "inference" and scrape.server is None:
+    if (
+        scrape.source == "inference"
+        and token_reading(parse_metrics(scrape.text), scrape.server).server is None
+    ):
         return dataclasses.replace(scrape, text=None, error=UNKNOWN_SERVER_REDACTED)
     return dataclasses.replace(scrape, text=scrub(scrape.text))
 
