@@ -289,3 +289,39 @@ def test_sample_alone_needs_no_exporter(apiserver: FakeKubeAPI, options: SourceO
     got = collect(options, _state(options), window_s=0, samples=1, sample=True, sampler=sampler)
     assert sampler.rounds == [["gpu-9"]] and got.notes == ("no DCGM exporter found",)
     assert not _proxy_reads(apiserver)
+
+
+class _Stalled:
+    """A Transport stand-in: `blocked` reads never return until `release` is set; the others answer."""
+
+    server = "https://stub"
+
+    def __init__(self, blocked: set[str]) -> None:
+        self.blocked = blocked
+        self.release = threading.Event()
+
+    def request(self, method: str, path: str, *, timeout: float) -> bytes:
+        if any(f"/pods/{name}:" in path for name in self.blocked):
+            self.release.wait(3600)
+        return b"DCGM_FI_DEV_GPU_UTIL 1\n"
+
+
+def test_a_read_that_outlasts_the_round_is_abandoned_and_the_others_kept() -> None:
+    from kubectl_gpu.kube.usage.endpoints import Endpoint
+    from kubectl_gpu.kube.usage.window import read_round
+
+    endpoints = [Endpoint("dcgm", "gpu-operator", f"e-{i}", f"n-{i}", 9400) for i in range(3)]
+    stub = _Stalled({"e-1"})
+    try:
+        got = read_round(stub, endpoints, 5.0, Clock(), budget_s=0.3)  # type: ignore[arg-type]
+    finally:
+        stub.release.set()
+    assert [s.pod for s in got] == ["e-0", "e-1", "e-2"]
+    assert [s.text is not None for s in got] == [True, False, True]
+    assert got[1].error == "no answer within the round's 0.3s (the read went on past its timeout)"
+
+
+def test_the_round_budget_grows_with_the_batches() -> None:
+    from kubectl_gpu.kube.usage.window import round_budget
+
+    assert round_budget(1, 5.0) == 10.0 and round_budget(8, 5.0) == 10.0 and round_budget(9, 5.0) == 20.0

@@ -11,7 +11,8 @@ not answer) an error for that endpoint only. A 401 is the cluster's answer to ev
 
 from __future__ import annotations
 
-import functools
+import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -21,7 +22,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
 from kubectl_gpu.kube.secret_text import scrub
 from kubectl_gpu.kube.source import SourceOptions
-from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport, gather
+from kubectl_gpu.kube.transport import ApiFailure, Deadline, RequestTimedOut, Transport
 from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints
 
 __all__ = [
@@ -154,20 +155,59 @@ def _transport(options: SourceOptions, timeout_s: float) -> Transport:
     return Transport(api, request_timeout=timeout_s, context=context)
 
 
-def _round(
+def round_budget(count: int, timeout_s: float) -> float:
+    """Seconds a round of `count` reads may take in all: twice the per-read timeout per batch of _WORKERS
+    (a read that trickles its answer is bounded by this, not by the socket timeout that each byte resets)."""
+    return 2 * timeout_s * max(1, math.ceil(count / _WORKERS))
+
+
+def read_round(
     transport: Transport,
     endpoints: Sequence[Endpoint],
     timeout_s: float,
     clock: Callable[[], datetime],
+    budget_s: float | None = None,
 ) -> list[Scrape]:
-    tasks = [
-        functools.partial(read_endpoint, transport, e, timeout_s=timeout_s, clock=clock) for e in endpoints
-    ]
-    scrapes: list[Scrape] = []
-    for outcome in gather(tasks, workers=_WORKERS, deadline=Deadline(None), server=transport.server):
+    """One read of each endpoint, _WORKERS at a time, in their order. Past the round's budget, a read not
+    done (or not started) is abandoned, its daemon thread left to end on its own (it only reads), and kept
+    as an error; the reads that were done are kept."""
+    budget = round_budget(len(endpoints), timeout_s) if budget_s is None else budget_s
+    started = clock()
+    done: dict[int, Scrape | Exception] = {}
+    queue = list(range(len(endpoints)))
+    changed = threading.Condition()
+
+    def work() -> None:
+        while True:
+            with changed:
+                if not queue:
+                    return
+                index = queue.pop(0)
+            try:
+                outcome: Scrape | Exception = read_endpoint(
+                    transport, endpoints[index], timeout_s=timeout_s, clock=clock
+                )
+            except Exception as exc:  # a 401: raised below, in the caller's thread
+                outcome = exc
+            with changed:
+                done[index] = outcome
+                changed.notify_all()
+
+    for number in range(min(_WORKERS, len(endpoints))):
+        threading.Thread(target=work, name=f"kubectl-gpu-metrics-{number}", daemon=True).start()
+    deadline = Deadline(budget)
+    with changed:
+        while len(done) < len(endpoints) and not deadline.expired():
+            changed.wait(min(0.5, max(deadline.remaining() or 0.0, 0.0)))
+        queue.clear()  # not started: not started later either
+        finished = dict(done)
+    late = f"no answer within the round's {budget:g}s (the read went on past its timeout)"
+    scrapes = []
+    for index, endpoint in enumerate(endpoints):
+        outcome = finished.get(index)
         if isinstance(outcome, Exception):
             raise outcome
-        scrapes.append(outcome)
+        scrapes.append(outcome if outcome is not None else _failed(endpoint, started, late))
     return scrapes
 
 
@@ -207,7 +247,7 @@ def collect(
         if number:
             (pause if wait is None else wait)(window_s / (samples - 1))
         if transport is not None and pending:
-            read = _round(transport, pending, timeout_s, clock)
+            read = read_round(transport, pending, timeout_s, clock)
             scrapes.extend(read)
             refused = {(s.namespace, s.pod) for s in read if s.forbidden}
             pending = [e for e in pending if (e.namespace, e.pod) not in refused]
