@@ -85,3 +85,9 @@ def test_without_the_flag_there_is_no_usage_key(
 def test_a_bad_window_is_bad_input(cli: Cli, tmp_path: Path, window: str) -> None:
     result = cli("snapshot", "--out", str(tmp_path / "b.json"), f"--usage-window={window}")
     assert result.code == 2 and result.err.startswith("error: --usage-window")
+
+
+def test_a_window_is_read_on_one_cluster_only(cli: Cli, kubeconfig: Path, tmp_path: Path) -> None:
+    args = ("snapshot", "--all-contexts", "--out", str(tmp_path / "out"), "--usage-window", "5m")
+    result = cli(*args, "--kubeconfig", str(kubeconfig))
+    assert result.code == 2 and result.err.startswith("error: --usage-window works on one cluster")
