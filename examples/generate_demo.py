@@ -21,7 +21,12 @@ byte (`tests/test_generators.py` checks that). The story the snapshot tells (cap
 * nine GPU/accelerator pods that cannot run, each for a different reason, with the scheduler's and Auto
   Mode's events; a NodeClaim still launching for one of them; a finished GPU job on the XID node;
 * `probes`: what `kubectl gpu snapshot --probe` stored for the 570 g6e.xlarge, the XID g6e.12xlarge and the
-  p5 (collector output built by `probe_builder.py` in the real formats; synthetic values).
+  p5 (collector output built by `probe_builder.py` in the real formats; synthetic values);
+* `usage`: what `kubectl gpu snapshot --usage-window 5m` stored: the standalone dcgm-exporter chart's
+  DaemonSet pods on the four GPU nodes and the two vLLM servers read twice, 5 minutes apart (texts built by
+  `usage_builder.py` in the real formats): the reranker's L40S idle at 0-1 %, the 32B vLLM Deployment's two
+  busy at ~80 % serving ~410 output tokens/s, the p5's eight H100s at ~97 %, the idle node's GPU with no pod,
+  and no figure for the lost GPU of the XID node.
 
 Usage: python examples/generate_demo.py [--out PATH]
 """
@@ -38,7 +43,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cluster_builder as cb
 import probe_builder as pb
+import usage_builder as ub
 from kubectl_gpu.core.debugpod import DEFAULT_IMAGES, Accelerator
+from kubectl_gpu.core.usage import Scrape, ScrapeSet
 from kubectl_gpu.kube.snapshot import build_bundle, redact, write_bundle
 
 Obj = dict[str, Any]
@@ -455,6 +462,124 @@ def probe_outputs(
     )
     out[p5["metadata"]["name"]] = _entry(pb.collector_output(ids.hex(16), sections))
     return out
+
+
+# ---- usage: what `kubectl gpu snapshot --usage-window 5m` stored (after the probes: reads at 09:00:31, 09:05:31)
+WINDOW_S = 300.0
+FIRST_READ = t("2026-11-28T09:00:31Z")
+
+
+def exporter_pod(ids: cb.Ids, node: Obj, owner: Obj) -> Obj:
+    """A pod of the standalone dcgm-exporter chart's DaemonSet (no requests, tolerates every taint)."""
+    container = cb.container(
+        "exporter", ub.DCGM_IMAGE, ports=[("metrics", ub.DCGM_PORT)], probe_port=ub.DCGM_PORT
+    )
+    return cb.pod(
+        ids,
+        ub.DCGM_NAMESPACE,
+        f"dcgm-exporter-{ids.suffix()}",
+        t(node["metadata"]["creationTimestamp"]) + timedelta(seconds=24),
+        [container],
+        now=NOW,
+        node=node,
+        owner=owner,
+        labels={
+            "app.kubernetes.io/instance": "dcgm-exporter",
+            "app.kubernetes.io/name": "dcgm-exporter",
+            "controller-revision-hash": "7d8b9c6f5",
+            "pod-template-generation": "3",
+        },
+        tolerations=[{"operator": "Exists"}],
+        service_account="dcgm-exporter",
+    )
+
+
+def _read(pod: Obj, source: str, port: int, text: str, at: datetime, server: str | None = None) -> Scrape:
+    meta = pod["metadata"]
+    return Scrape(source, meta["namespace"], meta["name"], at, node=pod["spec"]["nodeName"], port=port,
+                  server=server, text=text)  # type: ignore[arg-type]  # fmt: skip
+
+
+def _gpu(index: int, uuid: str, model: pb.GpuModel, util: int, used: int, power: float, energy: int,
+         pod: tuple[str, str, str] | None) -> ub.DcgmGpu:  # fmt: skip
+    clocks = (model.clocks[0], model.clocks[2]) if util else (210, 405)
+    return ub.DcgmGpu(index, uuid, model.name, util, used, model.memory_mib, power, energy,
+                      33 + util // 3, clocks[0], clocks[1], pod)  # fmt: skip
+
+
+def _node_reads(ids: cb.Ids, node: Obj, driver: str, specs: Sequence[tuple[Any, ...]]) -> tuple[str, str]:
+    """The exporter's two texts on `node`: `specs` are (uuid, model, util 1st, util 2nd, used MiB, W, pod)."""
+    texts = []
+    energy = [ids.rng.randint(10**9, 9 * 10**9) for _ in specs]
+    for read in range(2):
+        gpus = []
+        for i, (uuid, model, util1, util2, used, watts, pod) in enumerate(specs):
+            gpus.append(_gpu(i, uuid, model, (util1, util2)[read], used, watts, energy[i], pod))
+            energy[i] += int(watts * WINDOW_S * 1000)
+        texts.append(ub.dcgm_text(node["metadata"]["name"], driver, gpus))
+    return texts[0], texts[1]
+
+
+def usage_window(
+    pods: Sequence[Obj], probes: Mapping[str, Obj], inf1: Obj, inf2: Obj, idle: Obj, p5: Obj
+) -> tuple[list[Obj], ScrapeSet]:
+    """The exporter pods and the window read from them and from the two Running vLLM servers."""
+    ids = cb.Ids(SEED + 24, first_resource_version=48_190_905)
+    owner = cb.owner_ref("apps/v1", "DaemonSet", "dcgm-exporter", ids.uid())
+    by_name = {p["metadata"]["name"]: p for p in pods}
+    qwen = by_name["vllm-qwen32b-5f7c9d8b6-tn4vq"]
+    reranker = next(p for p in pods if p["metadata"]["name"].startswith("reranker-"))
+    uuid = lambda: f"GPU-{ids.hex(8)}-{ids.hex(4)}-{ids.hex(4)}-{ids.hex(4)}-{ids.hex(12)}"  # noqa: E731
+    inf1_uuid = ub.probe_uuids(probes[inf1["metadata"]["name"]]["output"])[0]
+    p5_uuids = ub.probe_uuids(probes[p5["metadata"]["name"]]["output"])
+    served = ("serving", "vllm-l40s-0", "vllm")
+    on_qwen = ("serving", qwen["metadata"]["name"], "vllm")
+    on_reranker = ("serving", reranker["metadata"]["name"], "reranker")
+    trainer = ("ml", "pretrain-8x-h100-0", "trainer")
+    nodes = [
+        (inf1, DRIVER_OLD, [(inf1_uuid, pb.L40S, 21, 24, 42_445, 131.84, served)]),
+        # GPU 3 fell off the bus (XID 79): the exporter reports the other three.
+        (
+            inf2,
+            DRIVER_NEW,
+            [
+                (uuid(), pb.L40S, 78, 84, 43_018, 268.4, on_qwen),
+                (uuid(), pb.L40S, 81, 86, 43_022, 274.9, on_qwen),
+                (uuid(), pb.L40S, 1, 0, 3_112, 38.6, on_reranker),
+            ],
+        ),
+        (idle, DRIVER_NEW, [(uuid(), pb.L40S, 0, 0, 0, 31.2, None)]),
+        (
+            p5,
+            DRIVER_NEW,
+            [
+                (u, pb.H100, 97 - i % 2, 96 + i % 3, 74_691 + 37 * i, 612.0 + 7.5 * i, trainer)
+                for i, u in enumerate(p5_uuids)
+            ],
+        ),
+    ]
+    exporters, first, second = [], [], []
+    for number, (node, driver, specs) in enumerate(nodes):
+        exporter = exporter_pod(ids, node, owner)
+        exporters.append(exporter)
+        one, two = _node_reads(ids, node, driver, specs)
+        at = FIRST_READ + timedelta(milliseconds=12 + 9 * number)
+        first.append(_read(exporter, "dcgm", ub.DCGM_PORT, one, at))
+        second.append(_read(exporter, "dcgm", ub.DCGM_PORT, two, at + timedelta(seconds=WINDOW_S)))
+    servers = [  # (pod, model, tokens/s out, in, requests/s, running, generation and prompt tokens so far)
+        (by_name["vllm-l40s-0"], "Qwen/Qwen2.5-7B-Instruct", 96, 310, 0.4, 3, 18_204_377, 61_930_512),
+        (qwen, "Qwen/Qwen2.5-32B-Instruct", 410, 1_380, 1.7, 14, 61_482_019, 204_117_366),
+    ]
+    for number, (pod, model, out_s, in_s, req_s, running, generated, prompted) in enumerate(servers):
+        at = FIRST_READ + timedelta(milliseconds=51 + 7 * number)
+        requests = int(generated // 240)
+        for read, when in enumerate((at, at + timedelta(seconds=WINDOW_S))):
+            grown = int(read * WINDOW_S)
+            text = ub.vllm_text(model, running=running, generation=generated + out_s * grown,
+                                prompt=prompted + in_s * grown, requests=requests + int(req_s * grown))  # fmt: skip
+            (first if read == 0 else second).append(_read(pod, "inference", 8000, text, when, "vllm"))
+    scrapes = ScrapeSet(window_s=WINDOW_S, scrapes=(*first, *second), notes=("--sample not given",))
+    return exporters, scrapes
 
 
 def build() -> Obj:
@@ -1077,14 +1202,23 @@ def build() -> Obj:
         usage["nodes"] = str(len(claims))
         pools.append(cb.nodepool(ids, pool, created, nodes=len(claims), resources=usage))
 
-    objects = [*nodeclasses, *pools, *d.nodes, *d.claims, *d.pods, *d.events]
+    probes = probe_outputs(extra, inf1, inf2, p5, d.pods, old, new)
+    # Drawn last, from their own seed: the objects and probes above stay as they were before the window.
+    exporters, usage = usage_window(d.pods, probes, inf1, inf2, idle, p5)
+    objects = [*nodeclasses, *pools, *d.nodes, *d.claims, *d.pods, *exporters, *d.events]
     objects = [cb.sort_keys(redact(o)) for o in objects]
     names = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in objects]
     uids = [o["metadata"]["uid"] for o in objects]
     assert len(set(names)) == len(names) and len(set(uids)) == len(uids), "duplicate object names or uids"
-    probes = probe_outputs(extra, inf1, inf2, p5, d.pods, old, new)
     return build_bundle(
-        objects, captured_at=NOW, context=CONTEXT, notes=[], absent=[], probes=probes, redacted=True
+        objects,
+        captured_at=NOW,
+        context=CONTEXT,
+        notes=[],
+        absent=[],
+        probes=probes,
+        redacted=True,
+        usage=usage,
     )
 
 

@@ -25,6 +25,7 @@ from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.k8s.state import Note
+    from kubectl_gpu.core.usage.scrape import ScrapeSet
 
 __all__ = ["Capture", "bundle_names", "capture", "snapshot_fleet"]
 
@@ -38,7 +39,14 @@ class Capture:
     notes: list[Note]
     absent: set[str]
 
-    def bundle(self, captured_at: datetime, *, redacted: bool, probes: dict[str, Any] | None = None) -> Any:
+    def bundle(
+        self,
+        captured_at: datetime,
+        *,
+        redacted: bool,
+        probes: dict[str, Any] | None = None,
+        usage: ScrapeSet | None = None,
+    ) -> Any:
         from kubectl_gpu.kube.snapshot import build_bundle
 
         return build_bundle(
@@ -49,6 +57,7 @@ class Capture:
             absent=self.absent,
             probes=probes,
             redacted=redacted,
+            usage=usage,
         )
 
 

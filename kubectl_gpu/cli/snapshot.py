@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import ClusterError, ExitCode, InvalidInput
+
+if TYPE_CHECKING:
+    from kubectl_gpu.cli.capture import Capture
+    from kubectl_gpu.core.usage.scrape import ScrapeSet
 
 __all__ = ["register"]
 
@@ -41,6 +45,15 @@ def snapshot(
             "--all) and store its output; read it back with kubectl gpu smi --snapshot FILE.",
         ),
     ] = False,
+    usage_window: Annotated[
+        str,
+        typer.Option(
+            "--usage-window",
+            help="Also read /metrics of the DCGM exporters and inference servers through the API server's "
+            "proxy, twice over this window (5m), and store them; kubectl gpu usage --snapshot FILE reads "
+            "them back. Needs get on pods/proxy (deploy/rbac/usage.yaml).",
+        ),
+    ] = "",
     *,
     opts: GlobalOptions,
 ) -> int:
@@ -55,21 +68,16 @@ def snapshot(
         raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
     if opts.snapshot:
         raise InvalidInput("snapshot reads a live cluster; --snapshot cannot be its input")
+    window_s = _window(usage_window)
     if opts.fleet:
-        if probe:
-            raise InvalidInput("--probe works on one cluster", "snapshot each context with --context NAME")
+        if probe or window_s is not None:
+            flag = "--probe" if probe else "--usage-window"
+            raise InvalidInput(f"{flag} works on one cluster", "snapshot each context with --context NAME")
         from kubectl_gpu.cli.capture import snapshot_fleet
 
         return snapshot_fleet(opts, out, redacted=not no_redact)
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
-    to_stdout = out == "-"  # as `--snapshot -` reads stdin
-    target = Path(out)
-    if to_stdout:
-        pass
-    elif target.is_dir():
-        raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
-    if not target.parent.is_dir():
-        raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
+    to_stdout = _check_target(out)
     captured_at = opts.now_or(datetime.now(UTC))
     taken = capture(opts, redacted=not no_redact)
     probes: dict[str, Any] = {}
@@ -79,7 +87,9 @@ def snapshot(
         from kubectl_gpu.cli.debug import probe_for_snapshot
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
-    _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes), out)
+    # After the probes (seconds), not before them: the window takes minutes and creates nothing.
+    usage = None if window_s is None else _usage(opts, taken, window_s, redacted=not no_redact)
+    _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes, usage=usage), out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in taken.notes:
         console.print(f"warning: {note.message}", markup=False)
@@ -109,6 +119,40 @@ def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:
         soft_wrap=True,
     )
     return old_out
+def _check_target(out: str) -> bool:
+    """Whether --out is stdout (`-`, as `--snapshot -` reads stdin); InvalidInput when it cannot be written."""
+    target = Path(out)
+    if out != "-" and target.is_dir():
+        raise InvalidInput(f"--out {out}: is a directory", "name a file, e.g. --out bundle.json")
+    if not target.parent.is_dir():
+        raise InvalidInput(f"--out {out}: no such directory: {target.parent}", "create it first")
+    return out == "-"
+
+
+def _window(text: str) -> float | None:
+    """--usage-window in seconds; None when not given."""
+    if not text:
+        return None
+    from kubectl_gpu.cli.debug.common import parse_seconds
+
+    return parse_seconds(text, "--usage-window")
+
+
+def _usage(opts: GlobalOptions, taken: Capture, window_s: float, *, redacted: bool) -> ScrapeSet:
+    """A window of /metrics samples of the exporters and servers among the pods just captured."""
+    from kubectl_gpu.cli.run import source_options
+    from kubectl_gpu.kube.usage import collect, find_endpoints
+    from kubectl_gpu.kube.usage.saved import pods_state, redact_scrapes
+    from kubectl_gpu.render.output import make_console
+
+    state = pods_state(taken.objects, taken.notes)
+    found = len(find_endpoints(state))
+    if found:
+        make_console(stderr=True, no_color=opts.no_color).print(
+            f"reading /metrics of {found} pods twice over {window_s:g}s (--usage-window)", markup=False
+        )
+    scrapes = collect(source_options(opts), state, window_s=window_s, samples=2)
+    return redact_scrapes(scrapes) if redacted else scrapes
 
 
 def _write(bundle: dict[str, Any], out: str) -> None:

@@ -52,10 +52,12 @@ def scrapes_for(opts: GlobalOptions, state: ClusterState, *, window_s: float, sa
 
     if opts.snapshot:
         return state.scrapes or ScrapeSet(window_s=0.0, looked=False, notes=(NO_SAVED_WINDOW,))
+    from kubectl_gpu.cli.debug.usage_sample import smi_sampler
     from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.kube.usage import collect
 
-    return collect(source_options(opts), state, window_s=window_s, sample=sample)
+    sampler = smi_sampler(opts) if sample else None
+    return collect(source_options(opts), state, window_s=window_s, sample=sample, sampler=sampler)
 
 
 def usage_notes(report: UsageReport) -> list[Note]:

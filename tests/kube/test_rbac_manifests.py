@@ -22,7 +22,7 @@ from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube.debug.pod_api import PodApi
 from kubectl_gpu.kube.debug.preflight import NEEDED, PSA_ENFORCE_LABEL, RBAC_MANIFEST, check_access
 from kubectl_gpu.kube.kinds import ALL_KINDS
-from kubectl_gpu.kube.usage.collect import PROXY_RBAC
+from kubectl_gpu.kube.usage.window import PROXY_RBAC
 from tests.kube.apiserver import FakeKubeAPI
 
 ROOT = Path(__file__).resolve().parents[2]

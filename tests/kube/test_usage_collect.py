@@ -1,4 +1,4 @@
-"""`kube.usage.collect` through the real `kubernetes` client against the suite's API server: the pods are
+"""`kube.usage.window` through the real `kubernetes` client against the suite's API server: the pods are
 listed by the live source, their `/metrics` read through the pod proxy, with real exporter and vLLM texts
 (tests/fixtures/metrics, see their PROVENANCE.jsonl): two samples over the window, a counter reset kept as
 read, an exporter that never answers, one the proxy cannot reach, a 403 on pods/proxy, a leaky proxy."""
@@ -6,7 +6,7 @@ read, an exporter that never answers, one the proxy cannot reach, a 403 on pods/
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,14 +18,30 @@ from kubectl_gpu.core.k8s.state import ClusterState, Scope
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
 from kubectl_gpu.kube.source import LiveClusterSource, SourceOptions
 from kubectl_gpu.kube.usage import FORBIDDEN_ERROR, NO_SAVED_WINDOW, collect
+from kubectl_gpu.kube.usage.window import SAMPLE_NOT_DONE, SAMPLE_READONLY
 from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig
+from tests.kube.kubelet import gpu_node
 from tests.kube.pod_proxy import forbidden_body
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "metrics"
 DCGM_TEXT = (FIXTURES / "dcgm" / "datadog__tesla-t4__metrics.txt").read_text()
-VLLM_TEXTS = sorted((FIXTURES / "vllm").glob("*.txt"))
+VLLM_NAME = "vllm/vllm-docs__llama-3.1-8b__design-metrics-example.txt"
+VLLM_TEXT = (FIXTURES / VLLM_NAME).read_text()
+
+
+def _reset(text: str, series: str = "vllm:generation_tokens_total", value: str = "1500") -> str:
+    """The real text with `series` set lower (the server restarted: a counter reset), headed by a comment
+    saying so (ours, derived: Prometheus ignores comments)."""
+    lines = [
+        line.rsplit(" ", 1)[0] + " " + value if line.startswith(series) else line
+        for line in text.splitlines()
+    ]
+    return f"# ours: derived from {VLLM_NAME}: {series} set to {value} (a reset)\n" + "\n".join(lines) + "\n"
+
+
+VLLM_RESET = _reset(VLLM_TEXT)
 T0 = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
 
 
@@ -85,7 +101,6 @@ def _by_pod(scrapes: ScrapeSet) -> dict[str, list[Scrape]]:
 
 @pytest.fixture
 def cluster(apiserver: FakeKubeAPI) -> Iterator[FakeKubeAPI]:
-    assert len(VLLM_TEXTS) >= 1
     apiserver.add(_exporter("nvidia-dcgm-exporter-a", "gpu-1"), _exporter("nvidia-dcgm-exporter-b", "gpu-2"))
     apiserver.add(_vllm("llama-0", "gpu-1"), pod("web", "default", node_name="cpu-1"))
     yield apiserver
@@ -94,8 +109,8 @@ def cluster(apiserver: FakeKubeAPI) -> Iterator[FakeKubeAPI]:
 def test_two_samples_over_the_window_through_the_pod_proxy(
     cluster: FakeKubeAPI, options: SourceOptions
 ) -> None:
-    vllm_first = VLLM_TEXTS[-1].read_text()
-    vllm_second = VLLM_TEXTS[0].read_text()  # the other real text: counters that went back (a reset)
+    vllm_first, vllm_second = VLLM_TEXT, VLLM_RESET  # the counter went back: kept as read, for the analysis
+    assert vllm_first != vllm_second
     proxy = cluster.pod_proxy
     proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
     proxy.serve("gpu-operator", "nvidia-dcgm-exporter-b", 9400, DCGM_TEXT)
@@ -128,7 +143,7 @@ def test_two_samples_over_the_window_through_the_pod_proxy(
 
 def test_an_exporter_that_never_answers_times_out_alone(cluster: FakeKubeAPI, options: SourceOptions) -> None:
     cluster.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
-    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXTS[0].read_text())
+    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
     # Answered after an hour (stop() wakes it): the client's per-read timeout ends the read first.
     cluster.fault(path=r"/pods/nvidia-dcgm-exporter-b:9400/proxy/", delay=3600)
     got = collect(options, _state(options), window_s=0, samples=1, timeout_s=0.2)
@@ -158,7 +173,7 @@ def test_403_on_pods_proxy_is_forbidden_and_not_asked_again(
 ) -> None:
     for name in ("nvidia-dcgm-exporter-a", "nvidia-dcgm-exporter-b"):
         cluster.fault(path=f"/pods/{name}:9400/proxy/", status=403, body=forbidden_body("gpu-operator", name))
-    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXTS[0].read_text())
+    cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
     got = collect(options, _state(options), window_s=60, samples=3, wait=Waits())
     by_pod = _by_pod(got)
     for name in ("nvidia-dcgm-exporter-a", "nvidia-dcgm-exporter-b"):
@@ -219,3 +234,94 @@ def test_on_a_snapshot_the_saved_window_is_the_answer() -> None:
     options = SourceOptions(snapshot=("bundle.json",))
     assert collect(options, ClusterState(scrapes=saved), window_s=60) is saved
     assert collect(options, ClusterState(), window_s=60) == ScrapeSet(window_s=0, notes=(NO_SAVED_WINDOW,))
+
+
+# --- --sample: the sampler (cli/debug/usage_sample.py creates the pods) is called on the uncovered GPU nodes
+
+
+class Sampler:
+    """A stand-in for the debug-pod sampler: records the nodes of each round, answers one text each."""
+
+    def __init__(self) -> None:
+        self.rounds: list[list[str]] = []
+
+    def __call__(self, nodes: Sequence[str]) -> list[Scrape]:
+        self.rounds.append(list(nodes))
+        return [
+            Scrape("smi", "default", f"gpu-debug-{n}", T0, node=n, path="nvidia-smi", text="x") for n in nodes
+        ]
+
+
+@pytest.fixture
+def gpu_nodes(cluster: FakeKubeAPI) -> FakeKubeAPI:
+    cluster.add(gpu_node("gpu-1"), gpu_node("gpu-2"), gpu_node("gpu-3"), gpu_node("cpu-1", gpus=0))
+    cluster.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
+    return cluster
+
+
+def test_sample_reads_the_gpu_nodes_no_exporter_covers(
+    gpu_nodes: FakeKubeAPI, options: SourceOptions
+) -> None:
+    sampler = Sampler()
+    got = collect(options, _state(options), window_s=60, sample=True, sampler=sampler, wait=Waits())
+    assert sampler.rounds == [["gpu-3"], ["gpu-3"]]  # gpu-1 and gpu-2 have an exporter; cpu-1 no GPU
+    assert [s.node for s in got.scrapes if s.source == "smi"] == ["gpu-3", "gpu-3"]
+    assert not any(n.startswith("--sample") for n in got.notes)
+
+
+def test_sample_in_read_only_mode_creates_nothing(gpu_nodes: FakeKubeAPI, options: SourceOptions) -> None:
+    sampler = Sampler()
+    got = collect(
+        options, _state(options), window_s=0, samples=1, sample=True, sampler=sampler, readonly=True
+    )
+    assert sampler.rounds == [] and SAMPLE_READONLY in got.notes
+    assert not [s for s in got.scrapes if s.source == "smi"]
+
+
+def test_sample_without_a_sampler_says_so(gpu_nodes: FakeKubeAPI, options: SourceOptions) -> None:
+    got = collect(options, _state(options), window_s=0, samples=1, sample=True)
+    assert SAMPLE_NOT_DONE in got.notes
+
+
+def test_sample_alone_needs_no_exporter(apiserver: FakeKubeAPI, options: SourceOptions) -> None:
+    apiserver.add(gpu_node("gpu-9"))
+    sampler = Sampler()
+    got = collect(options, _state(options), window_s=0, samples=1, sample=True, sampler=sampler)
+    assert sampler.rounds == [["gpu-9"]] and got.notes == ("no DCGM exporter found",)
+    assert not _proxy_reads(apiserver)
+
+
+class _Stalled:
+    """A Transport stand-in: `blocked` reads never return until `release` is set; the others answer."""
+
+    server = "https://stub"
+
+    def __init__(self, blocked: set[str]) -> None:
+        self.blocked = blocked
+        self.release = threading.Event()
+
+    def request(self, method: str, path: str, *, timeout: float) -> bytes:
+        if any(f"/pods/{name}:" in path for name in self.blocked):
+            self.release.wait(3600)
+        return b"DCGM_FI_DEV_GPU_UTIL 1\n"
+
+
+def test_a_read_that_outlasts_the_round_is_abandoned_and_the_others_kept() -> None:
+    from kubectl_gpu.kube.usage.endpoints import Endpoint
+    from kubectl_gpu.kube.usage.window import read_round
+
+    endpoints = [Endpoint("dcgm", "gpu-operator", f"e-{i}", f"n-{i}", 9400) for i in range(3)]
+    stub = _Stalled({"e-1"})
+    try:
+        got = read_round(stub, endpoints, 5.0, Clock(), budget_s=0.3)  # type: ignore[arg-type]
+    finally:
+        stub.release.set()
+    assert [s.pod for s in got] == ["e-0", "e-1", "e-2"]
+    assert [s.text is not None for s in got] == [True, False, True]
+    assert got[1].error == "no answer within the round's 0.3s (the read went on past its timeout)"
+
+
+def test_the_round_budget_grows_with_the_batches() -> None:
+    from kubectl_gpu.kube.usage.window import round_budget
+
+    assert round_budget(1, 5.0) == 10.0 and round_budget(8, 5.0) == 10.0 and round_budget(9, 5.0) == 20.0

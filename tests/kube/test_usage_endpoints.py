@@ -61,6 +61,7 @@ def test_only_running_pods_on_a_node_are_read() -> None:
         ("vllm/vllm-openai:v0.6.3", [{"name": "http", "containerPort": 8000}], ("vllm", 8000, "/metrics")),
         ("vllm/vllm-openai:v0.6.3", [{"containerPort": 8080}], ("vllm", 8080, "/metrics")),
         ("ghcr.io/huggingface/text-generation-inference:2.4.0", [], ("tgi", 80, "/metrics")),
+        ("lmsysorg/sglang:v0.4.6-cu124", [{"containerPort": 30000}], ("sglang", 30000, "/metrics")),
         (
             "nvcr.io/nvidia/tritonserver:24.10-trtllm-python-py3",
             [{"containerPort": 8000}, {"containerPort": 8001}, {"containerPort": 8002}],

@@ -8,8 +8,9 @@ the proxy cannot reach any other.
 - DCGM exporter: the GPU Operator's `app=nvidia-dcgm-exporter`, the standalone chart's
   `app.kubernetes.io/name=dcgm-exporter`, the CloudWatch agent's (`k8s-app=dcgm-exporter`), a plain
   `app=dcgm-exporter`, or an image named `dcgm-exporter`; port 9400, or the one named `metrics`.
-- Inference servers, by image: vLLM (`vllm`), Hugging Face TGI (`text-generation-inference`), Triton and
-  TensorRT-LLM on Triton (`tritonserver`, metrics on 8002), NVIDIA NIM (`nvcr.io/nim/`, `/v1/metrics`).
+- Inference servers, by image: vLLM (`vllm`), SGLang (`sglang`, port 30000), Hugging Face TGI
+  (`text-generation-inference`), Triton and TensorRT-LLM on Triton (`tritonserver`, metrics on 8002),
+  NVIDIA NIM (`nvcr.io/nim/`, `/v1/metrics`).
   A pod that asks for a GPU and names a port `metrics` but runs none of these is read as `server=None`:
   the analysis lists it as an unknown server.
 """
@@ -55,6 +56,7 @@ class _Server:
 
 _SERVERS = (
     _Server("vllm", ("vllm",), 8000),
+    _Server("sglang", ("sglang",), 30000),
     _Server("tgi", ("text-generation-inference",), 80),
     _Server("triton", ("tritonserver", "triton-inference-server", "tensorrt-llm", "tensorrtllm"), 8002),
     _Server("nim", ("nvcr.io/nim/",), 8000, "/v1/metrics"),
