@@ -119,6 +119,8 @@ def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:
         soft_wrap=True,
     )
     return old_out
+
+
 def _check_target(out: str) -> bool:
     """Whether --out is stdout (`-`, as `--snapshot -` reads stdin); InvalidInput when it cannot be written."""
     target = Path(out)
