@@ -42,7 +42,7 @@ from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.views import VIEWS, TableView, build_all
+from kubectl_gpu.tui.views import VIEWS, TableView, build_changed
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
 from kubectl_gpu.tui.widgets.command_line import CommandLine
@@ -65,7 +65,7 @@ class ContextMemory:
 
 
 def _view_bindings() -> list[BindingType]:
-    digits = iter("123456789")
+    digits = iter("1234567890")
     return [Binding(f"{v.key},{next(digits)}", f"view('{v.view_id}')", v.footer or v.title) for v in VIEWS]
 
 
@@ -203,7 +203,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             snapshot = data.load(
                 self._source(config.source), now=config.now, clock=self.clock, previous=previous
             )
-            models = {} if snapshot.reused else build_all(snapshot)
+            models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
             self.post_message(LoadFailed(generation, config, exc.line()))
         except Exception as exc:  # never crash on a refresh: say it, keep the last good data
@@ -237,8 +237,11 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             self._switched(message.config)
         if (
             message.snapshot.reused and self.snapshot is not None
-        ):  # nothing changed: the rows stay as they are
+        ):  # nothing changed: the rows stay as they are (but the usage window's, read anew)
             self.snapshot = message.snapshot
+            for view in self.views():
+                if view.view_id in message.models:
+                    view.show(message.models[view.view_id])
             self._header()
             return
         replaced = (self.snapshot, [view.model for view in self.views()])

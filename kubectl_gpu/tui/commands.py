@@ -31,6 +31,7 @@ ALIASES: dict[str, str] = {
     "lifecycle": "lifecycle",
     "lc": "lifecycle",
     "cost": "cost",
+    "usage": "usage",
 }
 
 #: every command with what it takes, for `?` and completion

@@ -35,6 +35,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.source import ClusterSource
+from kubectl_gpu.tui import usage_window
 
 __all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
 
@@ -75,8 +76,11 @@ class Refresh:
     findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = field(default_factory=dict)
     #: node name -> its NodePool (None: not Karpenter's)
     pool_of_node: Mapping[str, str | None] = field(default_factory=dict)
-    #: The reports of the refresh before: nothing it read had changed, and the instant is the same.
+    #: The reports of the refresh before: nothing it read had changed, and the instant is the same (the
+    #: usage window is read anew each time: `usage` may be new).
     reused: bool = False
+    #: the Usage view's window and report (`usage_window`); None: not read (a Refresh built by hand)
+    usage: usage_window.Usage | None = None
 
     @property
     def mode(self) -> str:
@@ -170,15 +174,21 @@ def load(
 
     A source returns the very state it returned before when nothing it reads changed (see `kube.live`,
     `SnapshotSource`); evaluated at the same instant as `previous`, its reports are `previous`'s (`reused`).
-    At a new instant (live, without --now) they are computed again: time-based findings move on."""
+    At a new instant (live, without --now) they are computed again: time-based findings move on. The usage
+    window is read each time (live: one round, while the analyses run); a new round is a new refresh."""
     started = time.perf_counter()
     wall = clock or (lambda: datetime.now(UTC))
     state = source.load(KINDS)
     loaded_at = wall()
     instant = evaluation_instant(now, state.captured_at, loaded_at)
+    reading = usage_window.start(previous.usage if previous else None, source, state)  # live: in a thread
     if previous is not None and state is previous.state and instant == previous.now:
-        return replace(previous, loaded_at=loaded_at, seconds=time.perf_counter() - started, reused=True)
-    return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
+        used = reading.result(load_catalog(), instant)
+        seconds = time.perf_counter() - started
+        return replace(previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used)
+    refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
+    used = reading.result(load_catalog(), instant)
+    return replace(refresh, usage=used, seconds=time.perf_counter() - started)
 
 
 ZERO = Decimal(0)

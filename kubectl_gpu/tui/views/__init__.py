@@ -13,8 +13,9 @@ from kubectl_gpu.tui.views.nodes import NodesView
 from kubectl_gpu.tui.views.nvme import NvmeView
 from kubectl_gpu.tui.views.overview import OverviewView
 from kubectl_gpu.tui.views.pending import PendingView
+from kubectl_gpu.tui.views.usage import UsageView
 
-__all__ = ["VIEWS", "TableView", "ViewModel", "build_all"]
+__all__ = ["VIEWS", "TableView", "ViewModel", "build_all", "build_changed"]
 
 VIEWS: tuple[type[TableView], ...] = (
     OverviewView,
@@ -26,9 +27,20 @@ VIEWS: tuple[type[TableView], ...] = (
     NvmeView,
     LifecycleView,
     CostView,
+    UsageView,
 )
 
 
 def build_all(snapshot: Refresh) -> dict[str, ViewModel]:
     """Every view's model for one snapshot (in the refresh worker)."""
     return {view.view_id: view.build(snapshot) for view in VIEWS}
+
+
+def build_changed(snapshot: Refresh, previous: Refresh | None) -> dict[str, ViewModel]:
+    """The models of what changed: every view's, none (the reports were reused), or the usage view's alone
+    (the same reports, a new usage window: live, each refresh reads one)."""
+    if not snapshot.reused:
+        return build_all(snapshot)
+    if previous is not None and snapshot.usage is not previous.usage:
+        return {UsageView.view_id: UsageView.build(snapshot)}
+    return {}

@@ -1,0 +1,183 @@
+"""Usage (`u`): `kubectl gpu usage`: per GPU a utilisation bar, memory used of total, power, the pod that
+holds it, its share of the node's $/h and whether it is idle; the workloads' held and idle $/h, $ per 1M
+output tokens per inference workload, the nodes, the findings. Built from the same view model the CLI prints
+(`render.usage_view`), over the window `tui.usage_window` keeps (live: refreshed each refresh)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
+from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.cost_view import LIST_MARK
+from kubectl_gpu.render.messages import shown
+from kubectl_gpu.tui.data import Refresh
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
+from kubectl_gpu.tui.views.findings import findings_section
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.widgets.grid import Cell, Table
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.analyses.usage.report import GpuUsage, NodeUsage, UsageReport
+
+__all__ = ["UsageView", "utilisation_bar"]
+
+BAR_WIDTH = 10
+NOT_READ = "usage not read"
+
+
+def utilisation_bar(percent: float | None, idle_below: float, *, width: int = BAR_WIDTH) -> Text:
+    """`width` cells, filled in proportion to `percent` (yellow below the idle threshold, else green), then
+    the figure; unknown is a run of `·` and `-`, never an empty (0 %) bar."""
+    if percent is None:
+        return Text("·" * width + "    -", style=theme.MUTED)
+    share = min(max(percent, 0.0), 100.0) / 100
+    cells = min(width, round(share * width))
+    style = theme.WARNING if percent < idle_below else theme.GOOD
+    bar = Text("█" * cells, style=style)
+    bar.append("░" * (width - cells), style=theme.MUTED)
+    bar.append(f" {percent:3.0f}%", style=style)
+    return bar
+
+
+def _gpu(row: model.Row) -> GpuUsage | None:
+    from kubectl_gpu.core.analyses.usage.report import GpuUsage
+
+    return row.obj if isinstance(row.obj, GpuUsage) else None
+
+
+def _gpu_fits(report: UsageReport) -> list[Fit]:
+    """The GPUs table: its own UTIL (a bar), HELD $/H (the node's $/h over its GPUs) and IDLE columns."""
+    nodes: dict[str, NodeUsage] = {n.name: n for n in report.nodes}
+    idle_pods = {f"{p.namespace}/{p.name}": p.idle for p in report.pods}
+    below = report.idle_below
+
+    def util(row: model.Row) -> tuple[Cell, object]:
+        gpu = _gpu(row)
+        value = gpu.util_percent if gpu is not None else None
+        return utilisation_bar(value, below), -1.0 if value is None else value
+
+    def held(row: model.Row) -> tuple[Cell, object]:
+        gpu = _gpu(row)
+        node = nodes.get(gpu.node or "") if gpu is not None else None
+        if gpu is None or not gpu.pods or node is None or node.price_per_hour is None or node.gpus <= 0:
+            return "-", -1.0
+        share = node.price_per_hour / node.gpus
+        mark = LIST_MARK if node.price_source == SOURCE_LIST else ""
+        return f"{share:.2f}{mark}", float(share)
+
+    def idle(row: model.Row) -> tuple[Cell, object]:
+        gpu = _gpu(row)
+        if gpu is None:
+            return "-", ""
+        node = nodes.get(gpu.node or "")
+        if not gpu.pods:
+            empty = node is not None and node.state == "empty"
+            return (Text("idle", style=theme.WARNING), "idle") if empty else ("-", "")
+        states = [idle_pods.get(p) for p in gpu.pods]
+        if any(states):
+            return Text("idle", style=theme.WARNING), "idle"
+        return ("busy", "busy") if states and all(s is False for s in states) else ("-", "")
+
+    return [
+        Fit("gpu", max_width=32),
+        Fit("util", compute=util, header="UTIL", min_width=BAR_WIDTH + 5),
+        Fit("memory", min_width=11),
+        Fit("power", min_width=5),
+        Fit("held", compute=held, header="HELD $/H", min_width=8),
+        Fit("idle", compute=idle, header="IDLE", min_width=6),
+        Fit("pods", flex=True, min_width=20, max_width=80),
+        Fit("model", min_width=10),
+        Fit("source", min_width=6),
+    ]
+
+
+def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+    from kubectl_gpu.core.analyses.usage.report import GroupUsage, TokenCost
+
+    obj = row.obj
+    head = None
+    if (gpu := _gpu(row)) is not None:
+        head = lines(
+            [
+                ("GPU", f"{gpu.node or '?'} index {gpu.index or '?'} ({gpu.uuid or 'no UUID'})"),
+                ("Held by", ", ".join(gpu.pods) or "no pod"),
+                (
+                    "Figures",
+                    f"{gpu.source}: {gpu.util_field or 'no utilisation field'}, {gpu.samples} sample(s)",
+                ),
+            ]
+        )
+    elif isinstance(obj, TokenCost):
+        head = lines([("Model", obj.model), ("Status", obj.status), ("Server", obj.server)])
+    elif isinstance(obj, GroupUsage) and obj.unpriced_pods:
+        head = lines([("Unpriced pods", obj.unpriced_pods)])
+    return object_detail(snapshot, row.ref, head)
+
+
+def _summary(report: UsageReport, sampling: bool) -> Text:
+    """What could not be looked at (first, plainly), sampling or what is unknown, then the window's totals."""
+    out = Text()
+    for line in report.could_not_look:
+        out.append(f"could not look: {shown(line)}\n", style=theme.ERROR)
+    notes = [n for n in report.notes if not (sampling and n.startswith("utilisation unknown"))]
+    for note in notes:
+        out.append(f"{shown(note)}\n", style=theme.INFO if note.startswith("sampling") else theme.MUTED)
+    t = report.totals
+    out.append(
+        f"window {report.window_s:g}s  GPUs held {_n(t.held)} of {_n(t.gpus)}  idle ${t.idle_held_cost:.2f}/h "
+        f"held below {report.idle_below:g}% + ${t.empty_node_cost:.2f}/h on nodes without GPU pods",
+        style=theme.MUTED,
+    )
+    if any(n.price_source == SOURCE_LIST for n in report.nodes):
+        out.append(f"  {LIST_MARK} list price", style=theme.MUTED)
+    return out
+
+
+def _n(value: Decimal) -> str:
+    return f"{value.normalize():f}"
+
+
+def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
+    from kubectl_gpu.render.usage_view import usage_view
+
+    view = usage_view(report, wide=True)
+    detail = lambda row: _detail(snapshot, row)  # noqa: E731
+    gpus = view.table("usage-gpus")
+    gpu_grid: Table = to_grid(
+        gpus,
+        fits=_gpu_fits(report) if gpus is not None else None,
+        detail=detail,
+        empty="No GPU measured (see the line above).",
+    )
+    sections = (
+        Section("GPUs", gpu_grid),
+        Section("Workloads", to_grid(view.table("usage-workloads"), detail=detail, empty="No GPU pods.")),
+        Section(
+            "Inference", to_grid(view.table("usage-inference"), detail=detail, empty="No inference servers.")
+        ),
+        Section(
+            "Nodes", to_grid(view.table("usage-nodes"), detail=detail, empty="No nodes with accelerators.")
+        ),
+        Section("Findings", findings_section(report.findings)),
+    )
+    sampling = snapshot.usage is not None and snapshot.usage.sampling
+    return ViewModel(sections, summary=_summary(report, sampling))
+
+
+class UsageView(TableView):
+    view_id = "usage"
+    title = "Usage"
+    key = "u"
+    SECTIONS = ("GPUs", "Workloads", "Inference", "Nodes", "Findings")
+
+    @staticmethod
+    def build(snapshot: Refresh) -> ViewModel:
+        if snapshot.usage is None:
+            empty = tuple(Section(name, to_grid(None, empty=f"{NOT_READ}.")) for name in UsageView.SECTIONS)
+            return ViewModel(empty, summary=Text(NOT_READ, style=theme.MUTED))
+        return _model(snapshot, snapshot.usage.report)
