@@ -12,11 +12,12 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.cost_view import LIST_MARK
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.tui.data import Refresh
-from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.findings import findings_section
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.grid import Cell, Table
@@ -96,11 +97,13 @@ def _gpu_fits(report: UsageReport) -> list[Fit]:
     ]
 
 
-def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+def _detail(snapshot: Refresh, report: UsageReport, row: model.Row) -> RenderableType:
+    """The row's figures, then the usage findings about it (the pods holding a GPU), then diagnose's."""
     from kubectl_gpu.core.analyses.usage.report import GroupUsage, TokenCost
 
     obj = row.obj
     head = None
+    refs = {row.ref} if row.ref is not None else set()
     if (gpu := _gpu(row)) is not None:
         head = lines(
             [
@@ -112,11 +115,14 @@ def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
                 ),
             ]
         )
+        refs |= {ObjectRef("Pod", *reversed(p.split("/", 1))) for p in gpu.pods if "/" in p}
     elif isinstance(obj, TokenCost):
         head = lines([("Model", obj.model), ("Status", obj.status), ("Server", obj.server)])
     elif isinstance(obj, GroupUsage) and obj.unpriced_pods:
         head = lines([("Unpriced pods", obj.unpriced_pods)])
-    return object_detail(snapshot, row.ref, head)
+    usage = [f for f in report.findings if f.object in refs]
+    cluster = snapshot.findings_for(row.ref) if row.ref is not None else ()
+    return findings_detail(head, [*usage, *cluster])
 
 
 def _summary(report: UsageReport, sampling: bool) -> Text:
@@ -146,7 +152,7 @@ def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
     from kubectl_gpu.render.usage_view import usage_view
 
     view = usage_view(report, wide=True)
-    detail = lambda row: _detail(snapshot, row)  # noqa: E731
+    detail = lambda row: _detail(snapshot, report, row)  # noqa: E731
     gpus = view.table("usage-gpus")
     gpu_grid: Table = to_grid(
         gpus,
