@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
-from kubectl_gpu.kube.source import ClusterSource
+from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.usage import UsageReport
@@ -32,6 +32,8 @@ __all__ = ["MAX_AGE_S", "MAX_ROUNDS", "SAMPLING", "Usage", "UsageRead", "UsageWi
 MAX_AGE_S = 300.0  # what `kubectl gpu usage --window 5m` would watch
 MAX_ROUNDS = 30  # and never more rounds than this, however often `r` is pressed
 SAMPLING = "sampling: utilisation from the next refresh"
+#: as `kube.usage.NO_SAVED_WINDOW` says it (not imported from there: that imports the kubernetes client)
+NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
 
 
 @dataclass(frozen=True)
@@ -63,16 +65,33 @@ class UsageWindow:
         return ScrapeSet(round(span, 1), tuple(scrapes), self.looked, self.notes)
 
 
-@dataclass(frozen=True)
 class Usage:
-    """One refresh's usage: the window it read and the report over it (the same report `usage` prints)."""
+    """One refresh's usage: the window it read and, computed once on first ask (`report()`, in a worker
+    thread: the Usage view's, when it is shown), the report over it: the same report `usage` prints."""
 
-    window: UsageWindow
-    report: UsageReport
+    def __init__(self, window: UsageWindow, state: ClusterState, catalog: Catalog, now: datetime) -> None:
+        self.window = window
+        self.now = now
+        self._inputs: tuple[ClusterState, Catalog] | None = (state, catalog)
+        self._report: UsageReport | None = None
+        self._lock = threading.Lock()
 
     @property
     def sampling(self) -> bool:
         return self.window.sampling
+
+    @property
+    def ready(self) -> bool:
+        return self._report is not None
+
+    def report(self) -> UsageReport:
+        with self._lock:
+            if self._report is None:
+                assert self._inputs is not None
+                state, catalog = self._inputs
+                self._report = usage_report(self.window.scrape_set(), state, catalog, self.now)
+                self._inputs = None  # the state is the refresh's: not kept twice
+            return self._report
 
 
 def _newest(scrapes: Sequence[Scrape]) -> datetime | None:
@@ -97,6 +116,8 @@ def roll(
 def _continued(previous: Usage | None, source: ClusterSource) -> UsageWindow:
     if previous is not None and previous.window.source is source:
         return previous.window
+    if not isinstance(source, LiveClusterSource):  # a snapshot: its saved window (and no kubernetes import)
+        return UsageWindow(source, None)
     from kubectl_gpu.kube.usage.rounds import reader_for
 
     return UsageWindow(source, reader_for(source))
@@ -127,8 +148,6 @@ class UsageRead:
         """The window with this refresh's round (live), the bundle's (snapshot), or none read."""
         base = self.base
         if self._thread is None:
-            from kubectl_gpu.kube.usage import NO_SAVED_WINDOW
-
             saved = self.state.scrapes or ScrapeSet(0.0, notes=(NO_SAVED_WINDOW,))
             return UsageWindow(base.source, None, saved=saved)
         self._thread.join()
@@ -140,13 +159,13 @@ class UsageRead:
         return UsageWindow(base.source, base.reader, rounds, got.looked, got.notes, got.endpoints)
 
     def result(self, catalog: Catalog, now: datetime) -> Usage:
-        """The usage report over the window, priced as `cost` prices (the cluster's region)."""
+        """The window read, and its report to compute (priced as `cost` prices: the cluster's region)."""
         window = self.window()
         previous = self.previous
         same = previous is not None and window.saved is not None and window.saved is previous.window.saved
-        if same and previous is not None and previous.report.now == now:
+        if same and previous is not None and previous.now == now:
             return previous  # a snapshot not re-read, at the same instant: the same report
-        return Usage(window, usage_report(window.scrape_set(), self.state, catalog, now))
+        return Usage(window, self.state, catalog, now)
 
 
 def usage_report(scrapes: ScrapeSet, state: ClusterState, catalog: Catalog, now: datetime) -> UsageReport:

@@ -48,8 +48,11 @@ def _summary(app: GpuApp) -> str:
 async def test_demo_usage_view_shows_the_idle_reranker_gpu_and_cost_per_million_tokens() -> None:
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.snapshot is not None and app.snapshot.usage is not None
+        assert not app.snapshot.usage.ready  # the first screen did not wait for the usage report
         await settle(pilot, "u")
-        assert app.current == "usage"
+        assert app.current == "usage" and app.snapshot.usage.ready
         gpus = _rows(app, 0)
         reranker = gpus[RERANKER_GPU]
         assert (reranker["IDLE"], reranker["HELD $/H"], reranker["MEMORY"]) == ("idle", "2.62*", "3.0/45.0Gi")
@@ -164,3 +167,10 @@ async def test_live_403_on_pods_proxy_says_could_not_look(live: Live, round_cloc
         assert "could not look" in _summary(app)
         assert not any(name.startswith("i-04b975f2935588ecc/") for name in gpus)  # its exporter: unread
         assert gpus["i-06e3be66fc8ce4055/0"]["UTIL"].endswith("22%")
+
+
+def test_the_saved_window_note_is_kube_usages() -> None:
+    from kubectl_gpu.kube.usage import NO_SAVED_WINDOW as KUBE_NOTE
+    from kubectl_gpu.tui.usage_window import NO_SAVED_WINDOW
+
+    assert NO_SAVED_WINDOW == KUBE_NOTE

@@ -5,11 +5,14 @@ output tokens per inference workload, the nodes, the findings. Built from the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import work
 
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
 from kubectl_gpu.core.report import ObjectRef
@@ -29,6 +32,7 @@ __all__ = ["UsageView", "utilisation_bar"]
 
 BAR_WIDTH = 10
 NOT_READ = "usage not read"
+COMPUTING = "computing usage from the window read"
 
 
 def utilisation_bar(percent: float | None, idle_below: float, *, width: int = BAR_WIDTH) -> Text:
@@ -175,7 +179,22 @@ def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
     return ViewModel(sections, summary=_summary(report, sampling))
 
 
+@dataclass(frozen=True)
+class PendingModel(ViewModel):
+    """A placeholder, until `compute` (the usage report and its rows) has run in the view's worker."""
+
+    compute: Callable[[], ViewModel] | None = None
+
+
+def _placeholder(text: str, compute: Callable[[], ViewModel] | None = None) -> ViewModel:
+    empty = tuple(Section(name, to_grid(None, empty=f"{text}.")) for name in UsageView.SECTIONS)
+    return PendingModel(empty, summary=Text(text, style=theme.MUTED), compute=compute)
+
+
 class UsageView(TableView):
+    """The report is computed when the view is shown (parsing a window's /metrics texts takes a while):
+    never before the first screen, never for a view nobody opens."""
+
     view_id = "usage"
     title = "Usage"
     key = "u"
@@ -183,7 +202,31 @@ class UsageView(TableView):
 
     @staticmethod
     def build(snapshot: Refresh) -> ViewModel:
-        if snapshot.usage is None:
-            empty = tuple(Section(name, to_grid(None, empty=f"{NOT_READ}.")) for name in UsageView.SECTIONS)
-            return ViewModel(empty, summary=Text(NOT_READ, style=theme.MUTED))
-        return _model(snapshot, snapshot.usage.report)
+        usage = snapshot.usage
+        if usage is None:
+            return _placeholder(NOT_READ)
+        if usage.ready:
+            return _model(snapshot, usage.report())
+        return _placeholder(COMPUTING, lambda: _model(snapshot, usage.report()))
+
+    def show(self, model: ViewModel) -> None:
+        super().show(model)
+        if isinstance(model, PendingModel) and model.compute is not None and self.display:
+            self._compute(model)
+
+    def on_show(self) -> None:
+        if isinstance(self.model, PendingModel) and self.model.compute is not None:
+            self._compute(self.model)
+
+    @work(thread=True, group="usage-view", exit_on_error=False)
+    def _compute(self, pending: PendingModel) -> None:
+        assert pending.compute is not None
+        try:
+            built = pending.compute()
+        except Exception as exc:  # never crash the app: say it in the view
+            built = _placeholder(shown(f"usage could not be computed: {type(exc).__name__}: {exc}"))
+        self.app.call_from_thread(self._computed, pending, built)
+
+    def _computed(self, pending: PendingModel, built: ViewModel) -> None:
+        if self.model is pending:  # else a newer refresh's model replaced it meanwhile
+            super().show(built)
