@@ -71,7 +71,7 @@ async def test_demo_usage_view_shows_the_idle_reranker_gpu_and_cost_per_million_
         await settle(pilot, "tab", "tab")
         inference = _rows(app, 2)
         assert inference[QWEN]["$/1M TOKENS"] == "3.55*" and inference[QWEN]["TOKENS/S"] == "410.0"
-        assert "window 300s" in _summary(app) and "idle $2.62/h held below 10%" in _summary(app)
+        assert "window 300s" in _summary(app) and "idle: $2.62/h held below 10%" in _summary(app)
 
 
 def test_the_bar_says_unknown_never_zero() -> None:

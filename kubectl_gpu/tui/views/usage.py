@@ -5,7 +5,7 @@ output tokens per inference workload, the nodes, the findings. Built from the sa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ __all__ = ["UsageView", "utilisation_bar"]
 
 BAR_WIDTH = 10
 NOT_READ = "usage not read"
+Detail = Callable[[model.Row], RenderableType]
 COMPUTING = "computing usage from the window read"
 
 
@@ -130,26 +131,45 @@ def _detail(snapshot: Refresh, report: UsageReport, row: model.Row) -> Renderabl
 
 
 def _summary(report: UsageReport, sampling: bool) -> Text:
-    """What could not be looked at (first, plainly), sampling or what is unknown, then the window's totals."""
-    out = Text()
-    for line in report.could_not_look:
-        out.append(f"could not look: {shown(line)}\n", style=theme.ERROR)
-    notes = [n for n in report.notes if not (sampling and n.startswith("utilisation unknown"))]
-    for note in notes:
-        out.append(f"{shown(note)}\n", style=theme.INFO if note.startswith("sampling") else theme.MUTED)
+    """One line (the view's summary is one line high), most telling first: what could not be looked at,
+    sampling or why utilisation is unknown, then the window's totals."""
+    parts = [(f"could not look: {shown(line)}", theme.ERROR) for line in report.could_not_look]
+    for note in report.notes:
+        if not (sampling and note.startswith("utilisation unknown")):
+            parts.append((shown(note), theme.INFO if note.startswith("sampling") else theme.WARNING))
     t = report.totals
-    out.append(
-        f"window {report.window_s:g}s  GPUs held {_n(t.held)} of {_n(t.gpus)}  idle ${t.idle_held_cost:.2f}/h "
-        f"held below {report.idle_below:g}% + ${t.empty_node_cost:.2f}/h on nodes without GPU pods",
-        style=theme.MUTED,
+    held_idle = f"${t.idle_held_cost:.2f}/h" if report.measured else "unknown"  # never $0 for unknown
+    totals = (
+        f"window {report.window_s:g}s  GPUs held {_n(t.held)} of {_n(t.gpus)} ({_n(t.measured)} measured)  "
+        f"idle: {held_idle} held below {report.idle_below:g}% + ${t.empty_node_cost:.2f}/h on nodes without GPU pods"
     )
     if any(n.price_source == SOURCE_LIST for n in report.nodes):
-        out.append(f"  {LIST_MARK} list price", style=theme.MUTED)
+        totals += f"  {LIST_MARK} list price"
+    parts.append((totals, theme.MUTED))
+    out = Text()
+    for index, (text, style) in enumerate(parts):
+        out.append(("  " if index else "") + text, style=style)
     return out
 
 
 def _n(value: Decimal) -> str:
     return f"{value.normalize():f}"
+
+
+#: the money first, so that 80 columns show what is idle and what a million tokens cost
+WORKLOAD_FITS = tuple(
+    Fit(key, max_width=40 if key == "workload" else 12)
+    for key in ("workload", "idle_$_per_h", "held_$_per_h", "util", "idle-gpus", "gpus", "pods")
+)
+_INFERENCE_KEYS = ("inference_workload", "$_per_1m_tokens", "tokens_per_s", "$_per_h", "server", "status")
+INFERENCE_FITS = tuple(
+    Fit(key, max_width=40 if key == "inference_workload" else 28, min_width=8)
+    for key in (*_INFERENCE_KEYS, "model", "prompt-tokens_per_s", "resets")
+)
+
+
+def _grid(table: model.Table | None, fits: Sequence[Fit], detail: Detail, empty: str) -> Table:
+    return to_grid(table, fits=fits if table is not None else fits[:1], detail=detail, empty=empty)
 
 
 def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
@@ -160,15 +180,15 @@ def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
     gpus = view.table("usage-gpus")
     gpu_grid: Table = to_grid(
         gpus,
-        fits=_gpu_fits(report) if gpus is not None else None,
+        fits=_gpu_fits(report) if gpus is not None else [Fit("gpu")],
         detail=detail,
         empty="No GPU measured (see the line above).",
     )
     sections = (
         Section("GPUs", gpu_grid),
-        Section("Workloads", to_grid(view.table("usage-workloads"), detail=detail, empty="No GPU pods.")),
+        Section("Workloads", _grid(view.table("usage-workloads"), WORKLOAD_FITS, detail, "No GPU pods.")),
         Section(
-            "Inference", to_grid(view.table("usage-inference"), detail=detail, empty="No inference servers.")
+            "Inference", _grid(view.table("usage-inference"), INFERENCE_FITS, detail, "No inference servers.")
         ),
         Section(
             "Nodes", to_grid(view.table("usage-nodes"), detail=detail, empty="No nodes with accelerators.")
