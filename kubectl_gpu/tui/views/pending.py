@@ -22,7 +22,7 @@ from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.grid import Row, Table
 
-__all__ = ["PendingModel", "PendingView", "diagnosis_of", "fix_renderable"]
+__all__ = ["PendingModel", "PendingView", "build_pending", "diagnosis_of", "fix_renderable"]
 
 FITS = (
     Fit("namespace", max_width=24),
@@ -101,6 +101,11 @@ def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expande
     if table is None:
         return to_grid(None, fits=FITS, empty=EMPTY)
     return to_grid(table.with_rows(grouped_rows(table, groups, expanded)), fits=FITS, detail=_row_detail, empty=EMPTY)
+
+
+def build_pending(snapshot: Refresh) -> Table:
+    """The Pending grid as the view first shows it (every group closed)."""
+    return PendingView.build(snapshot).sections[0].table
 
 
 class PendingView(TableView):
