@@ -26,7 +26,12 @@ COLUMNS = (
     Column("owner", "OWNER"),
 )
 
-_PHASE_STYLE = {"Running": theme.GOOD, "Pending": theme.WARNING, "Failed": theme.ERROR, "Unknown": theme.ERROR}
+_PHASE_STYLE = {
+    "Running": theme.GOOD,
+    "Pending": theme.WARNING,
+    "Failed": theme.ERROR,
+    "Unknown": theme.ERROR,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,5 +190,3 @@ def load(
     if previous is not None and state is previous.state and instant == previous.now:
         return replace(previous, loaded_at=loaded_at, seconds=time.perf_counter() - started, reused=True)
     return analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
-
-

@@ -26,7 +26,9 @@ def _cordon_some(bundle: Path) -> None:
     """Cordon every third accelerator node and mark every fifth NotReady, in place (ours: generated)."""
     raw = json.loads(bundle.read_text())
     gpu_nodes = [
-        o for o in raw["objects"] if o["kind"] == "Node" and "nvidia.com/gpu" in o["status"].get("capacity", {})
+        o
+        for o in raw["objects"]
+        if o["kind"] == "Node" and "nvidia.com/gpu" in o["status"].get("capacity", {})
     ]
     for index, node in enumerate(gpu_nodes):
         if index % 3 == 0:
@@ -41,9 +43,11 @@ def _cordon_some(bundle: Path) -> None:
 def _bundle(name: str, tmp_path: Path) -> Path:
     if name == "demo":
         return DEMO
-    nodes, pods, seed = {"generated-s": (20, 200, 3), "generated-m": (60, 900, 11), "cordoned-m": (60, 900, 5)}[
-        name
-    ]
+    nodes, pods, seed = {
+        "generated-s": (20, 200, 3),
+        "generated-m": (60, 900, 11),
+        "cordoned-m": (60, 900, 5),
+    }[name]
     out = tmp_path / f"{name}.json"
     bench.generate(nodes, pods, out, seed=seed)
     if name.startswith("cordoned"):

@@ -58,7 +58,9 @@ def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
         out.append(f" {acc.model or '?'}: allocated and free unknown (the pods could not all be read)")
     problems = health_problems(row)
     out.append(f"  {safe_line(row.node_pool or '-')}  ")
-    out.append(safe_line(",".join(problems)) if problems else "ok", style=theme.ERROR if problems else theme.GOOD)
+    out.append(
+        safe_line(",".join(problems)) if problems else "ok", style=theme.ERROR if problems else theme.GOOD
+    )
     return out
 
 
@@ -132,7 +134,9 @@ class NodePodsScreen(Screen[None]):
         self.app.post_message(ShowObject(row.ref, "yaml" if what == "yaml" else "events"))
 
     def action_node_object(self, what: str) -> None:
-        self.app.post_message(ShowObject(ObjectRef("Node", self.node), "yaml" if what == "yaml" else "events"))
+        self.app.post_message(
+            ShowObject(ObjectRef("Node", self.node), "yaml" if what == "yaml" else "events")
+        )
 
     @on(TableView.Open)
     def _open(self, message: TableView.Open) -> None:

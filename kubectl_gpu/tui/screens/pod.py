@@ -96,7 +96,9 @@ class PodScreen(DetailScreen):
         key = f"{ref.namespace}/{ref.name}"
         self.diag = next((d for d in drill.snapshot.pending.pods if d.key == key), None)
         fix = self.diag.fix if self.diag is not None else None
-        super().__init__(f"pod {key}", pod_body(drill, self.pod, ref, self.diag), copy=fix, copy_what="the fix")
+        super().__init__(
+            f"pod {key}", pod_body(drill, self.pod, ref, self.diag), copy=fix, copy_what="the fix"
+        )
         self.drill = drill
         self.ref = ref
 

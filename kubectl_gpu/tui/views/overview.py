@@ -14,9 +14,9 @@ from decimal import Decimal
 from rich.console import RenderableType
 from rich.text import Text
 
+from kubectl_gpu.core.accelerators.parts import AcceleratorParts
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import model, theme
-from kubectl_gpu.core.accelerators.parts import AcceleratorParts
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid

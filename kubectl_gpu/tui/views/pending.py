@@ -77,7 +77,9 @@ def _group_detail(group: PendingGroup) -> RenderableType:
         ]
     )
     hint = Text("enter or space: open the group (its pods; enter on one explains it)", style=theme.MUTED)
-    return Group(head, Text("Fix (of the worst):", style=theme.HEADER), fix_renderable(first.fix), Text(""), hint)
+    return Group(
+        head, Text("Fix (of the worst):", style=theme.HEADER), fix_renderable(first.fix), Text(""), hint
+    )
 
 
 def _row_detail(row: model.Row) -> RenderableType:
@@ -100,7 +102,9 @@ class PendingModel(ViewModel):
 def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str]) -> Table:
     if table is None:
         return to_grid(None, fits=FITS, empty=EMPTY)
-    return to_grid(table.with_rows(grouped_rows(table, groups, expanded)), fits=FITS, detail=_row_detail, empty=EMPTY)
+    return to_grid(
+        table.with_rows(grouped_rows(table, groups, expanded)), fits=FITS, detail=_row_detail, empty=EMPTY
+    )
 
 
 def build_pending(snapshot: Refresh) -> Table:

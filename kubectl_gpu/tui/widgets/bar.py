@@ -14,7 +14,16 @@ from rich.text import Text
 
 from kubectl_gpu.render import theme
 
-__all__ = ["ALLOCATED", "FREE", "IDLE", "UNAVAILABLE", "allocation_bar", "expiry_bar", "legend", "unknown_bar"]
+__all__ = [
+    "ALLOCATED",
+    "FREE",
+    "IDLE",
+    "UNAVAILABLE",
+    "allocation_bar",
+    "expiry_bar",
+    "legend",
+    "unknown_bar",
+]
 
 #: (glyph, style) of each part of the allocation bar
 ALLOCATED = ("█", theme.GOOD)
