@@ -22,6 +22,7 @@ from kubectl_gpu.render.nodes_table import health_problems
 from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.messages import ShowObject
+from kubectl_gpu.tui.screens.pod import PodScreen
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
@@ -144,6 +145,4 @@ class NodePodsScreen(Screen[None]):
         ref = message.row.ref
         if ref is None:
             return
-        from kubectl_gpu.tui.screens.pod import PodScreen
-
-        self.app.push_screen(PodScreen(self.drill, ref))
+        self.app.push_screen(PodScreen(self.drill, ref, lambda node: NodePodsScreen(self.drill, node)))

@@ -4,12 +4,14 @@ explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests, is_accelerator_resource
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
@@ -90,7 +92,7 @@ class PodScreen(DetailScreen):
         Binding("N", "node", "Node"),
     ]
 
-    def __init__(self, drill: Drill, ref: ObjectRef) -> None:
+    def __init__(self, drill: Drill, ref: ObjectRef, open_node: Callable[[str], Screen[None]]) -> None:
         state = drill.snapshot.state
         self.pod = next((p for p in state.pods if p.name == ref.name and p.namespace == ref.namespace), None)
         key = f"{ref.namespace}/{ref.name}"
@@ -101,6 +103,7 @@ class PodScreen(DetailScreen):
         )
         self.drill = drill
         self.ref = ref
+        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
 
     def action_object(self, what: str) -> None:
         self.app.post_message(ShowObject(self.ref, "yaml" if what == "yaml" else "events"))
@@ -110,9 +113,7 @@ class PodScreen(DetailScreen):
         if not node:
             self.notify("the pod is not on a node", severity="warning", timeout=3)
             return
-        from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
-
-        self.app.push_screen(NodePodsScreen(self.drill, node))
+        self.app.push_screen(self.open_node(node))
 
     def action_logs(self) -> None:
         if not self.drill.live:
