@@ -42,14 +42,15 @@ class PendingGroup:
         return out
 
 
-def _group_of(pod: Pod | None, diag: PodDiagnosis) -> tuple[str, str]:
-    """(key, label): the owner, else (a bare pod) its shape and namespace."""
+def _group_of(pod: Pod | None, diag: PodDiagnosis, shapes: dict[object, int]) -> tuple[str, str]:
+    """(key, label): the owner, else (a bare pod) its shape (numbered in the order first seen)."""
     owner = owner_key(pod) if pod is not None else None
     if owner is not None:
         return f"{GROUP_PREFIX}{owner}", str(owner)
     if pod is None:
         return f"{GROUP_PREFIX}pod {diag.key}", diag.key
-    return f"{GROUP_PREFIX}shape {hash(shape_key(pod))}", f"bare pods in {pod.namespace} of one shape"
+    number = shapes.setdefault(shape_key(pod), len(shapes) + 1)
+    return f"{GROUP_PREFIX}shape {number}", f"bare pods in {pod.namespace} of one shape"
 
 
 def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
@@ -57,11 +58,12 @@ def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
     pods = {(p.namespace, p.name): p for p in state.pods}
     members: dict[str, list[Row]] = {}
     labels: dict[str, str] = {}
+    shapes: dict[object, int] = {}
     for row in table.rows:
         diag = row.obj
         if not isinstance(diag, PodDiagnosis):
             continue
-        key, label = _group_of(pods.get((diag.namespace, diag.name)), diag)
+        key, label = _group_of(pods.get((diag.namespace, diag.name)), diag, shapes)
         members.setdefault(key, []).append(row)
         labels[key] = label
     return [PendingGroup(key, labels[key], tuple(rows)) for key, rows in members.items()]
