@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import cached_property
 from typing import TypeVar
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow
@@ -88,7 +89,7 @@ class Refresh:
             return "Auto Mode"
         return "Karpenter" if self.state.nodepools else "static"
 
-    @property
+    @cached_property  # per row of every view: computed once (a frozen dataclass keeps it in __dict__)
     def idle_nodes(self) -> frozenset[str]:
         """The nodes no accelerator pod has used for a while (the cost analysis's idle nodes)."""
         return frozenset(i.cost.row.name for i in self.cost.idle_nodes)
