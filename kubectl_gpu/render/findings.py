@@ -39,6 +39,7 @@ __all__ = [
     "fix_entries",
     "plural",
     "summary_line",
+    "summary_spans",
 ]
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
@@ -51,13 +52,21 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
-def summary_line(findings: Sequence[Finding]) -> str:
-    """The one summary of a list of findings, in every command: `3 findings: 1 error, 2 warnings, 0 info`."""
+def summary_spans(findings: Sequence[Finding]) -> tuple[Span, ...]:
+    """The one summary of a list of findings, in every command and the TUI: `3 findings: 1 error, 2
+    warnings, 0 info`, each count in its severity's style when there are any (muted when none)."""
     counts = {name: sum(1 for f in findings if str(f.severity) == name) for name in _SEVERITY_RANK}
-    return (
-        f"{plural(len(findings), 'finding')}: {plural(counts['error'], 'error')}, "
-        f"{plural(counts['warning'], 'warning')}, {counts['info']} info"
-    )
+    spans = [Span(f"{plural(len(findings), 'finding')}: ")]
+    for name in _SEVERITY_RANK:
+        text = f"{counts[name]} info" if name == "info" else plural(counts[name], name)
+        spans.append(Span(text, theme.severity(name) if counts[name] else theme.MUTED))
+        spans.append(Span(", " if name != "info" else ""))
+    return tuple(spans[:-1])
+
+
+def summary_line(findings: Sequence[Finding]) -> str:
+    """`summary_spans` as plain text."""
+    return "".join(span.text for span in summary_spans(findings))
 
 
 def _columns(source: bool) -> tuple[Column, ...]:
@@ -148,7 +157,7 @@ def findings_parts(
         table,
         *([make_prose(""), fixes] if fixes else []),
         make_prose(""),
-        summary or make_prose(summary_line(findings)),
+        summary or make_prose(*summary_spans(findings)),
     ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kubectl_gpu.core.analyses.lint.analysis import LintReport
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_parts, plural, summary_line
+from kubectl_gpu.render.findings import findings_parts, plural, summary_spans
 from kubectl_gpu.render.model import View, prose
 
 __all__ = ["lint_view"]
@@ -23,9 +23,6 @@ def lint_view(report: LintReport, *, wide: bool) -> View:
     if not report.findings:
         return View.sentence(f"No findings ({checked}).")
     failing = report.exit_code() != 0
-    summary = (
-        f"{summary_line(report.findings)}; checked {checked}; --fail-on {report.fail_on.value}: "
-        f"{'FAIL' if failing else 'pass'}"
-    )
-    line = prose((summary, theme.ERROR if failing else ""))
+    verdict = f"; checked {checked}; --fail-on {report.fail_on.value}: {'FAIL' if failing else 'pass'}"
+    line = prose(*summary_spans(report.findings), (verdict, theme.ERROR if failing else ""))
     return View.of(findings_parts(report.findings, summary=line))

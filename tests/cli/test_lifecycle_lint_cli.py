@@ -153,7 +153,8 @@ class TestLint:
         assert r.code == 0, r.err
         assert (
             "LINT_GPU_POOL_NO_TAINT" in r.out
-            and "\n    taints: [{key: nvidia.com/gpu, effect: NoSchedule}]  # and tolerate it in GPU pods\n" in r.out
+            and "\n    taints: [{key: nvidia.com/gpu, effect: NoSchedule}]  # and tolerate it in GPU pods\n"
+            in r.out
         )
         assert "--fail-on error: pass" in r.out
         strict = cli("lint", "-f", path, "--fail-on", "warning")
