@@ -51,13 +51,26 @@ def is_command(line: str) -> bool:
     return True
 
 
-def _plain(value: object) -> bool:
+#: The most values `_plain` looks at: a fix is a few dozen; aliases in cluster text (`*a` of `&a [*b, *b]`)
+#: could make a small text a huge tree, which is not a manifest anyone pastes.
+_MOST_VALUES = 10_000
+
+
+def _plain(loaded: object) -> bool:
     """A value of a manifest: keys and strings without spaces (a sentence has them), at any depth."""
-    if isinstance(value, dict):
-        return all(_plain(k) and _plain(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_plain(v) for v in value)
-    return not (isinstance(value, str) and " " in value.strip())
+    stack, seen = [loaded], 0
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > _MOST_VALUES:
+            return False
+        if isinstance(value, dict):
+            stack += [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, str) and " " in value.strip():
+            return False
+    return True
 
 
 def is_yaml(text: str) -> bool:
@@ -65,7 +78,7 @@ def is_yaml(text: str) -> bool:
     `wait: capacity is on its way` parses as YAML too, but it is a sentence."""
     try:
         loaded = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return False
     return isinstance(loaded, dict | list) and bool(loaded) and _plain(loaded)
 

@@ -224,3 +224,14 @@ def test_what_counts_as_yaml_and_as_a_command() -> None:
     assert is_command("kubectl get events --field-selector reportingComponent=x")
     assert not is_command("kubectl get 'unbalanced")
     assert not is_command("rm -rf /")  # not a program a fix names
+
+
+def test_a_fix_of_hostile_yaml_is_prose_quickly() -> None:
+    """Aliases that expand to a huge tree (cluster text may hold `&` and `*`) and deep nesting are not a
+    manifest: commented out, without walking the tree."""
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)
+    )
+    assert not is_yaml(laughs)
+    assert not is_yaml("k: " + "[" * 5000 + "]" * 5000)
+    assert pasteable("key: " + "[" * 5000)[0].startswith("# key: [[[")
