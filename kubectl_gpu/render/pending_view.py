@@ -174,9 +174,13 @@ def fix_block(diag: PodDiagnosis) -> Prose:
 
 def _fixes(report: PendingReport) -> list[Part]:
     """The fixes under the table, each headed by its pod and verdict."""
+    width = max(len(str(diag.verdict)) for diag in report.pods) + 2
     entries = (
         (
-            [Span(f"{diag.verdict!s:<26}", theme.pending_verdict(diag.verdict)), Span(f"pod/{diag.key}\n")],
+            [
+                Span(f"{diag.verdict!s:<{width}}", theme.pending_verdict(diag.verdict)),
+                Span(f"pod/{safe_line(diag.key)}\n"),
+            ],
             pasteable(safe_block(diag.fix)) if diag.fix else (),
         )
         for diag in report.pods
