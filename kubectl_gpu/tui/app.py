@@ -30,6 +30,7 @@ from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
+from kubectl_gpu.render.model import finding_item
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
@@ -376,7 +377,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
                 self.push_screen(ExplainScreen(diag))
             return
         finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
-        copy = finding.fix if finding is not None else None
+        copy = ("\n".join(finding_item(finding).fix_lines) or None) if finding is not None else None
         body = row.detail() if row.detail is not None else str(row.key)
         self.push_screen(
             DetailScreen(f"{message.view.title}: {row.key}", body, copy=copy, copy_what="the fix")

@@ -94,10 +94,13 @@ def test_pending_table(cli: Cli) -> None:
     result = _run(cli, "pending", "--snapshot", str(path_of("automode-gpu")))
     assert result.code == 1
     lines = result.out.splitlines()
-    assert lines[0].split() == ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON", "FIX"]
+    assert lines[0].split() == ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON"]
     row = next(line for line in lines if "karpenter-label" in line)
     assert "LABEL_NAMESPACE_MISMATCH" in row and "nodepool/gpu" in row
     assert "eks.amazonaws.com/instance-gpu-name" in row
+    fixes = lines[lines.index("FIXES") :]  # the fix under the table, headed by its pod, as it pastes
+    head = fixes.index(next(line for line in fixes if line.endswith("pod/ml/karpenter-label")))
+    assert fixes[head + 1] == "    nodeSelector:" and "eks.amazonaws.com/instance-gpu-name" in fixes[head + 2]
     assert "\x1b[" not in result.out
 
 

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.fixes import is_command, pasteable
 from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
 from kubectl_gpu.render.pending_view import pending_table
 from kubectl_gpu.render.safe import safe_block
@@ -37,14 +38,14 @@ EMPTY = "No Pending pods requesting accelerators."
 
 
 def fix_renderable(fix: str | None) -> RenderableType:
-    """The fix as the YAML it is (a toleration, a nodeSelector, a NodePool), else as text; made safe."""
+    """The fix as the CLI prints it and `c` copies it (`render.fixes.pasteable`: YAML and commands as
+    written, prose as `#` comments), made safe; highlighted as YAML when it holds some."""
     if not fix:
         return Text("-", style=theme.MUTED)
-    fix = safe_block(fix)
-    looks_yaml = any(line.rstrip().endswith(":") or ": " in line for line in fix.splitlines()[:3])
-    if looks_yaml and "\n" in fix:
-        return Syntax(fix, "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
-    return Text(fix, style=theme.FIX)
+    block = pasteable(safe_block(fix))
+    if any(not line.lstrip().startswith("#") and not is_command(line.strip()) for line in block):
+        return Syntax("\n".join(block), "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
+    return Text("\n".join(block), style=theme.FIX)
 
 
 def diagnosis_of(row: model.Row) -> PodDiagnosis:
