@@ -18,7 +18,7 @@ from typing import Any
 from kubectl_gpu.core.analyses.pending.shape import shape_of
 from kubectl_gpu.core.k8s.models import Pod
 
-__all__ = ["LWS_NAME_LABEL", "Owner", "owner_key", "shape_key"]
+__all__ = ["LWS_NAME_LABEL", "Owner", "ShapeKey", "owner_key", "shape_key"]
 
 #: LeaderWorkerSet labels every pod of a group with its set's name (its StatefulSets are an implementation).
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
