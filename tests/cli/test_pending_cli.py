@@ -34,9 +34,8 @@ def test_pending_json_is_the_report(cli: Cli, scenario: str) -> None:
     assert data == analyse(scenario).to_dict()
     assert data["apiVersion"] == "kubectl-gpu/v1" and data["kind"] == "PendingReport"
     for pod in data["pods"]:
-        assert {"namespace", "name", "requests", "verdict", "nearest", "blockers", "evidence", "fix"} <= set(
-            pod
-        )
+        assert {"namespace", "name", "requests", "verdict", "nearest", "shape", "evidence", "fix"} <= set(pod)
+        assert {"blockers", "blockerSummary"} <= set(data["shapes"][pod["shape"]])
 
 
 def test_pending_json_verdicts(cli: Cli) -> None:

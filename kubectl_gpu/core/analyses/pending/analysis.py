@@ -68,7 +68,13 @@ class _ShapeAnswer:
 
 class _Analyser:
     def __init__(
-        self, state: ClusterState, catalog: Catalog, now: datetime, *, share_pools: bool = True
+        self,
+        state: ClusterState,
+        catalog: Catalog,
+        now: datetime,
+        *,
+        share_pools: bool = True,
+        group_shapes: bool = True,
     ) -> None:
         self.state = state
         self.catalog = catalog
@@ -94,6 +100,7 @@ class _Analyser:
         self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
         self._shapes: dict[ShapeKey, _ShapeAnswer] = {}
+        self.group_shapes = group_shapes
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
         self.legacy = legacy_karpenter(state)
@@ -182,7 +189,7 @@ class _Analyser:
 
     def _shape_answer(self, pod: Pod) -> _ShapeAnswer:
         """The shape's targets, ranked, and its notes, once per shape key."""
-        key = shape_key(pod, labels=self.anti_affinity)
+        key = shape_key(pod, labels=self.anti_affinity) if self.group_shapes else ("pod", id(pod))
         found = self._shapes.get(key)
         if found is None:
             shape = shape_of(pod)
@@ -408,10 +415,11 @@ def analyse_pending(
     all_pending: bool = False,
     pods: Iterable[Pod] | None = None,
     share_pools: bool = True,
+    group_shapes: bool = True,
 ) -> PendingReport:
-    """`share_pools=False` evaluates each NodePool on its own: the reference the tests hold the shared
-    evaluation (one per kind of pool) to."""
-    analyser = _Analyser(state, catalog, now, share_pools=share_pools)
+    """`share_pools=False` evaluates each NodePool on its own, `group_shapes=False` each pod on its own
+    (no answer shared by shape key): the references the tests hold the shared evaluations to."""
+    analyser = _Analyser(state, catalog, now, share_pools=share_pools, group_shapes=group_shapes)
     chosen = (
         list(pods)
         if pods is not None
