@@ -161,8 +161,10 @@ def test_explain_agrees_with_pending(cli: Cli) -> None:
         _, report = _pending_json(cli, scenario)
         row = next(p for p in report["pods"] if f"{p['namespace']}/{p['name']}" == key)
         result = _run(cli, "explain", key, "--snapshot", str(path_of(scenario)), "-o", "json")
-        explained = json.loads(result.out)["pods"][0]
+        document = json.loads(result.out)
+        explained = document["pods"][0]
         explained.pop("targets")
+        assert document["shapes"][explained.pop("shape")] == report["shapes"][row.pop("shape")]
         assert explained == row
 
 
