@@ -308,3 +308,26 @@ def test_replicas_share_one_shape_entry_and_answer_alike(scenario: str) -> None:
 def test_grouped_answers_on_the_demo() -> None:
     state = load_snapshot([DEMO])
     _same_answers(state, DEMO_NOW)
+
+
+def test_the_first_nodeclaim_in_flight_by_name_is_the_room_whatever_its_class() -> None:
+    """NodeClaims in flight alike but for their name are tried once per class (existing.py); the answer is
+    still the first claim by name that takes the pod."""
+    objects = items("automode-capacity")
+    key = "inferentia/neuron-7b4c9-pq2rs"
+    claim = next(o for o in objects if o["kind"] == "NodeClaim" and o["metadata"]["name"] == "neuron-x9p2m")
+    for name in ("neuron-a0001", "neuron-a0002", "neuron-a0003", "neuron-z0001"):
+        twin = copy.deepcopy(claim)
+        twin["metadata"].update(name=name, uid=f"uid-{name}")
+        if name.startswith("neuron-a"):  # a taint the pod does not tolerate: another class, no room
+            twin["spec"]["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+        objects.append(twin)
+
+    def room() -> str:
+        found = analyse_pending(state_of(objects), catalog(), NOW, all_pending=True)
+        return next(p for p in found.pods if p.key == key).reason
+
+    assert room().startswith("NodeClaim neuron-x9p2m of NodePool neuron is starting")
+    third = next(o for o in objects if o["metadata"].get("name") == "neuron-a0003")
+    third["spec"]["taints"] = claim["spec"].get("taints", [])  # alike again: the first by name now
+    assert room().startswith("NodeClaim neuron-a0003 of NodePool neuron is starting")
