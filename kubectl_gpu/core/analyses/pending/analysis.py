@@ -30,7 +30,7 @@ from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.shapes import ShapeKey, shape_key
+from kubectl_gpu.core.analyses.pending.shapes import ShapeKey, owner_key, shape_key
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, cheapest
@@ -185,6 +185,7 @@ class _Analyser:
             notes=common.notes,
             created=pod.meta.created,
             fix_check=fix_check,
+            owner=owner_key(pod),
         )
 
     def _shape_answer(self, pod: Pod) -> _ShapeAnswer:

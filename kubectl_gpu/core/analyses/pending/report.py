@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
+from kubectl_gpu.core.analyses.pending.shapes import Owner
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.analyses.pending.verify import FixCheck
@@ -67,6 +68,7 @@ class PodDiagnosis:
     notes: tuple[str, ...]
     created: datetime | None
     fix_check: FixCheck | None = None  # the fix made on a copy and the pod evaluated again (verify.py)
+    owner: Owner | None = None  # the workload that made the pod (shapes.owner_key); None: a bare pod
 
     @property
     def blockers(self) -> tuple[Blocker, ...]:

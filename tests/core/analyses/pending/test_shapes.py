@@ -331,3 +331,11 @@ def test_the_first_nodeclaim_in_flight_by_name_is_the_room_whatever_its_class() 
     third = next(o for o in objects if o["metadata"].get("name") == "neuron-a0003")
     third["spec"]["taints"] = claim["spec"].get("taints", [])  # alike again: the first by name now
     assert room().startswith("NodeClaim neuron-a0003 of NodePool neuron is starting")
+
+
+def test_each_diagnosis_names_its_owner() -> None:
+    state = load_snapshot([DEMO])
+    report = analyse_pending(state, catalog(), DEMO_NOW, all_pending=True)
+    pods = {f"{p.namespace}/{p.name}": p for p in state.pods}
+    assert [d.owner for d in report.pods] == [owner_key(pods[d.key]) for d in report.pods]
+    assert any(d.owner is not None and d.owner.kind == "Deployment" for d in report.pods)
