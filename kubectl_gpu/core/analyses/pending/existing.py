@@ -31,7 +31,9 @@ from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
+from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
 __all__ = ["EXISTING_FIRST", "REGISTRATION_TTL", "StateNodes", "karpenter_taints"]
@@ -161,6 +163,7 @@ class StateNodes:
         self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
         self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
         self._may: dict[tuple[object, ...], tuple[list[NodeTarget], list[int]]] = {}
+        self._sel: dict[tuple[object, ...], list[NodeTarget]] = {}
 
     def _candidates(self, shape: PodShape) -> tuple[list[NodeTarget], list[int]]:
         """The existing nodes and the positions of the NodeClaims in flight that pass `_may_fit`, once per
@@ -173,6 +176,15 @@ class StateNodes:
             found = self._may[key] = (existing, flying)
         return found
 
+    def _selected(self, shape: PodShape) -> list[NodeTarget]:
+        """`_candidates`' existing nodes whose labels the shape's nodeSelector and node affinity match (a
+        mismatch is a blocker, so no fit): once per tolerations, accelerators and selectors."""
+        key = (shape.tolerations, tuple(shape.accelerators.items()), shape.key[2], shape.node_affinity)
+        found = self._sel.get(key)
+        if found is None:
+            found = self._sel[key] = [t for t in self._candidates(shape)[0] if _selects(shape, t.node)]
+        return found
+
     def fitting(self, shape: PodShape, key: tuple[object, ...]) -> list[TargetEvaluation]:
         """The existing nodes with room for the shape and nothing against it (a check may be unknown), as
         targets ranked before every NodePool."""
@@ -180,7 +192,7 @@ class StateNodes:
         if found is None:
             found = self._fits[key] = [
                 dataclasses.replace(e, weight=EXISTING_FIRST)
-                for t in self._candidates(shape)[0]
+                for t in self._selected(shape)
                 if not (e := t.evaluate(shape)).blockers
             ]
         return found
@@ -219,6 +231,14 @@ def _classes(targets: list[NodeTarget], state: ClusterState) -> list[list[int]]:
             )
         classes.setdefault(key, []).append(i)
     return sorted(classes.values(), key=lambda members: members[0])
+
+
+def _selects(shape: PodShape, node: Node) -> bool:
+    """NodeTarget.evaluate's selector check, as a yes or no (a selector that does not parse blocks)."""
+    try:
+        return selector_matches(shape.node_selector, shape.node_affinity, node.labels, node_name=node.name)[0]
+    except RequirementError:
+        return False
 
 
 def _reads_node_name(shape: PodShape) -> bool:
