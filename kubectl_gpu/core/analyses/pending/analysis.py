@@ -25,6 +25,7 @@ from kubectl_gpu.core.analyses.pending.pod_gates import (
     provisioner_skip,
     unverified_checks,
 )
+from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_events_key
 from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
 from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
@@ -81,7 +82,7 @@ class _Analyser:
         self.now = now
         provider = self.provider = cluster_provider(state)
         indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
-        memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
+        memo = self._memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
             PoolTarget(
                 pool,
@@ -265,7 +266,9 @@ class _Analyser:
         found = self._pool_targets.get(id(pool))
         if found is None or found.pool is not pool:
             index = self.indexes[_pool_provider(pool, self.provider)]
-            found = PoolTarget(pool, self.state, self.catalog, index, self.now, PoolMemo())
+            memo = PoolMemo()
+            memo.adopt(self._memo, capacity_events_key(self.now))  # the cluster's, not the pool's
+            found = PoolTarget(pool, self.state, self.catalog, index, self.now, memo)
             self._pool_targets[id(pool)] = found
         return found
 
