@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending
+from kubectl_gpu.core.analyses.pending.shape import shape_key_of, shape_of
 from kubectl_gpu.core.analyses.pending.shapes import Owner, owner_key, shape_key
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
@@ -211,6 +212,7 @@ def test_any_input_the_analysis_reads_changes_the_key(change: str, value: int) -
     after = copy.deepcopy(before)
     CHANGES[change](after, value)
     assert shape_key(_pod(before)) != shape_key(_pod(after)), change
+    assert shape_key_of(_pod(after)) == shape_of(_pod(after)).key  # the cheap key is the shape's
 
 
 @settings(max_examples=60, deadline=None)
