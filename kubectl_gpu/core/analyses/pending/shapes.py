@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubectl_gpu.core.analyses.pending.shape import shape_of
+from kubectl_gpu.core.analyses.pending.shape import shape_key_of
 from kubectl_gpu.core.k8s.models import Pod
 
-__all__ = ["LWS_NAME_LABEL", "Owner", "owner_key", "shape_key"]
+__all__ = ["LWS_NAME_LABEL", "Owner", "ShapeKey", "owner_key", "shape_key"]
 
 #: LeaderWorkerSet labels every pod of a group with its set's name (its StatefulSets are an implementation).
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
@@ -67,9 +67,8 @@ def shape_key(pod: Pod, *, labels: bool = True) -> ShapeKey:
     DRA claims, the node it is bound to, and the phase. Container statuses are read only of a bound pod,
     which `diagnose` answers on its own.
     """
-    shape = shape_of(pod)
     return (
-        shape.key,
+        shape_key_of(pod),
         pod.namespace,
         tuple(sorted(pod.meta.labels.items())) if labels else None,
         pod.scheduler_name,
