@@ -68,7 +68,9 @@ def _default(param: Any) -> str:
         return "[]" if not value else "[" + ",".join(str(v) for v in value) + "]"
     if isinstance(value, Enum):
         value = value.value
-    if isinstance(value, bool | int | float):
+    if isinstance(value, float):
+        return f"{value:g}"  # as Go's %v: 10, 0.5
+    if isinstance(value, bool | int):
         return str(value)
     return f"'{'' if value is None else value}'"
 

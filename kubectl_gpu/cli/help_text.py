@@ -15,6 +15,7 @@ SHORT: dict[str, str] = {
     "diagnose": "Every analysis in one report, worst first",
     "snapshot": "Capture what the analyses read into a bundle for --snapshot",
     "cost": "Accelerators allocated vs idle, idle spend, what keeps idle nodes",
+    "usage": "How busy allocated GPUs are, idle $/h, $ per 1M tokens",
     "inventory": "Every accelerator instance: instance ID, type, zone, NodePool",
     "smi": "Run nvidia-smi (Neuron: neuron-ls) in a debug pod on nodes",
     "shell": "An interactive debug shell on a node",
@@ -71,6 +72,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "kubectl gpu cost --min-idle 1h -n ml",
         ),
         ("Your prices instead of the us-east-1 list prices", "kubectl gpu cost --price-file prices.yaml"),
+    ),
+    "usage": (
+        ("GPU utilisation, idle spend and $/1M tokens over the last minute", "kubectl gpu usage"),
+        ("Over five minutes, per GPU and per pod too", "kubectl gpu usage --window 5m -o wide"),
+        ("Count a GPU below 20% as idle", "kubectl gpu usage --idle-below 20"),
+        ("Offline, from a bundle saved with a window", "kubectl gpu usage --snapshot bundle.json"),
     ),
     "inventory": (
         ("Every accelerator instance with its EC2 instance ID", "kubectl gpu inventory"),

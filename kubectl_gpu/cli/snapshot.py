@@ -63,12 +63,7 @@ def snapshot(
     from kubectl_gpu.cli.capture import capture
     from kubectl_gpu.render.output import make_console
 
-    out = _deprecated_f(out, old_out, no_color=opts.no_color)
-    if not out:
-        raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
-    if opts.snapshot:
-        raise InvalidInput("snapshot reads a live cluster; --snapshot cannot be its input")
-    window_s = _window(usage_window)
+    out, window_s = _inputs(opts, out, old_out, usage_window)
     if opts.fleet:
         if probe or window_s is not None:
             flag = "--probe" if probe else "--usage-window"
@@ -100,6 +95,16 @@ def snapshot(
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
+
+
+def _inputs(opts: GlobalOptions, out: str, old_out: str, usage_window: str) -> tuple[str, float | None]:
+    """--out (or the deprecated -f) and --usage-window in seconds, checked before anything is read."""
+    out = _deprecated_f(out, old_out, no_color=opts.no_color)
+    if not out:
+        raise InvalidInput("snapshot needs --out FILE", "e.g. kubectl gpu snapshot --out bundle.json")
+    if opts.snapshot:
+        raise InvalidInput("snapshot reads a live cluster; --snapshot cannot be its input")
+    return out, _window(usage_window)
 
 
 def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:

@@ -10,7 +10,7 @@ from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
 __all__ = ["LIST_MARK", "cost_view", "inventory_table", "inventory_view", "list_price_footnote", "price_cell"]
@@ -178,7 +178,7 @@ def cost_view(report: CostReport, *, wide: bool) -> View:
     if report.idle_nodes:
         parts += [prose(""), _idle_nodes(report, wide=wide)]
     if report.findings:
-        parts += [prose(""), findings_table(report.findings, fix_column=False)]
+        parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     if report.totals.list_priced:
         parts += [prose(""), prose((list_price_footnote(report.region), theme.MUTED))]
     return View.of(parts)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from kubectl_gpu.core.analyses.drivers.analysis import MAY_LAND_ON_RULE, DriverReport, NodeCheck, Workload
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
 __all__ = ["GROUP_COLUMNS", "NODE_COLUMNS", "WORKLOAD_COLUMNS", "drivers_view"]
@@ -130,5 +130,5 @@ def drivers_view(report: DriverReport, *, wide: bool) -> View:
         rule = prose((f"May land on: {MAY_LAND_ON_RULE}.", theme.MUTED))
         parts += [prose(""), _workloads(report, wide), rule]
     if report.findings:
-        parts += [prose(""), findings_table(report.findings, title="FINDINGS")]
+        parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     return View.of(parts)

@@ -43,16 +43,20 @@ def _strip_newlines(text: Prose) -> Prose | None:
         spans.pop()
     spans[0] = Span(spans[0].text.lstrip("\n"), spans[0].style)
     spans[-1] = Span(spans[-1].text.rstrip("\n"), spans[-1].style)
-    return Prose(tuple(spans))
+    return Prose(tuple(spans), verbatim=text.verbatim)
 
 
 def _cluster_lines(cluster: str, texts: list[Prose]) -> list[Part]:
-    """One-line texts each led by the cluster (`prod: 2 errors`); blocks (a finding per few lines) under
-    a line that names the cluster."""
-    if all("\n" not in t.plain for t in texts):
-        lead = Span(f"{cluster}: ", theme.HEADER)
-        return [Prose((lead, *t.spans)) for t in texts]
-    return [prose((f"{cluster}:", theme.HEADER)), *texts]
+    """One-line texts each led by the cluster (`prod: 2 findings: ...`); a block (the FIXES, a finding per
+    few lines) under a line that names the cluster."""
+    lead = Span(f"{cluster}: ", theme.HEADER)
+    parts: list[Part] = []
+    for text in texts:
+        if "\n" in text.plain:
+            parts += [prose((f"{cluster}:", theme.HEADER)), text]
+        else:
+            parts.append(replace(text, spans=(lead, *text.spans)))
+    return parts
 
 
 def fleet_view(views: Sequence[tuple[str, View]]) -> View:

@@ -13,7 +13,7 @@ from kubectl_gpu.core.analyses.lifecycle.report import (
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Span, Table, View, prose
 from kubectl_gpu.render.safe import safe_line
 
@@ -214,5 +214,5 @@ def lifecycle_view(report: LifecycleReport, *, wide: bool, include_all: bool = F
     for life in report.nodes:
         parts += [prose((f"note: {life.name}: {safe_line(note)}", theme.MUTED)) for note in life.notes]
     if report.findings:
-        parts += [prose(""), findings_block(report.findings)]
+        parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     return View.of(parts)

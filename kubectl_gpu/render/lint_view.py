@@ -1,19 +1,19 @@
-"""`kubectl gpu lint` as a view model: one block per finding, worst first, with the fix indented under it,
-then a summary line."""
+"""`kubectl gpu lint` as a view model: the findings table, worst first, the fixes under it, then the summary
+line with what was checked and whether --fail-on fails."""
 
 from __future__ import annotations
 
 from kubectl_gpu.core.analyses.lint.analysis import LintReport
-from kubectl_gpu.core.report import Severity
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_block
+from kubectl_gpu.render.findings import findings_parts, plural, summary_spans
 from kubectl_gpu.render.model import View, prose
 
 __all__ = ["lint_view"]
 
 
 def lint_view(report: LintReport, *, wide: bool) -> View:
-    checked = f"{len(report.pools)} NodePool(s), {len(report.node_classes)} NodeClass(es)"
+    classes = plural(len(report.node_classes), "NodeClass", "NodeClasses")
+    checked = f"{plural(len(report.pools), 'NodePool')}, {classes}"
     if wide:
         gpu = [p.name for p in report.pools if p.gpu]
         training = [p.name for p in report.pools if p.training]
@@ -22,11 +22,7 @@ def lint_view(report: LintReport, *, wide: bool) -> View:
         return View.sentence("No NodePools or NodeClasses to check.")
     if not report.findings:
         return View.sentence(f"No findings ({checked}).")
-    counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
     failing = report.exit_code() != 0
-    summary = (
-        f"{len(report.findings)} finding(s): {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, "
-        f"{counts[Severity.INFO]} info; checked {checked}; --fail-on {report.fail_on.value}: "
-        f"{'FAIL' if failing else 'pass'}"
-    )
-    return View.of([findings_block(report.findings), prose((summary, theme.ERROR if failing else ""))])
+    verdict = f"; checked {checked}; --fail-on {report.fail_on.value}: {'FAIL' if failing else 'pass'}"
+    line = prose(*summary_spans(report.findings), (verdict, theme.ERROR if failing else ""))
+    return View.of(findings_parts(report.findings, summary=line))

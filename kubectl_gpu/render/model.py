@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from kubectl_gpu.core.report import Finding, ObjectRef
+from kubectl_gpu.render.fixes import pasteable
 from kubectl_gpu.render.safe import safe_block, safe_line
 
 __all__ = [
@@ -144,9 +145,11 @@ class Span:
 
 @dataclass(frozen=True, slots=True)
 class Prose:
-    """Styled text, possibly several lines (a summary, a note, a block of findings)."""
+    """Styled text, possibly several lines (a summary, a note, a block of findings). `verbatim`: its lines
+    are never wrapped or cut, on a terminal too (a fix pastes only as written; the terminal wraps it)."""
 
     spans: tuple[Span, ...]
+    verbatim: bool = False
 
     @property
     def plain(self) -> str:
@@ -199,7 +202,8 @@ class View:
 class FindingItem:
     """A finding as shown: every text made safe; the message as one line (it quotes cluster text, an
     Event's message, whose line breaks must not start lines of their own), the fix as a block (YAML or a
-    command: its lines are its own)."""
+    command: its lines are its own). `fix_lines`: the fix as it pastes (`render.fixes.pasteable`: YAML and
+    commands as written, the prose around them as `#` comments); empty without a fix."""
 
     severity: str
     code: str
@@ -208,15 +212,18 @@ class FindingItem:
     fix: str | None
     ref: ObjectRef
     source: Finding = field(compare=False)
+    fix_lines: tuple[str, ...] = ()
 
 
 def finding_item(finding: Finding) -> FindingItem:
+    fix = safe_block(finding.fix) if finding.fix else None
     return FindingItem(
         severity=str(finding.severity),
         code=safe_line(finding.code),
         object=safe_line(str(finding.object)),
         message=safe_line(finding.message),
-        fix=safe_block(finding.fix) if finding.fix else None,
+        fix=fix,
         ref=finding.object,
         source=finding,
+        fix_lines=pasteable(fix) if fix else (),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kubectl_gpu.core.analyses.nvme.analysis import NvmeReport, NvmeRow, format_bytes
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
 __all__ = ["COLUMNS", "nvme_table", "nvme_view"]
@@ -62,5 +62,5 @@ def nvme_view(report: NvmeReport, *, wide: bool, include_all: bool = False) -> V
         return View.sentence(f"No nodes{where}.")
     parts: list[Part] = [nvme_table(report, wide=wide)]
     if report.findings:
-        parts += [prose(""), findings_table(report.findings, title="FINDINGS")]
+        parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     return View.of(parts)

@@ -250,10 +250,13 @@ def _print_large(console: Console, shape: _Shape, grid: list[list[Cell]]) -> Non
     console.print(Text("\n").join(_styled_lines(shape, grid)), soft_wrap=True)
 
 
-def _print_part(console: Console, part: RenderableType) -> None:
+def _print_part(console: Console, part: RenderableType, *, verbatim: bool = False) -> None:
+    """`verbatim`: text whose lines are printed as they are, never wrapped or cut (a fix block)."""
     grid = _large_cells(part) if isinstance(part, Table) else None
     if grid is not None and isinstance(part, Table):
         _print_large(console, _rich_shape(part), grid)
+    elif verbatim:  # soft wrap: rich neither wraps nor crops; a terminal wraps what is too long
+        console.print(part, soft_wrap=True)
     elif console.is_terminal:
         _print(console, part)
     else:
@@ -285,4 +288,4 @@ def print_table(console: Console, view: RenderableType | View | ModelTable | Pro
             else:
                 _print_part(console, rich_table(shown))
         elif isinstance(shown, Prose):
-            _print_part(console, rich_prose(shown))
+            _print_part(console, rich_prose(shown), verbatim=shown.verbatim)

@@ -1,4 +1,6 @@
-"""`kubectl gpu pending` (a table, worst first) and `kubectl gpu explain` (target by target) as view models."""
+"""`kubectl gpu pending` (a table, worst first, the fixes under it) and `kubectl gpu explain` (target by
+target, then the fix) as view models. Reasons and fixes are whole: a fix is a block that pastes
+(`render.fixes`), never a cell cut to one line."""
 
 from __future__ import annotations
 
@@ -8,10 +10,21 @@ from kubectl_gpu.core.analyses.pending.report import PendingReport, PodDiagnosis
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import FIX_INDENT, fix_entries
+from kubectl_gpu.render.fixes import pasteable
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Prose, Row, Span, Table, View, prose
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.safe import safe_block, safe_line
 
-__all__ = ["COLUMNS", "explain_view", "fix_outcome", "pending_table", "pending_view", "requests_text"]
+__all__ = [
+    "COLUMNS",
+    "explain_view",
+    "fix_block",
+    "fix_lines",
+    "fix_outcome",
+    "pending_table",
+    "pending_view",
+    "requests_text",
+]
 
 COLUMNS = (
     Column("namespace", "NAMESPACE"),
@@ -21,7 +34,6 @@ COLUMNS = (
     Column("nearest", "NEAREST"),
     Column("reason", "REASON", wrap=True),
     Column("age", "AGE", Kind.AGE, wide=True),
-    Column("fix", "FIX", wrap=True),
 )
 
 
@@ -33,15 +45,6 @@ def requests_text(diag: PodDiagnosis) -> str:
 
     parts = [f"{k}={num(v)}" for k, v in diag.requests.items() if k not in ("cpu", "memory")]
     return ",".join(parts) or "-"
-
-
-def _one_line(text: str | None, limit: int = 90) -> str:
-    if not text:
-        return "-"
-    first = text.strip().splitlines()[0]
-    if text.strip().startswith(("tolerations:", "nodeSelector:")):
-        first = " ".join(line.strip() for line in text.strip().splitlines())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def _age(report: PendingReport, diag: PodDiagnosis) -> Cell:
@@ -59,11 +62,10 @@ def _row(report: PendingReport, diag: PodDiagnosis, wide: bool) -> Row:
         Cell(requests_text(diag)),
         Cell(str(diag.verdict), style=theme.pending_verdict(diag.verdict)),
         Cell(nearest),
-        Cell(_one_line(diag.reason, 110 if wide else 80)),
+        Cell(diag.reason or "-"),
     ]
     if wide:
         cells.append(_age(report, diag))
-    cells.append(Cell(_one_line(diag.fix, 110 if wide else 60)))
     return Row(diag.key, tuple(cells), ObjectRef("Pod", diag.name, diag.namespace), None, diag)
 
 
@@ -139,22 +141,52 @@ def explain_view(diag: PodDiagnosis) -> View:
     parts += [prose((f"Disagreement: {line}", theme.WARNING)) for line in diag.disagreements]
     parts += [prose((f"Note: {note}", theme.MUTED)) for note in diag.notes]
     if diag.fix:
-        parts += [prose(("\nFix:", theme.HEADER)), prose(diag.fix)]
-    return View.of([*parts, *fix_outcome(diag)])
+        parts += [prose(""), fix_block(diag)]
+    return View.of(parts)
 
 
-def fix_outcome(diag: PodDiagnosis) -> list[Part]:
-    """What the fix does, tried on a copy of the cluster (the pod evaluated again), as a YAML comment: the
-    fix above it stays pasteable as it is. Empty when there is no fix."""
+def fix_outcome(diag: PodDiagnosis) -> str | None:
+    """What the fix does, tried on a copy of the cluster (the pod evaluated again), as a comment: the block
+    it ends stays pasteable as it is. None when the fix was not tried."""
     tried = diag.fix_check
     if tried is not None and tried.after is not None and tried.verified is not None:
         mark = "verified" if tried.verified else "does not remove the blocker"
-        return [
-            prose((f"# {mark} ({safe_line(tried.change)}): {safe_line(tried.after.text())}", theme.MUTED))
-        ]
+        return f"# {mark} ({safe_line(tried.change)}): {safe_line(tried.after.text())}"
     if tried is not None:
-        return [prose((f"# not verified: {safe_line(tried.change)}", theme.MUTED))]
-    return []
+        return f"# not verified: {safe_line(tried.change)}"
+    return None
+
+
+def fix_lines(diag: PodDiagnosis) -> tuple[str, ...]:
+    """The fix as it pastes, then its outcome (`fix_outcome`). Empty when there is no fix."""
+    if not diag.fix:
+        return ()
+    outcome = fix_outcome(diag)
+    return (*pasteable(safe_block(diag.fix)), *([outcome] if outcome else []))
+
+
+def fix_block(diag: PodDiagnosis) -> Prose:
+    """explain's fix: `Fix:`, then the block, as every view draws a fix (`render.findings`)."""
+    lines = fix_lines(diag)
+    spans = [Span("Fix:\n", theme.HEADER), *(Span(f"{FIX_INDENT}{line}\n", theme.FIX) for line in lines)]
+    return Prose((*spans[:-1], Span(spans[-1].text.rstrip("\n"), theme.FIX)), verbatim=True)
+
+
+def _fixes(report: PendingReport) -> list[Part]:
+    """The fixes under the table, each headed by its pod and verdict."""
+    width = max(len(str(diag.verdict)) for diag in report.pods) + 2
+    entries = (
+        (
+            [
+                Span(f"{diag.verdict!s:<{width}}", theme.pending_verdict(diag.verdict)),
+                Span(f"pod/{safe_line(diag.key)}\n"),
+            ],
+            pasteable(safe_block(diag.fix)) if diag.fix else (),
+        )
+        for diag in report.pods
+    )
+    fixes = fix_entries(entries)
+    return [prose(""), fixes] if fixes else []
 
 
 def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False) -> View:
@@ -165,4 +197,4 @@ def pending_view(report: PendingReport, *, wide: bool, all_pending: bool = False
                 f"Pods could not be listed (forbidden): whether there are {scope} is unknown."
             )
         return View.sentence(f"No {scope}.")
-    return View.of([pending_table(report, wide=wide)])
+    return View.of([pending_table(report, wide=wide), *_fixes(report)])

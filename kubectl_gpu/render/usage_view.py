@@ -22,7 +22,7 @@ from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.cost_view import LIST_MARK, list_price_footnote
-from kubectl_gpu.render.findings import findings_table
+from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
 __all__ = ["usage_view"]
@@ -245,7 +245,7 @@ def usage_view(report: UsageReport, *, wide: bool) -> View:
         if rows:
             parts += [*([prose("")] if parts else []), _table(name, columns, rows, wide)]
     if report.findings:
-        parts += [prose(""), findings_table(report.findings, fix_column=False)]
+        parts += [prose(""), *findings_parts(report.findings)]
     parts += _footer(report, marked)
     return View.of(parts)
 

@@ -27,14 +27,17 @@ from textual.widgets import ContentSwitcher, Label
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
+from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
+from kubectl_gpu.render.model import finding_item
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
@@ -42,6 +45,7 @@ from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
+from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
 from kubectl_gpu.tui.views import VIEWS, TableView, build_changed
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
@@ -94,6 +98,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         Binding("e", "events", "Events", show=False),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "go_back", "Back", show=False),
+        Binding("minus,backspace", "history_back", "Previous", show=False),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
@@ -366,13 +371,16 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             self._show("nodes")
             self.view.set_filter(row.key if row.ref is not None else "")
             return
+        if message.view.view_id == "nodes" and row.node is not None:
+            self.push_screen(NodePodsScreen(self.drill(), row.node))
+            return
         if message.view.view_id == "pending":
             diag = next((d for d in snapshot.pending.pods if d.key == row.key), None)
             if diag is not None:
                 self.push_screen(ExplainScreen(diag))
             return
         finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
-        copy = finding.fix if finding is not None else None
+        copy = ("\n".join(finding_item(finding).fix_lines) or None) if finding is not None else None
         body = row.detail() if row.detail is not None else str(row.key)
         self.push_screen(
             DetailScreen(f"{message.view.title}: {row.key}", body, copy=copy, copy_what="the fix")
@@ -400,6 +408,23 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             view.set_filter("")
         elif self.history:
             self._show(self.history.pop(), remember=False)
+
+    def action_history_back(self) -> None:
+        """`-` (k9s' "the last view"): the page or view before this one, filters and marks kept."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        elif self.history:
+            self._show(self.history.pop(), remember=False)
+
+    def drill(self) -> Drill:
+        """What a drill-down page reads: this refresh, and the pod logs of this source (live only)."""
+        assert self.snapshot is not None
+        source = self._source(self.config.source)
+        return Drill(
+            self.snapshot,
+            lambda ns, name, container: pod_log_tail(source, ns, name, container=container),
+            self.config.live,
+        )
 
     def action_help(self) -> None:
         self.push_screen(DetailScreen("Keys", help_view(self)))

@@ -14,9 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import cached_property
 from typing import TypeVar
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow
+from kubectl_gpu.core.accelerators.parts import AcceleratorParts, node_parts, sum_parts
 from kubectl_gpu.core.analyses import (
     cost,
     diagnose,
@@ -37,7 +39,7 @@ from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.source import ClusterSource
 from kubectl_gpu.tui import usage_window
 
-__all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
+__all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load", "node_parts"]
 
 #: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
 KINDS = diagnose.KINDS | nodes.KINDS
@@ -91,15 +93,25 @@ class Refresh:
             return "Auto Mode"
         return "Karpenter" if self.state.nodepools else "static"
 
+    @cached_property  # per row of every view: computed once (a frozen dataclass keeps it in __dict__)
+    def idle_nodes(self) -> frozenset[str]:
+        """The nodes no accelerator pod has used for a while (the cost analysis's idle nodes)."""
+        return frozenset(i.cost.row.name for i in self.cost.idle_nodes)
+
+    def parts_of(self, row: NodeRow) -> AcceleratorParts:
+        """A node's accelerators split (`core.accelerators.parts`), as every view shows them."""
+        return node_parts(row, row.name in self.idle_nodes)
+
+    @property
+    def parts(self) -> AcceleratorParts:
+        """Every node's parts summed, as the Overview's ALL row sums them."""
+        idle = self.idle_nodes
+        return sum_parts(node_parts(row, row.name in idle) for row in self.nodes.rows)
+
     @property
     def accelerator_parts(self) -> tuple[Decimal, Decimal, Decimal, Decimal]:
-        """(allocated, free, idle, unavailable) over every node, as the Overview's ALL row sums them."""
-        idle = {i.cost.row.name for i in self.cost.idle_nodes}
-        totals = [ZERO, ZERO, ZERO, ZERO]
-        for row in self.nodes.rows:
-            for index, value in enumerate(node_parts(row, row.name in idle)):
-                totals[index] += value
-        return totals[0], totals[1], totals[2], totals[3]
+        """(allocated, free, idle, unavailable) over every node."""
+        return self.parts.bar
 
     @property
     def pods_counted(self) -> bool:
@@ -189,25 +201,3 @@ def load(
     refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
     used = reading.result(load_catalog(), instant)
     return replace(refresh, usage=used, seconds=time.perf_counter() - started)
-
-
-ZERO = Decimal(0)
-
-
-def node_parts(row: NodeRow, idle_node: bool) -> tuple[Decimal, Decimal, Decimal, Decimal]:
-    """(allocated, free, idle, unavailable) accelerators of a node, summing to what it has (`paid`).
-
-    Allocated: requested by pods (DRA: unknown, counted as allocated while a pod claims devices). What is
-    left is free where the device plugin offers it, else unavailable (unhealthy); on a node no GPU pod has
-    used for a while (the cost analysis's idle nodes) all of it is idle: paid for, used by nobody."""
-    acc = row.accelerator
-    if acc is None:
-        return ZERO, ZERO, ZERO, ZERO
-    paid = acc.paid
-    left = row.idle_accelerators if row.idle_accelerators is not None else ZERO
-    left = min(max(left, ZERO), paid)
-    allocated = paid - left
-    if idle_node:
-        return allocated, ZERO, left, ZERO
-    free = min(acc.free, left)
-    return allocated, free, ZERO, left - free

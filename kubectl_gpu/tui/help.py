@@ -15,7 +15,10 @@ from kubectl_gpu.tui.commands import ALIASES, COMMANDS
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
+from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
+from kubectl_gpu.tui.screens.pod import PodScreen
 from kubectl_gpu.tui.views.base import TableView
+from kubectl_gpu.tui.views.pending import PendingView
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.grid import GridTable
 
@@ -34,7 +37,12 @@ EXTRA: dict[str, str] = {
     "back": "back",
     "quit": "quit (running debug pods are deleted first)",
     "mark": "mark the node (s runs on every marked node)",
-    "select": "open: explain a Pending pod, a pool's nodes, a finding's fix",
+    "select": "open: a pool's nodes, a node's pods, a pod, explain a Pending pod, a Pending group, a finding",
+    "history_back": "the page or view before this one (k9s' -), filters and marks kept",
+    "logs": "the pod's last 200 log lines (at most 256 KiB; live only)",
+    "node": "the pod's node and its pods",
+    "node_object": "the node's YAML / events",
+    "toggle_group": "open or close the group under the cursor (its pods under it)",
     "sort_next": "sort by the next column",
     "sort_reverse": "reverse the sort",
     "next_section": "next section of the view (Nodes / Workloads / Findings ...)",
@@ -50,7 +58,7 @@ def _rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
         if not isinstance(binding, Binding) or binding.system:
             continue
         name = binding.action.partition("(")[0]
-        keys = binding.key.replace(",", " ")
+        keys = binding.key.replace(",", " ").replace("minus", "-")
         what = EXTRA.get(name) or binding.description
         if name == "view":
             what = f"view: {binding.description}"
@@ -78,6 +86,12 @@ def help_view(app: App[int]) -> RenderableType:
         key_table(
             "ON A DETAIL PAGE (explain, YAML, events)", [*DetailScreen.BINDINGS, *ExplainScreen.BINDINGS]
         ),
+        Text(""),
+        key_table("PENDING", PendingView.BINDINGS),
+        Text(""),
+        key_table("A NODE'S PODS (enter on a node)", NodePodsScreen.BINDINGS),
+        Text(""),
+        key_table("A POD (enter on a node's pod)", PodScreen.BINDINGS),
         Text(""),
         key_table("NVIDIA-SMI", SmiScreen.BINDINGS),
         Text(""),

@@ -153,7 +153,8 @@ class TestLint:
         assert r.code == 0, r.err
         assert (
             "LINT_GPU_POOL_NO_TAINT" in r.out
-            and "fix: taints: [{key: nvidia.com/gpu, effect: NoSchedule}]" in r.out
+            and "\n    taints: [{key: nvidia.com/gpu, effect: NoSchedule}]  # and tolerate it in GPU pods\n"
+            in r.out
         )
         assert "--fail-on error: pass" in r.out
         strict = cli("lint", "-f", path, "--fail-on", "warning")
@@ -184,7 +185,7 @@ class TestLint:
         first = str(FIXTURES / "sample-aws-eks-auto-mode__nodepools__neuron-nodepool.yaml")
         second = str(FIXTURES / "sample-aws-eks-auto-mode__examples-neuron__neuron-nodepool.yaml")
         r = cli("lint", "-f", first, "-f", second)
-        assert r.code == 1 and "ERROR   LINT_DUPLICATE_OBJECT  nodepool/neuron-nodepool" in r.out
+        assert r.code == 1 and "error    LINT_DUPLICATE_OBJECT  nodepool/neuron-nodepool\n" in r.out
         assert first in r.out and second in r.out
 
     def test_a_file_and_stdin_defining_one_nodepool(self, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -201,7 +202,7 @@ class TestLint:
 
     def test_clean_real_manifests(self, cli: Cli) -> None:
         r = cli("lint", "-f", str(FIXTURES / "karpenter-provider-aws__examples-v1__general-purpose.yaml"))
-        assert r.code == 0 and r.out.startswith("No findings (1 NodePool(s), 1 NodeClass(es))")
+        assert r.code == 0 and r.out.startswith("No findings (1 NodePool, 1 NodeClass)")
 
     def test_stdin_like_kustomize(self, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
         text = (LINT / "ours__automode-gpu-pools.yaml").read_text()
@@ -235,7 +236,7 @@ class TestLint:
         r = cli("lint", "-f", "-")
         assert r.code == 1, r.out + r.err
         assert "LINT_BUDGET_INVALID  nodepool/gpu-broken" in r.out
-        assert "checked 2 NodePool(s), 1 NodeClass(es)" in r.out
+        assert "checked 2 NodePools, 1 NodeClass" in r.out
 
     @pytest.mark.parametrize(
         ("stdin", "message"),

@@ -34,9 +34,8 @@ def test_pending_json_is_the_report(cli: Cli, scenario: str) -> None:
     assert data == analyse(scenario).to_dict()
     assert data["apiVersion"] == "kubectl-gpu/v1" and data["kind"] == "PendingReport"
     for pod in data["pods"]:
-        assert {"namespace", "name", "requests", "verdict", "nearest", "blockers", "evidence", "fix"} <= set(
-            pod
-        )
+        assert {"namespace", "name", "requests", "verdict", "nearest", "shape", "evidence", "fix"} <= set(pod)
+        assert {"blockers", "blockerSummary"} <= set(data["shapes"][pod["shape"]])
 
 
 def test_pending_json_verdicts(cli: Cli) -> None:
@@ -94,10 +93,13 @@ def test_pending_table(cli: Cli) -> None:
     result = _run(cli, "pending", "--snapshot", str(path_of("automode-gpu")))
     assert result.code == 1
     lines = result.out.splitlines()
-    assert lines[0].split() == ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON", "FIX"]
+    assert lines[0].split() == ["NAMESPACE", "POD", "REQUEST", "VERDICT", "NEAREST", "REASON"]
     row = next(line for line in lines if "karpenter-label" in line)
     assert "LABEL_NAMESPACE_MISMATCH" in row and "nodepool/gpu" in row
     assert "eks.amazonaws.com/instance-gpu-name" in row
+    fixes = lines[lines.index("FIXES") :]  # the fix under the table, headed by its pod, as it pastes
+    head = fixes.index(next(line for line in fixes if line.endswith("pod/ml/karpenter-label")))
+    assert fixes[head + 1] == "    nodeSelector:" and "eks.amazonaws.com/instance-gpu-name" in fixes[head + 2]
     assert "\x1b[" not in result.out
 
 
@@ -162,8 +164,10 @@ def test_explain_agrees_with_pending(cli: Cli) -> None:
         _, report = _pending_json(cli, scenario)
         row = next(p for p in report["pods"] if f"{p['namespace']}/{p['name']}" == key)
         result = _run(cli, "explain", key, "--snapshot", str(path_of(scenario)), "-o", "json")
-        explained = json.loads(result.out)["pods"][0]
+        document = json.loads(result.out)
+        explained = document["pods"][0]
         explained.pop("targets")
+        assert document["shapes"][explained.pop("shape")] == report["shapes"][row.pop("shape")]
         assert explained == row
 
 

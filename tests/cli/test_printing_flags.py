@@ -216,11 +216,13 @@ def test_name_and_jsonpath_on_every_read_only_command(cli: Cli, command: list[st
         (["nodes"], ".nodePool", 3),
         (["pending"], ".namespace", 0),
         (["diagnose"], ".code", 1),
+        (["lint"], ".code", 1),
         (["inventory"], ".zone", 2),
     ],
 )
 def test_sort_by_orders_the_table_rows(cli: Cli, command: list[str], path: str, column: int) -> None:
-    rows = _tokens(cli(*command, "--snapshot", DEMO, "--sort-by", path, "--no-headers").out)
+    table = cli(*command, "--snapshot", DEMO, "--sort-by", path, "--no-headers").out.split("\n\n")[0]
+    rows = _tokens(table)  # the table; its FIXES and the summary follow a blank line
     values = [r[column] for r in rows if len(r) > column and not r[0].startswith(("fix:", "*"))]
     assert values == sorted(values) and len(set(values)) > 1
 
@@ -242,12 +244,13 @@ def test_fleet_mode_names_every_cluster_and_adds_cluster_to_custom_columns(cli: 
     assert table.out.splitlines()[0].split() == ["CLUSTER", "N"] and "staging" in table.out
     kinds = cli("nodes", "--snapshot", str(tmp_path), "-o", "jsonpath={.clusters[*].context}")
     assert kinds.out == "prod staging"
-    by_free = cli("nodes", "--snapshot", str(tmp_path), "--sort-by=.accelerator.free", "-o", "json").out
-    for cluster in json.loads(by_free)["clusters"]:
-        free = [n["accelerator"]["free"] for n in cluster["report"]["nodes"]]
-        assert free == sorted(free) and free != [0, 1, 0, 0]
-    rows = _tokens(cli("nodes", "--snapshot", str(tmp_path), "--sort-by=.accelerator.free", "--no-headers").out)
-    assert [r[0] for r in rows] == ["prod"] * 4 + ["staging"] * 4 and rows[3][1] == "i-06cc6be1805fdf179"
+    by_size = "--sort-by=.accelerator.allocatable"
+    sized = cli("nodes", "--snapshot", str(tmp_path), by_size, "-o", "json").out
+    for cluster in json.loads(sized)["clusters"]:
+        allocatable = [n["accelerator"]["allocatable"] for n in cluster["report"]["nodes"]]
+        assert allocatable == sorted(allocatable) and allocatable != [3, 1, 1, 8]  # the demo's own order
+    rows = _tokens(cli("nodes", "--snapshot", str(tmp_path), by_size, "--no-headers").out)
+    assert [r[0] for r in rows] == ["prod"] * 4 + ["staging"] * 4 and rows[3][1] == "i-0fb95c97fae96da58"
 
 
 # --- what is refused, with one line and exit 2 ----------------------------------------------------------------------
@@ -267,7 +270,7 @@ def test_fleet_mode_names_every_cluster_and_adds_cluster_to_custom_columns(cli: 
         (["nodes", "-o", "csv"], "-o csv is not supported by nodes"),
         (["smi", "i-0", "-o", "name"], "-o name: not supported by smi"),
         (["cleanup", "--no-headers"], "--no-headers: not supported by cleanup"),
-        (["lint", "--sort-by", ".code"], "--sort-by: this view has no table of findings"),
+        (["explain", "ml/batch-spot", "--sort-by", ".code"], "--sort-by: this view has no table of pods"),
         (["nodes", "-w"], "nodes -w: a --snapshot does not change"),
         (["pending", "-w", "-o", "json"], "a --snapshot does not change"),
     ],

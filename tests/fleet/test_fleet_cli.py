@@ -117,8 +117,12 @@ def test_findings_anywhere_are_exit_1(cli: Cli, tmp_path: Path) -> None:
     assert [p["name"] for p in clusters["beta"]["report"]["pods"]] == ["train"]  # type: ignore[index]
     assert pending.code == 1  # findings outrank a cluster that could not be read
     assert diagnose.code == 1
-    summaries = [line for line in diagnose.out.splitlines() if line.startswith(("alpha:", "beta:"))]
-    assert len(summaries) == 2 and summaries[0].startswith("alpha: ") and summaries[1].startswith("beta: ")
+    summaries = [line for line in diagnose.out.splitlines() if line.startswith(("alpha: ", "beta: "))]
+    assert summaries == [
+        "alpha: 4 findings: 0 errors, 0 warnings, 4 info",
+        "beta: 5 findings: 1 error, 0 warnings, 4 info",
+    ]
+    assert "alpha:\nFIXES\n" in diagnose.out  # a cluster's fixes under a line naming it
     assert diagnose.out.splitlines()[0].startswith("CLUSTER ")
 
 

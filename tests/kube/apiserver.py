@@ -628,4 +628,7 @@ class FakeKubeAPI:
         if "tailLines" in query:
             tail = _int_param(query, "tailLines")
             text = "".join(text.splitlines(keepends=True)[-tail:]) if tail > 0 else ""
-        return Response(200, text.encode(), "text/plain")
+        data = text.encode()
+        if "limitBytes" in query:  # the API server stops after that many bytes, mid-line if need be
+            data = data[: _int_param(query, "limitBytes")]
+        return Response(200, data, "text/plain")

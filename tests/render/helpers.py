@@ -9,7 +9,6 @@ from pathlib import Path
 
 from rich.console import Console, RenderableType
 
-from kubectl_gpu.render.draw import rich_view
 from kubectl_gpu.render.model import View
 from kubectl_gpu.render.output import print_table
 
@@ -34,7 +33,7 @@ def render(renderable: RenderableType | View, width: int = WIDTH) -> str:
         emoji=False,
         soft_wrap=False,
     )
-    print_table(console, rich_view(renderable) if isinstance(renderable, View) else renderable)
+    print_table(console, renderable)
     return buffer.getvalue()
 
 

@@ -66,16 +66,16 @@ def test_one_cluster_keeps_its_rows() -> None:
 
 
 def test_blocks_of_text_come_under_their_cluster() -> None:
-    block = prose("WARNING CODE  node/n1\n  message\nINFO    OTHER  node/n2\n  more")
+    """A block (FIXES) under a line naming the cluster; a one-line text (the summary) led by it."""
+    block = prose("FIXES\nwarning  CODE  node/n1\n    kubectl uncordon n1")
     view = fleet_view(
         [("prod", View.of([block, prose("2 findings")])), ("dev", View.sentence("No findings."))]
     )
     assert _text(view).splitlines() == [
         "prod:",
-        "WARNING CODE  node/n1",
-        "  message",
-        "INFO    OTHER  node/n2",
-        "  more",
-        "2 findings",
+        "FIXES",
+        "warning  CODE  node/n1",
+        "    kubectl uncordon n1",
+        "prod: 2 findings",
         "dev: No findings.",
     ]

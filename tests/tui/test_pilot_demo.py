@@ -4,6 +4,7 @@ page three keystrokes from the first screen, the stored nvidia-smi probe."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from kubectl_gpu.core.analyses import pending
 from kubectl_gpu.core.catalog import load_catalog
@@ -28,9 +29,9 @@ async def test_first_screen_is_the_fleet() -> None:
         keys = [r.key for r in app.view.grid.view]
         assert keys == ["gpu-inference", "gpu-training", "(no NodePool)", "ALL"]
         assert app.snapshot.mode == "Auto Mode" and len(app.snapshot.nodes.rows) == 4
-        assert app.snapshot.accelerator_parts == (13, 0, 1, 0) and len(app.snapshot.pending.pods) == 9
-        # the header's free count adds up with the ALL row: free 0 + idle 1
-        assert "free 1 (1 idle)" in app.query_one(ClusterHeader)._content().renderables[1].plain  # type: ignore[attr-defined]
+        assert app.snapshot.accelerator_parts == (12, 0, 0, 2) and len(app.snapshot.pending.pods) == 9
+        # the header's free count adds up with the ALL row: the cordoned node's GPU is not free
+        assert "free 0  " in app.query_one(ClusterHeader)._content().renderables[1].plain  # type: ignore[attr-defined]
 
 
 async def test_missing_toleration_fix_is_three_keystrokes_away() -> None:
@@ -43,7 +44,9 @@ async def test_missing_toleration_fix_is_three_keystrokes_away() -> None:
         assert screen.diag.key == CHAT_API and str(screen.diag.verdict) == "MISSING_TOLERATION"
         assert screen.diag.fix is not None and 'key: "nvidia.com/gpu"' in screen.diag.fix
         await settle(pilot, "c")
-        assert app.clipboard == screen.diag.fix
+        # the block explain prints: the fix, then what it was verified to do as a comment; it pastes as YAML
+        assert app.clipboard.startswith(screen.diag.fix + "\n# verified (")
+        assert yaml.safe_load(app.clipboard) == yaml.safe_load(screen.diag.fix)
         await settle(pilot, "escape")
         assert not isinstance(app.screen, DetailScreen) and app.current == "pending"
 
@@ -217,4 +220,5 @@ async def test_enter_on_a_finding_opens_it_and_c_copies_its_fix() -> None:
         screen = app.screen
         assert isinstance(screen, DetailScreen) and "CUDA_EXCEEDS_DRIVER" in screen.page_title
         await settle(pilot, "c")
-        assert app.clipboard.startswith("use an image built for CUDA <= 12.8")
+        # the fix as it pastes (render.fixes): its prose a comment
+        assert app.clipboard.startswith("# use an image built for CUDA <= 12.8")

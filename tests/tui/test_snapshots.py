@@ -36,6 +36,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "cost-idle-nodes": ("c", "tab", "tab"),
     "nodes-filtered": ("n", "slash", "g", "p", "u", "-", "i"),
     "command-completion": ("colon", "l", "i"),
+    # drill-down (issue 19): the first pool's first node's pods, its first pod, a Pending group opened
+    "node-pods": ("enter", "enter"),
+    "pod": ("enter", "enter", "enter"),
+    "pending-group-open": ("p", "G", "enter"),
 }
 
 

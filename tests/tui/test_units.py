@@ -124,7 +124,10 @@ def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     assert set(models) == {v.view_id for v in VIEWS}
     first = {v: m.sections[0].table for v, m in models.items()}
     assert [r.key for r in first["nodes"].rows] == [r.name for r in snapshot.nodes.rows]
-    assert [r.key for r in first["pending"].rows] == [d.key for d in snapshot.pending.pods]
+    # Pending is grouped by owner: the StatefulSet serving/vllm-l40s's two pods are one (closed) row
+    pods = [d.key for d in snapshot.pending.pods]
+    assert [r.key for r in first["pending"].rows] == [*pods[:7], "group:StatefulSet serving/vllm-l40s"]
+    assert pods[7:] == ["serving/vllm-l40s-1", "serving/vllm-l40s-2"]
     assert [r.key for r in first["pending"].rows].index(CHAT_API) == 1  # worst first, as `pending`
     assert len(first["findings"].rows) == len(snapshot.diagnose.findings) == 30
     assert [r.key for r in first["drivers"].rows] == [n.name for n in snapshot.drivers.nodes]
@@ -132,7 +135,7 @@ def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     assert [r.key for r in first["nvme"].rows] == [n.name for n in snapshot.nvme.rows]
     assert [r.key for r in first["cost"].rows] == ["gpu-inference", "gpu-training", "TOTAL"]
     total = first["overview"].rows[-1]
-    assert total.key == "ALL" and "13/0/1" in total.text and total.cells[3] == Text("9", style="bold red")
+    assert total.key == "ALL" and "12/0/0" in total.text and "×" in total.text and total.cells[3] == Text("9", style="bold red")
     cost_total = snapshot.cost.totals
     assert (cost_total.allocated, cost_total.idle) == (13, 1)
 

@@ -67,11 +67,20 @@ class AcceleratorUsage:
     # False when the pods on the node could not all be read (`pods_unread`): `requested` counts only those
     # read, so requested and free are unknown (`known_requested`, `known_free`: None; JSON null, tables `?`).
     counted: bool = True
+    # False on a cordoned or NotReady node: no new pod lands there, so nothing on it is free.
+    schedulable: bool = True
+
+    @property
+    def unrequested(self) -> Decimal:
+        """Allocatable less what the pods read request, whether or not a new pod could land there (a
+        debug pod bound to the node by name can use it on a cordoned node)."""
+        return max(self.allocatable - self.requested, ZERO)
 
     @property
     def free(self) -> Decimal:
-        """Allocatable less what the pods read request (an upper bound when not `counted`)."""
-        return max(self.allocatable - self.requested, ZERO)
+        """What a new pod could be given: `unrequested` on a node that takes pods, else 0 (an upper bound
+        when not `counted`)."""
+        return self.unrequested if self.schedulable else ZERO
 
     @property
     def known_requested(self) -> Decimal | None:
@@ -235,6 +244,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
     ) or (spec.gpu_memory_mib if spec else None)
     requested = state.requested_by_node.get(node.name, {})
     counted = pods_unread(state) is None
+    schedulable = node.ready and not node.unschedulable
     names = {k for k in (*node.capacity, *node.allocatable) if is_accelerator_resource(k)}
     primary = primary_resource({k: node.capacity.get(k, node.allocatable.get(k, ZERO)) for k in names})
     rows = []
@@ -249,6 +259,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
                 memory_mib=memory,
                 source="device-plugin",
                 counted=counted,
+                schedulable=schedulable,
             )
         )
     rows = [r for r in rows if r.capacity > 0 or r.allocatable > 0] or rows
@@ -270,6 +281,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
                     requested=ZERO,
                     memory_mib=memory,
                     source="dra",
+                    schedulable=schedulable,
                 ),
             )
         elif spec is not None and spec.accelerator_count:
@@ -286,6 +298,7 @@ def _accelerators(node: Node, state: ClusterState, catalog: Catalog) -> list[Acc
                     memory_mib=memory,
                     source="catalog",
                     counted=counted,
+                    schedulable=schedulable,
                 ),
             )
     return rows

@@ -33,13 +33,18 @@ def legacy_karpenter(state: ClusterState) -> str | None:
     found: list[str] = []
     for obj in sorted(state.legacy_karpenter, key=lambda o: (o.kind, o.name)):
         found.append(f"{obj.kind} {obj.name} ({obj.api_version})")
+    plain: set[str] = set()  # messages seen not to be in the v1alpha5 form (thousands of pods share one)
     for event in state.events:
         if event.involved.kind in LEGACY_KINDS:
             found.append(
                 f"an event about {event.involved.kind} {event.involved.name}: {event.message[:120]!r}"
             )
+        elif event.message in plain:
+            continue
         elif _EVENT_TEXT.search(event.message):
             found.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
+        else:
+            plain.add(event.message)
         if len(found) >= 3:
             break
     if not found:

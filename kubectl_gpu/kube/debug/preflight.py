@@ -233,7 +233,7 @@ def resolve_targets(
         accelerator = accelerator_of(node)
         acc = row.accelerator
         resource = acc.resource if acc is not None else None
-        free = int(acc.free) if acc is not None and acc.source == "device-plugin" else 0
+        free = int(acc.unrequested) if acc is not None and acc.source == "device-plugin" else 0
         targets.ready.append(NodeTarget(node, accelerator, image_for(accelerator), resource, free))
     if not names and not targets.ready and not targets.errors:
         where = f" matching {selector!r}" if selector else ""

@@ -15,7 +15,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose, rich_table
 from kubectl_gpu.render.model import Part
 from kubectl_gpu.render.model import Table as ModelTable
-from kubectl_gpu.render.pending_view import explain_view, fix_outcome
+from kubectl_gpu.render.pending_view import explain_view, fix_lines, fix_outcome
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.views.pending import fix_renderable
@@ -27,10 +27,11 @@ def explain_parts(diag: PodDiagnosis) -> list[RenderableType]:
     """`kubectl gpu explain`'s page with the fix moved up under the verdict (the first screenful shows what
     to do; the target-by-target checks and the events follow)."""
     parts = [_drawn(part) for part in explain_view(diag).parts]
-    outcome = [_drawn(part) for part in fix_outcome(diag)]
+    said = fix_outcome(diag)
+    outcome = [Text(said, style=theme.MUTED)] if said else []
     head, rest = parts[:1], parts[1:]
-    if diag.fix:  # explain_view's own "Fix:", the fix and its outcome, shown above instead
-        rest = rest[: len(rest) - 2 - len(outcome)]
+    if diag.fix:  # explain_view's own fix block (and the blank line above it), shown above instead
+        rest = rest[:-2]
     fix = [Text("Fix (c copies it):", style=theme.HEADER), fix_renderable(diag.fix), *outcome, Text("")]
     return [*head, *fix, *rest]
 
@@ -47,7 +48,9 @@ class ExplainScreen(DetailScreen):
 
     def __init__(self, diag: PodDiagnosis) -> None:
         body = Group(*explain_parts(diag))
-        super().__init__(f"explain {diag.key}", body, copy=diag.fix, copy_what="the fix")
+        super().__init__(
+            f"explain {diag.key}", body, copy="\n".join(fix_lines(diag)) or None, copy_what="the fix"
+        )
         self.diag = diag
 
     def action_object(self, what: str) -> None:

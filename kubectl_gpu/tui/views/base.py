@@ -225,10 +225,15 @@ class TableView(Vertical):
             self._detail(event.row)
             self._title()
 
+    def open_row(self, row: Row) -> bool:
+        """`enter` the view handles itself (True: opening a group), else the app decides (False)."""
+        return False
+
     @on(GridTable.Selected)
     def _selected(self, event: GridTable.Selected) -> None:
         event.stop()
-        self.post_message(self.Open(self, event.row))
+        if not self.open_row(event.row):
+            self.post_message(self.Open(self, event.row))
 
 
 def object_detail(snapshot: Refresh, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:

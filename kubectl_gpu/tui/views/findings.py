@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from kubectl_gpu.core.report import Finding, severity_counts
+from kubectl_gpu.core.report import Finding
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.draw import rich_prose
-from kubectl_gpu.render.findings import findings_block, findings_table
+from kubectl_gpu.render.findings import findings_block, findings_table, summary_spans
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -71,15 +71,8 @@ def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -
 
 
 def counts_text(findings: Sequence[Finding]) -> Text:
-    counts = severity_counts(findings)
-    out = Text()
-    for name in ("error", "warning", "info"):
-        out.append(
-            f"{counts.get(name, 0)} {name}", style=theme.severity(name) if counts.get(name) else theme.MUTED
-        )
-        out.append("  ")
-    out.rstrip()
-    return out
+    """The summary line every command ends with (`render.findings.summary_spans`)."""
+    return rich_prose(model.Prose(summary_spans(findings)))
 
 
 class FindingsView(TableView):

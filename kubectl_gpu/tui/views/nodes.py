@@ -9,10 +9,10 @@ from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model
 from kubectl_gpu.render.nodes_table import nodes_table
-from kubectl_gpu.tui.data import Refresh, node_parts
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
+from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Cell, Table
 
 __all__ = ["NodesView", "node_of"]
@@ -24,8 +24,10 @@ def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
     if acc is not None:
         usage = (
             f"{acc.model or '?'} x{acc.capacity}: allocatable {acc.allocatable}, requested {acc.requested}, "
-            f"free {acc.free}"
+            f"free {acc.free}" + ("" if acc.schedulable else " (cordoned or NotReady: no new pod lands)")
         )
+        if not acc.counted:
+            usage = f"{acc.model or '?'} x{acc.capacity}: allocatable {acc.allocatable}, requested ?, free ?"
     unhealthy = ", ".join(f"{c.type}={c.status} ({c.reason or '-'})" for c in row.unhealthy) or None
     driver = f"{row.driver.version or 'unknown'} (CUDA {row.driver.cuda_max or '?'}; {row.driver.source})"
     head = lines(
@@ -37,7 +39,7 @@ def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
             ("Instance", f"{row.instance_type or '-'} {row.capacity_type or ''} {row.zone or ''}".strip()),
             ("Unhealthy", unhealthy),
             ("OS", row.os_image),
-            ("Keys", "s nvidia-smi  x shell  y YAML  e events  space mark"),
+            ("Keys", "enter its pods  s nvidia-smi  x shell  y YAML  e events  space mark"),
         ]
     )
     return findings_detail(head, snapshot.findings_for(ObjectRef("Node", row.name)))
@@ -64,14 +66,14 @@ def node_of(row: model.Row) -> NodeRow:
 def build_nodes(snapshot: Refresh) -> Table:
     report = snapshot.nodes
     table = nodes_table(report, wide=False)
-    idle = {i.cost.row.name for i in snapshot.cost.idle_nodes}
     expiries = _expiries(snapshot)
     alloc = table.index("alloc")
 
     def usage(row: model.Row) -> tuple[Cell, object]:
         node = node_of(row)
         cell = row.cells[alloc]
-        bar = allocation_bar(*node_parts(node, node.name in idle), width=8)
+        parts = snapshot.parts_of(node)
+        bar = allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8)
         bar.append(" ")
         bar.append(cell.text, style=cell.style or None)
         return bar, cell.sort_key

@@ -14,12 +14,13 @@ from decimal import Decimal
 from rich.console import RenderableType
 from rich.text import Text
 
+from kubectl_gpu.core.accelerators.parts import AcceleratorParts
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render import model, theme
-from kubectl_gpu.tui.data import Refresh, node_parts
+from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.bar import allocation_bar, legend
+from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["ALL", "OverviewView", "PoolSummary", "pool_summaries"]
@@ -33,7 +34,7 @@ NO_POOL = "(no NodePool)"
 class PoolSummary:
     name: str
     nodes: int = 0
-    parts: list[Decimal] = field(default_factory=lambda: [ZERO, ZERO, ZERO, ZERO])
+    parts: AcceleratorParts = field(default_factory=AcceleratorParts)
     pending: int = 0
     findings: list[Finding] = field(default_factory=list)
 
@@ -95,12 +96,10 @@ def pool_summaries(snapshot: Refresh) -> list[PoolSummary]:
     outside Karpenter under "(no NodePool)"."""
     gpu_pools = {p.name for p in snapshot.lint.pools if p.gpu}
     summaries: dict[str, PoolSummary] = defaultdict(lambda: PoolSummary(""))
-    idle = {i.cost.row.name for i in snapshot.cost.idle_nodes}
     for row in snapshot.nodes.rows:
         summary = summaries[row.node_pool or NO_POOL]
         summary.nodes += 1
-        for index, value in enumerate(node_parts(row, row.name in idle)):
-            summary.parts[index] += value
+        summary.parts = summary.parts + snapshot.parts_of(row)
     for pool in _pod_pools(snapshot, set()).values():
         summaries[pool].pending += 1
     for name in gpu_pools:
@@ -127,15 +126,20 @@ def _worst(finding: Finding | None) -> Text:
     return out
 
 
+def _parts_line(parts: AcceleratorParts) -> str:
+    """The detail pane's numbers: `?` for what the pods left unknown; the unavailable ones by why."""
+    if parts.known:
+        head = f"{_n(parts.allocated)} allocated, {_n(parts.free)} free, {_n(parts.idle)} idle"
+    else:
+        head = "? allocated, ? free, ? idle (the pods could not all be read)"
+    return f"{head}, {_n(parts.unhealthy)} unhealthy, {_n(parts.cordoned)} on cordoned or NotReady nodes"
+
+
 def _detail(summary: PoolSummary, name: str) -> RenderableType:
-    allocated, free, idle, unavailable = summary.parts
     head = lines(
         [
             ("NodePool", (name, theme.HEADER)),
-            (
-                "Accelerators",
-                f"{_n(allocated)} allocated, {_n(free)} free, {_n(idle)} idle, {_n(unavailable)} unhealthy",
-            ),
+            ("Accelerators", _parts_line(summary.parts)),
             ("Nodes", summary.nodes),
             ("Pending pods", summary.pending),
             ("Keys", "enter: this pool's nodes"),
@@ -152,10 +156,12 @@ def _summary(row: model.Row) -> PoolSummary:
 
 def _accelerators(row: model.Row, counted: bool) -> tuple[Text, object]:
     summary = _summary(row)
-    allocated, free, idle, _ = summary.parts
-    if not counted:  # pods could not be listed: allocated, free and idle are not known
-        return Text("?/?/?", style=theme.WARNING), -1.0
-    accelerators = allocation_bar(*summary.parts, width=10)
+    allocated, free, idle, _ = summary.parts.bar
+    if not counted or not summary.parts.known:  # pods could not be listed: allocated, free, idle unknown
+        accelerators = unknown_bar(width=10)
+        accelerators.append(" ?/?/?", style=theme.WARNING)
+        return accelerators, -1.0
+    accelerators = allocation_bar(*summary.parts.bar, width=10)
     accelerators.append(f" {_n(allocated)}/{_n(free)}/")
     accelerators.append(_n(idle), style=theme.WARNING if idle else "")
     return accelerators, float(free + idle)
@@ -202,7 +208,7 @@ def build_overview(snapshot: Refresh) -> Table:
     for s in summaries:
         total.nodes += s.nodes
         total.pending += s.pending
-        total.parts = [a + b for a, b in zip(total.parts, s.parts, strict=True)]
+        total.parts = total.parts + s.parts
     table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in [*summaries, total]))
     return to_grid(
         table,

@@ -1,21 +1,29 @@
-"""Pending (`p`): `kubectl gpu pending`, worst verdict first; `enter` opens `kubectl gpu explain` for the pod."""
+"""Pending (`p`): `kubectl gpu pending`, worst verdict first, grouped by the workload that made the pods
+(`render.pending_groups`: a group of several pods is one row; `enter` or `space` opens it); `enter` on a pod
+opens `kubectl gpu explain` for it."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
+from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.fixes import is_command, pasteable
+from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
 from kubectl_gpu.render.pending_view import pending_table
 from kubectl_gpu.render.safe import safe_block
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.grid import Table
+from kubectl_gpu.tui.widgets.grid import Row, Table
 
-__all__ = ["PendingView", "diagnosis_of", "fix_renderable"]
+__all__ = ["PendingModel", "PendingView", "build_pending", "diagnosis_of", "fix_renderable"]
 
 FITS = (
     Fit("namespace", max_width=24),
@@ -26,17 +34,18 @@ FITS = (
     Fit("age"),
     Fit("reason", flex=True, min_width=20, max_width=200),
 )
+EMPTY = "No Pending pods requesting accelerators."
 
 
 def fix_renderable(fix: str | None) -> RenderableType:
-    """The fix as the YAML it is (a toleration, a nodeSelector, a NodePool), else as text; made safe."""
+    """The fix as the CLI prints it and `c` copies it (`render.fixes.pasteable`: YAML and commands as
+    written, prose as `#` comments), made safe; highlighted as YAML when it holds some."""
     if not fix:
         return Text("-", style=theme.MUTED)
-    fix = safe_block(fix)
-    looks_yaml = any(line.rstrip().endswith(":") or ": " in line for line in fix.splitlines()[:3])
-    if looks_yaml and "\n" in fix:
-        return Syntax(fix, "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
-    return Text(fix, style=theme.FIX)
+    block = pasteable(safe_block(fix))
+    if any(not line.lstrip().startswith("#") and not is_command(line.strip()) for line in block):
+        return Syntax("\n".join(block), "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
+    return Text("\n".join(block), style=theme.FIX)
 
 
 def diagnosis_of(row: model.Row) -> PodDiagnosis:
@@ -56,18 +65,52 @@ def _detail(diag: PodDiagnosis) -> RenderableType:
     return Group(head, Text("Fix:", style=theme.HEADER), fix_renderable(diag.fix), Text(""), _hint())
 
 
+def _group_detail(group: PendingGroup) -> RenderableType:
+    """A group: what it is, how many pods have which verdict, and its worst pod's fix."""
+    first = group.diagnoses[0]
+    verdicts = ", ".join(f"{count} {verdict}" for verdict, count in group.verdicts().items())
+    head = lines(
+        [
+            ("Group", (group.label, theme.HEADER)),
+            ("Pods", f"{len(group.members)} Pending: {verdicts}"),
+            ("Worst", first.key),
+            ("Reason", first.reason),
+        ]
+    )
+    hint = Text("enter or space: open the group (its pods; enter on one explains it)", style=theme.MUTED)
+    return Group(
+        head, Text("Fix (of the worst):", style=theme.HEADER), fix_renderable(first.fix), Text(""), hint
+    )
+
+
+def _row_detail(row: model.Row) -> RenderableType:
+    return _group_detail(row.obj) if isinstance(row.obj, PendingGroup) else _detail(diagnosis_of(row))
+
+
 def _hint() -> Text:
     return Text("enter: explain (target by target, events, the fix; c copies it)", style=theme.MUTED)
 
 
-def build_pending(snapshot: Refresh) -> Table:
-    report = snapshot.pending
+@dataclass(frozen=True)
+class PendingModel(ViewModel):
+    """The view's model and what re-laying it out needs when a group opens or closes (on the UI thread:
+    only the rows shown are built again, never the analysis)."""
+
+    table: model.Table | None = None
+    groups: tuple[PendingGroup, ...] = field(default=())
+
+
+def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str]) -> Table:
+    if table is None:
+        return to_grid(None, fits=FITS, empty=EMPTY)
     return to_grid(
-        pending_table(report, wide=True) if report.pods else None,
-        fits=FITS,
-        detail=lambda row: _detail(diagnosis_of(row)),
-        empty="No Pending pods requesting accelerators.",
+        table.with_rows(grouped_rows(table, groups, expanded)), fits=FITS, detail=_row_detail, empty=EMPTY
     )
+
+
+def build_pending(snapshot: Refresh) -> Table:
+    """The Pending grid as the view first shows it (every group closed)."""
+    return PendingView.build(snapshot).sections[0].table
 
 
 class PendingView(TableView):
@@ -75,7 +118,41 @@ class PendingView(TableView):
     title = "Pending"
     key = "p"
     SECTIONS = ("Pods",)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "toggle_group", "Open group", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.expanded: set[str] = set()
+
+    def on_mount(self) -> None:
+        for grid in self.grids:
+            grid.markable = False
 
     @staticmethod
     def build(snapshot: Refresh) -> ViewModel:
-        return ViewModel((Section("Pods", build_pending(snapshot)),))
+        report = snapshot.pending
+        table = pending_table(report, wide=True) if report.pods else None
+        groups = tuple(pending_groups(table, snapshot.state)) if table is not None else ()
+        return PendingModel((Section("Pods", grid_of(table, groups, set())),), table=table, groups=groups)
+
+    def show(self, model: ViewModel) -> None:
+        if isinstance(model, PendingModel) and self.expanded:  # groups stay open across refreshes
+            section = Section("Pods", grid_of(model.table, model.groups, self.expanded))
+            model = PendingModel((section,), model.summary, model.notes, model.table, model.groups)
+        super().show(model)
+
+    def open_row(self, row: Row) -> bool:
+        """`enter` or `space` on a group opens it, or closes it (the cursor stays on the group)."""
+        model = self.model
+        if not row.key.startswith("group:") or not isinstance(model, PendingModel):
+            return False
+        self.expanded ^= {row.key}
+        self.grid.set_table(grid_of(model.table, model.groups, self.expanded))
+        self.grid.move_to(row.key)
+        self._title()
+        return True
+
+    def action_toggle_group(self) -> None:
+        row = self.grid.cursor_row
+        if row is not None:
+            self.open_row(row)

@@ -14,7 +14,16 @@ from rich.text import Text
 
 from kubectl_gpu.render import theme
 
-__all__ = ["ALLOCATED", "FREE", "IDLE", "UNAVAILABLE", "allocation_bar", "expiry_bar", "legend"]
+__all__ = [
+    "ALLOCATED",
+    "FREE",
+    "IDLE",
+    "UNAVAILABLE",
+    "allocation_bar",
+    "expiry_bar",
+    "legend",
+    "unknown_bar",
+]
 
 #: (glyph, style) of each part of the allocation bar
 ALLOCATED = ("█", theme.GOOD)
@@ -53,7 +62,7 @@ def allocation_bar(
     width: int = 12,
 ) -> Text:
     """`width` cells split in proportion: allocated, free (schedulable now), idle (paid for, on a node no
-    GPU pod uses), unavailable (unhealthy devices). Empty (no accelerator) is a run of `·`."""
+    GPU pod uses), unavailable (unhealthy devices, a cordoned or NotReady node). Empty (no accelerator) is a run of `·`."""
     parts = [allocated, free, idle, unavailable]
     glyphs = [ALLOCATED, FREE, IDLE, UNAVAILABLE]
     if sum(parts) <= 0:
@@ -63,6 +72,11 @@ def allocation_bar(
         if cells:
             bar.append(glyph * cells, style=style)
     return bar
+
+
+def unknown_bar(width: int = 12) -> Text:
+    """The bar of a node whose pods could not all be read: what is allocated and free is not known."""
+    return Text("?" * width, style=theme.WARNING)
 
 
 def expiry_bar(created: datetime | None, expires: datetime | None, now: datetime, *, width: int = 10) -> Text:
@@ -83,7 +97,7 @@ def legend(numbers: bool = False) -> Text:
     """What the allocation bar's glyphs mean, for a view's title line."""
     out = Text("numbers: allocated/free/idle   " if numbers else "", style=theme.MUTED)
     for (glyph, style), name in zip(
-        (ALLOCATED, FREE, IDLE, UNAVAILABLE), ("allocated", "free", "idle", "unhealthy"), strict=True
+        (ALLOCATED, FREE, IDLE, UNAVAILABLE), ("allocated", "free", "idle", "unavailable"), strict=True
     ):
         out.append(glyph, style=style)
         out.append(f" {name}  ")

@@ -182,6 +182,8 @@ class GridTable(ScrollView, can_focus=True):
         self.sort_column: int | None = None
         self.sort_reverse = False
         self.marks: set[str] = set()
+        #: False where marking means nothing (Pending): `space` is then the view's own key
+        self.markable = True
         self.view: list[Row] = list(self.table.rows)
         self.cursor = 0
         self._widths: list[int] = []
@@ -295,6 +297,9 @@ class GridTable(ScrollView, can_focus=True):
 
     def action_scroll_cells(self, delta: int) -> None:
         self.scroll_to(x=max(0, self.scroll_x + delta), animate=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.markable or action != "mark"
 
     def action_select(self) -> None:
         row = self.cursor_row

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.findings import summary_spans
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.config import TuiConfig
@@ -101,7 +102,6 @@ def _line_two(state: HeaderState) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis")
     snap = state.snapshot
     if snap is not None:
-        counts = snap.diagnose.counts()
         out.append(f"GPU nodes {len(snap.nodes.rows)}")
         out.append(SEP)
         _, free, idle, _ = snap.accelerator_parts
@@ -117,12 +117,9 @@ def _line_two(state: HeaderState) -> Text:
         pending = len(snap.pending.pods)
         out.append(f"Pending {pending}", style=theme.ERROR if snap.pending.blocking else "")
         out.append(SEP)
-        out.append("findings ")
-        for name in ("error", "warning", "info"):
-            count = counts.get(name, 0)
-            out.append(f"{count} {name}", style=theme.severity(name) if count else theme.MUTED)
-            out.append(" ")
-        out.rstrip()
+        # the counts of the line every command ends with, less its total (the Findings tab has it)
+        for span in summary_spans(snap.diagnose.findings)[1:]:
+            out.append(span.text, style=span.style or None)
     if state.loading:
         out.append("  refreshing...", style=theme.INFO)
     notes = [n for n in snap.state.notes if n.code in ("FORBIDDEN", "PARTIAL")] if snap else []

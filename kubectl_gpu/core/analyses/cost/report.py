@@ -289,7 +289,8 @@ class CostReport(ReportBase):
 
     def body(self) -> dict[str, Any]:
         return {
-            "now": iso_time(self.now),
+            "evaluatedAt": iso_time(self.now),
+            "now": iso_time(self.now),  # deprecated (issue 23): evaluatedAt; dropped in a later version
             "pricing": {
                 "currency": "USD",
                 "basis": "on-demand, per hour",

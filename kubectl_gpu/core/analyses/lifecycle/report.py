@@ -225,7 +225,8 @@ class LifecycleReport(ReportBase):
 
     def body(self) -> dict[str, Any]:
         return {
-            "now": timestamp(self.now),
+            "evaluatedAt": timestamp(self.now),
+            "now": timestamp(self.now),  # deprecated (issue 23): evaluatedAt; dropped in a later version
             "nodes": [n.to_dict(self.now) for n in self.nodes],
             "pods": [p.to_dict(self.now) for p in self.pods],
             "findings": [f.to_dict() for f in self.findings],

@@ -4,30 +4,39 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
 from kubectl_gpu.core.analyses.pending.existing import StateNodes
-from kubectl_gpu.core.analyses.pending.fix_check import FixVerifier
+from kubectl_gpu.core.analyses.pending.fix_check import FixVerifier, Settled
 from kubectl_gpu.core.analyses.pending.no_pool import no_pool_fix
+from kubectl_gpu.core.analyses.pending.pod_evidence import (
+    evidence_row,
+    pod_events,
+    provisioning,
+    scheduled_fix,
+    scheduled_not_started,
+)
 from kubectl_gpu.core.analyses.pending.pod_gates import (
     Decision,
     pod_decision,
     provisioner_skip,
     unverified_checks,
 )
+from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_events_key
 from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
 from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
-from kubectl_gpu.core.analyses.pending.report import Evidence, ExplainReport, PendingReport, PodDiagnosis
+from kubectl_gpu.core.analyses.pending.report import ExplainReport, PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.shapes import ShapeKey, owner_key, shape_key
 from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
 from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, cheapest
 from kubectl_gpu.core.catalog import Catalog
-from kubectl_gpu.core.evidence.messages import parse_event_message
-from kubectl_gpu.core.evidence.model import ParsedMessage, Source
+from kubectl_gpu.core.evidence.model import ParsedMessage
 from kubectl_gpu.core.k8s.models import Event, NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.legacy import legacy_karpenter
@@ -36,12 +45,6 @@ from kubectl_gpu.core.scheduling.instances import InstanceIndex
 from kubectl_gpu.core.scheduling.taints import Toleration, suggest_toleration
 
 __all__ = ["analyse", "analyse_pending", "explain", "in_scope"]
-
-# A Nominated event older than this no longer means "a node is on its way".
-NOMINATION_WINDOW = timedelta(minutes=15)
-_RELEVANT_REASONS = frozenset(
-    {"FailedScheduling", "Nominated", "NotTriggerScaleUp", "TriggeredScaleUp", "FailedCreatePodSandBox"}
-)
 
 
 def in_scope(pod: Pod, *, all_pending: bool) -> bool:
@@ -53,111 +56,33 @@ def in_scope(pod: Pod, *, all_pending: bool) -> bool:
     return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
 
 
-def _evidence(
-    state: ClusterState, pod: Pod, parsed: dict[tuple[str, str, str | None], ParsedMessage] | None = None
-) -> list[tuple[Event, ParsedMessage]]:
-    """The pod's scheduling events, parsed; `parsed` keeps each distinct message parsed once (the replicas
-    of one Deployment get the same text from the scheduler and from Karpenter)."""
-    events = [e for e in state.events_for("Pod", pod.name, pod.namespace) if e.reason in _RELEVANT_REASONS]
-    if pod.meta.uid:
-        events = [e for e in events if e.involved.uid in (None, pod.meta.uid)]
-    memo = {} if parsed is None else parsed
-    out = []
-    for e in events:
-        key = (e.reason, e.message, e.component)
-        found = memo.get(key)
-        if found is None:
-            found = memo[key] = parse_event_message(e.reason, e.message, e.component)
-        out.append((e, found))
-    return out
+@dataclass(slots=True)
+class _ShapeAnswer:
+    """What the pods of one shape key share: evaluated once (`_Analyser.diagnose`)."""
 
-
-def _evidence_row(event: Event, parsed: ParsedMessage) -> Evidence:
-    return Evidence(
-        source=str(parsed.source),
-        reason=event.reason,
-        message=event.message,
-        count=event.count,
-        last_seen=event.last_seen,
-        codes=tuple(dict.fromkeys(str(c) for c in parsed.codes)),
-    )
-
-
-def _provisioning(
-    state: ClusterState,
-    pod: Pod,
-    parsed: list[tuple[Event, ParsedMessage]],
-    now: datetime,
-) -> str | None:
-    """Why the pod is in flight by the evidence, or None.
-
-    Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
-    provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
-    supersede a nomination), and its NodeClaim is neither initialized already, out of capacity nor being
-    deleted. Capacity in flight without a nomination is `StateNodes.room_in_flight` (existing.py).
-    """
-    if pod.nominated_node_name:
-        return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"
-    nominations = [(e, m) for e, m in parsed if e.reason == "Nominated" and e.last_seen is not None]
-    if nominations:
-        event, message = max(nominations, key=lambda item: item[0].last_seen or now)
-        assert event.last_seen is not None
-        provisioner_failures = [
-            e.last_seen
-            for e, m in parsed
-            if e.reason == "FailedScheduling"
-            and e.last_seen is not None
-            and m.source in (Source.KARPENTER, Source.AUTO_MODE)
-        ]
-        claim_name = next((n for n in (getattr(p, "nodeclaim", None) for p in message.parts) if n), None)
-        claim = state.nodeclaim_by_name.get(claim_name) if claim_name else None
-        initialized = claim.condition("Initialized") if claim is not None else None
-        fresh = now - event.last_seen <= NOMINATION_WINDOW
-        superseded = any(t > event.last_seen for t in provisioner_failures)
-        out_of_capacity = claim_name is not None and any(
-            e.reason == "InsufficientCapacityError" and e.involved.name == claim_name
-            for e in state.events_for("NodeClaim", claim_name)
-        )
-        done = initialized is not None and initialized.is_true
-        deleting = claim is not None and claim.meta.deleting  # Karpenter launches anew (StateNode.Deleted)
-        if fresh and not superseded and not out_of_capacity and not done and not deleting:
-            who = f"NodeClaim {claim_name}" if claim_name else "a new node"
-            minutes = int((now - event.last_seen).total_seconds() // 60)
-            return f"{message.source} nominated the pod for {who} {minutes}m ago"
-        return None
-    return None
-
-
-def _scheduled_not_started(pod: Pod) -> str:
-    waiting = [c for c in pod.container_statuses if c.state == "waiting" and c.reason]
-    if waiting:
-        c = waiting[0]
-        kind = "init container" if c.init else "container"
-        detail = f": {c.message}" if c.message else ""
-        return f"bound to node {pod.node_name}; {kind} {c.name} is waiting: {c.reason}{detail}"
-    return f"bound to node {pod.node_name} but not running yet (phase {pod.phase})"
-
-
-def _scheduled_fix(reason: str) -> str:
-    if "ImagePull" in reason or "ErrImage" in reason:
-        return "check the image name and tag, and that the node can pull it (registry auth, VPC endpoints)"
-    if "CreateContainerConfigError" in reason:
-        return "a referenced ConfigMap/Secret key is missing: kubectl describe pod shows which"
-    if "UnexpectedAdmissionError" in reason or "device" in reason.lower():
-        return "the device plugin on the node did not provide the device: kubectl gpu smi NODE, then recreate the pod"
-    return "kubectl describe pod and kubectl logs show what the kubelet reports"
+    shape: PodShape
+    skip: Decision | None
+    ranked: Ranked
+    notes: tuple[str, ...]
+    settled: Settled | None = None  # the shape's verdict and verified fix, once a pod needs it
 
 
 class _Analyser:
     def __init__(
-        self, state: ClusterState, catalog: Catalog, now: datetime, *, share_pools: bool = True
+        self,
+        state: ClusterState,
+        catalog: Catalog,
+        now: datetime,
+        *,
+        share_pools: bool = True,
+        group_shapes: bool = True,
     ) -> None:
         self.state = state
         self.catalog = catalog
         self.now = now
         provider = self.provider = cluster_provider(state)
         indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
-        memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
+        memo = self._memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
         self.pools = [
             PoolTarget(
                 pool,
@@ -175,6 +100,8 @@ class _Analyser:
         # Karpenter's state nodes (existing.py): tried before any NodePool, so only where there are some.
         self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
+        self._shapes: dict[ShapeKey, _ShapeAnswer] = {}
+        self.group_shapes = group_shapes
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
         self.legacy = legacy_karpenter(state)
@@ -231,36 +158,57 @@ class _Analyser:
         return found
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:
-        shape = shape_of(pod)
-        skip = (
-            None
-            if pod.node_name
-            else provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
-        )
-        ranked = self.evaluate(shape, nodes_only=skip is not None)
-        parsed = _evidence(self.state, pod, self._parsed)
-        notes = self._notes(pod, shape)
-        verdict, reason, fix, ref = self._verdict(pod, shape, parsed, ranked, skip)
-        check = self._settle(pod, shape, ranked, skip, (verdict, reason, fix, ref))
-        if check is not None:
-            verdict, reason, fix, ref, fix_check = check
+        """The pod's answer: what its shape decides is worked out once per shape (`shapes.shape_key`), what
+        its events decide (a nomination in flight) and its status (bound, waiting) per pod."""
+        common = self._shape_answer(pod)
+        ranked = common.ranked
+        parsed = pod_events(self.state, pod, self._parsed)
+        own = self._pod_verdict(pod, parsed, ranked)
+        if own is None:
+            if common.settled is None:
+                common.settled = self._settled(
+                    pod, common, self._shape_verdict(common.shape, ranked, common.skip)
+                )
+            verdict, reason, fix, ref, fix_check = common.settled
         else:
-            fix_check = None
+            verdict, reason, fix, ref, fix_check = self._settled(pod, common, own)
         return PodDiagnosis(
             namespace=pod.namespace,
             name=pod.name,
-            requests=shape.requests,
+            requests=common.shape.requests,
             verdict=verdict,
             reason=reason,
             nearest=ref,
-            evidence=tuple(_evidence_row(e, m) for e, m in parsed),
+            evidence=tuple(evidence_row(e, m) for e, m in parsed),
             fix=fix,
             ranked=ranked,
             disagreements=disagreements(parsed, ranked.facts, verdict),
-            notes=tuple(notes),
+            notes=common.notes,
             created=pod.meta.created,
             fix_check=fix_check,
+            owner=owner_key(pod),
         )
+
+    def _shape_answer(self, pod: Pod) -> _ShapeAnswer:
+        """The shape's targets, ranked, and its notes, once per shape key."""
+        key = shape_key(pod, labels=self.anti_affinity) if self.group_shapes else ("pod", id(pod))
+        found = self._shapes.get(key)
+        if found is None:
+            shape = shape_of(pod)
+            skip = (
+                None
+                if pod.node_name
+                else provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
+            )
+            ranked = self.evaluate(shape, nodes_only=skip is not None)
+            found = self._shapes[key] = _ShapeAnswer(shape, skip, ranked, tuple(self._notes(pod, shape)))
+        return found
+
+    def _settled(
+        self, pod: Pod, common: _ShapeAnswer, found: tuple[Verdict, str, str | None, TargetRef | None]
+    ) -> Settled:
+        check = self._settle(pod, common.shape, common.ranked, common.skip, found)
+        return (*found, None) if check is None else check
 
     def _settle(
         self,
@@ -298,7 +246,9 @@ class _Analyser:
         shape = shape_of(pod)
         skip = provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
         ranked = self.evaluate(shape, nodes_only=skip is not None)
-        verdict, reason, _, ref = self._verdict(pod, shape, [], ranked, skip)
+        verdict, reason, _, ref = self._pod_verdict(pod, [], ranked) or self._shape_verdict(
+            shape, ranked, skip
+        )
         nearest = ranked.nearest
         instance = None
         launches = verdict is Verdict.NO_BLOCKER_FOUND and ref is not None and ref.kind == "NodePool"
@@ -316,7 +266,9 @@ class _Analyser:
         found = self._pool_targets.get(id(pool))
         if found is None or found.pool is not pool:
             index = self.indexes[_pool_provider(pool, self.provider)]
-            found = PoolTarget(pool, self.state, self.catalog, index, self.now, PoolMemo())
+            memo = PoolMemo()
+            memo.adopt(self._memo, capacity_events_key(self.now))  # the cluster's, not the pool's
+            found = PoolTarget(pool, self.state, self.catalog, index, self.now, memo)
             self._pool_targets[id(pool)] = found
         return found
 
@@ -335,14 +287,11 @@ class _Analyser:
         notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in affecting]
         return notes
 
-    def _verdict(
-        self,
-        pod: Pod,
-        shape: PodShape,
-        parsed: list[tuple[Event, ParsedMessage]],
-        ranked: Ranked,
-        skip: Decision | None,
-    ) -> tuple[Verdict, str, str | None, TargetRef | None]:
+    def _pod_verdict(
+        self, pod: Pod, parsed: list[tuple[Event, ParsedMessage]], ranked: Ranked
+    ) -> tuple[Verdict, str, str | None, TargetRef | None] | None:
+        """A verdict the pod's own status or events decide (bound, gated, another scheduler, nominated), or
+        None: then its shape decides (`_shape_verdict`)."""
         nearest = ranked.nearest
         ref = nearest.target if nearest else None
         if pod.node_name:
@@ -351,15 +300,23 @@ class _Analyser:
             )
             return (
                 Verdict.SCHEDULED_NOT_STARTED,
-                _scheduled_not_started(pod),
-                _scheduled_fix(waiting or ""),
+                scheduled_not_started(pod),
+                scheduled_fix(waiting or ""),
                 TargetRef("Node", pod.node_name),
             )
         decided = pod_decision(pod)
         if decided is not None:
             return decided.verdict, decided.reason, decided.fix, None
-        if (why := _provisioning(self.state, pod, parsed, self.now)) is not None:
+        if (why := provisioning(self.state, pod, parsed, self.now)) is not None:
             return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+        return None
+
+    def _shape_verdict(
+        self, shape: PodShape, ranked: Ranked, skip: Decision | None
+    ) -> tuple[Verdict, str, str | None, TargetRef | None]:
+        """The verdict of a pod that nothing of its own decides: its shape's, the same for every such pod."""
+        nearest = ranked.nearest
+        ref = nearest.target if nearest else None
         if self.state_nodes is not None and skip is None:
             room = self.state_nodes.room_in_flight(shape, self._key(shape, nodes_only=False))
             if room is not None:
@@ -462,10 +419,11 @@ def analyse_pending(
     all_pending: bool = False,
     pods: Iterable[Pod] | None = None,
     share_pools: bool = True,
+    group_shapes: bool = True,
 ) -> PendingReport:
-    """`share_pools=False` evaluates each NodePool on its own: the reference the tests hold the shared
-    evaluation (one per kind of pool) to."""
-    analyser = _Analyser(state, catalog, now, share_pools=share_pools)
+    """`share_pools=False` evaluates each NodePool on its own, `group_shapes=False` each pod on its own
+    (no answer shared by shape key): the references the tests hold the shared evaluations to."""
+    analyser = _Analyser(state, catalog, now, share_pools=share_pools, group_shapes=group_shapes)
     chosen = (
         list(pods)
         if pods is not None

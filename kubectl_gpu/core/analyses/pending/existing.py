@@ -31,7 +31,9 @@ from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
+from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
 __all__ = ["EXISTING_FIRST", "REGISTRATION_TTL", "StateNodes", "karpenter_taints"]
@@ -157,8 +159,31 @@ class StateNodes:
             taints = karpenter_taints(claim.taints, claim, False)
             self.in_flight.append((NodeTarget(node, state, provider, catalog, taints, claim), claim, note))
         self.in_flight.sort(key=lambda item: item[1].name)
+        self._flight_classes = _classes([t for t, _, _ in self.in_flight], state)
         self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
         self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
+        self._may: dict[tuple[object, ...], tuple[list[NodeTarget], list[int]]] = {}
+        self._sel: dict[tuple[object, ...], list[NodeTarget]] = {}
+
+    def _candidates(self, shape: PodShape) -> tuple[list[NodeTarget], list[int]]:
+        """The existing nodes and the positions of the NodeClaims in flight that pass `_may_fit`, once per
+        tolerations and accelerators (all `_may_fit` reads of a shape; shapes share them by the hundred)."""
+        key = (shape.tolerations, tuple(shape.accelerators.items()))
+        found = self._may.get(key)
+        if found is None:
+            existing = [t for t in self.existing if _may_fit(t, shape)]
+            flying = [i for i, (t, _, _) in enumerate(self.in_flight) if _may_fit(t, shape)]
+            found = self._may[key] = (existing, flying)
+        return found
+
+    def _selected(self, shape: PodShape) -> list[NodeTarget]:
+        """`_candidates`' existing nodes whose labels the shape's nodeSelector and node affinity match (a
+        mismatch is a blocker, so no fit): once per tolerations, accelerators and selectors."""
+        key = (shape.tolerations, tuple(shape.accelerators.items()), shape.key[2], shape.node_affinity)
+        found = self._sel.get(key)
+        if found is None:
+            found = self._sel[key] = [t for t in self._candidates(shape)[0] if _selects(shape, t.node)]
+        return found
 
     def fitting(self, shape: PodShape, key: tuple[object, ...]) -> list[TargetEvaluation]:
         """The existing nodes with room for the shape and nothing against it (a check may be unknown), as
@@ -167,8 +192,8 @@ class StateNodes:
         if found is None:
             found = self._fits[key] = [
                 dataclasses.replace(e, weight=EXISTING_FIRST)
-                for t in self.existing
-                if _may_fit(t, shape) and not (e := t.evaluate(shape)).blockers
+                for t in self._selected(shape)
+                if not (e := t.evaluate(shape)).blockers
             ]
         return found
 
@@ -176,15 +201,50 @@ class StateNodes:
         """The first NodeClaim in flight that takes the shape for sure (every check passes), and the note on
         its figures; None when none does."""
         if key not in self._room:
+            if _reads_node_name(shape):
+                flying = (self.in_flight[i] for i in self._candidates(shape)[1])
+            else:  # one evaluation per class of alike NodeClaims, its first (by name) answering for all
+                firsts = (self.in_flight[members[0]] for members in self._flight_classes)
+                flying = (item for item in firsts if _may_fit(item[0], shape))
             self._room[key] = next(
-                (
-                    (claim, note)
-                    for target, claim, note in self.in_flight
-                    if _may_fit(target, shape) and _sure(target.evaluate(shape))
-                ),
-                None,
+                ((claim, note) for target, claim, note in flying if _sure(target.evaluate(shape))), None
             )
         return self._room[key]
+
+
+def _classes(targets: list[NodeTarget], state: ClusterState) -> list[list[int]]:
+    """The targets' positions by class, each class in order and the classes by their first: targets of one
+    class are alike in everything a node's evaluation reads but the name (labels, taints, allocatable,
+    cordon), and no pod is bound by that name, so a shape that does not select by name (matchFields) gets
+    the same answer from each. Thousands of NodeClaims in flight are a few hundred classes."""
+    classes: dict[object, list[int]] = {}
+    for i, t in enumerate(targets):
+        node = t.node
+        if state.pods_by_node.get(node.name) or state.requested_by_node.get(node.name):
+            key: object = ("own", i)
+        else:
+            key = (
+                frozenset(node.labels.items()),
+                t.effective_taints,
+                frozenset(node.allocatable.items()),
+                node.unschedulable,
+            )
+        classes.setdefault(key, []).append(i)
+    return sorted(classes.values(), key=lambda members: members[0])
+
+
+def _selects(shape: PodShape, node: Node) -> bool:
+    """NodeTarget.evaluate's selector check, as a yes or no (a selector that does not parse blocks)."""
+    try:
+        return selector_matches(shape.node_selector, shape.node_affinity, node.labels, node_name=node.name)[0]
+    except RequirementError:
+        return False
+
+
+def _reads_node_name(shape: PodShape) -> bool:
+    """Whether the shape's required node affinity selects by `matchFields` (`metadata.name`)."""
+    affinity = shape.node_affinity
+    return affinity.required_error is not None or any(t.match_fields for t in affinity.required_terms)
 
 
 def _sure(evaluation: TargetEvaluation) -> bool:

@@ -14,7 +14,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
-__all__ = ["CAPACITY_EVENT_WINDOW", "capacity_event"]
+__all__ = ["CAPACITY_EVENT_WINDOW", "capacity_event", "capacity_events_key"]
 
 # How far back an InsufficientCapacityError still says "the cloud is out of this".
 CAPACITY_EVENT_WINDOW = timedelta(hours=1)
@@ -34,10 +34,15 @@ def recent_capacity_events(state: ClusterState, now: datetime) -> tuple[dict[str
     return claims, recent
 
 
+def capacity_events_key(now: datetime) -> tuple[str, datetime]:
+    """The key of `recent_capacity_events` in a PoolMemo's shared values."""
+    return ("capacity events", now)
+
+
 def capacity_event(target: PoolTarget, now: datetime) -> Blocker | None:
     """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
     claims, recent = target.memo.shared(
-        ("capacity events", now), lambda: recent_capacity_events(target.state, now)
+        capacity_events_key(now), lambda: recent_capacity_events(target.state, now)
     )
     if not recent:
         return None

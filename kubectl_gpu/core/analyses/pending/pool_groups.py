@@ -94,6 +94,13 @@ class PoolMemo:
             self.computed += 1
         return found  # type: ignore[return-value]
 
+    def adopt(self, other: PoolMemo, key: Hashable) -> None:
+        """Take `other`'s shared value for `key`, if it has one: for a value that reads neither a pool nor a
+        pod (the cluster's recent capacity events), which a pool changed by a fix may share."""
+        found = other._shared.get(key, _MISSING)
+        if found is not _MISSING:
+            self._shared[key] = found
+
     def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
         if shape is not self._shape:
             self._shape = shape

@@ -465,9 +465,10 @@ class PoolTarget:
             return LimitAnswer("forbidden")
         if not fitting:
             return LimitAnswer("unfitted")
-        # Pools with as much left share the answer (identity key: the entry keeps `fitting` alive).
+        # Pools with as much left share the answer, and shapes with the same fitting types (identity key: the
+        # entry keeps `fitting` alive, so its id is not reused while the entry is there).
         key = ("limits", id(fitting), self.remaining_key)
-        kept, found = self.memo.get(shape, key, lambda: (fitting, limit_problem(self.remaining, fitting)))
+        kept, found = self.memo.shared(key, lambda: (fitting, limit_problem(self.remaining, fitting)))
         if kept is not fitting:
             found = limit_problem(self.remaining, fitting)
         problem, unknown = found

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
+from kubectl_gpu.core.analyses.pending.shapes import Owner
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.analyses.pending.verify import FixCheck
@@ -67,6 +68,7 @@ class PodDiagnosis:
     notes: tuple[str, ...]
     created: datetime | None
     fix_check: FixCheck | None = None  # the fix made on a copy and the pod evaluated again (verify.py)
+    owner: Owner | None = None  # the workload that made the pod (shapes.owner_key); None: a bare pod
 
     @property
     def blockers(self) -> tuple[Blocker, ...]:
@@ -86,10 +88,19 @@ class PodDiagnosis:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    def to_dict(self, blockers: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
-        """`blockers`: id(Blocker) -> its dict, shared by the pods of one report (pods of one shape share
-        their blockers; the JSON is the same)."""
+    def shape_dict(self, blockers: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """What the pod shares with the pods of its shape (one `shapes[]` entry): its targets' blockers and
+        their summary. `blockers`: id(Blocker) -> its dict, shared by the shapes of one report."""
         memo = {} if blockers is None else blockers
+        return {
+            "blockers": [memo.get(id(b)) or memo.setdefault(id(b), b.to_dict()) for b in self.blockers],
+            "blockersOmitted": self.ranked.blocker_count - len(self.blockers),
+            "blockerSummary": [s.to_dict() for s in self.blocker_summary],
+            "targetCount": len(self.ranked),
+        }
+
+    def to_dict(self, shape: int = 0) -> dict[str, Any]:
+        """The pod's own entry; `shape` is its index in the report's `shapes[]` (`shape_dict`)."""
         return {
             "namespace": self.namespace,
             "name": self.name,
@@ -97,10 +108,7 @@ class PodDiagnosis:
             "verdict": str(self.verdict),
             "reason": self.reason,
             "nearest": self.nearest.to_dict() if self.nearest else None,
-            "blockers": [memo.get(id(b)) or memo.setdefault(id(b), b.to_dict()) for b in self.blockers],
-            "blockersOmitted": self.ranked.blocker_count - len(self.blockers),
-            "blockerSummary": [s.to_dict() for s in self.blocker_summary],
-            "targetCount": len(self.ranked),
+            "shape": shape,
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": self.fix,
             "fixVerified": self.fix_check.verified if self.fix_check else None,
@@ -145,12 +153,24 @@ class PendingReport(ReportBase):
         return ExitCode.FINDINGS if self.blocking else ExitCode.OK
 
     def body(self) -> dict[str, Any]:
+        """Pods of one shape share one `shapes[]` entry (docs/json-contract.md, issue 22): the same ranked
+        targets, so the same blockers and summary, written once."""
         blockers: dict[int, dict[str, Any]] = {}  # every Blocker is alive while the body is built
+        index: dict[int, int] = {}  # id(Ranked) -> its shape's position
+        shapes: list[dict[str, Any]] = []
+        pods: list[dict[str, Any]] = []
+        for pod in self.pods:
+            found = index.get(id(pod.ranked))
+            if found is None:
+                found = index[id(pod.ranked)] = len(shapes)
+                shapes.append(pod.shape_dict(blockers))
+            pods.append(pod.to_dict(found))
         return {
             "evaluatedAt": _time(self.now),
             "targets": self.targets,
             "podsListed": self.pods_unlisted is None,
-            "pods": [p.to_dict(blockers) for p in self.pods],
+            "pods": pods,
+            "shapes": shapes,
         }
 
 

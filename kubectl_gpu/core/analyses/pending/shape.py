@@ -21,7 +21,7 @@ from kubectl_gpu.core.scheduling.affinity import (
 from kubectl_gpu.core.scheduling.requirements import RequirementError
 from kubectl_gpu.core.scheduling.taints import Toleration
 
-__all__ = ["PodShape", "shape_of"]
+__all__ = ["PodShape", "shape_key_of", "shape_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,25 +50,37 @@ class PodShape:
 _RELEVANT = ("cpu", "memory", EFA_RESOURCE)
 
 
-def shape_of(pod: Pod) -> PodShape:
+def _requests(pod: Pod) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
     accelerators = accelerator_requests(pod.requests)
     requests = dict(accelerators)
     for name in _RELEVANT:
         if pod.requests.get(name):
             requests[name] = pod.requests[name]
+    return requests, accelerators
+
+
+def _key(pod: Pod, requests: dict[str, Decimal]) -> tuple[Any, ...]:
     placement = pod.placement
-    ephemeral = pod.requests.get("ephemeral-storage", Decimal(0))
-    namespace = pod.namespace
-    labels = tuple(sorted(pod.meta.labels.items()))
-    key = (
+    return (
         tuple(sorted(requests.items())),
         pod.tolerations,
         tuple(sorted(pod.node_selector.items())),
         pod.node_affinity,
         placement,
-        (namespace, labels) if placement else None,
-        ephemeral,
+        (pod.namespace, tuple(sorted(pod.meta.labels.items()))) if placement else None,
+        pod.requests.get("ephemeral-storage", Decimal(0)),
     )
+
+
+def shape_key_of(pod: Pod) -> tuple[Any, ...]:
+    """`shape_of(pod).key`, without reading the requirements (a pod's key is asked for per pod)."""
+    return _key(pod, _requests(pod)[0])
+
+
+def shape_of(pod: Pod) -> PodShape:
+    requests, accelerators = _requests(pod)
+    placement = pod.placement
+    key = _key(pod, requests)
     try:
         reqs: PodSchedulingRequirements | None = scheduling_requirements(pod.node_selector, pod.node_affinity)
         error = None
@@ -84,7 +96,7 @@ def shape_of(pod: Pod) -> PodShape:
         reqs,
         error,
         placement,
-        namespace,
-        labels,
-        ephemeral,
+        pod.namespace,
+        tuple(sorted(pod.meta.labels.items())),
+        pod.requests.get("ephemeral-storage", Decimal(0)),
     )

@@ -312,7 +312,7 @@ class UsageReport(ReportBase):
 
     def body(self) -> dict[str, Any]:
         return {
-            "now": iso(self.now),
+            "evaluatedAt": iso(self.now),
             "window": {
                 "seconds": self.window_s,
                 "looked": self.looked,

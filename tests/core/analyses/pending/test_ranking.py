@@ -84,7 +84,7 @@ def test_a_pod_lists_its_nearest_targets_and_sums_up_the_others() -> None:
     pools = len(state_of(_with_copies("automode-gpu", "gpu", COPIES)).nodepools)
     assert pools > LISTED_TARGETS + NAMED_TARGETS
     for diag in report.pods:
-        data = diag.to_dict()
+        data = diag.shape_dict()
         every = [b for e in diag.evaluations for b in e.blockers]
         nearest = [b for e in diag.evaluations[:LISTED_TARGETS] for b in e.blockers]
         assert data["targetCount"] == len(diag.evaluations)

@@ -214,10 +214,7 @@ POD_KEYS = {
     "verdict",
     "reason",
     "nearest",
-    "blockers",
-    "blockersOmitted",
-    "blockerSummary",
-    "targetCount",
+    "shape",
     "evidence",
     "fix",
     "fixVerified",
@@ -225,6 +222,7 @@ POD_KEYS = {
     "disagreements",
     "notes",
 }
+SHAPE_KEYS = {"blockers", "blockersOmitted", "blockerSummary", "targetCount"}
 
 
 @pytest.mark.parametrize("scenario", NAMES)
@@ -235,22 +233,26 @@ def test_json_contract(scenario: str) -> None:
     assert data["kind"] == "PendingReport"
     assert data["evaluatedAt"] == "2026-11-29T12:00:00Z"
     assert data["targets"] in ("nodepools", "nodes")
+    assert {pod["shape"] for pod in data["pods"]} == set(range(len(data["shapes"])))  # each shape used
     for pod in data["pods"]:
         assert set(pod) == POD_KEYS
         assert pod["verdict"] in {str(v) for v in Verdict}
         assert pod["nearest"] is None or set(pod["nearest"]) == {"kind", "name"}
         assert all(isinstance(v, int | float) for v in pod["requests"].values())
-        for blocker in pod["blockers"]:
+    for shape in data["shapes"]:
+        assert set(shape) == SHAPE_KEYS
+        for blocker in shape["blockers"]:
             assert set(blocker) == {"code", "class", "target", "message", "fix"}
             assert blocker["class"] in ("spec", "capacity")
             assert set(blocker["target"]) == {"kind", "name"}
-        assert isinstance(pod["targetCount"], int) and isinstance(pod["blockersOmitted"], int)
-        listed = {(b["code"], b["target"]["name"]) for b in pod["blockers"]}
-        for entry in pod["blockerSummary"]:
+        assert isinstance(shape["targetCount"], int) and isinstance(shape["blockersOmitted"], int)
+        listed = {(b["code"], b["target"]["name"]) for b in shape["blockers"]}
+        for entry in shape["blockerSummary"]:
             assert set(entry) == {"code", "class", "targetCount", "targets", "targetsOmitted"}
             assert entry["targetCount"] == len(entry["targets"]) + entry["targetsOmitted"]
-            if pod["blockersOmitted"] == 0:  # every blocker listed: the summary counts exactly those
+            if shape["blockersOmitted"] == 0:  # every blocker listed: the summary counts exactly those
                 assert entry["targetCount"] == sum(1 for code, _ in listed if code == entry["code"])
+    for pod in data["pods"]:
         for row in pod["evidence"]:
             assert set(row) == {"source", "reason", "message", "count", "lastSeen", "codes"}
             assert row["source"] in ("scheduler", "karpenter", "auto-mode", "unknown")
@@ -263,7 +265,8 @@ def test_json_contract(scenario: str) -> None:
 
 
 def test_json_values() -> None:
-    pod = diagnosis(analyse("automode-capacity"), "training/train-llama-0").to_dict()
+    diag = diagnosis(analyse("automode-capacity"), "training/train-llama-0")
+    pod = diag.to_dict()
     assert pod["requests"] == {
         "nvidia.com/gpu": 8,
         "vpc.amazonaws.com/efa": 32,
@@ -272,7 +275,7 @@ def test_json_values() -> None:
     }
     assert pod["verdict"] == "NODEPOOL_LIMIT_REACHED"
     assert pod["nearest"] == {"kind": "NodePool", "name": "training"}
-    assert pod["blockers"][0]["target"] == {"kind": "NodePool", "name": "training"}
+    assert diag.shape_dict()["blockers"][0]["target"] == {"kind": "NodePool", "name": "training"}
     assert pod["evidence"][0]["lastSeen"] == "2026-11-29T11:57:00Z"
     no_pool = diagnosis(analyse("automode-gpu"), "ml/mig-slice").to_dict()
     assert no_pool["nearest"] is None

@@ -1,0 +1,106 @@
+"""Pending pods grouped by the workload that made them (`core.analyses.pending.shapes.owner_key`: Job,
+Deployment, StatefulSet, LeaderWorkerSet), bare pods by their shape (`shape_key`), as rows of the pending
+table: a group of several pods is one row with its member count, followed by its members when expanded;
+a group of one is its pod's own row. Groups keep the pending order (worst verdict first) of their first
+member, so a 2,000-pod job stuck on one cause is one line near the top."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
+
+from kubectl_gpu.core.analyses.pending import PodDiagnosis
+from kubectl_gpu.core.analyses.pending.shapes import owner_key, shape_key
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Cell, Row, Table
+
+__all__ = ["GROUP_PREFIX", "PendingGroup", "grouped_rows", "pending_groups"]
+
+GROUP_PREFIX = "group:"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingGroup:
+    """`key` is stable across refreshes (`group:Job ml/train`); `label` what the row says; `members` the
+    pending table's rows of its pods, in the table's order (worst first)."""
+
+    key: str
+    label: str
+    members: tuple[Row, ...]
+
+    @property
+    def diagnoses(self) -> list[PodDiagnosis]:
+        return [row.obj for row in self.members if isinstance(row.obj, PodDiagnosis)]
+
+    def verdicts(self) -> dict[str, int]:
+        """How many members have each verdict, worst first."""
+        out: dict[str, int] = {}
+        for diag in self.diagnoses:
+            out[str(diag.verdict)] = out.get(str(diag.verdict), 0) + 1
+        return out
+
+
+def _group_of(pod: Pod | None, diag: PodDiagnosis, shapes: dict[object, int]) -> tuple[str, str]:
+    """(key, label): the owner, else (a bare pod) its shape (numbered in the order first seen)."""
+    owner = owner_key(pod) if pod is not None else None
+    if owner is not None:
+        return f"{GROUP_PREFIX}{owner}", str(owner)
+    if pod is None:
+        return f"{GROUP_PREFIX}pod {diag.key}", diag.key
+    number = shapes.setdefault(shape_key(pod), len(shapes) + 1)
+    return f"{GROUP_PREFIX}shape {number}", f"bare pods in {pod.namespace} of one shape"
+
+
+def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
+    """The pending table's rows (objects: `PodDiagnosis`) grouped, in the order of each group's first row."""
+    pods = {(p.namespace, p.name): p for p in state.pods}
+    members: dict[str, list[Row]] = {}
+    labels: dict[str, str] = {}
+    shapes: dict[object, int] = {}
+    for row in table.rows:
+        diag = row.obj
+        if not isinstance(diag, PodDiagnosis):
+            continue
+        key, label = _group_of(pods.get((diag.namespace, diag.name)), diag, shapes)
+        members.setdefault(key, []).append(row)
+        labels[key] = label
+    return [PendingGroup(key, labels[key], tuple(rows)) for key, rows in members.items()]
+
+
+def _group_row(table: Table, group: PendingGroup, open_: bool) -> Row:
+    """The first member's cells, the pod's cell naming the workload and how many pods it has."""
+    first = group.members[0]
+    cells = list(first.cells)
+    pod = table.index("pod")
+    mark = "▾" if open_ else "▸"
+    cells[pod] = Cell(f"{mark} {group.label} ({len(group.members)} pods)", style=theme.HEADER)
+    verdicts = group.verdicts()
+    if len(verdicts) > 1:
+        verdict = table.index("verdict")
+        first_cell = cells[verdict]
+        cells[verdict] = replace(first_cell, text=f"{first_cell.text} +{len(verdicts) - 1}")
+    return Row(group.key, tuple(cells), None, None, group)
+
+
+def _member_row(table: Table, row: Row) -> Row:
+    cells = list(row.cells)
+    pod = table.index("pod")
+    cells[pod] = replace(cells[pod], text=f"  {cells[pod].text}")
+    return replace(row, cells=tuple(cells))
+
+
+def grouped_rows(table: Table, groups: Iterable[PendingGroup], expanded: Collection[str]) -> list[Row]:
+    """The rows to show: each group of several pods as one row (its members under it when `expanded`),
+    each group of one as its pod's row."""
+    out: list[Row] = []
+    for group in groups:
+        if len(group.members) == 1:
+            out.append(group.members[0])
+            continue
+        is_open = group.key in expanded
+        out.append(_group_row(table, group, is_open))
+        if is_open:
+            out.extend(_member_row(table, row) for row in group.members)
+    return out

@@ -1,0 +1,148 @@
+"""`enter` on a node: the node in one line, then its pods (`render.node_pods_view`), those holding its
+accelerators first; `enter` opens a pod, `y` / `e` its YAML and events, `esc` or `-` goes back."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from kubectl_gpu.core.accelerators.nodes import NodeRow, pods_unread
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Row as ModelRow
+from kubectl_gpu.render.node_pods_view import NodePod, node_pods_table
+from kubectl_gpu.render.nodes_table import health_problems
+from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.messages import ShowObject
+from kubectl_gpu.tui.screens.pod import PodScreen
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
+from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
+from kubectl_gpu.tui.widgets.grid import Table
+
+__all__ = ["NodePodsScreen", "NodePodsView", "node_line", "pods_grid"]
+
+FITS = (
+    Fit("namespace", max_width=24),
+    Fit("name", max_width=48),
+    Fit("accelerators", max_width=30),
+    Fit("phase"),
+    Fit("age"),
+    Fit("owner", flex=True, min_width=12, max_width=80),
+)
+
+
+def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
+    """The node at a glance: its bar and numbers (the same parts as the Overview), model, pool, health."""
+    out = Text(safe_line(name), style=theme.HEADER)
+    if row is None:
+        out.append("  not in this refresh", style=theme.MUTED)
+        return out
+    parts = drill.snapshot.parts_of(row)
+    out.append("  ")
+    out.append_text(allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8))
+    acc = row.accelerator
+    if acc is not None and parts.known:
+        out.append(
+            f" {acc.model or '?'} x{parts.allocated + parts.free + parts.idle + parts.unavailable}: "
+            f"{parts.allocated} allocated, {parts.free + parts.idle} free, {parts.unavailable} unavailable"
+        )
+    elif acc is not None:
+        out.append(f" {acc.model or '?'}: allocated and free unknown (the pods could not all be read)")
+    problems = health_problems(row)
+    out.append(f"  {safe_line(row.node_pool or '-')}  ")
+    out.append(
+        safe_line(",".join(problems)) if problems else "ok", style=theme.ERROR if problems else theme.GOOD
+    )
+    return out
+
+
+def _pod_detail(drill: Drill, row: ModelRow) -> RenderableType:
+    """The pod under the cursor: its name, what enter opens, and the diagnose findings about it."""
+    head = Text()
+    if isinstance(row.obj, NodePod):
+        head.append(safe_line(f"{row.obj.pod.namespace}/{row.obj.pod.name}"), style=theme.HEADER)
+    head.append("  enter: the pod (explain, events, YAML, logs, its node)", style=theme.MUTED)
+    return object_detail(drill.snapshot, row.ref, head)
+
+
+def pods_grid(drill: Drill, node: str) -> Table:
+    table = node_pods_table(drill.snapshot.state, node, drill.snapshot.now)
+    unread = pods_unread(drill.snapshot.state)
+    empty = f"No pods on node {node}." + (f" (the pods could not all be read: {unread})" if unread else "")
+    return to_grid(
+        table if table.rows else None,
+        fits=FITS,
+        detail=lambda row: _pod_detail(drill, row),
+        empty=safe_line(empty),
+    )
+
+
+class NodePodsView(TableView):
+    view_id = "node-pods"
+    title = "Pods"
+    SECTIONS = ("Pods",)
+
+
+class NodePodsScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,minus,backspace", "back", "Back"),
+        Binding("y", "object('yaml')", "YAML"),
+        Binding("e", "object('events')", "Events"),
+        Binding("Y", "node_object('yaml')", "Node YAML"),
+        Binding("E", "node_object('events')", "Node events"),
+    ]
+
+    def __init__(self, drill: Drill, node: str) -> None:
+        super().__init__(classes="detail-screen")
+        self.drill = drill
+        self.node = node
+        self.row = next((r for r in drill.snapshot.nodes.rows if r.name == node), None)
+
+    def compose(self) -> ComposeResult:
+        title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
+        title.append("  enter pod  y/e pod YAML/events  Y/E node's  esc back", style=theme.MUTED)
+        yield Static(title, classes="page-title")
+        yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
+        yield NodePodsView()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        view = self.query_one(NodePodsView)
+        view.show(ViewModel((Section("Pods", pods_grid(self.drill, self.node)),)))
+        view.focus_table()
+
+    @property
+    def view(self) -> NodePodsView:
+        return self.query_one(NodePodsView)
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_object(self, what: str) -> None:
+        row = self.view.grid.cursor_row
+        if row is None or row.ref is None:
+            self.notify("no pod under the cursor", severity="warning", timeout=3)
+            return
+        self.app.post_message(ShowObject(row.ref, "yaml" if what == "yaml" else "events"))
+
+    def action_node_object(self, what: str) -> None:
+        self.app.post_message(
+            ShowObject(ObjectRef("Node", self.node), "yaml" if what == "yaml" else "events")
+        )
+
+    @on(TableView.Open)
+    def _open(self, message: TableView.Open) -> None:
+        message.stop()
+        ref = message.row.ref
+        if ref is None:
+            return
+        self.app.push_screen(PodScreen(self.drill, ref, lambda node: NodePodsScreen(self.drill, node)))

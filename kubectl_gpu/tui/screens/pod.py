@@ -1,0 +1,128 @@
+"""One pod (from a node's pods): what it is, the findings about it and, when it is Pending, `kubectl gpu
+explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log lines (live only, bounded),
+`N` its node's pods; `esc` or `-` back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from kubectl_gpu.core.accelerators.resources import accelerator_requests, is_accelerator_resource
+from kubectl_gpu.core.analyses.pending import PodDiagnosis
+from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.kube.pod_logs import LIMIT_BYTES, TAIL_LINES, LogTail
+from kubectl_gpu.render import theme
+from kubectl_gpu.render.node_pods_view import owner_text
+from kubectl_gpu.render.safe import safe_block, safe_line
+from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.messages import ShowObject
+from kubectl_gpu.tui.screens.detail import DetailScreen
+from kubectl_gpu.tui.screens.explain import explain_parts
+from kubectl_gpu.tui.views.base import lines, object_detail
+
+__all__ = ["PodScreen", "log_container", "log_page", "pod_body"]
+
+
+def log_container(pod: Pod) -> str | None:
+    """The container whose log to read: the first that asks for an accelerator, else the first."""
+    containers = [c for c in pod.containers if c.name]
+    for container in containers:
+        if any(is_accelerator_resource(name) for name in container.resource_names):
+            return container.name
+    return containers[0].name if containers else None
+
+
+def _containers(pod: Pod) -> str | None:
+    states = [
+        f"{s.name} {s.state}{f' ({s.reason})' if s.reason else ''}, {s.restart_count} restarts"
+        for s in pod.container_statuses
+        if not s.init
+    ]
+    return "; ".join(states) or None
+
+
+def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis | None) -> RenderableType:
+    if pod is None:
+        return Text(safe_line(f"{ref} is not in this refresh"), style=theme.MUTED)
+    wanted = accelerator_requests(pod.requests)
+    head = lines(
+        [
+            ("Pod", (f"{pod.namespace}/{pod.name}", theme.HEADER)),
+            ("Phase", "Terminating" if pod.meta.deleting else pod.phase),
+            ("Node", pod.node_name or "none (not scheduled)"),
+            ("Owner", owner_text(pod)),
+            ("Accelerators", ", ".join(f"{k} {v}" for k, v in sorted(wanted.items())) or "none"),
+            ("Containers", _containers(pod)),
+            ("Keys", "e events  y YAML  l last log lines  N its node  esc back"),
+        ]
+    )
+    parts: list[RenderableType] = [object_detail(drill.snapshot, ref, head)]
+    if diag is not None:
+        parts += [Text(""), Text("explain (as kubectl gpu explain prints it):", style=theme.HEADER)]
+        parts += explain_parts(diag)
+    return Group(*parts)
+
+
+def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
+    """The log's last lines as a page (made safe: a log is cluster text), or the one line why not."""
+    title = f"logs {ref}" + (f" ({tail.container})" if tail.container else "")
+    if tail.text is None:
+        return DetailScreen(title, Text(safe_line(tail.error or "no log"), style=theme.WARNING))
+    note = f"the last {TAIL_LINES} lines, at most {LIMIT_BYTES // 1024} KiB" + (
+        " (cut at that size: older lines are left out)" if tail.cut else ""
+    )
+    text = safe_block(tail.text) or "(the log is empty)"
+    body = Group(Text(note, style=theme.MUTED), Text(text))
+    return DetailScreen(title, body, copy=text, copy_what="the log lines")
+
+
+class PodScreen(DetailScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,minus,backspace", "back", "Back"),
+        Binding("e", "object('events')", "Events"),
+        Binding("y", "object('yaml')", "YAML"),
+        Binding("l", "logs", "Logs"),
+        Binding("N", "node", "Node"),
+    ]
+
+    def __init__(self, drill: Drill, ref: ObjectRef, open_node: Callable[[str], Screen[None]]) -> None:
+        state = drill.snapshot.state
+        self.pod = next((p for p in state.pods if p.name == ref.name and p.namespace == ref.namespace), None)
+        key = f"{ref.namespace}/{ref.name}"
+        self.diag = next((d for d in drill.snapshot.pending.pods if d.key == key), None)
+        fix = self.diag.fix if self.diag is not None else None
+        super().__init__(
+            f"pod {key}", pod_body(drill, self.pod, ref, self.diag), copy=fix, copy_what="the fix"
+        )
+        self.drill = drill
+        self.ref = ref
+        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
+
+    def action_object(self, what: str) -> None:
+        self.app.post_message(ShowObject(self.ref, "yaml" if what == "yaml" else "events"))
+
+    def action_node(self) -> None:
+        node = self.pod.node_name if self.pod is not None else None
+        if not node:
+            self.notify("the pod is not on a node", severity="warning", timeout=3)
+            return
+        self.app.push_screen(self.open_node(node))
+
+    def action_logs(self) -> None:
+        if not self.drill.live:
+            self.app.push_screen(log_page(self.ref, LogTail(error="logs are not in a snapshot")))
+            return
+        self.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
+        self._read_logs(log_container(self.pod) if self.pod is not None else None)
+
+    @work(thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
+    def _read_logs(self, container: str | None) -> None:
+        tail = self.drill.logs(self.ref.namespace or "", self.ref.name, container)
+        self.app.call_from_thread(self.app.push_screen, log_page(self.ref, tail))

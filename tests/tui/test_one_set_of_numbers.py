@@ -1,0 +1,112 @@
+"""One set of numbers (issue 19, item 2): the TUI's allocated / free / idle / unavailable per node, per pool
+and in the header are the CLI's `nodes -o json` and `diagnose -o json`, on the demo and on generated
+clusters; capacity on a cordoned or NotReady node, or on a device the plugin withdrew, is never free."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from kubectl_gpu.kube.source import SourceOptions, open_source
+from kubectl_gpu.tui import data
+from kubectl_gpu.tui.views import build_all
+from tests.conftest import Result
+from tests.helpers import load_script
+from tests.tui.conftest import DEMO, ROOT
+
+bench = load_script(ROOT / "bench" / "generate.py", "bench_generate")
+Cli = Callable[..., Result]
+
+
+def _cordon_some(bundle: Path) -> None:
+    """Cordon every third accelerator node and mark every fifth NotReady, in place (ours: generated)."""
+    raw = json.loads(bundle.read_text())
+    gpu_nodes = [
+        o
+        for o in raw["objects"]
+        if o["kind"] == "Node" and "nvidia.com/gpu" in o["status"].get("capacity", {})
+    ]
+    for index, node in enumerate(gpu_nodes):
+        if index % 3 == 0:
+            node["spec"]["unschedulable"] = True
+        if index % 5 == 1:
+            for condition in node["status"]["conditions"]:
+                if condition["type"] == "Ready":
+                    condition["status"] = "False"
+    bundle.write_text(json.dumps(raw))
+
+
+def _bundle(name: str, tmp_path: Path) -> Path:
+    if name == "demo":
+        return DEMO
+    nodes, pods, seed = {
+        "generated-s": (20, 200, 3),
+        "generated-m": (60, 900, 11),
+        "cordoned-m": (60, 900, 5),
+    }[name]
+    out = tmp_path / f"{name}.json"
+    bench.generate(nodes, pods, out, seed=seed)
+    if name.startswith("cordoned"):
+        _cordon_some(out)
+    return out
+
+
+def _json(cli: Cli, *args: str) -> dict[str, object]:
+    result = cli(*args)
+    assert result.code in (0, 1), result.err
+    loaded = json.loads(result.out)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+@pytest.mark.parametrize("name", ["demo", "generated-s", "generated-m", "cordoned-m"])
+def test_the_tui_figures_are_the_clis(name: str, tmp_path: Path, cli: Cli) -> None:
+    bundle = _bundle(name, tmp_path)
+    nodes = _json(cli, "nodes", "--snapshot", str(bundle), "-o", "json")["nodes"]
+    findings = _json(cli, "diagnose", "--snapshot", str(bundle), "-o", "json")["findings"]
+    assert isinstance(nodes, list) and isinstance(findings, list)
+    withdrawn = {f["object"]["name"] for f in findings if f["code"] == "GPU_UNHEALTHY_DEVICES"}
+    snapshot = data.load(open_source(SourceOptions(snapshot=(str(bundle),))))
+    rows = {r.name: r for r in snapshot.nodes.rows}
+    assert set(rows) == {n["name"] for n in nodes}
+    free_total = Decimal(0)
+    for node in nodes:
+        acc = node["accelerator"]
+        parts = snapshot.parts_of(rows[node["name"]])
+        if acc is None:
+            assert parts.bar == (0, 0, 0, 0)
+            continue
+        paid = Decimal(str(acc["capacity"] or acc["allocatable"]))
+        assert sum(parts.bar) == paid, node["name"]
+        # free: the JSON's free is what a new pod could get; the TUI's free and idle together are that
+        assert parts.free + parts.idle == Decimal(str(acc["free"])), node["name"]
+        if node["unschedulable"] or not node["ready"]:
+            assert acc["free"] == 0 and parts.free + parts.idle == 0
+        # unhealthy: the devices diagnose reports withdrawn (capacity above allocatable)
+        withdrawn_here = Decimal(str(acc["capacity"])) - Decimal(str(acc["allocatable"]))
+        if acc["source"] == "device-plugin":
+            assert parts.unhealthy == max(withdrawn_here, Decimal(0)), node["name"]
+            assert (parts.unhealthy > 0) == (node["name"] in withdrawn), node["name"]
+        free_total += Decimal(str(acc["free"]))
+    if name.startswith("cordoned"):  # the case is there: unused GPUs on cordoned or NotReady nodes
+        assert snapshot.parts.cordoned > 0
+    # the header's free and the Overview's ALL row sum the same parts
+    assert snapshot.free_accelerators == free_total
+    overview = build_all(snapshot)["overview"].sections[0].table
+    total = overview.rows[-1]
+    allocated, free, idle, _ = snapshot.accelerator_parts
+    numbers = f"{int(allocated)}/{int(free)}/{int(idle)}"
+    assert total.key == "ALL" and numbers in total.text, (numbers, total.text)
+
+
+def test_on_the_demo_the_lost_gpu_and_the_cordoned_one_are_unavailable() -> None:
+    snapshot = data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
+    parts = snapshot.parts
+    assert (parts.allocated, parts.free, parts.idle, parts.unhealthy, parts.cordoned) == (12, 0, 0, 1, 1)
+    overview = build_all(snapshot)["overview"].sections[0].table
+    inference = next(r for r in overview.rows if r.key == "gpu-inference")
+    assert "×" in inference.text and "4/0/0" in inference.text
