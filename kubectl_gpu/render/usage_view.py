@@ -253,9 +253,11 @@ def usage_view(report: UsageReport, *, wide: bool) -> View:
 def _footer(report: UsageReport, marked: bool) -> list[Part]:
     t = report.totals
     money: Callable[[Decimal], str] = lambda v: f"${v:.2f}/h"  # noqa: E731
+    # Nothing measured: what held GPUs waste is unknown, never $0.
+    held = money(t.idle_held_cost) if t.measured else "unknown"
     line = (
         f"window {report.window_s:g}s; GPUs held {_n(t.held)} of {_n(t.gpus)} (utilisation known for "
-        f"{_n(t.measured)}); idle: {money(t.idle_held_cost)} held below {report.idle_below:g}% + "
+        f"{_n(t.measured)}); idle: {held} held below {report.idle_below:g}% + "
         f"{money(t.empty_node_cost)} on nodes without GPU pods"
     )
     parts: list[Part] = [prose(""), prose((line, theme.MUTED))]

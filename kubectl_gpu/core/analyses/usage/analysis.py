@@ -192,6 +192,12 @@ def _notes(window: Window) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _gpu_order(gpu: GpuUsage) -> tuple[str, int, str]:
+    """Node, then device index as a number (0, 1, ... 10), then MIG profile: the order nvidia-smi lists."""
+    index = gpu.index or ""
+    return (gpu.node or "", int(index) if index.isdigit() else 1 << 30, f"{index}/{gpu.mig_profile or ''}")
+
+
 def _could_not_look(window: Window) -> tuple[str, ...]:
     out = [] if window.looked else [f"{NOT_READ}: {'; '.join(window.notes) or 'the adapter could not look'}"]
     out += [f"{f.source} {f.namespace}/{f.pod}: {f.error}" for f in window.failed if f.forbidden]
@@ -237,7 +243,7 @@ def analyse(
         idle_below=idle_below,
         looked=window.looked,
         measured=window.measured,
-        gpus=tuple(gpus),
+        gpus=tuple(sorted(gpus, key=_gpu_order)),
         nodes=tuple(nodes),
         pods=tuple(sorted(listed, key=lambda p: (p.namespace, p.name))),
         namespaces=tuple(namespaces),
