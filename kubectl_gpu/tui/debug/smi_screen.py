@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.render import theme
@@ -23,6 +23,7 @@ from kubectl_gpu.render.draw import rich_view
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
 from kubectl_gpu.tui.debug.jobs import JobOutcome
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["SmiScreen", "outcome_view"]
 
@@ -96,7 +97,7 @@ class SmiScreen(Screen[None]):
         yield Static(self._progress(), classes="smi-progress")
         with VerticalScroll(classes="page"):
             yield Static("", classes="page-body")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def running(self) -> bool:

@@ -10,12 +10,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.fleet.overview import FleetOverview, FleetRow
 from kubectl_gpu.tui.views.model_grid import to_grid
 from kubectl_gpu.tui.widgets.grid import GridTable, Table
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["COLUMNS", "FleetScreen", "fleet_row", "fleet_table"]
 
@@ -82,7 +83,7 @@ class FleetScreen(Screen[str | None]):
         title.append(f"  exit {int(self.overview.code)}  enter switch  esc back", style=theme.MUTED)
         yield Static(title, classes="page-title")
         yield GridTable(id="fleet-table")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         grid = self.query_one(GridTable)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -114,6 +115,16 @@ class Table:
                         widths[i] = size
             capped = tuple(min(w, c.max_width) for w, c in zip(widths, self.columns, strict=True))
             object.__setattr__(self, "widths", capped)
+
+    @cached_property
+    def has_nodes(self) -> bool:
+        """Some row is about a node (`space` marks it; `s` and `x` act on it)."""
+        return any(row.node for row in self.rows)
+
+    @cached_property
+    def has_refs(self) -> bool:
+        """Some row names a Kubernetes object (`y`, `e`)."""
+        return any(row.ref is not None for row in self.rows)
 
 
 def layout(table: Table, width: int) -> list[int]:
@@ -247,6 +258,7 @@ class GridTable(ScrollView, can_focus=True):
         self._scroll_to_cursor()
         self.refresh()
         self._announce()
+        self.refresh_bindings()  # which keys work depends on the rows (marks, moves, y, s)
 
     def _relayout(self) -> None:
         width = self.scrollable_content_region.width if self.is_mounted else 200
@@ -283,6 +295,7 @@ class GridTable(ScrollView, can_focus=True):
         self._relayout()
         self._scroll_to_cursor()
         self.refresh()
+        self.refresh_bindings()  # left/right scroll only a table wider than the screen
 
     def action_cursor(self, delta: int) -> None:
         self._set_cursor(self.cursor + delta)
@@ -303,11 +316,27 @@ class GridTable(ScrollView, can_focus=True):
 
     def action_mark(self) -> None:
         row = self.cursor_row
-        if row is None:
+        if row is None or not row.node:
             return
         self.marks ^= {row.key}
         self.refresh_line(self.cursor - round(self.scroll_y) + 1)
+        before = self.cursor
         self._set_cursor(self.cursor + 1)
+        if self.cursor == before:  # the last row: no move, but the count of marks changed
+            self._announce()
+        self.refresh_bindings()  # esc now clears the marks
+
+    #: what each action needs to do something (a key that would do nothing is neither run nor listed)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "mark":
+            return self.table.has_nodes
+        if action in ("cursor", "page", "jump", "sort_next", "sort_reverse"):
+            return len(self.view) > 1
+        if action == "select":
+            return bool(self.view)
+        if action == "scroll_cells":
+            return self.virtual_size.width > self.scrollable_content_region.width
+        return True
 
     def action_sort_next(self) -> None:
         count = len(self.table.columns)
