@@ -29,12 +29,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.tui.widgets.fit import GAP, GUTTER, cut, fit_widths
 
 __all__ = ["Column", "GridTable", "Row", "Table", "layout", "sort_value"]
 
 Cell = str | Text
-GAP = 2  # spaces between columns
-GUTTER = 2  # the mark column: "● " on marked rows
 
 
 def sort_value(value: object) -> tuple[int, Any]:
@@ -49,11 +48,15 @@ def sort_value(value: object) -> tuple[int, Any]:
 @dataclass(frozen=True, slots=True)
 class Column:
     label: str
-    #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width
+    #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width,
+    #: or down to `shrink` when short of room (0: never cut; a column that does not fit is left out)
     flex: bool = False
     min_width: int = 12
     max_width: int = 64
     right: bool = False
+    #: which columns stay when narrow: lower first (then the column's position)
+    priority: int = 0
+    shrink: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,14 +131,8 @@ class Table:
 
 
 def layout(table: Table, width: int) -> list[int]:
-    """Column widths for `width` cells: natural widths, the flex column given what is left (at least its
-    minimum); wider than `width` scrolls horizontally."""
-    widths = list(table.widths)
-    flex = next((i for i, c in enumerate(table.columns) if c.flex), None)
-    if flex is not None:
-        others = sum(w for i, w in enumerate(widths) if i != flex) + GAP * (len(widths) - 1) + GUTTER
-        widths[flex] = max(table.columns[flex].min_width, min(widths[flex], width - others))
-    return widths
+    """Column widths for `width` cells (0: left out), fitted by priority (`widgets.fit`)."""
+    return fit_widths(table.columns, table.widths, width)
 
 
 class GridTable(ScrollView, can_focus=True):
@@ -263,7 +260,8 @@ class GridTable(ScrollView, can_focus=True):
     def _relayout(self) -> None:
         width = self.scrollable_content_region.width if self.is_mounted else 200
         self._widths = layout(self.table, width)
-        total = GUTTER + sum(self._widths) + GAP * max(len(self._widths) - 1, 0)
+        shown = [w for w in self._widths if w]
+        total = GUTTER + sum(shown) + GAP * max(len(shown) - 1, 0)
         self.virtual_size = Size(total, len(self.view) + 1)
 
     def _announce(self) -> None:
@@ -364,6 +362,8 @@ class GridTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> int | None:
         at = GUTTER
         for index, width in enumerate(self._widths):
+            if not width:
+                continue
             if at <= x < at + width + GAP:
                 return index
             at += width + GAP
@@ -374,11 +374,12 @@ class GridTable(ScrollView, can_focus=True):
     def _line(self, cells: Sequence[Cell], base: Style, gutter: str, gutter_style: Style) -> Text:
         line = Text(style=base, end="")
         line.append(gutter.ljust(GUTTER), gutter_style)
-        last = len(self._widths) - 1
+        last = max((i for i, w in enumerate(self._widths) if w), default=-1)
         for index, width in enumerate(self._widths):
+            if not width:  # left out: too narrow a terminal (the detail pane shows it)
+                continue
             cell = cells[index] if index < len(cells) else ""
-            text = cell.copy() if isinstance(cell, Text) else Text(cell)
-            text.truncate(width, overflow="ellipsis")
+            text = cut(cell.copy() if isinstance(cell, Text) else Text(cell), width)
             pad = width - text.cell_len
             right = self.table.columns[index].right if index < len(self.table.columns) else False
             if right:
