@@ -74,12 +74,12 @@ class PageKey:
 
 def page_keys(screen: Screen[object]) -> list[PageKey]:
     """Every enabled binding of the page (focused widget up to the app), one entry per binding."""
-    grouped: dict[tuple[int, str, str], PageKey] = {}
+    grouped: dict[tuple[int, str, str, bool], PageKey] = {}
     for key, active in screen.active_bindings.items():
         if not active.enabled or not isinstance(active.binding, Binding) or active.binding.system:
             continue
         binding = active.binding
-        ident = (id(active.node), binding.action, binding.description)
+        ident = (id(active.node), binding.action, binding.description, binding.show)
         found = grouped.get(ident)
         keys = (*found.keys, key) if found is not None else (key,)
         grouped[ident] = PageKey(keys, binding.action, binding.description, binding.show)
@@ -102,14 +102,16 @@ def _place(key: PageKey) -> tuple[int, int]:
 
 
 def fit_footer(keys: list[PageKey], width: int) -> list[PageKey]:
-    """The footer's keys (`show` ones) that fit in `width` cells, chosen by `PRIORITY`, in `ORDER`."""
+    """The footer's keys (`show` ones) that fit in `width` cells, chosen by `PRIORITY` (none after the
+    first that does not fit: the views stay a run from the first), shown in `ORDER`."""
     shown = [k for k in keys if k.show]
     chosen: list[PageKey] = []
     used = 0
     for key in sorted(shown, key=lambda k: _rank(_name(k.action), PRIORITY)):
         size = len(shown_key(key.press)) + 1 + len(key.description) + (1 if chosen else 0)
-        if used + size <= width:
-            chosen.append(key)
-            used += size
+        if used + size > width:
+            break
+        chosen.append(key)
+        used += size
     order = {id(k): i for i, k in enumerate(shown)}
     return sorted(chosen, key=lambda k: (_place(k), order[id(k)]))

@@ -18,14 +18,43 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from kubectl_gpu.core.analyses.smi import SmiResult
-from kubectl_gpu.render import theme
-from kubectl_gpu.render.draw import rich_view
+from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.draw import rich_prose, rich_view
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
 from kubectl_gpu.tui.debug.jobs import JobOutcome
+from kubectl_gpu.tui.widgets.fitted import FittedTable
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
-__all__ = ["SmiScreen", "outcome_view"]
+__all__ = ["SmiScreen", "outcome_view", "page_view"]
+
+#: which GPU columns stay on a narrow page: one line per GPU, memory never cut (100 columns hold these
+#: down to PAGES); the node first when there are several
+GPU_PRIORITY = {
+    "gpu": 0,
+    "mem_used/total_mib": 1,
+    "util": 2,
+    "name": 3,
+    "temp": 4,
+    "power": 5,
+    "ecc_unc_vol/agg": 6,
+    "pages": 7,
+    "procs": 8,
+    "node": 9,
+    "mig": 10,
+}
+
+
+def page_view(view: model.View, nodes: int) -> RenderableType:
+    """smi's view as the page shows it: every table fitted to the page's width (`FittedTable`)."""
+    priorities = {**GPU_PRIORITY, "node": -1} if nodes > 1 else GPU_PRIORITY
+    parts: list[RenderableType] = []
+    for part in view.parts:
+        if isinstance(part, model.Table):
+            parts.append(FittedTable(part, priorities=priorities if part.name == "gpus" else None))
+        else:
+            parts.append(rich_prose(part))
+    return Group(*parts)
 
 
 def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
@@ -36,7 +65,7 @@ def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
         parts.append(Text(f"error: {shown(outcome.error)}", style=theme.ERROR))
     if outcome.results:
         view = smi_view(outcome.results, wide=False)
-        parts.append(rich_view(view.out))
+        parts.append(page_view(view.out, len(outcome.results)))
         if view.err is not None:
             parts += [Text(""), rich_view(view.err)]
     elif not outcome.error:

@@ -17,16 +17,17 @@ from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["PendingView", "diagnosis_of", "fix_renderable"]
 
-# Narrow, the pod, its verdict, its request and the reason stay (REQUEST cut at a word's end when it must:
-# `nvidia.com/gpu=8,…`); NEAREST, NAMESPACE and AGE follow as room allows (all are in the detail pane).
+# Narrow, the pod, its verdict and its request stay (REQUEST cut at a word's end when it must:
+# `nvidia.com/gpu=8,…`; 24 cells hold `aws.amazon.com/neuron=1`); then NEAREST, REASON, NAMESPACE and AGE
+# as room allows (every one is in the detail pane).
 FITS = (
     Fit("namespace", max_width=24, priority=5),
     Fit("pod", max_width=40, priority=0),
     Fit("verdict", priority=1),
-    Fit("request", max_width=30, priority=2, shrink=17),
-    Fit("nearest", max_width=32, priority=4),
+    Fit("request", max_width=30, priority=2, shrink=24),
+    Fit("nearest", max_width=32, priority=3),
     Fit("age", priority=6),
-    Fit("reason", flex=True, min_width=20, max_width=200, priority=3),
+    Fit("reason", flex=True, min_width=20, max_width=200, priority=4),
 )
 
 

@@ -30,7 +30,9 @@ class Fitted(Protocol):
     def shrink(self) -> int: ...
 
 
-def fit_widths(columns: Sequence[Fitted], natural: Sequence[int], width: int) -> list[int]:
+def fit_widths(
+    columns: Sequence[Fitted], natural: Sequence[int], width: int, gutter: int = GUTTER
+) -> list[int]:
     """Each column's width in `width` cells; 0 for a column left out.
 
     Columns are taken most important first (`priority`, then position) at their smallest (a flex column
@@ -42,7 +44,7 @@ def fit_widths(columns: Sequence[Fitted], natural: Sequence[int], width: int) ->
         for i in range(count)
     ]
     order = sorted(range(count), key=lambda i: (columns[i].priority, i))
-    room = width - GUTTER
+    room = width - gutter
     shown: list[int] = []
     used = 0
     for index in order:

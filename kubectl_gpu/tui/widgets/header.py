@@ -44,9 +44,10 @@ def _when(at: datetime) -> str:
     return at.strftime("%Y-%m-%d %H:%MZ") if at.second == 0 else at.strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def freshness(state: HeaderState, now: datetime) -> Text:
+def freshness(state: HeaderState, now: datetime, *, short: bool = False) -> Text:
     """Live: when the data was read and how long ago, yellow once older than two refresh intervals, red
-    after a failed refresh. Snapshot: when it was captured and the instant it is evaluated at."""
+    after a failed refresh. Snapshot: when it was captured and the instant it is evaluated at (`short`:
+    without the year and the word)."""
     snap = state.snapshot
     out = Text()
     if snap is None:
@@ -54,9 +55,10 @@ def freshness(state: HeaderState, now: datetime) -> Text:
         return out
     if not state.config.live:
         captured = snap.state.captured_at
-        out.append("captured " + (_when(captured) if captured else "?"), style=theme.MUTED)
+        when = _when(captured)[5 if short else 0 :] if captured else "?"
+        out.append(when if short else f"captured {when}", style=theme.MUTED)
         if state.config.now is not None or captured is None:
-            out.append(f", --now {_when(snap.now)}", style=theme.WARNING)
+            out.append(f", --now {_when(snap.now)[5 if short else 0 :]}", style=theme.WARNING)
         return out
     age = max(now - snap.loaded_at, timedelta(0))
     interval = state.config.refresh
@@ -78,20 +80,23 @@ def _source(state: HeaderState, now: datetime, *, short: bool) -> Text:
         if not short:
             files = ", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot)
             out.append(safe_line(files) + " ")
-    out.append_text(freshness(state, now))
+    out.append_text(freshness(state, now, short=short))
     if config.live and config.refresh and not short:
         out.append(f", every {config.refresh:g}s", style=theme.MUTED)
     return out
 
 
 def elide(text: str, width: int) -> str:
-    """`text` in `width` cells, its middle replaced by an ellipsis (a context ARN keeps its cluster)."""
+    """`text` in `width` cells, its middle replaced by an ellipsis; its last segment (after `/` or `:`:
+    an EKS context ARN's cluster) kept whole when it leaves room for a start."""
     if len(text) <= width:
         return text
     if width < 3:
         return text[:width]
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+    tail = text[max(text.rfind("/"), text.rfind(":")) :]
+    if len(tail) > width - 4:
+        tail = text[len(text) - (width - 1 - (width - 1) // 2) :]
+    return text[: width - 1 - len(tail)] + "…" + tail
 
 
 def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
@@ -112,13 +117,13 @@ def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
         head.append(SEP)
     head.append(safe_line(f"ns {config.namespace or 'all'}"))
     shown_context = context if context and context != name else None
-    budget = width - 1  # the header's padding
+    budget = width
     tail = _source(state, now, short=False)
     fixed = head.cell_len + len(SEP) * (2 if shown_context else 1)
     if shown_context and fixed + len("ctx ") + len(shown_context) + tail.cell_len > budget:
         tail = _source(state, now, short=True)
     if shown_context:
-        room = max(16, budget - fixed - len("ctx ") - tail.cell_len)
+        room = max(12, budget - fixed - len("ctx ") - tail.cell_len)
         head.append(SEP)
         head.append(f"ctx {elide(shown_context, room)}", style=theme.MUTED)
     elif fixed + tail.cell_len > budget:
@@ -190,7 +195,7 @@ class ClusterHeader(Static):
         self.update(self._content())
 
     def _content(self) -> RenderableType:
-        width = self.size.width or 200
+        width = self.content_region.width or 200
         return Group(_line_one(self.state, self.clock(), width), _line_two(self.state))
 
 
