@@ -27,6 +27,7 @@ from textual.css.query import NoMatches
 from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
@@ -43,6 +44,7 @@ from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.help import help_view
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
 from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
@@ -82,6 +84,13 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     values = os.environ if env is None else env
     background = (values.get("COLORFGBG") or "").rpartition(";")[2]
     return "textual-light" if background in ("7", "15") else "textual-dark"
+
+
+class MainScreen(Screen[object]):
+    """The views' screen; Textual's own screen keys (copy the selection) are not offered."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in TEXTUAL_DEFAULTS
 
 
 class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
@@ -155,6 +164,9 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # --- layout ----------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[object]:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         yield ClusterHeader(HeaderState(self.config, loading=True), self.clock)
@@ -258,7 +270,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         """The terminal is gone: cancel the debug jobs (their pods are deleted) and end (exit 130)."""
         self._quitting = True
         self.jobs.cancel_all()
-        self.exit(130)
+        self.exit(return_code=130)
 
     def _set_contexts(self, contexts: KubeContexts) -> None:
         self.contexts = contexts
@@ -390,12 +402,16 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only what works on the page shown: the main screen's keys there, `s` and `y` where rows are
         nodes and objects, `esc` when there is something to go back from (the footer lists no dead key)."""
+        if action in TEXTUAL_DEFAULTS:
+            return False
         if len(self.screen_stack) > 1:
             return action not in self.MAIN_ONLY
         try:
             grid = self.view.grid
         except NoMatches:  # composing
             return True
+        if action == "view":  # the view shown: its key would do nothing
+            return parameters[:1] != (self.current,)
         if action in ("smi", "shell"):
             return grid.table.has_nodes and self.debug_allowed(action)
         if action in ("yaml", "events"):

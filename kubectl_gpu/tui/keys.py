@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from textual.binding import Binding
 from textual.screen import Screen
 
-__all__ = ["ORDER", "PRIORITY", "PageKey", "fit_footer", "page_keys", "shown_key"]
+__all__ = ["ORDER", "PRIORITY", "TEXTUAL_DEFAULTS", "PageKey", "fit_footer", "page_keys", "shown_key"]
+
+#: actions Textual's own classes bind (Screen, App, ScrollView) that do nothing useful here (tab is a
+#: view's section key, not a focus move; a table is fitted to the width, no horizontal page): every
+#: `check_action` of the app's screens and widgets turns them off, so they are neither run nor listed
+TEXTUAL_DEFAULTS = frozenset(
+    {"focus_next", "focus_previous", "copy_text", "page_left", "page_right", "command_palette"}
+)
 
 #: which keys stay in a narrow footer, most important first (an action not named: after these)
 PRIORITY: tuple[str, ...] = (

@@ -23,6 +23,7 @@ from kubectl_gpu.render.draw import rich_prose, rich_view
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
 from kubectl_gpu.tui.debug.jobs import JobOutcome
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.fitted import FittedTable
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -124,7 +125,8 @@ class SmiScreen(Screen[None]):
         title = Text(f"nvidia-smi on {len(self.nodes)} node(s) ({where})", style=theme.HEADER)
         yield Static(title, classes="page-title")
         yield Static(self._progress(), classes="smi-progress")
-        with VerticalScroll(classes="page"):
+        with VerticalScroll(classes="page") as page:
+            page.can_focus = False  # j k are the page's
             yield Static("", classes="page-body")
         yield KeyBar()
 
@@ -165,6 +167,7 @@ class SmiScreen(Screen[None]):
         self.outcome = message.outcome
         self.query_one(".smi-progress", Static).update(self._progress())
         self.query_one(".page-body", Static).update(outcome_view(message.outcome, live=self.live))
+        self.call_after_refresh(self.refresh_bindings)
 
     def action_cancel_or_back(self) -> None:
         if self.running and self.live:
@@ -174,6 +177,15 @@ class SmiScreen(Screen[None]):
                 self._tick()
             return
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if action == "scroll":  # the page overflows, not already at that end
+            page = self.query_one(".page", VerticalScroll)
+            down = bool(parameters) and int(str(parameters[0])) > 0
+            return page.scroll_y < page.max_scroll_y if down else page.scroll_y > 0
+        return True
 
     def action_scroll(self, lines: int) -> None:
         self.query_one(".page", VerticalScroll).scroll_relative(y=lines, animate=False)

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.fleet.overview import FleetOverview, FleetRow
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.views.model_grid import to_grid
 from kubectl_gpu.tui.widgets.grid import GridTable, Table
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
@@ -84,6 +85,9 @@ class FleetScreen(Screen[str | None]):
         yield Static(title, classes="page-title")
         yield GridTable(id="fleet-table")
         yield KeyBar()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in TEXTUAL_DEFAULTS
 
     def on_mount(self) -> None:
         grid = self.query_one(GridTable)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["ConfirmPod", "question"]
@@ -67,6 +68,9 @@ class ConfirmPod(ModalScreen[bool]):
         with Vertical():
             yield Static(self.text, classes="confirm-text")
         yield KeyBar()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in TEXTUAL_DEFAULTS
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -69,7 +70,8 @@ class DetailScreen(Screen[None]):
         hint = "  esc back" + (f"  c copy {self.copy_what}" if self.copy_text else "")
         title.append(hint, style=theme.MUTED)
         yield Static(title, classes="page-title")
-        with VerticalScroll(classes="page"):
+        with VerticalScroll(classes="page") as page:
+            page.can_focus = False  # its keys are the page's (j k space b g G), not the scroller's
             yield Static(self.body, classes="page-body")
         yield KeyBar()
 
@@ -80,6 +82,8 @@ class DetailScreen(Screen[None]):
         self.call_after_refresh(self.refresh_bindings)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TEXTUAL_DEFAULTS:
+            return False
         if action == "copy":
             return self.copy_text is not None
         if action == "subject":
@@ -87,8 +91,10 @@ class DetailScreen(Screen[None]):
         if action == "debug":
             allowed = getattr(self.app, "debug_allowed", None)
             return self.node is not None and callable(allowed) and bool(allowed(str(parameters[0])))
-        if action in ("scroll", "page", "top", "bottom"):
-            return self._page.max_scroll_y > 0
+        if action in ("scroll", "page", "top", "bottom"):  # the page overflows, not already at that end
+            page = self._page
+            up = action == "top" or (bool(parameters) and int(str(parameters[0])) < 0)
+            return page.scroll_y > 0 if up else page.scroll_y < page.max_scroll_y
         return True
 
     def action_subject(self, what: str) -> None:

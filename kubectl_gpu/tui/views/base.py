@@ -198,8 +198,10 @@ class TableView(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_section":
             return len(self.SECTIONS) > 1
-        if action == "scroll_detail":
-            return self.query_one(".detail-pane", VerticalScroll).max_scroll_y > 0
+        if action == "scroll_detail":  # the pane overflows, and not already at that end
+            pane = self.query_one(".detail-pane", VerticalScroll)
+            down = int(str(parameters[0])) > 0 if parameters else True
+            return pane.scroll_y < pane.max_scroll_y if down else pane.scroll_y > 0
         return True
 
     def action_next_section(self, step: int = 1) -> None:

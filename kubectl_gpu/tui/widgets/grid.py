@@ -29,6 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.fit import GAP, GUTTER, cut, fit_widths
 
 __all__ = ["Column", "GridTable", "Row", "Table", "layout", "sort_value"]
@@ -326,9 +327,17 @@ class GridTable(ScrollView, can_focus=True):
 
     #: what each action needs to do something (a key that would do nothing is neither run nor listed)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "mark":
-            return self.table.has_nodes
-        if action in ("cursor", "page", "jump", "sort_next", "sort_reverse"):
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if action == "mark":  # a node's row (s runs on the marked nodes)
+            row = self.cursor_row
+            return row is not None and bool(row.node)
+        if action in ("cursor", "page"):  # up at the top, down at the bottom: nothing to do
+            step = int(str(parameters[0])) if parameters else 1
+            return self.cursor > 0 if step < 0 else self.cursor < len(self.view) - 1
+        if action == "jump":
+            return self.cursor != (0 if parameters[:1] == (0,) else len(self.view) - 1) and bool(self.view)
+        if action in ("sort_next", "sort_reverse"):
             return len(self.view) > 1
         if action == "select":
             return bool(self.view)
