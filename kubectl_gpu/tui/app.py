@@ -9,11 +9,8 @@ in `_load` (a thread worker) and arrive as one `DataLoaded` message; a failed re
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
-import signal
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,6 +40,7 @@ from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.fleet.keys import FleetKeys
+from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
@@ -93,7 +91,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
+class GpuApp(CommandLineKeys, FleetKeys, DebugKeys, HangUp):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -145,7 +143,6 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         self._notes_seen: set[str] = set()
         self._quitting = False
         self.notices: list[tuple[str, str, str]] = []
-        self._saved_hangup: signal._HANDLER = None
 
     def notify(
         self,
@@ -243,34 +240,6 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         except KubectlGpuError:
             return
         self._set_contexts(contexts)
-
-    # --- terminal loss ---------------------------------------------------------------------------
-
-    def _catch_hangup(self) -> None:
-        """SIGHUP (the terminal went away): leave as `q` does, so that the debug pods are deleted (the app's
-        exit path, then `launch`'s cleanup). Only the main thread may; under a test's Pilot it is not."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:  # nohup: stays ignored
-            return
-        loop = asyncio.get_running_loop()
-        previous = signal.getsignal(signal.SIGHUP)
-
-        def hangup(signum: int, frame: object) -> None:
-            loop.call_soon_threadsafe(self.hang_up)
-
-        signal.signal(signal.SIGHUP, hangup)
-        self._saved_hangup = previous
-
-    def on_unmount(self) -> None:
-        if self._saved_hangup is not None:  # `launch`'s handler again, for its cleanup
-            signal.signal(signal.SIGHUP, self._saved_hangup)
-
-    def hang_up(self) -> None:
-        """The terminal is gone: cancel the debug jobs (their pods are deleted) and end (exit 130)."""
-        self._quitting = True
-        self.jobs.cancel_all()
-        self.exit(return_code=130)
 
     def _set_contexts(self, contexts: KubeContexts) -> None:
         self.contexts = contexts
