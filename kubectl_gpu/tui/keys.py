@@ -29,6 +29,7 @@ PRIORITY: tuple[str, ...] = (
     "deny",
     "smi",
     "shell",
+    "debug",
     "command",
     "filter",
     "refresh",
@@ -43,7 +44,7 @@ PRIORITY: tuple[str, ...] = (
     "view",
 )
 #: where a key stands in the footer, left to right (an action not named: in the middle)
-ORDER: tuple[str, ...] = ("confirm", "deny", "help", "view", "", "smi", "shell", "command", "filter")
+ORDER: tuple[str, ...] = ("confirm", "deny", "help", "view", "", "smi", "shell", "debug", "command", "filter")
 _LAST: tuple[str, ...] = ("refresh", "back", "go_back", "cancel_or_back", "quit")
 
 _NAMES = {
