@@ -6,6 +6,7 @@ Textual is imported only when the TUI starts, so `kubectl gpu --help` and every 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,7 +16,7 @@ from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from kubectl_gpu.tui.config import TuiConfig
+    from kubectl_gpu.tui.config import TuiConfig, TuiSettings
 
 __all__ = ["DEFAULT_REFRESH", "launch", "register", "tui_config"]
 
@@ -34,9 +35,25 @@ def _refresh_seconds(text: str) -> float | None:
     return seconds
 
 
-def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str | None = None) -> TuiConfig:
+def _settings(readonly: bool) -> TuiSettings:
+    """The config file's `tui:` settings; --readonly wins over `readonly: false`."""
+    from kubectl_gpu.kube.debug.setup import config_path, read_config
+    from kubectl_gpu.tui.config import tui_settings
+
+    path = config_path()
+    try:
+        settings = tui_settings(read_config(path), str(path))
+    except ValueError as exc:
+        raise InvalidInput(str(exc), "e.g. tui: {readonly: true, confirm: true}") from None
+    return dataclasses.replace(settings, readonly=True) if readonly else settings
+
+
+def tui_config(
+    opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str | None = None, readonly: bool = False
+) -> TuiConfig:
     """The global options as the TUI takes them: the same source (-n, -l on nodes, --snapshot, --context,
-    --kubeconfig, --request-timeout), the --now instant, the refresh interval."""
+    --kubeconfig, --request-timeout), the --now instant, the refresh interval; the config file's `tui:`
+    settings (read-only, ask before a debug pod)."""
     from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.tui.config import TuiConfig
 
@@ -50,12 +67,15 @@ def tui_config(opts: GlobalOptions, refresh: str = DEFAULT_REFRESH, theme: str |
             "start it and type :ctx for the fleet overview",
         )
     now = opts.now_or(None) if opts.now is not None else None
+    settings = _settings(readonly)
     return TuiConfig(
         source=source_options(opts, "nodes"),
         now=now,
         refresh=_refresh_seconds(refresh),
         no_color=opts.no_color,
         theme=theme,
+        readonly=settings.readonly,
+        confirm=settings.confirm,
     )
 
 
@@ -91,12 +111,19 @@ def tui(
             "--theme", help="A Textual theme (default: the terminal's background, else textual-dark)."
         ),
     ] = None,
+    readonly: Annotated[
+        bool,
+        typer.Option(
+            "--readonly",
+            help="No key creates a pod (s and x are off; also tui: {readonly: true} in the config).",
+        ),
+    ] = False,
     *,
     opts: GlobalOptions,
 ) -> int:
     """The terminal UI: the fleet, Pending pods and their fix, findings, drivers, NVMe, lifecycle and cost in
     one screen; nvidia-smi and a shell on any node. Live (refreshing) or on a --snapshot. Keys: ?"""
-    return launch(tui_config(opts, refresh, theme))
+    return launch(tui_config(opts, refresh, theme, readonly))
 
 
 def register(app: typer.Typer) -> None:

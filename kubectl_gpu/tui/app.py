@@ -20,8 +20,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.filter import Monochrome, NoColor
+from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
@@ -32,6 +35,7 @@ from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.render.model import finding_item
 from kubectl_gpu.tui import data
+from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
@@ -39,8 +43,10 @@ from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.fleet.keys import FleetKeys
+from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.help import help_view
-from kubectl_gpu.tui.messages import DataLoaded, LoadFailed, ShowObject
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
 from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.screens.detail import DetailScreen
@@ -82,7 +88,14 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     return "textual-light" if background in ("7", "15") else "textual-dark"
 
 
-class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
+class MainScreen(Screen[object]):
+    """The views' screen; Textual's own screen keys (copy the selection) are not offered."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in TEXTUAL_DEFAULTS
+
+
+class GpuApp(CommandLineKeys, FleetKeys, DebugKeys, HangUp):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -97,8 +110,8 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         Binding("y", "yaml", "YAML", show=False),
         Binding("e", "events", "Events", show=False),
         Binding("r", "refresh", "Refresh"),
-        Binding("escape", "go_back", "Back", show=False),
-        Binding("minus,backspace", "history_back", "Previous", show=False),
+        Binding("escape", "go_back", "Back"),
+        Binding("minus,backspace", "history_back", "Previous"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
@@ -154,6 +167,9 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
 
     # --- layout ----------------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen[object]:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         yield ClusterHeader(HeaderState(self.config, loading=True), self.clock)
         with ContentSwitcher(initial="view-overview", id="views"):
@@ -162,9 +178,10 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         with Horizontal(id="command-bar"):
             yield Label(":", id="command-prompt")
             yield CommandLine(self._context_names, self._namespace_names)
-        yield KeyBar(self.BINDINGS)
+        yield KeyBar()
 
     def on_mount(self) -> None:
+        self._catch_hangup()
         self.theme = initial_theme(self.config)
         self.query_one("#command-bar").display = False
         self.view.focus_table()
@@ -201,8 +218,12 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             found = self._sources[options] = self.source_factory(options)
         return found
 
-    @work(thread=True, group="refresh", exit_on_error=False)
-    def _load(self, generation: int, config: TuiConfig) -> None:
+    @work(group="refresh", exit_on_error=False)
+    async def _load(self, generation: int, config: TuiConfig) -> None:
+        """In a thread that quitting does not wait for (`tui.background`)."""
+        self.post_message(await off_thread("refresh", lambda: self._read(generation, config)))
+
+    def _read(self, generation: int, config: TuiConfig) -> Message:
         previous = self.snapshot
         try:
             snapshot = data.load(
@@ -210,22 +231,20 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             )
             models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
-            self.post_message(LoadFailed(generation, config, exc.line()))
+            return LoadFailed(generation, config, exc.line())
         except Exception as exc:  # never crash on a refresh: say it, keep the last good data
             detail = " ".join(str(exc).split())[:300]
-            self.post_message(
-                LoadFailed(generation, config, f"{type(exc).__name__}: {detail}", unexpected=True)
-            )
-        else:
-            self.post_message(DataLoaded(generation, config, snapshot, models))
+            return LoadFailed(generation, config, f"{type(exc).__name__}: {detail}", unexpected=True)
+        return DataLoaded(generation, config, snapshot, models)
 
-    @work(thread=True, group="contexts", exit_on_error=False)
-    def _load_contexts(self) -> None:
+    @work(group="contexts", exit_on_error=False)
+    async def _load_contexts(self) -> None:
+        kubeconfig = self.config.source.kubeconfig
         try:
-            contexts = self.contexts_loader(self.config.source.kubeconfig)
+            contexts = await off_thread("contexts", lambda: self.contexts_loader(kubeconfig))
         except KubectlGpuError:
             return
-        self.call_from_thread(self._set_contexts, contexts)
+        self._set_contexts(contexts)
 
     def _set_contexts(self, contexts: KubeContexts) -> None:
         self.contexts = contexts
@@ -342,6 +361,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         self.current = view_id
         self.query_one("#views", ContentSwitcher).current = f"view-{view_id}"
         self.view.focus_table()
+        self.refresh_bindings()
 
     def action_view(self, view_id: str) -> None:
         if isinstance(self.screen, SmiScreen) and self.screen.running:
@@ -357,7 +377,26 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
     )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action in self.MAIN_ONLY and len(self.screen_stack) > 1)
+        """Only what works on the page shown: the main screen's keys there, `s` and `y` where rows are
+        nodes and objects, `esc` when there is something to go back from (the footer lists no dead key)."""
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if len(self.screen_stack) > 1:
+            return action not in self.MAIN_ONLY
+        try:
+            grid = self.view.grid
+        except NoMatches:  # composing
+            return True
+        if action == "view":  # the view shown: its key would do nothing
+            return parameters[:1] != (self.current,)
+        if action in ("smi", "shell"):
+            return grid.table.has_nodes and self.debug_allowed(action)
+        if action in ("yaml", "events"):
+            return grid.table.has_refs
+        if action == "go_back":
+            starting = self.shell_job is not None and not self.shell_job.done.is_set()
+            return starting or bool(grid.filter_text or grid.marks or self.history)
+        return True
 
     def _row(self) -> Row | None:
         return self.view.grid.cursor_row
@@ -382,8 +421,10 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
         copy = ("\n".join(finding_item(finding).fix_lines) or None) if finding is not None else None
         body = row.detail() if row.detail is not None else str(row.key)
+        title = f"{message.view.title}: {row.key}"
+        subject = row.ref
         self.push_screen(
-            DetailScreen(f"{message.view.title}: {row.key}", body, copy=copy, copy_what="the fix")
+            DetailScreen(title, body, copy=copy, copy_what="the fix", subject=subject, node=row.node)
         )
 
     # --- keys ----------------------------------------------------------------------------------------
@@ -408,6 +449,7 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
             view.set_filter("")
         elif self.history:
             self._show(self.history.pop(), remember=False)
+        self.refresh_bindings()
 
     def action_history_back(self) -> None:
         """`-` (k9s' "the last view"): the page or view before this one, filters and marks kept."""
@@ -427,7 +469,17 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         )
 
     def action_help(self) -> None:
-        self.push_screen(DetailScreen("Keys", help_view(self)))
+        """The keys of the page `?` was pressed on (they are the ones that work there)."""
+        page = self.screen
+        title = "Keys" if len(self.screen_stack) == 1 else f"Keys: {getattr(page, 'page_title', '')}"
+        self.push_screen(DetailScreen(title.rstrip(": "), help_view(page), shows="help"))
+
+    @on(DebugNode)
+    def _debug_node(self, message: DebugNode) -> None:
+        if message.what == "shell":
+            self.shell_on(message.node)
+        else:
+            self.smi_on([message.node])
 
     def _selected_ref(self) -> ObjectRef | None:
         row = self._row()
@@ -453,6 +505,9 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys):
         state, ref = self.snapshot.state, message.ref
         if message.what == "yaml":
             body, text = yaml_view(state, ref)
-            self.push_screen(DetailScreen(f"YAML {ref}", body, copy=text, copy_what="the YAML"))
+            page = DetailScreen(
+                f"YAML {ref}", body, copy=text, copy_what="the YAML", subject=ref, shows="yaml"
+            )
         else:
-            self.push_screen(DetailScreen(f"events {ref}", events_view(state, ref)))
+            page = DetailScreen(f"events {ref}", events_view(state, ref), subject=ref, shows="events")
+        self.push_screen(page)

@@ -33,10 +33,15 @@ class CommandLineKeys(App[int]):
         def action_refresh(self) -> None: ...
         def action_help(self) -> None: ...
 
+    _typed_filter: str | None = None
+
     def _open_line(self, mode: str) -> None:
         self.query_one("#command-prompt", Label).update(mode)
         self.query_one("#command-bar").display = True
-        self.query_one(CommandLine).open(mode)
+        line = self.query_one(CommandLine)
+        line.open(mode)
+        # Now, not on the next idle (as focus() does): keys typed right after `/` go to the line.
+        self.screen.set_focus(line, scroll_visible=False)
 
     def _close_line(self) -> None:
         self.query_one("#command-bar").display = False
@@ -50,8 +55,19 @@ class CommandLineKeys(App[int]):
 
     @on(CommandLine.Edited)
     def _edited(self, message: CommandLine.Edited) -> None:
-        if message.mode == "/" and self.query_one("#command-bar").display:
-            self.view.set_filter(message.value)
+        """Filter as typed, once per batch of keys: edits that arrive together (fast typing, a busy
+        machine) filter once, on the latest text, after the screen is drawn."""
+        if message.mode != "/" or not self.query_one("#command-bar").display:
+            return
+        if self._typed_filter is None:
+            self.call_after_refresh(self._filter_typed)
+        self._typed_filter = message.value
+
+    def _filter_typed(self) -> None:
+        text, self._typed_filter = self._typed_filter, None
+        line = self.query_one(CommandLine)
+        if text is not None and self.query_one("#command-bar").display and line.mode == "/":
+            self.view.set_filter(text)
 
     @on(CommandLine.Cancelled)
     def _cancelled(self, message: CommandLine.Cancelled) -> None:

@@ -12,7 +12,6 @@ __all__ = ["ALIASES", "COMMANDS", "Command", "complete", "parse"]
 ALIASES: dict[str, str] = {
     "overview": "overview",
     "ov": "overview",
-    "fleet": "overview",
     "nodes": "nodes",
     "node": "nodes",
     "no": "nodes",
@@ -36,7 +35,8 @@ ALIASES: dict[str, str] = {
 
 #: every command with what it takes, for `?` and completion
 COMMANDS: dict[str, str] = {
-    "ctx": "NAME: switch to another kubeconfig context; alone: the fleet, every context at once",
+    "ctx": "NAME: switch to another kubeconfig context; alone: the Fleet, every context at once",
+    "fleet": "the Fleet: every kubeconfig context at once (as :ctx alone)",
     "ns": "NAME|all: show one namespace's pods (node figures still count every pod)",
     "refresh": "read the cluster again (r)",
     "help": "every key (?)",
@@ -59,6 +59,8 @@ def parse(text: str) -> Command:
     head, args = words[0].lower(), words[1:]
     if head in ALIASES and not args:
         return Command("view", ALIASES[head])
+    if head == "fleet" and not args:
+        return Command("ctx")
     if head in ("ctx", "context"):
         if len(args) > 1:
             raise ValueError(":ctx NAME (one context name; tab completes), or :ctx alone for the fleet")

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from kubectl_gpu.kube.source import SourceOptions
 
-__all__ = ["DEFAULT_REFRESH_S", "TuiConfig"]
+__all__ = ["DEFAULT_REFRESH_S", "TuiConfig", "TuiSettings", "tui_settings"]
 
 DEFAULT_REFRESH_S = 30.0
 
@@ -24,6 +24,10 @@ class TuiConfig:
     no_color: bool = False
     #: a Textual theme name; None: from the terminal's background (COLORFGBG), else dark
     theme: str | None = None
+    #: --readonly (or `tui: {readonly: true}` in the config file): no key creates a pod (no `s` live, no `x`)
+    readonly: bool = False
+    #: ask before `s` / `x` create a privileged pod (`tui: {confirm: false}` in the config file: do not)
+    confirm: bool = True
 
     @property
     def live(self) -> bool:
@@ -53,3 +57,29 @@ class TuiConfig:
     def with_namespace(self, namespace: str | None) -> TuiConfig:
         scope = dataclasses.replace(self.source.scope, namespace=namespace)
         return dataclasses.replace(self, source=dataclasses.replace(self.source, scope=scope))
+
+
+@dataclass(frozen=True)
+class TuiSettings:
+    """The `tui:` mapping of the config file (`~/.config/kubectl-gpu/config.yaml`)."""
+
+    readonly: bool = False
+    confirm: bool = True
+
+
+def tui_settings(config: object, where: str = "config") -> TuiSettings:
+    """`tui: {readonly: BOOL, confirm: BOOL}` from the config file's mapping (None: no file); ValueError
+    with what is wrong (an unknown key, a value that is not true/false)."""
+    if not isinstance(config, dict) or config.get("tui") is None:
+        return TuiSettings()
+    section = config["tui"]
+    if not isinstance(section, dict):
+        raise ValueError(f"{where}: tui: expected a mapping (e.g. tui: {{readonly: true}})")
+    known = {f.name for f in dataclasses.fields(TuiSettings)}
+    unknown = sorted(str(k) for k in section if k not in known)
+    if unknown:
+        raise ValueError(f"{where}: tui: unknown key(s) {', '.join(unknown)} (known: readonly, confirm)")
+    for key, value in section.items():
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}: tui.{key}: expected true or false, not {value!r}")
+    return TuiSettings(**section)

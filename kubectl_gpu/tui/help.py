@@ -1,36 +1,30 @@
-"""`?`: every key, from the bindings themselves (so the list cannot go stale), and the `:` commands."""
+"""`?`: the keys of the page it was pressed on, from that page's enabled bindings (so the list cannot go
+stale, and lists no key that does nothing there), and on the main screen the `:` commands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
-from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from kubectl_gpu.render import theme
 from kubectl_gpu.tui.commands import ALIASES, COMMANDS
-from kubectl_gpu.tui.debug.smi_screen import SmiScreen
-from kubectl_gpu.tui.screens.detail import DetailScreen
-from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
-from kubectl_gpu.tui.screens.pod import PodScreen
-from kubectl_gpu.tui.views.base import TableView
-from kubectl_gpu.tui.views.pending import PendingView
-from kubectl_gpu.tui.widgets.command_line import CommandLine
-from kubectl_gpu.tui.widgets.grid import GridTable
+from kubectl_gpu.tui.keys import PageKey, page_keys
 
-__all__ = ["EXTRA", "help_view", "key_table"]
+__all__ = ["EXTRA", "describe", "help_view", "key_table"]
 
-#: what each action does, in words (the bindings' own descriptions are the footer's short labels)
+#: what each action does, in words (the bindings' own descriptions are the footer's short labels); the
+#: full action (with its argument) first, then its name
 EXTRA: dict[str, str] = {
-    "smi": "nvidia-smi on the selected node, or on the marked ones (offline: the stored probe)",
-    "shell": "a shell on the selected node in a debug pod (kubectl exec; the pod is deleted after)",
+    "smi": "nvidia-smi on the selected node, or on the marked ones (asks first; offline: the stored probe)",
+    "shell": "a shell on the selected node in a debug pod (asks first; kubectl exec; the pod is deleted after)",
+    "debug('smi')": "nvidia-smi on this node (asks first; offline: the stored probe)",
+    "debug('shell')": "a shell on this node in a debug pod (asks first)",
     "yaml": "the selected object's YAML",
     "events": "the selected object's events",
-    "command": "command line: :nodes :pending :ctx NAME :ns NAME|all :q (tab completes)",
+    "subject('yaml')": "this object's YAML",
+    "subject('events')": "this object's events",
+    "command": "command line: :nodes :pending :ctx NAME :ns NAME|all :fleet :q (tab completes)",
     "filter": "filter the table: words to keep, !word to drop; esc clears",
     "refresh": "read the cluster again now",
     "go_back": "back: cancel a starting shell, clear the filter, the marks, then the previous view",
@@ -46,57 +40,42 @@ EXTRA: dict[str, str] = {
     "sort_next": "sort by the next column",
     "sort_reverse": "reverse the sort",
     "next_section": "next section of the view (Nodes / Workloads / Findings ...)",
-    "scroll_detail": "scroll the detail pane under the table",
+    "next_section(-1)": "previous section of the view",
+    "scroll_detail(1)": "scroll the detail pane under the table down",
+    "scroll_detail(-1)": "scroll the detail pane up",
     "copy": "copy (the fix, the YAML) to the clipboard, through the terminal (OSC 52)",
     "cancel_or_back": "cancel nvidia-smi (pods deleted); back once done",
+    "answer(True)": "yes: create the pod",
+    "answer(False)": "no: create nothing",
+    "choose": "switch to the context under the cursor",
+    "submit": "run the command / keep the filter",
+    "cancel": "close the line (a filter is cleared)",
+    "complete": "take the completion",
 }
 
 
-def _rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for binding in bindings:
-        if not isinstance(binding, Binding) or binding.system:
-            continue
-        name = binding.action.partition("(")[0]
-        keys = binding.key.replace(",", " ").replace("minus", "-")
-        what = EXTRA.get(name) or binding.description
-        if name == "view":
-            what = f"view: {binding.description}"
-        out.append((keys, what))
-    return out
+def describe(key: PageKey) -> str:
+    name = key.action.partition("(")[0]
+    if name == "view":
+        return f"view: {key.description}"
+    return EXTRA.get(key.action) or EXTRA.get(name) or key.description
 
 
-def key_table(title: str, bindings: Iterable[BindingType]) -> Table:
+def key_table(title: str, keys: list[PageKey]) -> RenderableType:
     table = theme.table(("KEY", "WHAT"), wrap=("WHAT",), title=title)
-    for keys, what in dict.fromkeys(_rows(bindings)):
-        table.add_row(Text(keys, style=theme.INFO), what)
+    for key in keys:
+        table.add_row(Text(key.label, style=theme.INFO), describe(key))
     return table
 
 
-def help_view(app: App[int]) -> RenderableType:
-    commands = theme.table(("COMMAND", "WHAT"), wrap=("WHAT",), title=":COMMANDS")
-    for name, what in COMMANDS.items():
-        commands.add_row(Text(f":{name}", style=theme.INFO), what)
-    aliases = ", ".join(f":{a}" for a, v in ALIASES.items() if a != v)
-    return Group(
-        key_table("EVERYWHERE", app.BINDINGS),
-        Text(""),
-        key_table("IN A TABLE", [*GridTable.BINDINGS, *TableView.BINDINGS]),
-        Text(""),
-        key_table(
-            "ON A DETAIL PAGE (explain, YAML, events)", [*DetailScreen.BINDINGS, *ExplainScreen.BINDINGS]
-        ),
-        Text(""),
-        key_table("PENDING", PendingView.BINDINGS),
-        Text(""),
-        key_table("A NODE'S PODS (enter on a node)", NodePodsScreen.BINDINGS),
-        Text(""),
-        key_table("A POD (enter on a node's pod)", PodScreen.BINDINGS),
-        Text(""),
-        key_table("NVIDIA-SMI", SmiScreen.BINDINGS),
-        Text(""),
-        key_table("COMMAND LINE", CommandLine.BINDINGS),
-        Text(""),
-        commands,
-        Text(f"also: {aliases}", style=theme.MUTED),
-    )
+def help_view(page: Screen[object]) -> RenderableType:
+    """The page's keys (every one works there); the commands of the `:` line on the main screen."""
+    keys = page_keys(page)
+    parts: list[RenderableType] = [key_table("KEYS HERE", keys)]
+    if any(k.action == "command" for k in keys):
+        commands = theme.table(("COMMAND", "WHAT"), wrap=("WHAT",), title=":COMMANDS")
+        for name, what in COMMANDS.items():
+            commands.add_row(Text(f":{name}", style=theme.INFO), what)
+        aliases = ", ".join(f":{a}" for a, v in ALIASES.items() if a != v)
+        parts += [Text(""), commands, Text(f"also: {aliases}", style=theme.MUTED)]
+    return Group(*parts)

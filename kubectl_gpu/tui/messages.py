@@ -1,9 +1,7 @@
-"""Messages shared by the app and its screens: a refresh done or failed, and "show this object's YAML or
-events" (from a screen that is not the main one)."""
+"""Messages shared by the app and its screens: a refresh done or failed, "show this object's YAML or
+events" and "debug this node" (from a screen that is not the main one)."""
 
 from __future__ import annotations
-
-from typing import Literal
 
 from textual.message import Message
 
@@ -12,7 +10,7 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import ViewModel
 
-__all__ = ["DataLoaded", "LoadFailed", "ShowObject"]
+__all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject"]
 
 
 class DataLoaded(Message):
@@ -40,7 +38,18 @@ class LoadFailed(Message):
 
 
 class ShowObject(Message):
-    def __init__(self, ref: ObjectRef, what: Literal["yaml", "events"]) -> None:
+    """Open the object's page: `yaml` or `events`."""
+
+    def __init__(self, ref: ObjectRef, what: str) -> None:
         super().__init__()
         self.ref = ref
+        self.what = what
+
+
+class DebugNode(Message):
+    """`s` (`what` smi) or `x` (shell) on a node, from a page about it (the app asks first)."""
+
+    def __init__(self, node: str, what: str) -> None:
+        super().__init__()
+        self.node = node
         self.what = what

@@ -11,10 +11,10 @@ from rich.text import Text
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.draw import rich_table
 from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table
 from kubectl_gpu.render.output import dump_yaml
 from kubectl_gpu.render.safe import safe_block, safe_line
+from kubectl_gpu.tui.widgets.fitted import FittedTable
 
 __all__ = ["events_view", "find_raw", "yaml_view"]
 
@@ -67,4 +67,9 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
         )
         rows.append(Row(str(index), cells))
     title = Text(safe_line(f"{len(events)} event(s) for {ref}"), style=theme.MUTED)
-    return Group(title, rich_table(Table("events", columns, tuple(rows))))
+    # Fitted to the page: MESSAGE always shown (it wraps); FROM, then COUNT, go first when narrow.
+    priorities = {"message": 0, "reason": 1, "type": 2, "last_seen": 3, "count": 4, "from": 5}
+    table = FittedTable(
+        Table("events", columns, tuple(rows)), priorities=priorities, flex="message", min_flex=30
+    )
+    return Group(title, table)

@@ -84,6 +84,9 @@ class Live:
         return TuiConfig(source, now=DEMO_NOW, refresh=None, **kw)
 
     def app(self, **kw: Any) -> GpuApp:
+        """The app on the test cluster; `s` and `x` do not ask first unless `confirm=True` (the question is
+        tested on its own: tests/tui/test_pilot_safety.py)."""
+        kw.setdefault("confirm", False)
         return GpuApp(self.config(**kw), clock=lambda: DEMO_NOW)
 
 

@@ -10,7 +10,8 @@ from kubectl_gpu.tui.widgets.grid import Column, GridTable, Row, Table
 
 def _table(names: list[str]) -> Table:
     return Table(
-        (Column("NAME"), Column("N", right=True)), tuple(Row(n, (n, str(i))) for i, n in enumerate(names))
+        (Column("NAME"), Column("N", right=True)),
+        tuple(Row(n, (n, str(i)), node=n) for i, n in enumerate(names)),
     )
 
 

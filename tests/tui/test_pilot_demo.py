@@ -11,6 +11,7 @@ from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.kube.snapshot import load_snapshot
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+from kubectl_gpu.tui.keys import page_keys
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.views import VIEWS
@@ -152,11 +153,15 @@ async def test_smi_offline_is_smi_snapshot(cli: object) -> None:
 
 
 async def test_shell_needs_a_live_cluster() -> None:
+    """Offline, `x` is not offered (a shell needs a live cluster): not in the footer, not run."""
     app = demo_app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, "n", "x")
+        await settle(pilot, "n")
+        assert "x" not in {k.press for k in page_keys(app.screen)}
+        await settle(pilot, "x")
+        assert not app.jobs.running and app.screen_stack == [app.screen]
+        app.shell_on(BROKEN_NODE)  # asked anyway (a stale key): says why
         assert any("needs a live cluster" in text for _, _, text in app.notices)
-        assert not app.jobs.running
 
 
 async def test_yaml_events_and_help() -> None:

@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from kubectl_gpu.tui.views import VIEWS
 from kubectl_gpu.tui.widgets.command_line import CommandLine
-from tests.tui.conftest import demo_app, settle
+from tests.tui.conftest import Live, demo_app, settle
 
 SIZES = {"80x24": (80, 24), "200x50": (200, 50)}
 SnapCompare = Callable[..., bool]
@@ -40,6 +40,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "node-pods": ("enter", "enter"),
     "pod": ("enter", "enter", "enter"),
     "pending-group-open": ("p", "G", "enter"),
+    "node-page": ("n", "enter"),
+    "node-events": ("n", "e"),
+    "smi-gpus": ("n", "G", "s"),
 }
 
 
@@ -57,3 +60,14 @@ def test_no_color_looks(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPat
 def test_light_terminal_looks(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLORFGBG", "0;15")
     assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=_keys("p"))
+
+
+@pytest.mark.parametrize("size", SIZES.values(), ids=SIZES.keys())
+def test_confirm_looks(snap_compare: SnapCompare, live: Live, size: tuple[int, int]) -> None:
+    """The question before a privileged pod: the node, the image, the namespace."""
+    assert snap_compare(live.app(confirm=True), terminal_size=size, run_before=_keys("n", "s"))
+
+
+def test_readonly_looks(snap_compare: SnapCompare, live: Live) -> None:
+    """Read-only, live: no s, no x in the footer."""
+    assert snap_compare(live.app(readonly=True), terminal_size=(80, 24), run_before=_keys("n"))

@@ -77,7 +77,8 @@ def test_columns_are_measured_once_and_the_flex_column_takes_the_rest() -> None:
     )
     assert table.widths == (7, 150)
     assert layout(table, 80) == [7, 80 - 7 - 2 - 2]
-    assert layout(table, 20) == [7, 10]  # then it scrolls
+    assert layout(table, 21) == [7, 10]
+    assert layout(table, 20) == [7, 0]  # REASON does not fit: left out (the detail pane shows it)
 
 
 def test_allocation_bar_is_proportional_and_exact() -> None:

@@ -1,11 +1,16 @@
 """The App's debug-pod keys: `s` (nvidia-smi on the selected or marked nodes), `x` (a shell), and quitting
 without leaving a pod behind. Jobs run in thread workers through `actions` (the runner `kubectl gpu smi`
 and `shell` use); the UI thread only starts, cancels and shows them.
+
+Before a privileged pod is created the app asks (`ConfirmPod`: the nodes, the image, the namespace),
+unless the config file says `tui: {confirm: false}`; read-only (`--readonly`, `tui: {readonly: true}`)
+offers neither key on a live cluster. Offline, `s` reads the stored probes: no pod, no question.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from textual import work
 from textual.app import App, SuspendNotSupported
@@ -16,6 +21,7 @@ from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+from kubectl_gpu.tui.screens.confirm import ConfirmPod
 from kubectl_gpu.tui.views import TableView
 
 __all__ = ["DebugKeys"]
@@ -44,10 +50,54 @@ class DebugKeys(App[int]):
         row = grid.cursor_row
         return [row.node] if row is not None and row.node else []
 
+    def debug_allowed(self, what: str) -> bool:
+        """Whether `s` (smi) / `x` (shell) may run: `x` needs a live cluster; read-only, nothing that makes a
+        pod (offline `s` reads the stored probes: allowed)."""
+        if what == "shell":
+            return self.config.live and not self.config.readonly
+        return not (self.config.live and self.config.readonly)
+
+    def _images(self, nodes: list[str]) -> list[str] | None:
+        """The image each node's debug pod would run (the choice the runner makes), None when it fails."""
+        from kubectl_gpu.core.debugpod import Accelerator, accelerator_of
+        from kubectl_gpu.core.errors import KubectlGpuError
+        from kubectl_gpu.kube.debug.setup import image_chooser
+
+        by_name = {n.name: n for n in self.snapshot.state.nodes} if self.snapshot else {}
+        try:
+            choose = image_chooser(None, None)
+            kinds = [accelerator_of(by_name[n]) if n in by_name else Accelerator.NVIDIA for n in nodes]
+            return [choose(kind).image for kind in kinds]
+        except KubectlGpuError as exc:
+            self.notify(exc.line(), title="debug image", severity="error", timeout=10)
+            return None
+
+    def _ask_then(self, what: str, nodes: list[str], then: Callable[[], None]) -> None:
+        """Run `then` once the question about a privileged pod is answered yes (or at once: confirm off)."""
+        if not self.config.confirm:
+            then()
+            return
+        images = self._images(nodes)
+        if images is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+            else:
+                self.notify("cancelled: no pod created", timeout=3)
+
+        self.push_screen(ConfirmPod(what, nodes, images, self.config.debug_namespace), callback=answered)
+
     def action_smi(self) -> None:
-        nodes = self._target_nodes()
+        self.smi_on(self._target_nodes())
+
+    def smi_on(self, nodes: list[str]) -> None:
         if not nodes or self.snapshot is None:
             self.notify("select a node (n: Nodes) or mark some with space", severity="warning", timeout=4)
+            return
+        if not self.debug_allowed("smi"):
+            self.notify("read-only: no debug pod is created (s is off)", severity="warning", timeout=4)
             return
         if not self.config.live:
             screen = SmiScreen(nodes, live=False)
@@ -56,6 +106,9 @@ class DebugKeys(App[int]):
                 SmiScreen.Finished(JobOutcome(results=offline_smi(self.snapshot.state, nodes)))
             )
             return
+        self._ask_then("nvidia-smi", nodes, lambda: self._start_smi(nodes))
+
+    def _start_smi(self, nodes: list[str]) -> None:
         holder: list[SmiScreen] = []
 
         def phase(node: str, text: str) -> None:
@@ -77,24 +130,27 @@ class DebugKeys(App[int]):
         screen.post_message(SmiScreen.Finished(outcome))
 
     def action_shell(self) -> None:
-        if not self.config.live:
-            self.notify(
-                "x opens a shell in a debug pod: it needs a live cluster, not a --snapshot",
-                severity="warning",
-                timeout=5,
-            )
-            return
         nodes = self._target_nodes()
-        if not nodes:
+        self.shell_on(nodes[0] if nodes else None)
+
+    def shell_on(self, node: str | None) -> None:
+        if not self.debug_allowed("shell"):
+            why = "read-only: no debug pod is created" if self.config.readonly else "it needs a live cluster"
+            self.notify(f"x opens a shell in a debug pod: {why}", severity="warning", timeout=5)
+            return
+        if node is None:
             self.notify("select a node (n: Nodes) first", severity="warning", timeout=4)
             return
         if self.shell_job is not None and not self.shell_job.done.is_set():
             self.notify("a shell is already starting", timeout=3)
             return
-        job = ShellJob(self.config, nodes[0], hand_over=self._hand_over)
+        self._ask_then("a shell", [node], lambda: self._start_shell(node))
+
+    def _start_shell(self, node: str) -> None:
+        job = ShellJob(self.config, node, hand_over=self._hand_over)
         self.shell_job = job
         self.jobs.add(job)
-        self.notify(f"starting a shell pod on {nodes[0]} (esc cancels)...", timeout=5)
+        self.notify(f"starting a shell pod on {node} (esc cancels)...", timeout=5)
         self._run_shell(job)
 
     @work(thread=True, group="debug", exit_on_error=False)

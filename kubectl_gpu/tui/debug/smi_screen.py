@@ -15,16 +15,47 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kubectl_gpu.core.analyses.smi import SmiResult
-from kubectl_gpu.render import theme
-from kubectl_gpu.render.draw import rich_view
+from kubectl_gpu.render import model, theme
+from kubectl_gpu.render.draw import rich_prose, rich_view
 from kubectl_gpu.render.messages import shown
 from kubectl_gpu.render.smi_view import smi_view
 from kubectl_gpu.tui.debug.jobs import JobOutcome
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.widgets.fitted import FittedTable
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
-__all__ = ["SmiScreen", "outcome_view"]
+__all__ = ["SmiScreen", "outcome_view", "page_view"]
+
+#: which GPU columns stay on a narrow page: one line per GPU, memory never cut (100 columns hold these
+#: down to PAGES); the node first when there are several
+GPU_PRIORITY = {
+    "gpu": 0,
+    "mem_used/total_mib": 1,
+    "util": 2,
+    "name": 3,
+    "temp": 4,
+    "power": 5,
+    "ecc_unc_vol/agg": 6,
+    "pages": 7,
+    "procs": 8,
+    "node": 9,
+    "mig": 10,
+}
+
+
+def page_view(view: model.View, nodes: int) -> RenderableType:
+    """smi's view as the page shows it: every table fitted to the page's width (`FittedTable`)."""
+    priorities = {**GPU_PRIORITY, "node": -1} if nodes > 1 else GPU_PRIORITY
+    parts: list[RenderableType] = []
+    for part in view.parts:
+        if isinstance(part, model.Table):
+            parts.append(FittedTable(part, priorities=priorities if part.name == "gpus" else None))
+        else:
+            parts.append(rich_prose(part))
+    return Group(*parts)
 
 
 def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
@@ -35,7 +66,7 @@ def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
         parts.append(Text(f"error: {shown(outcome.error)}", style=theme.ERROR))
     if outcome.results:
         view = smi_view(outcome.results, wide=False)
-        parts.append(rich_view(view.out))
+        parts.append(page_view(view.out, len(outcome.results)))
         if view.err is not None:
             parts += [Text(""), rich_view(view.err)]
     elif not outcome.error:
@@ -94,9 +125,10 @@ class SmiScreen(Screen[None]):
         title = Text(f"nvidia-smi on {len(self.nodes)} node(s) ({where})", style=theme.HEADER)
         yield Static(title, classes="page-title")
         yield Static(self._progress(), classes="smi-progress")
-        with VerticalScroll(classes="page"):
+        with VerticalScroll(classes="page") as page:
+            page.can_focus = False  # j k are the page's
             yield Static("", classes="page-body")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def running(self) -> bool:
@@ -135,6 +167,7 @@ class SmiScreen(Screen[None]):
         self.outcome = message.outcome
         self.query_one(".smi-progress", Static).update(self._progress())
         self.query_one(".page-body", Static).update(outcome_view(message.outcome, live=self.live))
+        self.call_after_refresh(self.refresh_bindings)
 
     def action_cancel_or_back(self) -> None:
         if self.running and self.live:
@@ -144,6 +177,15 @@ class SmiScreen(Screen[None]):
                 self._tick()
             return
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if action == "scroll":  # the page overflows, not already at that end
+            page = self.query_one(".page", VerticalScroll)
+            down = bool(parameters) and int(str(parameters[0])) > 0
+            return page.scroll_y < page.max_scroll_y if down else page.scroll_y > 0
+        return True
 
     def action_scroll(self, lines: int) -> None:
         self.query_one(".page", VerticalScroll).scroll_relative(y=lines, animate=False)

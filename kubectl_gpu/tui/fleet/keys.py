@@ -12,6 +12,7 @@ from textual.app import App
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
+from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.fleet.overview import FleetOverview, read_fleet
 from kubectl_gpu.tui.fleet.screen import FleetScreen
@@ -39,15 +40,20 @@ class FleetKeys(App[int]):
         self.notify("reading every context...", timeout=3)
         self._load_fleet(self.config)
 
-    @work(thread=True, group="fleet", exit_on_error=False)
-    def _load_fleet(self, config: TuiConfig) -> None:
-        try:
+    @work(group="fleet", exit_on_error=False)
+    async def _load_fleet(self, config: TuiConfig) -> None:
+        """In a thread that quitting does not wait for (`tui.background`)."""
+
+        def read() -> FleetOverview:
             contexts = self.contexts_loader(config.source.kubeconfig)
-            overview = read_fleet(config, contexts, factory=self.source_factory, clock=self.clock)
+            return read_fleet(config, contexts, factory=self.source_factory, clock=self.clock)
+
+        try:
+            overview = await off_thread("fleet", read)
         except KubectlGpuError as exc:
-            self.call_from_thread(self.notify, exc.line(), severity="error")
+            self.notify(exc.line(), severity="error")
             return
-        self.call_from_thread(self._show_fleet, overview)
+        self._show_fleet(overview)
 
     def _show_fleet(self, overview: FleetOverview) -> None:
         self.push_screen(FleetScreen(overview, self.config.context), callback=self._fleet_chosen)

@@ -10,12 +10,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.fleet.overview import FleetOverview, FleetRow
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.views.model_grid import to_grid
 from kubectl_gpu.tui.widgets.grid import GridTable, Table
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["COLUMNS", "FleetScreen", "fleet_row", "fleet_table"]
 
@@ -82,7 +84,10 @@ class FleetScreen(Screen[str | None]):
         title.append(f"  exit {int(self.overview.code)}  enter switch  esc back", style=theme.MUTED)
         yield Static(title, classes="page-title")
         yield GridTable(id="fleet-table")
-        yield Footer()
+        yield KeyBar()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in TEXTUAL_DEFAULTS
 
     def on_mount(self) -> None:
         grid = self.query_one(GridTable)

@@ -1,5 +1,10 @@
 """A scrollable page over the main screen: an object's YAML (`y`), its events (`e`), a finding, the keys.
-`esc` (or `q`) goes back; `c` copies what the page offers to copy (through the terminal: OSC 52)."""
+`esc` (or `q`) goes back; `c` copies what the page offers to copy (through the terminal: OSC 52).
+
+A page about one object (its `subject`: a node, a pod) takes the keys about it: `y` its YAML, `e` its
+events, and on a node `s` / `x` (the app asks first, and offers neither when read-only). Only the keys
+that do something are bound: no `y` on its own YAML page, no `e` on its events page.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.messages import DebugNode, ShowObject
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["DetailScreen"]
 
@@ -23,6 +32,10 @@ class DetailScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "back", "Back"),
         Binding("c", "copy", "Copy"),
+        Binding("y", "subject('yaml')", "YAML"),
+        Binding("e", "subject('events')", "Events"),
+        Binding("s", "debug('smi')", "smi"),
+        Binding("x", "debug('shell')", "Shell"),
         Binding("j,down", "scroll(1)", "Down", show=False),
         Binding("k,up", "scroll(-1)", "Up", show=False),
         Binding("space,pagedown", "page(1)", "Page down", show=False),
@@ -32,27 +45,65 @@ class DetailScreen(Screen[None]):
     ]
 
     def __init__(
-        self, title: str, body: RenderableType, *, copy: str | None = None, copy_what: str = ""
+        self,
+        title: str,
+        body: RenderableType,
+        *,
+        copy: str | None = None,
+        copy_what: str = "",
+        subject: ObjectRef | None = None,
+        node: str | None = None,
+        shows: str = "",
     ) -> None:
         super().__init__(classes="detail-screen")
         self.page_title = safe_line(title)  # it names a cluster object
         self.body = body
         self.copy_text = copy
         self.copy_what = copy_what or "it"
+        #: the object the page is about (`y`, `e`), the node `s` / `x` act on, what the page shows of it
+        self.subject = subject
+        self.node = node or (subject.name if subject is not None and subject.kind == "Node" else None)
+        self.shows = shows
 
     def compose(self) -> ComposeResult:
         title = Text(self.page_title, style=theme.HEADER, no_wrap=True, overflow="ellipsis")
         hint = "  esc back" + (f"  c copy {self.copy_what}" if self.copy_text else "")
         title.append(hint, style=theme.MUTED)
         yield Static(title, classes="page-title")
-        with VerticalScroll(classes="page"):
+        with VerticalScroll(classes="page") as page:
+            page.can_focus = False  # its keys are the page's (j k space b g G), not the scroller's
             yield Static(self.body, classes="page-body")
-        yield Footer()
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)  # the scrolling keys: once the page is laid out
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TEXTUAL_DEFAULTS:
+            return False
         if action == "copy":
             return self.copy_text is not None
+        if action == "subject":
+            return self.subject is not None and parameters[:1] != (self.shows,)
+        if action == "debug":
+            allowed = getattr(self.app, "debug_allowed", None)
+            return self.node is not None and callable(allowed) and bool(allowed(str(parameters[0])))
+        if action in ("scroll", "page", "top", "bottom"):  # the page overflows, not already at that end
+            page = self._page
+            up = action == "top" or (bool(parameters) and int(str(parameters[0])) < 0)
+            return page.scroll_y > 0 if up else page.scroll_y < page.max_scroll_y
         return True
+
+    def action_subject(self, what: str) -> None:
+        if self.subject is not None:
+            self.app.post_message(ShowObject(self.subject, what))
+
+    def action_debug(self, what: str) -> None:
+        if self.node is not None:
+            self.app.post_message(DebugNode(self.node, what))
 
     def action_back(self) -> None:
         self.dismiss(None)

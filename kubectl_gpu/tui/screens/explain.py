@@ -3,11 +3,8 @@ scheduler's and provisioner's events, and the fix as YAML (`c` copies it)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.report import ObjectRef
@@ -16,7 +13,6 @@ from kubectl_gpu.render.draw import rich_prose, rich_table
 from kubectl_gpu.render.model import Part
 from kubectl_gpu.render.model import Table as ModelTable
 from kubectl_gpu.render.pending_view import explain_view, fix_lines, fix_outcome
-from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.views.pending import fix_renderable
 
@@ -41,18 +37,16 @@ def _drawn(part: Part) -> RenderableType:
 
 
 class ExplainScreen(DetailScreen):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "object('yaml')", "YAML"),
-        Binding("e", "object('events')", "Events"),
-    ]
+    """The pod's explanation; `y` and `e` (the detail page's subject keys) show its YAML and events."""
 
     def __init__(self, diag: PodDiagnosis) -> None:
         body = Group(*explain_parts(diag))
+        ref = ObjectRef("Pod", diag.name, diag.namespace)
         super().__init__(
-            f"explain {diag.key}", body, copy="\n".join(fix_lines(diag)) or None, copy_what="the fix"
+            f"explain {diag.key}",
+            body,
+            copy="\n".join(fix_lines(diag)) or None,
+            copy_what="the fix",
+            subject=ref,
         )
         self.diag = diag
-
-    def action_object(self, what: str) -> None:
-        ref = ObjectRef("Pod", self.diag.name, self.diag.namespace)
-        self.app.post_message(ShowObject(ref, "yaml" if what == "yaml" else "events"))

@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow, pods_unread
 from kubectl_gpu.core.report import ObjectRef
@@ -21,12 +21,14 @@ from kubectl_gpu.render.node_pods_view import NodePod, node_pods_table
 from kubectl_gpu.render.nodes_table import health_problems
 from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import Drill
-from kubectl_gpu.tui.messages import ShowObject
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.screens.pod import PodScreen
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Table
+from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["NodePodsScreen", "NodePodsView", "node_line", "pods_grid"]
 
@@ -91,14 +93,20 @@ class NodePodsView(TableView):
     title = "Pods"
     SECTIONS = ("Pods",)
 
+    def on_mount(self) -> None:
+        for grid in self.grids:  # pods are not marked: s / x act on the page's node
+            grid.markable = False
+
 
 class NodePodsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,minus,backspace", "back", "Back"),
+        Binding("escape,q,minus,backspace", "back", "Back"),
         Binding("y", "object('yaml')", "YAML"),
         Binding("e", "object('events')", "Events"),
         Binding("Y", "node_object('yaml')", "Node YAML"),
         Binding("E", "node_object('events')", "Node events"),
+        Binding("s", "debug('smi')", "smi"),
+        Binding("x", "debug('shell')", "Shell"),
     ]
 
     def __init__(self, drill: Drill, node: str) -> None:
@@ -109,11 +117,13 @@ class NodePodsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
-        title.append("  enter pod  y/e pod YAML/events  Y/E node's  esc back", style=theme.MUTED)
+        title.append(
+            "  enter pod  y/e pod YAML/events  Y/E node's  s/x smi/shell  esc back", style=theme.MUTED
+        )
         yield Static(title, classes="page-title")
         yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
         yield NodePodsView()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         view = self.query_one(NodePodsView)
@@ -124,8 +134,24 @@ class NodePodsScreen(Screen[None]):
     def view(self) -> NodePodsView:
         return self.query_one(NodePodsView)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that act here: a pod's keys need a pod under the cursor; s / x the app's leave
+        (not read-only; x live only), as on any node page."""
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if action == "object":
+            row = self.view.grid.cursor_row if self.is_mounted else None
+            return row is not None and row.ref is not None
+        if action == "debug":
+            allowed = getattr(self.app, "debug_allowed", None)
+            return callable(allowed) and bool(allowed(str(parameters[0])))
+        return True
+
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def action_debug(self, what: str) -> None:
+        self.app.post_message(DebugNode(self.node, what))
 
     def action_object(self, what: str) -> None:
         row = self.view.grid.cursor_row

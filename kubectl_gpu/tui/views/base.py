@@ -106,7 +106,7 @@ class TableView(Vertical):
     SECTIONS: ClassVar[tuple[str, ...]] = ("",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "next_section", "Section", show=False),
-        Binding("shift+tab", "next_section(-1)", "Section", show=False),
+        Binding("shift+tab", "next_section(-1)", "Previous section", show=False),
         Binding("J", "scroll_detail(1)", "Detail down", show=False),
         Binding("K", "scroll_detail(-1)", "Detail up", show=False),
     ]
@@ -195,6 +195,15 @@ class TableView(Vertical):
             self._title_shown = title.plain
             self.query_one(".view-title", Static).update(title, layout=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_section":
+            return len(self.SECTIONS) > 1
+        if action == "scroll_detail":  # the pane overflows, and not already at that end
+            pane = self.query_one(".detail-pane", VerticalScroll)
+            down = int(str(parameters[0])) > 0 if parameters else True
+            return pane.scroll_y < pane.max_scroll_y if down else pane.scroll_y > 0
+        return True
+
     def action_next_section(self, step: int = 1) -> None:
         if len(self.SECTIONS) < 2:
             return
@@ -203,6 +212,7 @@ class TableView(Vertical):
         self.grid.focus()
         self._title()
         self._detail(self.grid.cursor_row)
+        self.refresh_bindings()  # another table: other keys may work (s on the Nodes section)
 
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(".detail-pane", VerticalScroll).scroll_relative(y=lines * 3, animate=False)
@@ -218,6 +228,7 @@ class TableView(Vertical):
             return
         pane.update(row.detail() if row.detail is not None else _default_detail(self.grid.table, row))
         self.query_one(".detail-pane", VerticalScroll).scroll_home(animate=False)
+        self.call_after_refresh(self.refresh_bindings)  # J/K work when the pane overflows
 
     @on(GridTable.Highlighted)
     def _highlighted(self, event: GridTable.Highlighted) -> None:

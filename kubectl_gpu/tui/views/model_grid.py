@@ -29,6 +29,10 @@ class Fit:
     #: a column of the TUI's own, from the model row: (what to show, what it sorts by)
     compute: Callable[[model.Row], tuple[Cell, object]] | None = None
     header: str = ""
+    #: which columns stay when the terminal is narrow: lower first; None: the column's position
+    priority: int | None = None
+    #: when short of room, the column may be cut (at a word's end) down to this width; 0: never
+    shrink: int = 0
 
 
 def grid_cell(cell: model.Cell) -> Cell:
@@ -68,8 +72,10 @@ def to_grid(
             min_width=f.min_width,
             max_width=f.max_width,
             right=p is not None and table.columns[p].right,
+            priority=index if f.priority is None else f.priority,
+            shrink=f.shrink,
         )
-        for f, p in zip(layout, positions, strict=True)
+        for index, (f, p) in enumerate(zip(layout, positions, strict=True))
     )
     rows: list[Row] = []
     seen: set[str] = set()

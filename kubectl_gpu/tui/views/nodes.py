@@ -39,7 +39,6 @@ def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
             ("Instance", f"{row.instance_type or '-'} {row.capacity_type or ''} {row.zone or ''}".strip()),
             ("Unhealthy", unhealthy),
             ("OS", row.os_image),
-            ("Keys", "enter its pods  s nvidia-smi  x shell  y YAML  e events  space mark"),
         ]
     )
     return findings_detail(head, snapshot.findings_for(ObjectRef("Node", row.name)))

@@ -222,7 +222,6 @@ class OverviewView(TableView):
     view_id = "overview"
     title = "Overview"
     key = "v"
-    footer = "Fleet"
     SECTIONS = ("NodePools",)
 
     @staticmethod

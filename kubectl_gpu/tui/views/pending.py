@@ -16,7 +16,7 @@ from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.fixes import is_command, pasteable
 from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
-from kubectl_gpu.render.pending_view import pending_table
+from kubectl_gpu.render.pending_view import pending_table, requests_text
 from kubectl_gpu.render.safe import safe_block
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
@@ -25,14 +25,17 @@ from kubectl_gpu.tui.widgets.grid import Row, Table
 
 __all__ = ["PendingModel", "PendingView", "build_pending", "diagnosis_of", "fix_renderable"]
 
+# Narrow, the pod, its verdict and its request stay (REQUEST cut at a word's end when it must:
+# `nvidia.com/gpu=8,…`; 24 cells hold `aws.amazon.com/neuron=1`); then NEAREST, REASON, NAMESPACE and AGE
+# as room allows (every one is in the detail pane).
 FITS = (
-    Fit("namespace", max_width=24),
-    Fit("pod", max_width=40),
-    Fit("verdict"),
-    Fit("request", max_width=30),
-    Fit("nearest", max_width=32),
-    Fit("age"),
-    Fit("reason", flex=True, min_width=20, max_width=200),
+    Fit("namespace", max_width=24, priority=5),
+    Fit("pod", max_width=40, priority=0),
+    Fit("verdict", priority=1),
+    Fit("request", max_width=30, priority=2, shrink=24),
+    Fit("nearest", max_width=32, priority=3),
+    Fit("age", priority=6),
+    Fit("reason", flex=True, min_width=20, max_width=200, priority=4),
 )
 EMPTY = "No Pending pods requesting accelerators."
 
@@ -54,11 +57,21 @@ def diagnosis_of(row: model.Row) -> PodDiagnosis:
     return row.obj
 
 
+def _request(diag: PodDiagnosis) -> str:
+    return requests_text(diag)
+
+
+def _nearest(diag: PodDiagnosis) -> str | None:
+    return f"{diag.nearest.kind} {diag.nearest.name}" if diag.nearest else None
+
+
 def _detail(diag: PodDiagnosis) -> RenderableType:
     head = lines(
         [
             ("Pod", (diag.key, theme.HEADER)),
             ("Verdict", (str(diag.verdict), theme.pending_verdict(diag.verdict))),
+            ("Request", _request(diag)),
+            ("Nearest", _nearest(diag)),
             ("Reason", diag.reason),
         ]
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 from rich.cells import cell_len
@@ -28,12 +29,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.widgets.fit import GAP, GUTTER, cut, fit_widths
 
 __all__ = ["Column", "GridTable", "Row", "Table", "layout", "sort_value"]
 
 Cell = str | Text
-GAP = 2  # spaces between columns
-GUTTER = 2  # the mark column: "● " on marked rows
 
 
 def sort_value(value: object) -> tuple[int, Any]:
@@ -48,11 +49,15 @@ def sort_value(value: object) -> tuple[int, Any]:
 @dataclass(frozen=True, slots=True)
 class Column:
     label: str
-    #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width
+    #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width,
+    #: or down to `shrink` when short of room (0: never cut; a column that does not fit is left out)
     flex: bool = False
     min_width: int = 12
     max_width: int = 64
     right: bool = False
+    #: which columns stay when narrow: lower first (then the column's position)
+    priority: int = 0
+    shrink: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,16 +120,20 @@ class Table:
             capped = tuple(min(w, c.max_width) for w, c in zip(widths, self.columns, strict=True))
             object.__setattr__(self, "widths", capped)
 
+    @cached_property
+    def has_nodes(self) -> bool:
+        """Some row is about a node (`space` marks it; `s` and `x` act on it)."""
+        return any(row.node for row in self.rows)
+
+    @cached_property
+    def has_refs(self) -> bool:
+        """Some row names a Kubernetes object (`y`, `e`)."""
+        return any(row.ref is not None for row in self.rows)
+
 
 def layout(table: Table, width: int) -> list[int]:
-    """Column widths for `width` cells: natural widths, the flex column given what is left (at least its
-    minimum); wider than `width` scrolls horizontally."""
-    widths = list(table.widths)
-    flex = next((i for i, c in enumerate(table.columns) if c.flex), None)
-    if flex is not None:
-        others = sum(w for i, w in enumerate(widths) if i != flex) + GAP * (len(widths) - 1) + GUTTER
-        widths[flex] = max(table.columns[flex].min_width, min(widths[flex], width - others))
-    return widths
+    """Column widths for `width` cells (0: left out), fitted by priority (`widgets.fit`)."""
+    return fit_widths(table.columns, table.widths, width)
 
 
 class GridTable(ScrollView, can_focus=True):
@@ -249,11 +258,13 @@ class GridTable(ScrollView, can_focus=True):
         self._scroll_to_cursor()
         self.refresh()
         self._announce()
+        self.refresh_bindings()  # which keys work depends on the rows (marks, moves, y, s)
 
     def _relayout(self) -> None:
         width = self.scrollable_content_region.width if self.is_mounted else 200
         self._widths = layout(self.table, width)
-        total = GUTTER + sum(self._widths) + GAP * max(len(self._widths) - 1, 0)
+        shown = [w for w in self._widths if w]
+        total = GUTTER + sum(shown) + GAP * max(len(shown) - 1, 0)
         self.virtual_size = Size(total, len(self.view) + 1)
 
     def _announce(self) -> None:
@@ -285,6 +296,7 @@ class GridTable(ScrollView, can_focus=True):
         self._relayout()
         self._scroll_to_cursor()
         self.refresh()
+        self.refresh_bindings()  # left/right scroll only a table wider than the screen
 
     def action_cursor(self, delta: int) -> None:
         self._set_cursor(self.cursor + delta)
@@ -298,9 +310,6 @@ class GridTable(ScrollView, can_focus=True):
     def action_scroll_cells(self, delta: int) -> None:
         self.scroll_to(x=max(0, self.scroll_x + delta), animate=False)
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.markable or action != "mark"
-
     def action_select(self) -> None:
         row = self.cursor_row
         if row is not None:
@@ -308,11 +317,35 @@ class GridTable(ScrollView, can_focus=True):
 
     def action_mark(self) -> None:
         row = self.cursor_row
-        if row is None:
+        if row is None or not row.node:
             return
         self.marks ^= {row.key}
         self.refresh_line(self.cursor - round(self.scroll_y) + 1)
+        before = self.cursor
         self._set_cursor(self.cursor + 1)
+        if self.cursor == before:  # the last row: no move, but the count of marks changed
+            self._announce()
+        self.refresh_bindings()  # esc now clears the marks
+
+    #: what each action needs to do something (a key that would do nothing is neither run nor listed)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TEXTUAL_DEFAULTS:
+            return False
+        if action == "mark":  # a node's row (s runs on the marked nodes); never where marks mean nothing
+            row = self.cursor_row
+            return self.markable and row is not None and bool(row.node)
+        if action in ("cursor", "page"):  # up at the top, down at the bottom: nothing to do
+            step = int(str(parameters[0])) if parameters else 1
+            return self.cursor > 0 if step < 0 else self.cursor < len(self.view) - 1
+        if action == "jump":
+            return self.cursor != (0 if parameters[:1] == (0,) else len(self.view) - 1) and bool(self.view)
+        if action in ("sort_next", "sort_reverse"):
+            return len(self.view) > 1
+        if action == "select":
+            return bool(self.view)
+        if action == "scroll_cells":
+            return self.virtual_size.width > self.scrollable_content_region.width
+        return True
 
     def action_sort_next(self) -> None:
         count = len(self.table.columns)
@@ -340,6 +373,8 @@ class GridTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> int | None:
         at = GUTTER
         for index, width in enumerate(self._widths):
+            if not width:
+                continue
             if at <= x < at + width + GAP:
                 return index
             at += width + GAP
@@ -350,11 +385,12 @@ class GridTable(ScrollView, can_focus=True):
     def _line(self, cells: Sequence[Cell], base: Style, gutter: str, gutter_style: Style) -> Text:
         line = Text(style=base, end="")
         line.append(gutter.ljust(GUTTER), gutter_style)
-        last = len(self._widths) - 1
+        last = max((i for i, w in enumerate(self._widths) if w), default=-1)
         for index, width in enumerate(self._widths):
+            if not width:  # left out: too narrow a terminal (the detail pane shows it)
+                continue
             cell = cells[index] if index < len(cells) else ""
-            text = cell.copy() if isinstance(cell, Text) else Text(cell)
-            text.truncate(width, overflow="ellipsis")
+            text = cut(cell.copy() if isinstance(cell, Text) else Text(cell), width)
             pad = width - text.cell_len
             right = self.table.columns[index].right if index < len(self.table.columns) else False
             if right:

@@ -1,7 +1,8 @@
 """The two header lines: where the data comes from (Auto Mode / Karpenter / static, cluster, live or snapshot,
 how fresh it is, namespace, context), then the counts an SRE looks at first.
 
-The most telling items come first on each line; a narrow terminal cuts the end of a line, never the start.
+The most telling items come first on each line: the context and the namespace are always shown (the
+context shortened in its middle when narrow); a narrow terminal cuts the end of a line, never the start.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Refresh, cluster_name
 
-__all__ = ["ClusterHeader", "HeaderState", "freshness"]
+__all__ = ["ClusterHeader", "HeaderState", "elide", "freshness"]
 
 SEP = "  "
 
@@ -44,9 +45,10 @@ def _when(at: datetime) -> str:
     return at.strftime("%Y-%m-%d %H:%MZ") if at.second == 0 else at.strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def freshness(state: HeaderState, now: datetime) -> Text:
+def freshness(state: HeaderState, now: datetime, *, short: bool = False) -> Text:
     """Live: when the data was read and how long ago, yellow once older than two refresh intervals, red
-    after a failed refresh. Snapshot: when it was captured and the instant it is evaluated at."""
+    after a failed refresh. Snapshot: when it was captured and the instant it is evaluated at (`short`:
+    without the year and the word)."""
     snap = state.snapshot
     out = Text()
     if snap is None:
@@ -54,9 +56,10 @@ def freshness(state: HeaderState, now: datetime) -> Text:
         return out
     if not state.config.live:
         captured = snap.state.captured_at
-        out.append("captured " + (_when(captured) if captured else "?"), style=theme.MUTED)
+        when = _when(captured)[5 if short else 0 :] if captured else "?"
+        out.append(when if short else f"captured {when}", style=theme.MUTED)
         if state.config.now is not None or captured is None:
-            out.append(f", --now {_when(snap.now)}", style=theme.WARNING)
+            out.append(f", --now {_when(snap.now)[5 if short else 0 :]}", style=theme.WARNING)
         return out
     age = max(now - snap.loaded_at, timedelta(0))
     interval = state.config.refresh
@@ -67,35 +70,68 @@ def freshness(state: HeaderState, now: datetime) -> Text:
     return out
 
 
-def _line_one(state: HeaderState, now: datetime) -> Text:
+def _source(state: HeaderState, now: datetime, *, short: bool) -> Text:
+    """LIVE and how fresh, or SNAPSHOT and when captured; `short` drops the file name and the interval."""
+    config = state.config
+    out = Text()
+    if config.live:
+        out.append("LIVE ", style=theme.GOOD)
+    else:
+        out.append("SNAPSHOT ", style=theme.WARNING)
+        if not short:
+            files = ", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot)
+            out.append(safe_line(files) + " ")
+    out.append_text(freshness(state, now, short=short))
+    if config.live and config.refresh and not short:
+        out.append(f", every {config.refresh:g}s", style=theme.MUTED)
+    return out
+
+
+def elide(text: str, width: int) -> str:
+    """`text` in `width` cells, its middle replaced by an ellipsis; its last segment (after `/` or `:`:
+    an EKS context ARN's cluster) kept whole when it leaves room for a start."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    tail = text[max(text.rfind("/"), text.rfind(":")) :]
+    if len(tail) > width - 4:
+        tail = text[len(text) - (width - 1 - (width - 1) // 2) :]
+    return text[: width - 1 - len(tail)] + "…" + tail
+
+
+def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
+    """Mode, cluster, namespace and context first (always shown, as in k9s: the context shortened in its
+    middle when narrow), then where the data comes from and how fresh it is (shorter when narrow)."""
     config, snap = state.config, state.snapshot
     context = snap.state.context if snap and snap.state.context else config.context
-    out = Text(no_wrap=True, overflow="ellipsis")
+    head = Text(no_wrap=True, overflow="ellipsis")
     if snap is not None:
-        out.append(f" {snap.mode} ", style="reverse " + (theme.INFO if snap.mode != "static" else ""))
-        out.append(" ")
+        head.append(f" {snap.mode} ", style="reverse " + (theme.INFO if snap.mode != "static" else ""))
+        head.append(" ")
     # The context and the cluster come from the kubeconfig or the bundle: shown made safe.
     context = safe_line(context) if context else context
     name = cluster_name(context, state.cluster)
     name = safe_line(name) if name else name
     if name:
-        out.append(name, style=theme.HEADER)
-        out.append(SEP)
-    if config.live:
-        out.append("LIVE ", style=theme.GOOD)
-    else:
-        out.append("SNAPSHOT ", style=theme.WARNING)
-        files = ", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot)
-        out.append(safe_line(files) + " ")
-    out.append_text(freshness(state, now))
-    if config.live and config.refresh:
-        out.append(f", every {config.refresh:g}s", style=theme.MUTED)
-    out.append(SEP)
-    out.append(safe_line(f"ns {config.namespace or 'all'}"))
-    if context and context != name:
-        out.append(SEP)
-        out.append(f"ctx {context}", style=theme.MUTED)
-    return out
+        head.append(name, style=theme.HEADER)
+        head.append(SEP)
+    head.append(safe_line(f"ns {config.namespace or 'all'}"))
+    shown_context = context if context and context != name else None
+    budget = width
+    tail = _source(state, now, short=False)
+    fixed = head.cell_len + len(SEP) * (2 if shown_context else 1)
+    if shown_context and fixed + len("ctx ") + len(shown_context) + tail.cell_len > budget:
+        tail = _source(state, now, short=True)
+    if shown_context:
+        room = max(12, budget - fixed - len("ctx ") - tail.cell_len)
+        head.append(SEP)
+        head.append(f"ctx {elide(shown_context, room)}", style=theme.MUTED)
+    elif fixed + tail.cell_len > budget:
+        tail = _source(state, now, short=True)
+    head.append(SEP)
+    head.append_text(tail)
+    return head
 
 
 def _line_two(state: HeaderState) -> Text:
@@ -152,8 +188,12 @@ class ClusterHeader(Static):
     def tick(self) -> None:
         self.update(self._content())
 
+    def on_resize(self) -> None:
+        self.update(self._content())
+
     def _content(self) -> RenderableType:
-        return Group(_line_one(self.state, self.clock()), _line_two(self.state))
+        width = self.content_region.width or 200
+        return Group(_line_one(self.state, self.clock(), width), _line_two(self.state))
 
 
 def _count(value: Decimal) -> str:
