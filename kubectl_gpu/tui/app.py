@@ -396,6 +396,8 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         if action == "go_back":
             starting = self.shell_job is not None and not self.shell_job.done.is_set()
             return starting or bool(grid.filter_text or grid.marks or self.history)
+        if action == "history_back":  # on the main screen: a view to go back to
+            return bool(self.history)
         return True
 
     def _row(self) -> Row | None:

@@ -165,6 +165,12 @@ class PendingView(TableView):
         self._title()
         return True
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_group":  # a group under the cursor
+            row = self.grid.cursor_row if self.grids else None
+            return row is not None and row.key.startswith("group:")
+        return super().check_action(action, parameters)
+
     def action_toggle_group(self) -> None:
         row = self.grid.cursor_row
         if row is not None:

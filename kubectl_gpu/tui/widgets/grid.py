@@ -308,7 +308,7 @@ class GridTable(ScrollView, can_focus=True):
         self._set_cursor(index if index >= 0 else len(self.view) - 1)
 
     def action_scroll_cells(self, delta: int) -> None:
-        self.scroll_to(x=max(0, self.scroll_x + delta), animate=False)
+        self.scroll_to(x=max(0, self.scroll_x + delta), animate=False, immediate=True)
 
     def action_select(self) -> None:
         row = self.cursor_row
@@ -343,8 +343,11 @@ class GridTable(ScrollView, can_focus=True):
             return len(self.view) > 1
         if action == "select":
             return bool(self.view)
-        if action == "scroll_cells":
-            return self.virtual_size.width > self.scrollable_content_region.width
+        if action == "scroll_cells":  # wider than the screen, and not already at that edge
+            left = int(str(parameters[0])) < 0 if parameters else False
+            if not self.allow_horizontal_scroll:
+                return False
+            return self.scroll_x > 0 if left else self.scroll_x < self.max_scroll_x
         return True
 
     def action_sort_next(self) -> None:
