@@ -20,7 +20,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.css.query import NoMatches
 from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -35,6 +34,7 @@ from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.render.model import finding_item
 from kubectl_gpu.tui import data
+from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
@@ -95,7 +95,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(CommandLineKeys, FleetKeys, DebugKeys, HangUp):
+class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -370,35 +370,6 @@ class GpuApp(CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         while len(self.screen_stack) > 1:  # from a detail page: back to the main screen, on that view
             self.pop_screen()
         self._show(view_id)
-
-    #: actions about the main screen's selection, off on the pages pushed over it
-    MAIN_ONLY: ClassVar[frozenset[str]] = frozenset(
-        {"smi", "shell", "command", "filter", "yaml", "events", "go_back"}
-    )
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only what works on the page shown: the main screen's keys there, `s` and `y` where rows are
-        nodes and objects, `esc` when there is something to go back from (the footer lists no dead key)."""
-        if action in TEXTUAL_DEFAULTS:
-            return False
-        if len(self.screen_stack) > 1:
-            return action not in self.MAIN_ONLY
-        try:
-            grid = self.view.grid
-        except NoMatches:  # composing
-            return True
-        if action == "view":  # the view shown: its key would do nothing
-            return parameters[:1] != (self.current,)
-        if action in ("smi", "shell"):
-            return grid.table.has_nodes and self.debug_allowed(action)
-        if action in ("yaml", "events"):
-            return grid.table.has_refs
-        if action == "go_back":
-            starting = self.shell_job is not None and not self.shell_job.done.is_set()
-            return starting or bool(grid.filter_text or grid.marks or self.history)
-        if action == "history_back":  # on the main screen: a view to go back to
-            return bool(self.history)
-        return True
 
     def _row(self) -> Row | None:
         return self.view.grid.cursor_row
