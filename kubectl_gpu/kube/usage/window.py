@@ -68,7 +68,15 @@ def _line(text: str) -> str:
     return flat if len(flat) <= _MAX_ERROR else flat[: _MAX_ERROR - 3] + "..."
 
 
-def _failed(endpoint: Endpoint, taken_at: datetime, error: str, *, forbidden: bool = False) -> Scrape:
+def _scrape(
+    endpoint: Endpoint,
+    taken_at: datetime,
+    *,
+    text: str | None = None,
+    error: str | None = None,
+    forbidden: bool = False,
+) -> Scrape:
+    """One read of `endpoint` at `taken_at`: its text, or the one-line reason it failed."""
     return Scrape(
         source=endpoint.source,
         namespace=endpoint.namespace,
@@ -78,9 +86,14 @@ def _failed(endpoint: Endpoint, taken_at: datetime, error: str, *, forbidden: bo
         port=endpoint.port,
         path=endpoint.path,
         server=endpoint.server,
-        error=_line(error),
+        text=text,
+        error=None if error is None else _line(error),
         forbidden=forbidden,
     )
+
+
+def _failed(endpoint: Endpoint, taken_at: datetime, error: str, *, forbidden: bool = False) -> Scrape:
+    return _scrape(endpoint, taken_at, error=error, forbidden=forbidden)
 
 
 def read_endpoint(
@@ -100,17 +113,7 @@ def read_endpoint(
         return _failed(endpoint, taken_at, f"timed out after {timeout_s:g}s")
     except ClusterError as exc:
         return _failed(endpoint, taken_at, exc.message)
-    return Scrape(
-        source=endpoint.source,
-        namespace=endpoint.namespace,
-        pod=endpoint.pod,
-        taken_at=taken_at,
-        node=endpoint.node,
-        port=endpoint.port,
-        path=endpoint.path,
-        server=endpoint.server,
-        text=data.decode("utf-8", "replace"),
-    )
+    return _scrape(endpoint, taken_at, text=data.decode("utf-8", "replace"))
 
 
 def _notes(
