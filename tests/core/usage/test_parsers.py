@@ -130,3 +130,38 @@ def test_tensorrt_llm_backend_text_has_no_token_counter() -> None:
     assert metrics.skipped == 0
     reading = token_reading(metrics)
     assert (reading.server, reading.output_tokens, reading.prompt_tokens) == ("trtllm", None, None)
+
+
+def test_tgi_router_text_counts_tokens_from_its_histogram_sums() -> None:
+    metrics = parse_metrics(_text("tgi/datadog__tgi__payload.txt"))
+    assert metrics.skipped == 0  # blank lines between families, TYPE without HELP, a summary
+    reading = token_reading(metrics)
+    assert (reading.server, reading.output_tokens, reading.prompt_tokens) == ("tgi", 3423.0, 662.0)
+    assert reading.model is None  # TGI's series name no model
+
+
+def test_nim_text_with_unprefixed_names() -> None:
+    metrics = parse_metrics(_text("nim/datadog__llama-3.1-8b-instruct__nim-metrics.txt"))
+    assert metrics.skipped == 0
+    reading = token_reading(metrics)
+    assert (reading.server, reading.output_tokens, reading.prompt_tokens) == ("nim", 174.0, 109.0)
+    assert reading.model == "meta/llama-3.1-8b-instruct"
+
+
+@pytest.mark.parametrize(
+    ("name", "output", "prompt", "model"),
+    [
+        ("sglang/datadog__opt-125m__sglang-metrics.txt", 32.0, 5.0, "facebook/opt-125m"),
+        ("sglang/sglang-docs__llama-3.1-8b__production-metrics.txt", 7557572.0, 8128902.0, "meta-llama/Llama-3.1-8B-Instruct"),
+    ],
+)
+def test_sglang_texts(name: str, output: float, prompt: float, model: str) -> None:
+    metrics = parse_metrics(_text(name))
+    assert metrics.skipped == 0
+    reading = token_reading(metrics)
+    assert (reading.server, reading.output_tokens, reading.prompt_tokens, reading.model) == (
+        "sglang",
+        output,
+        prompt,
+        model,
+    )
