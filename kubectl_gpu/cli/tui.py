@@ -36,7 +36,8 @@ def _refresh_seconds(text: str) -> float | None:
 
 
 def _settings(readonly: bool) -> TuiSettings:
-    """The config file's `tui:` settings; --readonly wins over `readonly: false`."""
+    """The config file's `tui:` settings; --readonly (or a top-level readonly: true) wins over
+    `tui: {readonly: false}`."""
     from kubectl_gpu.kube.debug.setup import config_path, read_config
     from kubectl_gpu.tui.config import tui_settings
 
@@ -45,6 +46,9 @@ def _settings(readonly: bool) -> TuiSettings:
         settings = tui_settings(read_config(path), str(path))
     except ValueError as exc:
         raise InvalidInput(str(exc), "e.g. tui: {readonly: true, confirm: true}") from None
+    from kubectl_gpu.cli.readonly import config_readonly
+
+    readonly = readonly or config_readonly()  # the CLI's readonly: true covers the TUI too
     return dataclasses.replace(settings, readonly=True) if readonly else settings
 
 

@@ -93,6 +93,13 @@ def usage(
             help="Also sample nvidia-smi in debug pods on nodes no DCGM exporter covers (creates pods).",
         ),
     ] = False,
+    readonly: Annotated[
+        bool,
+        typer.Option(
+            "--readonly",
+            help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
+        ),
+    ] = False,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
     *,
@@ -100,7 +107,8 @@ def usage(
 ) -> Any:
     """How busy the allocated GPUs are per GPU, node, pod, namespace and workload (DCGM exporter, sampled
     nvidia-smi, else allocation only), what the idle ones cost per hour, and $ per 1M output tokens per
-    inference workload. Exit 0 (findings inform), 4 when an exporter could not be read (forbidden)."""
+    inference workload. Exit 0 (findings inform), 4 when an exporter could not be read (forbidden), 2 when
+    --sample meets read-only mode (--readonly, or readonly: true in the config file)."""
     from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import usage as analysis
     from kubectl_gpu.core.catalog import load_catalog
@@ -108,6 +116,10 @@ def usage(
 
     seconds = window_seconds(window)
     threshold = idle_threshold(idle_below)
+    if sample and not opts.snapshot:
+        from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
+
+        refuse_pods_when_readonly("--sample", readonly)
     loaded = load(opts, analysis.KINDS, "nodes")  # -l selects nodes, as for cost
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample)

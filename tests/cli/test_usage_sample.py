@@ -52,3 +52,54 @@ def test_without_sample_no_pod_is_created(cli: Cli, cluster: tuple[FakeKubeAPI, 
     api, kubeconfig = cluster
     cli("usage", "--window", "1s", "-o", "json", "--kubeconfig", str(kubeconfig))
     assert not [r for r in api.requests if r.method == "POST" and r.path.endswith("/pods")]
+
+
+def _write_config(tmp_path: Path, text: str) -> None:
+    config = tmp_path / "xdg" / "kubectl-gpu" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text, encoding="utf-8")
+
+
+def _no_request(api: FakeKubeAPI) -> None:
+    assert not api.requests  # refused before anything is read, and no pod created
+
+
+def test_readonly_flag_refuses_sample(cli: Cli, cluster: tuple[FakeKubeAPI, Path]) -> None:
+    api, kubeconfig = cluster
+    result = cli("usage", "--sample", "--readonly", "--window", "1s", "--kubeconfig", str(kubeconfig))
+    assert result.code == 2
+    assert result.err.strip().splitlines() == [
+        "error: --sample creates debug pods and read-only mode is on (--readonly); drop --sample"
+    ]
+    _no_request(api)
+
+
+def test_config_readonly_refuses_sample_and_smi(
+    cli: Cli, cluster: tuple[FakeKubeAPI, Path], tmp_path: Path
+) -> None:
+    api, kubeconfig = cluster
+    _write_config(tmp_path, "readonly: true\n")
+    result = cli("usage", "--sample", "--window", "1s", "--kubeconfig", str(kubeconfig))
+    assert result.code == 2
+    assert "read-only mode is on (readonly: true in " in result.err and "config.yaml)" in result.err
+    smi = cli("smi", "i-0aaa", "--kubeconfig", str(kubeconfig))
+    assert smi.code == 2 and "smi creates debug pods and read-only mode is on" in smi.err
+    _no_request(api)
+
+
+def test_readonly_without_sample_reads_as_usual(
+    cli: Cli, cluster: tuple[FakeKubeAPI, Path], tmp_path: Path
+) -> None:
+    api, kubeconfig = cluster
+    _write_config(tmp_path, "readonly: true\n")
+    result = cli("usage", "--readonly", "--window", "1s", "-o", "json", "--kubeconfig", str(kubeconfig))
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["nodes"]
+    assert not [r for r in api.requests if r.method == "POST"]
+
+
+def test_config_readonly_must_be_a_bool(cli: Cli, cluster: tuple[FakeKubeAPI, Path], tmp_path: Path) -> None:
+    _, kubeconfig = cluster
+    _write_config(tmp_path, "readonly: yes please\n")
+    result = cli("usage", "--sample", "--window", "1s", "--kubeconfig", str(kubeconfig))
+    assert result.code == 2 and "readonly: expected true or false, not 'yes please'" in result.err

@@ -54,6 +54,10 @@ def shell(
     from kubectl_gpu.render.output import make_console
 
     seconds = parse_seconds(timeout, "--timeout")
+    if not dry_run:
+        from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
+
+        refuse_pods_when_readonly("shell")
     chooser = image_chooser(image, neuron_image)
     api = connect(opts)
     targets = find_targets(api, opts, [node], False, chooser)

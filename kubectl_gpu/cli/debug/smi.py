@@ -188,6 +188,10 @@ def smi(
     if names and (all_nodes or opts.selector):
         raise InvalidInput("name nodes or use --all / -l, not both")
     seconds = parse_seconds(timeout, "--timeout")
+    if not dry_run:
+        from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
+
+        refuse_pods_when_readonly("smi")
     chooser = image_chooser(image, neuron_image)
     api = connect(opts)
     targets = find_targets(api, opts, names, all_nodes, chooser)
