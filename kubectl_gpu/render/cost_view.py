@@ -9,13 +9,23 @@ from kubectl_gpu.core.analyses.cost.inventory import Instance, Inventory
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.core.scheduling.overlay_prices import SOURCE_OVERLAY
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
-__all__ = ["LIST_MARK", "cost_view", "inventory_table", "inventory_view", "list_price_footnote", "price_cell"]
+__all__ = [
+    "LIST_MARK",
+    "OVERLAY_MARK",
+    "cost_view",
+    "inventory_table",
+    "inventory_view",
+    "list_price_footnote",
+    "price_cell",
+]
 
 LIST_MARK = "*"
+OVERLAY_MARK = "+"  # a price a NodeOverlay set (the notes name it)
 
 
 def _n(value: Decimal) -> str:
@@ -23,17 +33,18 @@ def _n(value: Decimal) -> str:
     return str(int(value)) if value == value.to_integral_value() else str(value.normalize())
 
 
-def _usd(value: Decimal | float | None, marked: bool = False) -> str:
+def _usd(value: Decimal | float | None, marked: bool = False, overlay: bool = False) -> str:
     if value is None:
         return "-"
-    return f"{value:.2f}{LIST_MARK if marked else ''}"
+    return f"{value:.2f}{LIST_MARK if marked else ''}{OVERLAY_MARK if overlay else ''}"
 
 
 def price_cell(price: Price | float | None, source: str | None = None) -> str:
-    """A price with the list-price mark when it is the catalog's us-east-1 list price."""
+    """A price with the list-price mark when it is the catalog's us-east-1 list price, the overlay mark when
+    a NodeOverlay set it."""
     if isinstance(price, Price):
-        return _usd(price.usd_per_hour, price.source == SOURCE_LIST)
-    return _usd(price, source == SOURCE_LIST)
+        return _usd(price.usd_per_hour, price.source == SOURCE_LIST, price.source == SOURCE_OVERLAY)
+    return _usd(price, source == SOURCE_LIST, source == SOURCE_OVERLAY)
 
 
 def list_price_footnote(region: str | None) -> str:

@@ -20,8 +20,9 @@ from kubectl_gpu.core.analyses.usage.report import (
 )
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.core.scheduling.overlay_prices import SOURCE_OVERLAY
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.cost_view import LIST_MARK, list_price_footnote
+from kubectl_gpu.render.cost_view import LIST_MARK, OVERLAY_MARK, list_price_footnote
 from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
 
@@ -39,10 +40,10 @@ def _count(value: Decimal | int) -> Cell:
     return Cell(_n(Decimal(value)), float(value))
 
 
-def _money(value: Decimal | None, marked: bool) -> Cell:
+def _money(value: Decimal | None, marked: bool, overlay: bool = False) -> Cell:
     if value is None:
         return _NONE
-    return Cell(f"{value:.2f}{LIST_MARK if marked else ''}", float(value))
+    return Cell(f"{value:.2f}{LIST_MARK if marked else ''}{OVERLAY_MARK if overlay else ''}", float(value))
 
 
 def _pct(value: float | None, idle_below: float | None = None) -> Cell:
@@ -178,7 +179,7 @@ def _node_row(n: NodeUsage, idle_below: float) -> Row:
         _pct(n.util_percent, idle_below),
         Cell(n.source, style="" if n.source != "allocation-only" else theme.MUTED),
         Cell(n.state, style=state_style),
-        _money(n.price_per_hour, marked),
+        _money(n.price_per_hour, marked, n.price_source == SOURCE_OVERLAY),
         _money(n.idle_cost_per_hour, marked),
         _mib(n.memory_used_mib, n.memory_total_mib),
         _watts(n.power_w),

@@ -58,7 +58,11 @@ CASES = [
     (["smi", "--strategy=re"], ["--strategy=request"], DIRECTIVE_NO_FILES),
     (["-o", "j"], ["json", "jsonpath="], DIRECTIVE_NO_FILES),
     # after the subcommand, -o offers what that command takes (nodes has no csv; issue 23)
-    (["nodes", "-o", ""], ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns="], DIRECTIVE_NO_FILES),
+    (
+        ["nodes", "-o", ""],
+        ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns="],
+        DIRECTIVE_NO_FILES,
+    ),
     (["inventory", "-o", "c"], ["custom-columns=", "csv"], DIRECTIVE_NO_FILES),
     (["nodes", "-o", "c"], ["custom-columns="], DIRECTIVE_NO_FILES),
     (["smi", "-o", ""], ["table", "wide", "json", "yaml"], DIRECTIVE_NO_FILES),

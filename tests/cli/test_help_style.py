@@ -86,7 +86,9 @@ def test_choices_are_whole_words() -> None:
     smi = rendered(["smi", "--help"])
     assert "One of: privileged-all, request, auto." in " ".join(smi.split())
     root = rendered(["--help"])
-    assert "table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC" in " ".join(root.split())  # never `c`/`sv>`
+    assert "table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC" in " ".join(
+        root.split()
+    )  # never `c`/`sv>`
 
 
 def _flags(line: str) -> tuple[str, list[str]]:

@@ -136,7 +136,12 @@ def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     assert [r.key for r in first["nvme"].rows] == [n.name for n in snapshot.nvme.rows]
     assert [r.key for r in first["cost"].rows] == ["gpu-inference", "gpu-training", "TOTAL"]
     total = first["overview"].rows[-1]
-    assert total.key == "ALL" and "12/0/0" in total.text and "×" in total.text and total.cells[3] == Text("9", style="bold red")
+    assert (
+        total.key == "ALL"
+        and "12/0/0" in total.text
+        and "×" in total.text
+        and total.cells[3] == Text("9", style="bold red")
+    )
     cost_total = snapshot.cost.totals
     assert (cost_total.allocated, cost_total.idle) == (13, 1)
 

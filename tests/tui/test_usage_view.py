@@ -59,7 +59,9 @@ async def test_demo_usage_view_shows_the_idle_reranker_gpu_and_cost_per_million_
         assert reranker["UTIL"].endswith(" 0%") and reranker["PODS"] == "serving/reranker-7b9c5d4f86-sbkt5"
         assert gpus["i-06cc6be1805fdf179/0"]["IDLE"] == "idle"  # on the node no GPU pod runs on
         assert gpus["i-04b975f2935588ecc/1"]["UTIL"] == "████████░░  84%"
-        await settle(pilot, "j", "j")  # the reranker's GPU: its detail says the usage finding about its pod first
+        await settle(
+            pilot, "j", "j"
+        )  # the reranker's GPU: its detail says the usage finding about its pod first
         row = app.view.grid.cursor_row
         assert row is not None and row.detail is not None and row.key.startswith(RERANKER_GPU)
         console = Console(width=200, file=io.StringIO(), record=True)

@@ -75,7 +75,8 @@ class PriceFile:
 @dataclass(frozen=True, slots=True)
 class Price:
     usd_per_hour: Decimal
-    source: str  # SOURCE_FILE | SOURCE_LIST
+    source: str  # SOURCE_FILE | SOURCE_LIST | "nodeoverlay" (core.scheduling.overlay_prices)
+    overlay: str | None = None  # the NodeOverlay that set or adjusted the price
 
     @property
     def as_float(self) -> float:

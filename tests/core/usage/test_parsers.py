@@ -152,7 +152,12 @@ def test_nim_text_with_unprefixed_names() -> None:
     ("name", "output", "prompt", "model"),
     [
         ("sglang/datadog__opt-125m__sglang-metrics.txt", 32.0, 5.0, "facebook/opt-125m"),
-        ("sglang/sglang-docs__llama-3.1-8b__production-metrics.txt", 7557572.0, 8128902.0, "meta-llama/Llama-3.1-8B-Instruct"),
+        (
+            "sglang/sglang-docs__llama-3.1-8b__production-metrics.txt",
+            7557572.0,
+            8128902.0,
+            "meta-llama/Llama-3.1-8B-Instruct",
+        ),
     ],
 )
 def test_sglang_texts(name: str, output: float, prompt: float, model: str) -> None:

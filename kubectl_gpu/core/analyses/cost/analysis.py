@@ -50,6 +50,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.karpenter.settings import consolidation_policy_of
 from kubectl_gpu.core.report import Finding, ObjectRef, Severity
+from kubectl_gpu.core.scheduling.overlay_prices import node_price, overlay_notes
 
 __all__ = [
     "FINDING_CODES",
@@ -72,7 +73,10 @@ def _node_cost(row: NodeRow, state: ClusterState, prices: PriceBook) -> NodeCost
     idle = row.idle_accelerators
     allocated = None if idle is None else max(capacity - idle, ZERO)
     pods = tuple(p for p in state.pods_by_node.get(row.name, []) if not p.terminated and is_gpu_pod(p))
-    return NodeCost(row, capacity, allocated, prices.price(row.instance_type), pods)
+    node = state.node_by_name.get(row.name)
+    labels = node.labels if node is not None else {}
+    price = node_price(row.instance_type, labels, prices, state.nodeoverlays)
+    return NodeCost(row, capacity, allocated, price, pods)
 
 
 def _idle_node(cost: NodeCost, state: ClusterState, now: datetime) -> IdleNode:
@@ -279,6 +283,7 @@ def analyse_cost(
         namespaces = [n for n in namespaces if n.name == namespace]
     idle_nodes.sort(key=lambda i: (-(i.cost.price_per_hour or ZERO), i.name))
     notes = prices.notes(c.row.instance_type for c in costs)
+    notes += overlay_notes((c.row.name, c.price) for c in costs)
     spot = sum(
         1 for c in costs if c.row.capacity_type == "spot" and c.price and c.price.source == SOURCE_LIST
     )

@@ -26,6 +26,7 @@ from kubectl_gpu.core.k8s.models import DaemonSet, NodeClass, NodeOverlay, NodeP
 from kubectl_gpu.core.k8s.placement import HostPort
 from kubectl_gpu.core.scheduling.affinity import scheduling_requirements
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex, capacity_of
+from kubectl_gpu.core.scheduling.overlay_prices import adjusted_price as overlay_adjusted
 from kubectl_gpu.core.scheduling.overlays import Overlaid, OverlayMatcher
 from kubectl_gpu.core.scheduling.requirements import RequirementError, Requirements
 from kubectl_gpu.core.scheduling.taints import untolerated
@@ -40,14 +41,12 @@ _KUBE_RESERVED = GI  # default kube-reserved ephemeral-storage
 
 
 def adjusted_price(price: float, change: str | None) -> float:
-    """Karpenter `cloudprovider.AdjustedPrice`: a plain number replaces the price, `+x`/`-x` adds, `+x%`/`-x%`
-    scales; never below zero."""
-    if not change:
-        return price
-    if not change.startswith(("+", "-")):
-        return float(change)
-    adjusted = price * (1 + float(change[:-1]) / 100) if change.endswith("%") else price + float(change)
-    return max(adjusted, 0.0)
+    """Karpenter `cloudprovider.AdjustedPrice` (`core.scheduling.overlay_prices.adjusted_price`) on a float:
+    a plain number replaces the price, `+x`/`-x` adds, `+x%`/`-x%` scales; never below zero."""
+    adjusted = overlay_adjusted(Decimal(str(price)), None, change)
+    if adjusted is None:
+        raise ValueError(f"not a price or a price adjustment: {change!r}")
+    return float(adjusted)
 
 
 def _family(node_class: NodeClass) -> str:

@@ -6,4 +6,4 @@ from kubectl_gpu.core.analyses.usage.report import DEFAULT_IDLE_BELOW, FINDING_C
 __all__ = ["DEFAULT_IDLE_BELOW", "FINDING_CODES", "KINDS", "NOT_READ", "UsageReport", "analyse"]
 
 # What the analysis reads; the adapters also read the exporters' and servers' /metrics (pods/proxy).
-KINDS = frozenset({"nodes", "pods", "nodepools", "nodeclaims", "resourceslices"})
+KINDS = frozenset({"nodes", "pods", "nodepools", "nodeclaims", "nodeoverlays", "resourceslices"})

@@ -39,6 +39,7 @@ from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import Price, PriceBook
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.overlay_prices import node_price, overlay_notes
 from kubectl_gpu.core.usage.rates import gauge_mean
 from kubectl_gpu.core.usage.scrape import ScrapeSet
 from kubectl_gpu.core.usage.window import GpuWindow, Window, read_window
@@ -221,11 +222,15 @@ def analyse(
     for gpu in window.gpus:
         by_node[gpu.node].append(gpu)
     nodes, pods, gpus = [], [], []
+    priced: list[tuple[str, Price | None]] = []
     for row in node_rows(state, catalog, prices=book):
         on_node = gpu_pods(state.pods_by_node.get(row.name, []))
         held_all = on_node[0] if len(on_node) == 1 and row.idle_accelerators == 0 else None
         rows = gpu_rows(_best_source(by_node.get(row.name, [])), held_all)
-        node, pod_rows = _node(row, on_node, rows, book.price(row.instance_type), idle_below)
+        labels = node_obj.labels if (node_obj := state.node_by_name.get(row.name)) else {}
+        price = node_price(row.instance_type, labels, book, state.nodeoverlays)
+        priced.append((row.name, price))
+        node, pod_rows = _node(row, on_node, rows, price, idle_below)
         nodes.append(node)
         pods.extend(pod_rows)
         gpus.extend(rows)
@@ -254,6 +259,6 @@ def analyse(
         findings=findings,
         region=book.region,
         price_file=price_file,
-        notes=_notes(window),
+        notes=(*_notes(window), *overlay_notes(priced)),
         could_not_look=_could_not_look(window),
     )
