@@ -24,6 +24,7 @@ from kubectl_gpu.cli.debug.common import (
     print_warnings,
 )
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, ExitCode, Interrupted
 
@@ -55,8 +56,6 @@ def shell(
 
     seconds = parse_seconds(timeout, "--timeout")
     if not dry_run:
-        from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
-
         refuse_pods_when_readonly("shell")
     chooser = image_chooser(image, neuron_image)
     api = connect(opts)

@@ -23,6 +23,7 @@ from kubectl_gpu.cli.debug.common import (
     print_warnings,
 )
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
@@ -189,8 +190,6 @@ def smi(
         raise InvalidInput("name nodes or use --all / -l, not both")
     seconds = parse_seconds(timeout, "--timeout")
     if not dry_run:
-        from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
-
         refuse_pods_when_readonly("smi")
     chooser = image_chooser(image, neuron_image)
     api = connect(opts)

@@ -13,7 +13,14 @@ from kubectl_gpu.core.catalog.catalog import Catalog
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.providers import Provider
 
-__all__ = ["load_catalog", "other_provider_key", "parse_os_image", "read_data_files", "well_known_labels"]
+__all__ = [
+    "gpu_compute_capabilities",
+    "load_catalog",
+    "other_provider_key",
+    "parse_os_image",
+    "read_data_files",
+    "well_known_labels",
+]
 
 _DATA_FILES: Final = ("instance_types.json", "labels.json", "cuda_driver.json", "bottlerocket_nvidia.json")
 
@@ -40,6 +47,21 @@ def load_catalog() -> Catalog:
         cuda=d["cuda_driver.json"],
         bottlerocket=d["bottlerocket_nvidia.json"],
     )
+
+
+@cache
+def gpu_compute_capabilities() -> dict[str, tuple[int, int]]:
+    """CUDA compute capability per GPU name (the catalog's accelerator_name), from
+    data/gpu_compute_capability.json (NVIDIA's CUDA GPUs page; the file names its source and date)."""
+    data = json.loads(files("kubectl_gpu").joinpath("data", "gpu_compute_capability.json").read_bytes())
+    table = data.get("compute_capability") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise CatalogError("gpu_compute_capability.json: no compute_capability mapping")
+    out: dict[str, tuple[int, int]] = {}
+    for name, text in table.items():
+        major, _, minor = str(text).partition(".")
+        out[str(name)] = (int(major), int(minor or 0))
+    return out
 
 
 def well_known_labels(provider: Provider) -> frozenset[str]:
