@@ -62,3 +62,13 @@ def test_cost_and_usage_agree_on_an_overlay_price(cli: Callable[..., Result], tm
     assert cost_node["pricePerHour"] == usage_node["pricePerHour"]
     table = cli("usage", "--snapshot", str(bundle))
     assert f"{expected:.2f}+" in table.out  # the table marks the overlay's price
+
+
+def test_nodes_prices_the_node_as_cost_does(cli: Callable[..., Result], tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path)
+    nodes = cli("nodes", "-o", "json", "--snapshot", str(bundle))
+    cost = cli("cost", "-o", "json", "--snapshot", str(bundle))
+    assert nodes.code in (0, 1) and cost.code == 0, (nodes.err, cost.err)
+    node, priced = _node(json.loads(nodes.out)), _node(json.loads(cost.out))
+    assert node["priceSource"] == "nodeoverlay"
+    assert node["pricePerHour"] == priced["pricePerHour"]

@@ -19,6 +19,7 @@ from kubectl_gpu.core.catalog.pricing import PriceBook
 from kubectl_gpu.core.k8s.conditions import ConditionHealth, condition_health
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.overlay_prices import node_price
 
 __all__ = [
     "AcceleratorUsage",
@@ -335,7 +336,7 @@ def build_node_row(
     accelerators = _accelerators(node, state, catalog)
     itype = _instance_type(node)
     claim = state.nodeclaim_by_node.get(node.name)
-    price = (prices or PriceBook(catalog)).price(itype)
+    price = node_price(itype, labels, prices or PriceBook(catalog), state.nodeoverlays)
     return NodeRow(
         name=node.name,
         instance_type=itype,
