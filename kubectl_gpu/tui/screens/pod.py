@@ -21,7 +21,7 @@ from kubectl_gpu.kube.pod_logs import LIMIT_BYTES, TAIL_LINES, LogTail
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.node_pods_view import owner_text
 from kubectl_gpu.render.safe import safe_block, safe_line
-from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import explain_parts
@@ -50,7 +50,7 @@ def _containers(pod: Pod) -> str | None:
 
 def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis | None) -> RenderableType:
     if pod is None:
-        return Text(safe_line(f"{ref} is not in this refresh"), style=theme.MUTED)
+        return Text(safe_line(f"{ref}: {GONE}"), style=theme.WARNING)
     wanted = accelerator_requests(pod.requests)
     head = lines(
         [
@@ -93,17 +93,26 @@ class PodScreen(DetailScreen):
     ]
 
     def __init__(self, drill: Drill, ref: ObjectRef, open_node: Callable[[str], Screen[None]]) -> None:
+        self.ref = ref
+        self._read(drill)
+        fix = self.diag.fix if self.diag is not None else None
+        super().__init__(f"pod {ref.namespace}/{ref.name}", self._body(), copy=fix, copy_what="the fix")
+        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
+
+    def _read(self, drill: Drill) -> None:
+        ref, self.drill = self.ref, drill
         state = drill.snapshot.state
         self.pod = next((p for p in state.pods if p.name == ref.name and p.namespace == ref.namespace), None)
         key = f"{ref.namespace}/{ref.name}"
         self.diag = next((d for d in drill.snapshot.pending.pods if d.key == key), None)
-        fix = self.diag.fix if self.diag is not None else None
-        super().__init__(
-            f"pod {key}", pod_body(drill, self.pod, ref, self.diag), copy=fix, copy_what="the fix"
-        )
-        self.drill = drill
-        self.ref = ref
-        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
+
+    def _body(self) -> RenderableType:
+        return pod_body(self.drill, self.pod, self.ref, self.diag)
+
+    def follow(self, drill: Drill) -> None:
+        """A refresh: the same pod, as it is now (or gone)."""
+        self._read(drill)
+        self.show_body(self._body(), self.diag.fix if self.diag is not None else None)
 
     def action_object(self, what: str) -> None:
         self.app.post_message(ShowObject(self.ref, "yaml" if what == "yaml" else "events"))
