@@ -173,6 +173,26 @@ async def test_footer_keeps_the_important_keys_at_80_columns() -> None:
         assert len(text) <= 80
 
 
+async def test_a_drill_pages_own_keys_stay_in_the_footer_at_80_columns() -> None:
+    """The node's pods page offered `l Life` (the Lifecycle view) where k9s' `l` is a pod's logs, and the pod
+    page at 80x24 listed the views, not its own keys. On both, `l` is the pod's logs, and a page's own keys
+    are kept before the views."""
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, "n", "enter")
+        node_page = {(shown_key(k.press), k.description) for k in app.screen.query_one(KeyBar).footer_keys}
+        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("s", "smi")} <= node_page, node_page
+        assert "Life" not in {k.description for k in page_keys(app.screen) if "l" in k.keys}
+        await settle(pilot, "l")  # the pod under the cursor's (a snapshot has none: the page says so)
+        assert app.screen.page_title == "logs pod/serving/vllm-qwen32b-5f7c9d8b6-tn4vq"  # type: ignore[attr-defined]
+        await settle(pilot, "escape", "enter")
+        footer = {(shown_key(k.press), k.description) for k in app.screen.query_one(KeyBar).footer_keys}
+        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("N", "Node")} <= footer, footer
+        assert "Life" not in str(app.screen.query_one(KeyBar).render())
+        await settle(pilot, "l")
+        assert app.screen.page_title.startswith("logs pod/")  # type: ignore[attr-defined]
+
+
 def test_footer_chooses_by_priority_and_keeps_its_order() -> None:
     keys = [
         PageKey(("question_mark",), "help", "Keys", True),
@@ -184,6 +204,8 @@ def test_footer_chooses_by_priority_and_keeps_its_order() -> None:
     ]
     assert [k.press for k in fit_footer(keys, 200)] == ["question_mark", "v", "n", "s", "q"]
     assert [k.press for k in fit_footer(keys, 20)] == ["question_mark", "s", "q"]
+    logs = PageKey(("l",), "logs", "Logs", True)  # a page's own key: before the views
+    assert [k.press for k in fit_footer([*keys, logs], 28)] == ["question_mark", "l", "s", "q"]
 
 
 async def test_node_page_keys_act_on_its_node() -> None:

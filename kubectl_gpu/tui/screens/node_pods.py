@@ -1,5 +1,6 @@
 """`enter` on a node: the node in one line, then its pods (`render.node_pods_view`), those holding its
-accelerators first; `enter` opens a pod, `y` / `e` its YAML and events, `esc` or `-` goes back."""
+accelerators first; `enter` opens a pod, `y` / `e` / `l` its YAML, events and last log lines, `esc` or `-`
+goes back."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
-from kubectl_gpu.tui.screens.pod import PodScreen
+from kubectl_gpu.tui.screens.pod import PodScreen, show_logs
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, count_text, unknown_bar
@@ -104,6 +105,7 @@ class NodePodsScreen(Screen[None]):
         Binding("escape,q,minus,backspace", "back", "Back"),
         Binding("y", "object('yaml')", "YAML"),
         Binding("e", "object('events')", "Events"),
+        Binding("l", "logs", "Logs"),
         Binding("Y", "node_object('yaml')", "Node YAML"),
         Binding("E", "node_object('events')", "Node events"),
         Binding("s", "debug('smi')", "smi"),
@@ -131,9 +133,7 @@ class NodePodsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
-        title.append(
-            "  enter pod  y/e pod YAML/events  Y/E node's  s/x smi/shell  esc back", style=theme.MUTED
-        )
+        title.append("  enter: a pod  esc back  (the footer and ? list the rest)", style=theme.MUTED)
         yield Static(title, classes="page-title")
         yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
         yield NodePodsView()
@@ -152,7 +152,7 @@ class NodePodsScreen(Screen[None]):
         (not read-only; x live only), as on any node page."""
         if action in TEXTUAL_DEFAULTS:
             return False
-        if action == "object":
+        if action in ("object", "logs"):
             row = self.view.grid.cursor_row if self.is_mounted else None
             return row is not None and row.ref is not None
         if action == "debug":
@@ -172,6 +172,18 @@ class NodePodsScreen(Screen[None]):
             self.notify("no pod under the cursor", severity="warning", timeout=3)
             return
         self.app.post_message(ShowObject(row.ref, "yaml" if what == "yaml" else "events"))
+
+    def action_logs(self) -> None:
+        """`l`: the last log lines of the pod under the cursor (as on its page, and as in k9s)."""
+        row = self.view.grid.cursor_row
+        if row is None or row.ref is None:
+            return
+        ref = row.ref
+        pod = next(
+            (p for p in self.drill.snapshot.state.pods if p.name == ref.name and p.namespace == ref.namespace),
+            None,
+        )
+        show_logs(self, self.drill, ref, pod)
 
     def action_node_object(self, what: str) -> None:
         self.app.post_message(

@@ -5,11 +5,10 @@ explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log li
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -27,7 +26,7 @@ from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import explain_parts
 from kubectl_gpu.tui.views.base import lines, object_detail
 
-__all__ = ["PodScreen", "log_container", "log_page", "pod_body"]
+__all__ = ["PodScreen", "log_container", "log_page", "pod_body", "show_logs"]
 
 
 def log_container(pod: Pod) -> str | None:
@@ -83,6 +82,23 @@ def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
     return DetailScreen(title, body, copy=text, copy_what="the log lines")
 
 
+def show_logs(screen: Screen[Any], drill: Drill, ref: ObjectRef, pod: Pod | None) -> None:
+    """`l` (k9s' logs key) on a pod or a list of pods: its last log lines on a page, read in a thread
+    (live only; a snapshot has none, and says so)."""
+    app = screen.app
+    if not drill.live:
+        app.push_screen(log_page(ref, LogTail(error="logs are not in a snapshot")))
+        return
+    screen.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
+    container = log_container(pod) if pod is not None else None
+
+    def read() -> None:
+        tail = drill.logs(ref.namespace or "", ref.name, container)
+        app.call_from_thread(app.push_screen, log_page(ref, tail))
+
+    screen.run_worker(read, thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
+
+
 class PodScreen(DetailScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,minus,backspace", "back", "Back"),
@@ -125,13 +141,4 @@ class PodScreen(DetailScreen):
         self.app.push_screen(self.open_node(node))
 
     def action_logs(self) -> None:
-        if not self.drill.live:
-            self.app.push_screen(log_page(self.ref, LogTail(error="logs are not in a snapshot")))
-            return
-        self.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
-        self._read_logs(log_container(self.pod) if self.pod is not None else None)
-
-    @work(thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
-    def _read_logs(self, container: str | None) -> None:
-        tail = self.drill.logs(self.ref.namespace or "", self.ref.name, container)
-        self.app.call_from_thread(self.app.push_screen, log_page(self.ref, tail))
+        show_logs(self, self.drill, self.ref, self.pod)
