@@ -62,7 +62,9 @@ def _without(kind: str, key: str) -> Callable[[Objects], Objects]:
 
 
 def _app(bundle: Bundle) -> GpuApp:
-    return GpuApp(TuiConfig(SourceOptions(snapshot=(str(bundle.path),)), refresh=None), clock=lambda: DEMO_NOW)
+    return GpuApp(
+        TuiConfig(SourceOptions(snapshot=(str(bundle.path),)), refresh=None), clock=lambda: DEMO_NOW
+    )
 
 
 def _summary(page: NodePodsScreen) -> str:

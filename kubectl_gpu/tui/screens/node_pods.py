@@ -24,7 +24,7 @@ from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
-from kubectl_gpu.tui.screens.pod import PodScreen, show_logs
+from kubectl_gpu.tui.screens.pod import PodScreen, find_pod, show_logs
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, count_text, unknown_bar
@@ -178,12 +178,7 @@ class NodePodsScreen(Screen[None]):
         row = self.view.grid.cursor_row
         if row is None or row.ref is None:
             return
-        ref = row.ref
-        pod = next(
-            (p for p in self.drill.snapshot.state.pods if p.name == ref.name and p.namespace == ref.namespace),
-            None,
-        )
-        show_logs(self, self.drill, ref, pod)
+        show_logs(self, self.drill, row.ref, find_pod(self.drill, row.ref))
 
     def action_node_object(self, what: str) -> None:
         self.app.post_message(

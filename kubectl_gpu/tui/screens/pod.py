@@ -26,7 +26,7 @@ from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import explain_parts
 from kubectl_gpu.tui.views.base import lines, object_detail
 
-__all__ = ["PodScreen", "log_container", "log_page", "pod_body", "show_logs"]
+__all__ = ["PodScreen", "find_pod", "log_container", "log_page", "pod_body", "show_logs"]
 
 
 def log_container(pod: Pod) -> str | None:
@@ -82,6 +82,12 @@ def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
     return DetailScreen(title, body, copy=text, copy_what="the log lines")
 
 
+def find_pod(drill: Drill, ref: ObjectRef) -> Pod | None:
+    """The pod `ref` names, as the drill's refresh read it (None: gone)."""
+    pods = drill.snapshot.state.pods
+    return next((p for p in pods if p.name == ref.name and p.namespace == ref.namespace), None)
+
+
 def show_logs(screen: Screen[Any], drill: Drill, ref: ObjectRef, pod: Pod | None) -> None:
     """`l` (k9s' logs key) on a pod or a list of pods: its last log lines on a page, read in a thread
     (live only; a snapshot has none, and says so)."""
@@ -117,8 +123,7 @@ class PodScreen(DetailScreen):
 
     def _read(self, drill: Drill) -> None:
         ref, self.drill = self.ref, drill
-        state = drill.snapshot.state
-        self.pod = next((p for p in state.pods if p.name == ref.name and p.namespace == ref.namespace), None)
+        self.pod = find_pod(drill, ref)
         key = f"{ref.namespace}/{ref.name}"
         self.diag = next((d for d in drill.snapshot.pending.pods if d.key == key), None)
 

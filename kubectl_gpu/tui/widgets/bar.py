@@ -26,6 +26,7 @@ __all__ = [
     "unknown_bar",
 ]
 
+
 def count_text(value: Decimal) -> str:
     """A count of accelerators as people write it: 2, not 2.0 (a share of a node's requests); 1.5 stays."""
     return str(int(value)) if value == value.to_integral_value() else str(value.normalize())
