@@ -133,7 +133,7 @@ class NodePodsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
-        title.append("  enter: a pod  esc back  (the footer and ? list the rest)", style=theme.MUTED)
+        title.append("  enter: a pod  esc back", style=theme.MUTED)  # the footer and ? list the rest
         yield Static(title, classes="page-title")
         yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
         yield NodePodsView()
