@@ -15,6 +15,7 @@ from textual.widgets import Static
 from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.keys import page_keys
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
 from kubectl_gpu.tui.screens.pod import PodScreen
@@ -91,11 +92,15 @@ async def test_the_node_and_pod_pages_follow_a_refresh(tmp_path: Path) -> None:
         bundle.change(_restarts(7))
         await settle(pilot, "r")
         assert app.screen is pod_page and "vllm running, 7 restarts" in _text(pod_page.body)
+        assert {"y", "e", "l", "N"} <= {k.press for k in page_keys(pod_page)}
 
         bundle.change(_without("Pod", HOLDER))
         await settle(pilot, "r")
         body = _text(pod_page.body)
         assert "gone: not in the latest refresh" in body and "restarts" not in body
+        offered = {k.press for k in page_keys(pod_page)}
+        assert {"e", "l"} <= offered and not {"y", "N"} & offered  # its events may remain; l is still logs
+        assert "Life" not in {k.description for k in page_keys(pod_page) if "l" in k.keys}
         await settle(pilot, "escape")
         assert app.screen is node_page
         assert HOLDER not in _pods(node_page)  # its 2 GPUs: no longer allocated (2 of the 3; not "2.0")

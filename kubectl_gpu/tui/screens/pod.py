@@ -135,6 +135,15 @@ class PodScreen(DetailScreen):
         self._read(drill)
         self.show_body(self._body(), self.diag.fix if self.diag is not None else None)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A pod gone from the refresh has no YAML or node to show (its events may remain; `l` stays the
+        pod's logs key, and says why there are none, rather than turn into the Lifecycle view's)."""
+        if action == "object" and parameters[:1] == ("yaml",):
+            return self.pod is not None
+        if action == "node":
+            return self.pod is not None and bool(self.pod.node_name)
+        return super().check_action(action, parameters)
+
     def action_object(self, what: str) -> None:
         self.app.post_message(ShowObject(self.ref, "yaml" if what == "yaml" else "events"))
 
