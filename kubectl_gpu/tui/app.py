@@ -41,7 +41,7 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.debug.smi_screen import SmiScreen
-from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.drill import Drill, follow_refresh
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.help import help_view
@@ -273,6 +273,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         for view in self.views():
             view.show(message.models[view.view_id])
         self._header()
+        follow_refresh(self.screen_stack, self.drill)  # open drill-down pages show the new data
         self._notify_notes(message.snapshot)
         release_later(*replaced)  # not here: freeing it all at once would freeze the screen
 

@@ -1,7 +1,8 @@
 """The keys that work on the page shown: what the footer and `?` list, read from Textual's active bindings
 (every `check_action` says whether its action works here: a key that would do nothing is not listed).
 
-The footer keeps the most important keys when the terminal is narrow (`PRIORITY`: `q ? s x : / r` first),
+The footer keeps the most important keys when the terminal is narrow (`PRIORITY`: `q ? s x : / r` first,
+then the page's own keys, the views last),
 and shows them in a stable order (`ORDER`: help, the views, the page's own keys, the verbs, back, quit).
 """
 
@@ -41,8 +42,10 @@ PRIORITY: tuple[str, ...] = (
     "subject",
     "yaml",
     "events",
-    "view",
 )
+#: chosen after every other key, a page's own included (`l Logs`, `N Node` on a pod page), in this order:
+#: the views are one key away on every page and listed by `?`; a page's own keys are what the page is for
+_CHOSEN_LAST: tuple[str, ...] = ("view", "history_back")
 #: where a key stands in the footer, left to right (an action not named: in the middle)
 ORDER: tuple[str, ...] = ("confirm", "deny", "help", "view", "", "smi", "shell", "debug", "command", "filter")
 _LAST: tuple[str, ...] = ("refresh", "back", "go_back", "cancel_or_back", "quit")
@@ -102,6 +105,13 @@ def _rank(name: str, table: tuple[str, ...]) -> int:
     return table.index(name) if name in table else len(table)
 
 
+def _chosen(key: PageKey) -> int:
+    name = _name(key.action)
+    if name in _CHOSEN_LAST:
+        return len(PRIORITY) + 1 + _CHOSEN_LAST.index(name)
+    return _rank(name, PRIORITY)
+
+
 def _place(key: PageKey) -> tuple[int, int]:
     name = _name(key.action)
     if name in _LAST:
@@ -115,7 +125,7 @@ def fit_footer(keys: list[PageKey], width: int) -> list[PageKey]:
     shown = [k for k in keys if k.show]
     chosen: list[PageKey] = []
     used = 0
-    for key in sorted(shown, key=lambda k: _rank(_name(k.action), PRIORITY)):
+    for key in sorted(shown, key=_chosen):
         size = len(shown_key(key.press)) + 1 + len(key.description) + (1 if chosen else 0)
         if used + size > width:
             break

@@ -8,11 +8,12 @@ from typing import Any
 
 from rich.console import Console
 
+from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.kube.snapshot import load_snapshot
 from kubectl_gpu.render.draw import rich_prose, rich_table
 from kubectl_gpu.render.model import Table
 from kubectl_gpu.render.node_pods_view import node_pods_view
-from kubectl_gpu.render.pending_view import explain_view
+from kubectl_gpu.render.pending_view import explain_view, pending_table
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
@@ -159,3 +160,26 @@ async def test_with_pods_forbidden_the_bars_are_unknown_too(live: Live) -> None:
         assert shown.count("????????") == 4 and "█" not in shown
         await settle(pilot, "enter")
         assert "allocated and free unknown" in _screen(app)
+
+
+async def test_a_pending_pods_detail_says_since_when() -> None:
+    """The Pending detail pane has the pod's AGE (the view model's, as the AGE column and `kubectl get pods`
+    show it) and the time it was created, for a pod and for a pod of an opened group."""
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "p", "j")
+        snapshot = app.snapshot
+        assert snapshot is not None
+        table = pending_table(snapshot.pending, wide=True)
+        view = app.view
+        for key in (CHAT_API, "serving/vllm-l40s-2"):
+            if key not in [r.key for r in view.grid.view]:
+                await settle(pilot, "G", "enter")  # the group it is in, opened
+            view.grid.move_to(key)
+            await settle(pilot)
+            row = next(r for r in table.rows if r.key == key)
+            diag = next(d for d in snapshot.pending.pods if d.key == key)
+            age = table.cell(row, "age").text
+            assert diag.created is not None and age != "-"
+            detail = _text(view.grid.cursor_row.detail())  # type: ignore[union-attr,misc]
+            assert f"Age: {age} (created {timestamp(diag.created)})" in detail, detail

@@ -15,7 +15,7 @@ from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.keys import PageKey, fit_footer, page_keys, shown_key
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
-from kubectl_gpu.tui.views import VIEWS
+from kubectl_gpu.tui.views import VIEWS, TableView
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 from tests.tui.conftest import demo_app, settle
 
@@ -48,13 +48,20 @@ def place(app: GpuApp) -> tuple[Any, ...]:
         app.query_one("#command-bar").display,
         tuple(app.history),
     ]
-    view, grid = app.view, app.view.grid
+    view = page_view(app)
+    grid = view.grid
     out += [view.section, grid.cursor, grid.scroll_x, grid.scroll_y, grid.filter_text]
     out += [frozenset(grid.marks), grid.sort_column, grid.sort_reverse]
     out.append(view.query_one(".detail-pane", VerticalScroll).scroll_y)
     pages = list(screen.query(".page")) if len(app.screen_stack) > 1 else []
     out += [p.scroll_y for p in pages if isinstance(p, VerticalScroll)]
     return tuple(out)
+
+
+def page_view(app: GpuApp) -> TableView:
+    """The view of the page shown: a drill-down page's own (the node page's pods), else the app's."""
+    own = getattr(app.screen, "view", None)
+    return own if isinstance(own, TableView) else app.view
 
 
 def counters(app: GpuApp) -> tuple[Any, ...]:
@@ -85,17 +92,21 @@ async def reset(pilot: Pilot[Any], keys: tuple[str, ...]) -> None:
     app.history.clear()
     app._show("overview", remember=False)
     await settle(pilot, *keys)
-    grid = app.view.grid
-    if len(app.screen_stack) == 1 and len(grid.view) > 2 and grid.cursor == 0:
+    view = page_view(app)
+    grid = view.grid
+    if (len(app.screen_stack) == 1 or view is not app.view) and len(grid.view) > 2 and grid.cursor == 0:
         grid.action_cursor(1)
     await pilot.pause()
 
 
-async def undo(pilot: Pilot[Any], section: int, cursor: int) -> None:
-    """Undo what a key changed on the page itself (cursor, sort, marks, section, scroll), cheaply."""
+async def undo(pilot: Pilot[Any], start: tuple[Any, ...], section: int, cursor: int) -> None:
+    """Undo what a key changed on the page itself (cursor, sort, marks, section, scroll), cheaply; nothing
+    when the key left the page (another view or page: `start` says where it was), the caller resets."""
     app = pilot.app
     assert isinstance(app, GpuApp)
-    view = app.view
+    if place(app)[:4] != start[:4]:  # another screen or view: its sections are not the page's
+        return
+    view = page_view(app)
     while view.section != section:
         view.action_next_section()
     grid = view.grid
@@ -124,34 +135,8 @@ async def press(pilot: Pilot[Any], key: str) -> None:
     await pilot.pause()
 
 
-#: known bugs, each named where the closing note names it: a page that lists a key that does nothing
-KNOWN_DEAD = {
-    # The Usage view's GPU table is one column wider than 80 (its fits are not yet given priorities as the
-    # other views' are): `right` is listed, and the test sees no change after it.
-    "view-usage": "the Usage GPU table overflows 80 columns by one; right is listed but changes nothing seen",
-    # The drill-down's node page has its own grid: `place` reads the main screen's, so moving on the page
-    # is not seen (the test's blind spot, not the page's: the keys move the page's cursor).
-    "node-page": "place() does not read the node page's own grid (NodePodsScreen)",
-}
-
-#: pages whose run does not end since the drill-down, usage and keys branches met: a key there waits on
-#: something that never completes. Not run (it would hang the suite); named in the closing note.
-KNOWN_HANGING = frozenset({"drivers-workloads", "lifecycle-pods", "cost-idle-nodes", "keys"})
-HANGS = "the every-key run of this page does not end (a key waits on something that never completes): open"
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DEAD[p]))
-        if p in KNOWN_DEAD
-        else pytest.param(p, marks=pytest.mark.xfail(run=False, reason=HANGS))
-        if p in KNOWN_HANGING
-        else p
-        for p in PAGES
-    ],
-)
+@pytest.mark.parametrize("page", list(PAGES))
 async def test_every_listed_key_does_something(page: str) -> None:
     app = demo_app()
     exits: list[object] = []
@@ -162,11 +147,11 @@ async def test_every_listed_key_does_something(page: str) -> None:
         keys = listed(app)
         assert keys, page
         start = place(app)
-        section, cursor = app.view.section, app.view.grid.cursor
+        section, cursor = page_view(app).section, page_view(app).grid.cursor
         dead = []
         for key in keys:
             if place(app) != start:
-                await undo(pilot, section, cursor)
+                await undo(pilot, start, section, cursor)
             if place(app) != start:  # it left the page: go back to it
                 await reset(pilot, PAGES[page])
             assert place(app) == start, key
@@ -188,6 +173,26 @@ async def test_footer_keeps_the_important_keys_at_80_columns() -> None:
         assert len(text) <= 80
 
 
+async def test_a_drill_pages_own_keys_stay_in_the_footer_at_80_columns() -> None:
+    """The node's pods page offered `l Life` (the Lifecycle view) where k9s' `l` is a pod's logs, and the pod
+    page at 80x24 listed the views, not its own keys. On both, `l` is the pod's logs, and a page's own keys
+    are kept before the views."""
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, "n", "enter")
+        node_page = {(shown_key(k.press), k.description) for k in app.screen.query_one(KeyBar).footer_keys}
+        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("s", "smi")} <= node_page, node_page
+        assert "Life" not in {k.description for k in page_keys(app.screen) if "l" in k.keys}
+        await settle(pilot, "l")  # the pod under the cursor's (a snapshot has none: the page says so)
+        assert app.screen.page_title == "logs pod/serving/vllm-qwen32b-5f7c9d8b6-tn4vq"  # type: ignore[attr-defined]
+        await settle(pilot, "escape", "enter")
+        footer = {(shown_key(k.press), k.description) for k in app.screen.query_one(KeyBar).footer_keys}
+        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("N", "Node")} <= footer, footer
+        assert "Life" not in str(app.screen.query_one(KeyBar).render())
+        await settle(pilot, "l")
+        assert app.screen.page_title.startswith("logs pod/")  # type: ignore[attr-defined]
+
+
 def test_footer_chooses_by_priority_and_keeps_its_order() -> None:
     keys = [
         PageKey(("question_mark",), "help", "Keys", True),
@@ -199,6 +204,8 @@ def test_footer_chooses_by_priority_and_keeps_its_order() -> None:
     ]
     assert [k.press for k in fit_footer(keys, 200)] == ["question_mark", "v", "n", "s", "q"]
     assert [k.press for k in fit_footer(keys, 20)] == ["question_mark", "s", "q"]
+    logs = PageKey(("l",), "logs", "Logs", True)  # a page's own key: before the views
+    assert [k.press for k in fit_footer([*keys, logs], 28)] == ["question_mark", "l", "s", "q"]
 
 
 async def test_node_page_keys_act_on_its_node() -> None:

@@ -176,3 +176,20 @@ def test_the_saved_window_note_is_kube_usages() -> None:
     from kubectl_gpu.tui.usage_window import NO_SAVED_WINDOW
 
     assert NO_SAVED_WINDOW == KUBE_NOTE
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 20)])
+async def test_the_gpu_table_fits_beside_its_scrollbar(size: tuple[int, int]) -> None:
+    """More GPUs than lines: the table is fitted to the width the vertical scrollbar leaves (fitted to the
+    whole width, it overflowed by the scrollbar and scrolled sideways); the columns kept are the view's
+    point (GPU, UTIL, IDLE, HELD), POWER goes first."""
+    app = demo_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, "u")
+        grid = app.view.grid
+        assert len(grid.view) + 1 > grid.scrollable_content_region.height  # it has a vertical scrollbar
+        assert grid.virtual_size.width <= grid.scrollable_content_region.width and grid.max_scroll_x == 0
+        shown = [c.label for c, w in zip(grid.table.columns, grid._widths, strict=True) if w]
+        assert {"GPU", "UTIL", "IDLE", "HELD $/H"} <= set(shown)
+        if size[0] == 80:
+            assert "POWER" not in shown

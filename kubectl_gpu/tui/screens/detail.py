@@ -75,6 +75,13 @@ class DetailScreen(Screen[None]):
             yield Static(self.body, classes="page-body")
         yield KeyBar()
 
+    def show_body(self, body: RenderableType, copy: str | None) -> None:
+        """New content for the page (a refresh), where the reader was (the scroll stays)."""
+        self.body, self.copy_text = body, copy
+        if self.is_mounted:
+            self.query_one(".page-body", Static).update(body)
+            self.call_after_refresh(self.refresh_bindings)
+
     def on_mount(self) -> None:
         self.call_after_refresh(self.refresh_bindings)  # the scrolling keys: once the page is laid out
 

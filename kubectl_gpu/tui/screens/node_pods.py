@@ -1,5 +1,6 @@
 """`enter` on a node: the node in one line, then its pods (`render.node_pods_view`), those holding its
-accelerators first; `enter` opens a pod, `y` / `e` its YAML and events, `esc` or `-` goes back."""
+accelerators first; `enter` opens a pod, `y` / `e` / `l` its YAML, events and last log lines, `esc` or `-`
+goes back."""
 
 from __future__ import annotations
 
@@ -20,13 +21,13 @@ from kubectl_gpu.render.model import Row as ModelRow
 from kubectl_gpu.render.node_pods_view import NodePod, node_pods_table
 from kubectl_gpu.render.nodes_table import health_problems
 from kubectl_gpu.render.safe import safe_line
-from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
-from kubectl_gpu.tui.screens.pod import PodScreen
+from kubectl_gpu.tui.screens.pod import PodScreen, find_pod, show_logs
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
+from kubectl_gpu.tui.widgets.bar import allocation_bar, count_text, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Table
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -46,16 +47,17 @@ def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
     """The node at a glance: its bar and numbers (the same parts as the Overview), model, pool, health."""
     out = Text(safe_line(name), style=theme.HEADER)
     if row is None:
-        out.append("  not in this refresh", style=theme.MUTED)
+        out.append(f"  {GONE}", style=theme.WARNING)
         return out
     parts = drill.snapshot.parts_of(row)
     out.append("  ")
     out.append_text(allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8))
     acc = row.accelerator
     if acc is not None and parts.known:
+        total = parts.allocated + parts.free + parts.idle + parts.unavailable
         out.append(
-            f" {acc.model or '?'} x{parts.allocated + parts.free + parts.idle + parts.unavailable}: "
-            f"{parts.allocated} allocated, {parts.free + parts.idle} free, {parts.unavailable} unavailable"
+            f" {acc.model or '?'} x{count_text(total)}: {count_text(parts.allocated)} allocated, "
+            f"{count_text(parts.free + parts.idle)} free, {count_text(parts.unavailable)} unavailable"
         )
     elif acc is not None:
         out.append(f" {acc.model or '?'}: allocated and free unknown (the pods could not all be read)")
@@ -103,6 +105,7 @@ class NodePodsScreen(Screen[None]):
         Binding("escape,q,minus,backspace", "back", "Back"),
         Binding("y", "object('yaml')", "YAML"),
         Binding("e", "object('events')", "Events"),
+        Binding("l", "logs", "Logs"),
         Binding("Y", "node_object('yaml')", "Node YAML"),
         Binding("E", "node_object('events')", "Node events"),
         Binding("s", "debug('smi')", "smi"),
@@ -111,24 +114,34 @@ class NodePodsScreen(Screen[None]):
 
     def __init__(self, drill: Drill, node: str) -> None:
         super().__init__(classes="detail-screen")
-        self.drill = drill
         self.node = node
-        self.row = next((r for r in drill.snapshot.nodes.rows if r.name == node), None)
+        self._read(drill)
+
+    def _read(self, drill: Drill) -> None:
+        self.drill = drill
+        self.row = next((r for r in drill.snapshot.nodes.rows if r.name == self.node), None)
+
+    def follow(self, drill: Drill) -> None:
+        """A refresh: the same node and its pods as they are now (the cursor stays on its pod), or gone."""
+        self._read(drill)
+        if self.is_mounted:
+            self.query_one(".view-summary", Static).update(node_line(drill, self.row, self.node))
+            self._show_pods()
+
+    def _show_pods(self) -> None:
+        self.view.show(ViewModel((Section("Pods", pods_grid(self.drill, self.node)),)))
 
     def compose(self) -> ComposeResult:
         title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
-        title.append(
-            "  enter pod  y/e pod YAML/events  Y/E node's  s/x smi/shell  esc back", style=theme.MUTED
-        )
+        title.append("  enter: a pod  esc back", style=theme.MUTED)  # the footer and ? list the rest
         yield Static(title, classes="page-title")
         yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
         yield NodePodsView()
         yield KeyBar()
 
     def on_mount(self) -> None:
-        view = self.query_one(NodePodsView)
-        view.show(ViewModel((Section("Pods", pods_grid(self.drill, self.node)),)))
-        view.focus_table()
+        self._show_pods()
+        self.view.focus_table()
 
     @property
     def view(self) -> NodePodsView:
@@ -139,7 +152,7 @@ class NodePodsScreen(Screen[None]):
         (not read-only; x live only), as on any node page."""
         if action in TEXTUAL_DEFAULTS:
             return False
-        if action == "object":
+        if action in ("object", "logs"):
             row = self.view.grid.cursor_row if self.is_mounted else None
             return row is not None and row.ref is not None
         if action == "debug":
@@ -159,6 +172,13 @@ class NodePodsScreen(Screen[None]):
             self.notify("no pod under the cursor", severity="warning", timeout=3)
             return
         self.app.post_message(ShowObject(row.ref, "yaml" if what == "yaml" else "events"))
+
+    def action_logs(self) -> None:
+        """`l`: the last log lines of the pod under the cursor (as on its page, and as in k9s)."""
+        row = self.view.grid.cursor_row
+        if row is None or row.ref is None:
+            return
+        show_logs(self, self.drill, row.ref, find_pod(self.drill, row.ref))
 
     def action_node_object(self, what: str) -> None:
         self.app.post_message(

@@ -5,11 +5,10 @@ explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log li
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
@@ -21,13 +20,13 @@ from kubectl_gpu.kube.pod_logs import LIMIT_BYTES, TAIL_LINES, LogTail
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.node_pods_view import owner_text
 from kubectl_gpu.render.safe import safe_block, safe_line
-from kubectl_gpu.tui.drill import Drill
+from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.explain import explain_parts
 from kubectl_gpu.tui.views.base import lines, object_detail
 
-__all__ = ["PodScreen", "log_container", "log_page", "pod_body"]
+__all__ = ["PodScreen", "find_pod", "log_container", "log_page", "pod_body", "show_logs"]
 
 
 def log_container(pod: Pod) -> str | None:
@@ -50,7 +49,7 @@ def _containers(pod: Pod) -> str | None:
 
 def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis | None) -> RenderableType:
     if pod is None:
-        return Text(safe_line(f"{ref} is not in this refresh"), style=theme.MUTED)
+        return Text(safe_line(f"{ref}: {GONE}"), style=theme.WARNING)
     wanted = accelerator_requests(pod.requests)
     head = lines(
         [
@@ -83,6 +82,29 @@ def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
     return DetailScreen(title, body, copy=text, copy_what="the log lines")
 
 
+def find_pod(drill: Drill, ref: ObjectRef) -> Pod | None:
+    """The pod `ref` names, as the drill's refresh read it (None: gone)."""
+    pods = drill.snapshot.state.pods
+    return next((p for p in pods if p.name == ref.name and p.namespace == ref.namespace), None)
+
+
+def show_logs(screen: Screen[Any], drill: Drill, ref: ObjectRef, pod: Pod | None) -> None:
+    """`l` (k9s' logs key) on a pod or a list of pods: its last log lines on a page, read in a thread
+    (live only; a snapshot has none, and says so)."""
+    app = screen.app
+    if not drill.live:
+        app.push_screen(log_page(ref, LogTail(error="logs are not in a snapshot")))
+        return
+    screen.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
+    container = log_container(pod) if pod is not None else None
+
+    def read() -> None:
+        tail = drill.logs(ref.namespace or "", ref.name, container)
+        app.call_from_thread(app.push_screen, log_page(ref, tail))
+
+    screen.run_worker(read, thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
+
+
 class PodScreen(DetailScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,minus,backspace", "back", "Back"),
@@ -93,17 +115,34 @@ class PodScreen(DetailScreen):
     ]
 
     def __init__(self, drill: Drill, ref: ObjectRef, open_node: Callable[[str], Screen[None]]) -> None:
-        state = drill.snapshot.state
-        self.pod = next((p for p in state.pods if p.name == ref.name and p.namespace == ref.namespace), None)
+        self.ref = ref
+        self._read(drill)
+        fix = self.diag.fix if self.diag is not None else None
+        super().__init__(f"pod {ref.namespace}/{ref.name}", self._body(), copy=fix, copy_what="the fix")
+        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
+
+    def _read(self, drill: Drill) -> None:
+        ref, self.drill = self.ref, drill
+        self.pod = find_pod(drill, ref)
         key = f"{ref.namespace}/{ref.name}"
         self.diag = next((d for d in drill.snapshot.pending.pods if d.key == key), None)
-        fix = self.diag.fix if self.diag is not None else None
-        super().__init__(
-            f"pod {key}", pod_body(drill, self.pod, ref, self.diag), copy=fix, copy_what="the fix"
-        )
-        self.drill = drill
-        self.ref = ref
-        self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
+
+    def _body(self) -> RenderableType:
+        return pod_body(self.drill, self.pod, self.ref, self.diag)
+
+    def follow(self, drill: Drill) -> None:
+        """A refresh: the same pod, as it is now (or gone)."""
+        self._read(drill)
+        self.show_body(self._body(), self.diag.fix if self.diag is not None else None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A pod gone from the refresh has no YAML or node to show (its events may remain; `l` stays the
+        pod's logs key, and says why there are none, rather than turn into the Lifecycle view's)."""
+        if action == "object" and parameters[:1] == ("yaml",):
+            return self.pod is not None
+        if action == "node":
+            return self.pod is not None and bool(self.pod.node_name)
+        return super().check_action(action, parameters)
 
     def action_object(self, what: str) -> None:
         self.app.post_message(ShowObject(self.ref, "yaml" if what == "yaml" else "events"))
@@ -116,13 +155,4 @@ class PodScreen(DetailScreen):
         self.app.push_screen(self.open_node(node))
 
     def action_logs(self) -> None:
-        if not self.drill.live:
-            self.app.push_screen(log_page(self.ref, LogTail(error="logs are not in a snapshot")))
-            return
-        self.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
-        self._read_logs(log_container(self.pod) if self.pod is not None else None)
-
-    @work(thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
-    def _read_logs(self, container: str | None) -> None:
-        tail = self.drill.logs(self.ref.namespace or "", self.ref.name, container)
-        self.app.call_from_thread(self.app.push_screen, log_page(self.ref, tail))
+        show_logs(self, self.drill, self.ref, self.pod)

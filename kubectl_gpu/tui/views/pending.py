@@ -5,6 +5,7 @@ opens `kubectl gpu explain` for it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -13,6 +14,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
+from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.fixes import is_command, pasteable
 from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
@@ -65,11 +67,20 @@ def _nearest(diag: PodDiagnosis) -> str | None:
     return f"{diag.nearest.kind} {diag.nearest.name}" if diag.nearest else None
 
 
-def _detail(diag: PodDiagnosis) -> RenderableType:
+def _age(table: model.Table, row: model.Row, diag: PodDiagnosis) -> str | None:
+    """The AGE column's text (the view model's, as `kubectl get pods` shows it) and since when."""
+    age = table.cell(row, "age").text
+    if diag.created is None:
+        return None if age == "-" else age
+    return f"{age} (created {timestamp(diag.created)})"
+
+
+def _detail(table: model.Table, row: model.Row, diag: PodDiagnosis) -> RenderableType:
     head = lines(
         [
             ("Pod", (diag.key, theme.HEADER)),
             ("Verdict", (str(diag.verdict), theme.pending_verdict(diag.verdict))),
+            ("Age", _age(table, row, diag)),
             ("Request", _request(diag)),
             ("Nearest", _nearest(diag)),
             ("Reason", diag.reason),
@@ -96,8 +107,10 @@ def _group_detail(group: PendingGroup) -> RenderableType:
     )
 
 
-def _row_detail(row: model.Row) -> RenderableType:
-    return _group_detail(row.obj) if isinstance(row.obj, PendingGroup) else _detail(diagnosis_of(row))
+def _row_detail(table: model.Table, row: model.Row) -> RenderableType:
+    if isinstance(row.obj, PendingGroup):
+        return _group_detail(row.obj)
+    return _detail(table, row, diagnosis_of(row))
 
 
 def _hint() -> Text:
@@ -117,7 +130,10 @@ def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expande
     if table is None:
         return to_grid(None, fits=FITS, empty=EMPTY)
     return to_grid(
-        table.with_rows(grouped_rows(table, groups, expanded)), fits=FITS, detail=_row_detail, empty=EMPTY
+        table.with_rows(grouped_rows(table, groups, expanded)),
+        fits=FITS,
+        detail=partial(_row_detail, table),
+        empty=EMPTY,
     )
 
 

@@ -90,15 +90,16 @@ def _gpu_fits(report: UsageReport) -> list[Fit]:
         return ("busy", "busy") if states and all(s is False for s in states) else ("-", "")
 
     return [
-        Fit("gpu", max_width=32),
-        Fit("util", compute=util, header="UTIL", min_width=BAR_WIDTH + 5),
-        Fit("memory", min_width=11),
-        Fit("power", min_width=5),
-        Fit("held", compute=held, header="HELD $/H", min_width=8),
-        Fit("idle", compute=idle, header="IDLE", min_width=6),
-        Fit("pods", flex=True, min_width=20, max_width=80),
-        Fit("model", min_width=10),
-        Fit("source", min_width=6),
+        # narrow, what the view is for stays (how busy, idle or not, what it costs); power goes first
+        Fit("gpu", max_width=32, priority=0),
+        Fit("util", compute=util, header="UTIL", min_width=BAR_WIDTH + 5, priority=1),
+        Fit("memory", min_width=11, priority=4),
+        Fit("power", min_width=5, priority=8),
+        Fit("held", compute=held, header="HELD $/H", min_width=8, priority=3),
+        Fit("idle", compute=idle, header="IDLE", min_width=6, priority=2),
+        Fit("pods", flex=True, min_width=20, max_width=80, priority=5),
+        Fit("model", min_width=10, priority=6),
+        Fit("source", min_width=6, priority=7),
     ]
 
 

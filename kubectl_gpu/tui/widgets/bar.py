@@ -20,10 +20,17 @@ __all__ = [
     "IDLE",
     "UNAVAILABLE",
     "allocation_bar",
+    "count_text",
     "expiry_bar",
     "legend",
     "unknown_bar",
 ]
+
+
+def count_text(value: Decimal) -> str:
+    """A count of accelerators as people write it: 2, not 2.0 (a share of a node's requests); 1.5 stays."""
+    return str(int(value)) if value == value.to_integral_value() else str(value.normalize())
+
 
 #: (glyph, style) of each part of the allocation bar
 ALLOCATED = ("█", theme.GOOD)

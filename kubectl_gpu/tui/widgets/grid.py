@@ -260,9 +260,18 @@ class GridTable(ScrollView, can_focus=True):
         self._announce()
         self.refresh_bindings()  # which keys work depends on the rows (marks, moves, y, s)
 
+    def _layout_width(self) -> int:
+        """The width the columns are fitted to: the content's, less the vertical scrollbar when the rows
+        will need one (it appears after the layout: fitted to the width without it, the table overflowed
+        by the scrollbar's width and scrolled sideways)."""
+        if not self.is_mounted:
+            return 200
+        region = self.content_region
+        overflows = len(self.view) + 1 > region.height
+        return region.width - (self.styles.scrollbar_size_vertical if overflows else 0)
+
     def _relayout(self) -> None:
-        width = self.scrollable_content_region.width if self.is_mounted else 200
-        self._widths = layout(self.table, width)
+        self._widths = layout(self.table, self._layout_width())
         shown = [w for w in self._widths if w]
         total = GUTTER + sum(shown) + GAP * max(len(shown) - 1, 0)
         self.virtual_size = Size(total, len(self.view) + 1)
