@@ -173,6 +173,10 @@ class TableView(Vertical):
 
     # --- inside ----------------------------------------------------------------------------------
 
+    def count_note(self) -> str:
+        """What the row count alone does not say (a view whose rows group several objects); "" for none."""
+        return ""
+
     def _title(self) -> None:
         grid = self.grid
         title = Text(self.title, style=theme.HEADER)
@@ -185,6 +189,8 @@ class TableView(Vertical):
                 )
         shown, total = len(grid.view), len(grid.table.rows)
         title.append(f"  {shown}" if shown == total else f"  {shown} of {total}", style=theme.MUTED)
+        if note := self.count_note():
+            title.append(f"  {note}", style=theme.MUTED)
         if grid.filter_text:
             title.append(f"  /{grid.filter_text}", style=theme.WARNING)
         if grid.marks:

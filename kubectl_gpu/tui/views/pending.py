@@ -181,6 +181,13 @@ class PendingView(TableView):
         self._title()
         return True
 
+    def count_note(self) -> str:
+        """Rows are pods and closed groups: the header's Pending count is pods, so say it here too."""
+        model = self.model
+        if not isinstance(model, PendingModel) or model.table is None or not model.groups:
+            return ""
+        return f"rows, {len(model.table.rows)} pods"
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "toggle_group":  # a group under the cursor
             row = self.grid.cursor_row if self.grids else None
