@@ -20,7 +20,7 @@ from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
+from kubectl_gpu.tui.widgets.bar import allocation_bar, count_text, legend, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["ALL", "OverviewView", "PoolSummary", "pool_summaries"]
@@ -111,11 +111,6 @@ def pool_summaries(snapshot: Refresh) -> list[PoolSummary]:
     return sorted(out.values(), key=lambda s: (s.name == NO_POOL, s.name))
 
 
-def _n(value: Decimal) -> str:
-    """2, not 2.00 (sums of fractions of nodes); 1.5 stays 1.5."""
-    return str(int(value)) if value == value.to_integral_value() else str(value.normalize())
-
-
 def _worst(finding: Finding | None) -> Text:
     if finding is None:
         return Text("ok", style=theme.GOOD)
@@ -129,10 +124,10 @@ def _worst(finding: Finding | None) -> Text:
 def _parts_line(parts: AcceleratorParts) -> str:
     """The detail pane's numbers: `?` for what the pods left unknown; the unavailable ones by why."""
     if parts.known:
-        head = f"{_n(parts.allocated)} allocated, {_n(parts.free)} free, {_n(parts.idle)} idle"
+        head = f"{count_text(parts.allocated)} allocated, {count_text(parts.free)} free, {count_text(parts.idle)} idle"
     else:
         head = "? allocated, ? free, ? idle (the pods could not all be read)"
-    return f"{head}, {_n(parts.unhealthy)} unhealthy, {_n(parts.cordoned)} on cordoned or NotReady nodes"
+    return f"{head}, {count_text(parts.unhealthy)} unhealthy, {count_text(parts.cordoned)} on cordoned or NotReady nodes"
 
 
 def _detail(summary: PoolSummary, name: str) -> RenderableType:
@@ -162,8 +157,8 @@ def _accelerators(row: model.Row, counted: bool) -> tuple[Text, object]:
         accelerators.append(" ?/?/?", style=theme.WARNING)
         return accelerators, -1.0
     accelerators = allocation_bar(*summary.parts.bar, width=10)
-    accelerators.append(f" {_n(allocated)}/{_n(free)}/")
-    accelerators.append(_n(idle), style=theme.WARNING if idle else "")
+    accelerators.append(f" {count_text(allocated)}/{count_text(free)}/")
+    accelerators.append(count_text(idle), style=theme.WARNING if idle else "")
     return accelerators, float(free + idle)
 
 
