@@ -226,14 +226,26 @@ def _parsed(obj: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checked readers everywhere: no fast metadata, no memo of quantities."""
+    """The checked readers everywhere: no fast metadata, no memo of quantities, taints or times, the
+    models built by their own `__init__`."""
+    from kubectl_gpu.core.k8s import models
     from kubectl_gpu.core.k8s.parse import events, karpenter, nodes
 
     for module in (events, karpenter, nodes):
         monkeypatch.setattr(module, "fast_meta", lambda md, namespaced: None)
     for module in (karpenter, nodes):
         monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
-    monkeypatch.setattr(events, "opt_time", common.opt_time)
+        monkeypatch.setattr(module, "fast_conditions", common.conditions)
+    monkeypatch.setattr(karpenter, "memo_json", lambda memo, value, read: read())
+    for module in (events, karpenter):
+        monkeypatch.setattr(module, "opt_time" if module is events else "memo_time", common.opt_time)
+    for module, name, cls in (
+        (events, "_event", models.Event),
+        (events, "_involved", models.InvolvedObject),
+        (nodes, "_node", models.Node),
+        (karpenter, "_nodeclaim", models.NodeClaim),
+    ):
+        monkeypatch.setattr(module, name, cls)
 
 
 def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
@@ -247,6 +259,24 @@ def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
             ("status", "capacity"),
             ("status", "capacity", "cpu"),
             ("status", "allocatable"),
+            ("status", "conditions"),
+            ("status", "conditions", 0),
+            ("status", "conditions", 0, "type"),
+            ("status", "conditions", 0, "status"),
+            ("status", "conditions", 0, "reason"),
+            ("status", "conditions", 0, "lastTransitionTime"),
+            ("status", "lastPodEventTime"),
+            ("spec", "taints"),
+            ("spec", "taints", 0),
+            ("spec", "taints", 0, "effect"),
+            ("spec", "taints", 0, "value"),
+            ("spec", "startupTaints"),
+            ("count",),
+            ("lastTimestamp",),
+            ("involvedObject",),
+            ("involvedObject", "name"),
+            ("source",),
+            ("series",),
         ]:
             for a, b in LOOKALIKES:
                 for value in (a, b):
