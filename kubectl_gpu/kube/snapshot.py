@@ -107,6 +107,11 @@ def _looks_like_yaml(path: Path) -> bool:
 
 
 def _documents(path: Path) -> list[Any]:
+    return _read(path)[0]
+
+
+def _read(path: Path) -> tuple[list[Any], bool]:
+    """The file's documents, and whether they are JSON (a tree no two places of which share a node)."""
     try:
         size = path.stat().st_size
         if size > MAX_YAML_BYTES and _looks_like_yaml(path):
@@ -118,17 +123,23 @@ def _documents(path: Path) -> list[Any]:
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return _decode(data, str(path))
+    return _decode_any(data, str(path))
 
 
 def _decode(data: bytes, source: str) -> list[Any]:
     """JSON (one document) or YAML (any number of documents), by the first character."""
+    return _decode_any(data, source)[0]
+
+
+def _decode_any(data: bytes, source: str) -> tuple[list[Any], bool]:
+    """`_decode`, and whether the input was JSON: a YAML alias makes two places share one node, so only a
+    JSON tree may be taken apart as it is read (`_objects`' `release`)."""
     stripped = data.lstrip()
     if not stripped:
         raise InvalidInput(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
     if stripped[:1] in (b"{", b"["):
         try:
-            return [orjson.loads(data)]
+            return [orjson.loads(data)], True
         except orjson.JSONDecodeError as exc:
             if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
                 raise InvalidInput(f"{source}: JSON nested too deeply ({exc})") from None
@@ -154,7 +165,7 @@ def _decode(data: bytes, source: str) -> list[Any]:
         raise InvalidInput(f"{source}: no YAML document in it")
     if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
         _check_aliases(docs, source)
-    return docs
+    return docs, False
 
 
 def _check_aliases(docs: list[Any], source: str) -> None:
@@ -310,6 +321,10 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
                 whole.add(reading.streaming)
 
 
+#: (source, its documents, held until exit, let go of as read): what `_load` reads.
+_Documents = tuple[str, list[Any], bool, bool]
+
+
 class _Reading:
     """The documents of each file, with our bundles read one object at a time (`kube/bundle_stream.py`);
     `streaming` is the bundle being read that way, until its last object has been handed out."""
@@ -318,17 +333,18 @@ class _Reading:
         self.files, self.whole = files, whole
         self.streaming: Path | None = None
 
-    def documents(self) -> Iterator[tuple[str, list[Any], bool]]:
-        """(file, its documents, whether they are held until exit: see `heap.retain_input`)."""
+    def documents(self) -> Iterator[_Documents]:
+        """(file, its documents, whether they are held until exit: see `heap.retain_input`, whether they
+        are ours to let go of as they are read: see `_objects`)."""
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                documents = _documents(path)
+                documents, json = _read(path)
                 kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
-                yield str(path), documents, kept
+                yield str(path), documents, kept, json and not kept
                 continue
             self.streaming = path
-            yield str(path), [{**stream.head, "objects": stream}], False
+            yield str(path), [{**stream.head, "objects": stream}], False, False
             stream.close()
             self.streaming = None
 
@@ -373,7 +389,8 @@ def cluster_groups(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, t
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
     data = text.encode() if isinstance(text, str) else text
-    return _load([(source, _decode(data, source), False)], source)
+    documents, json = _decode_any(data, source)
+    return _load([(source, documents, False, json)], source)
 
 
 def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
@@ -411,16 +428,14 @@ def _kind_and_parser(
     return found
 
 
-def _load(
-    documents: Iterable[tuple[str, list[Any], bool]], source_name: str, *, keep_manifests: bool = False
-) -> ClusterState:
+def _load(documents: Iterable[_Documents], source_name: str, *, keep_manifests: bool = False) -> ClusterState:
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], tuple[Model, str]] = {}  # the last definition, its source
     where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the sources of each defined again
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
-    for source, docs_of_source, kept in documents:
+    for source, docs_of_source, kept, release in documents:
         parsers = KEPT_KINDS if kept else KINDS  # what is held anyway need not be cut down to what is read
         resolved: dict[tuple[str, str], _Resolved] = {}
         for doc in docs_of_source:
@@ -429,7 +444,7 @@ def _load(
                 origin = _one_cluster(origin, doc.get("context"), source)
             else:
                 docs = doc
-            for obj in _objects(docs, source, "", release=not kept):
+            for obj in _objects(docs, source, "", release):
                 group, kind, parser = _kind_and_parser(obj, parsers, resolved)
                 if parser is None:
                     label = f"{kind}.{group}" if group else kind
