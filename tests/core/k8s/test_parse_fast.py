@@ -290,3 +290,37 @@ def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
         checked = [_parsed(o) for o in cases]
     assert fast == checked
     assert sum(1 for f in fast if f[0] == "model") > len(cases) // 3
+
+
+def test_claim_taints_read_as_the_checked_readers_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NodeClaim's taints go through a memo of their JSON text: good ones, broken ones (the same error,
+    word for word) and look-alikes, each twice (the second through the memo), read as the checked reader
+    reads them."""
+    claim = next(o for o in OBJECTS if o["kind"] == "NodeClaim")
+    good = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
+    values: list[Any] = [
+        [good],
+        [{"key": "nvidia.com/gpu"}],
+        ["text"],
+        [{**good, "value": 1}],
+        [{**good, "value": math.nan}],
+        [{**good, "value": None}],
+        {},
+        None,
+        [],
+    ]
+    cases = []
+    for field in ("taints", "startupTaints"):
+        for value in values * 2:
+            changed = copy.deepcopy(claim)
+            changed.setdefault("spec", {})[field] = copy.deepcopy(value)
+            cases.append(changed)
+    fast = [_parsed(o) for o in cases]
+    with monkeypatch.context() as patch:
+        _checked_only(patch)
+        checked = [_parsed(o) for o in cases]
+    assert fast == checked
+    assert {f[0] for f in fast} == {"error", "model"}
+    name = claim["metadata"]["name"]
+    assert fast[1] == ("error", f"NodeClaim {name} spec.taints: taint 'nvidia.com/gpu' has no effect")
+    assert fast[2 * len(values) + 2][1] == f"NodeClaim {name} spec.startupTaints entries must be objects"
