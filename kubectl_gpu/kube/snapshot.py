@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
+from kubectl_gpu.kube.snapshot_decode import decode_any, read_documents, read_file
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.usage.scrape import ScrapeSet
@@ -56,27 +56,6 @@ _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
-@cache
-def _yaml_loader() -> Any:
-    """Safe YAML as Kubernetes reads it: an unquoted timestamp stays a string (sigs.k8s.io/yaml converts
-    YAML to JSON first), so a hand-written `creationTimestamp: 2026-01-01T00:00:00Z` is not lost. Built
-    on the first YAML input: PyYAML costs a JSON-only command ~15 ms to import."""
-    import yaml
-
-    from kubectl_gpu.kube.yaml_input import UniqueKeyLoader
-
-    class YamlLoader(UniqueKeyLoader):
-        pass
-
-    YamlLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
-    return YamlLoader
-
-
-# Aliases may repeat a node, not multiply a small file into a huge document ("billion laughs"): past this
-# many nodes, and ten times as many as the file really holds, the input is refused.
-_MAX_EXPANDED_NODES = 1_000_000
-
-
 def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     for raw in paths:
         if not str(raw):  # Path("") is ".": never read the working directory by accident
@@ -95,109 +74,19 @@ def _files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             raise InvalidInput(f"{path}: no such file or directory", "check the path")
 
 
-#: YAML is parsed whole, and PyYAML needs some ten times the text in memory: past this a YAML file is
-#: refused before it is read (JSON, and our bundles, are read as a stream and have no such bound).
-MAX_YAML_BYTES = 512 * 1024 * 1024
-
-
-def _looks_like_yaml(path: Path) -> bool:
-    with path.open("rb") as handle:
-        head = handle.read(65536).lstrip()
-    return bool(head) and head[:1] not in (b"{", b"[")
-
-
-def _documents(path: Path) -> list[Any]:
-    try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES and _looks_like_yaml(path):
-            raise InvalidInput(
-                f"{path}: YAML of {size / 2**30:.1f} GiB is too big to read "
-                f"(over {MAX_YAML_BYTES >> 20} MiB: YAML is parsed whole)",
-                "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return _decode(data, str(path))
-
-
-def _decode(data: bytes, source: str) -> list[Any]:
-    """JSON (one document) or YAML (any number of documents), by the first character."""
-    stripped = data.lstrip()
-    if not stripped:
-        raise InvalidInput(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
-    if stripped[:1] in (b"{", b"["):
-        try:
-            return [orjson.loads(data)]
-        except orjson.JSONDecodeError as exc:
-            if "depth" in str(exc):  # orjson stops at 1024 levels; no Kubernetes object nests that deep
-                raise InvalidInput(f"{source}: JSON nested too deeply ({exc})") from None
-            raise InvalidInput(f"{source}: not valid JSON ({exc}); is the input truncated?") from None
-    import yaml
-
-    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError
-
-    try:
-        docs = [doc for doc in yaml.load_all(data, Loader=_yaml_loader()) if doc is not None]
-    except DuplicateKeyError as exc:
-        raise InvalidInput(f"{source}: {exc.detail}", DUPLICATE_HINT) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "malformed document"
-        if "depth" in problem:  # libyaml's nesting limit: not a truncation
-            raise InvalidInput(f"{source}: YAML nested too deeply{where} ({problem})") from None
-        raise InvalidInput(f"{source}: not valid YAML{where} ({problem}); is the input truncated?") from None
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{source}: not a text file (expected JSON or YAML)") from None
-    if not docs:  # only comments or `---`: as good as empty (a failed `kubectl get > file` often is)
-        raise InvalidInput(f"{source}: no YAML document in it")
-    if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
-        _check_aliases(docs, source)
-    return docs
-
-
-def _check_aliases(docs: list[Any], source: str) -> None:
-    """Refuse YAML whose aliases loop or expand into far more nodes than the file holds."""
-    sizes: dict[int, int] = {}  # id -> nodes in the expanded subtree, for every distinct dict and list
-    expanded = 0
-    for doc in docs:
-        if not isinstance(doc, (dict, list)):
-            expanded += 1
-            continue
-        on_path: set[int] = set()
-        stack: list[tuple[Any, bool]] = [(doc, False)]
-        while stack:
-            node, done = stack.pop()
-            key = id(node)
-            values = node.values() if isinstance(node, dict) else node
-            children = [c for c in values if isinstance(c, (dict, list))]
-            if done:
-                on_path.discard(key)
-                sizes[key] = 1 + len(node) - len(children) + sum(sizes[id(c)] for c in children)
-                continue
-            if key in sizes:
-                continue
-            if key in on_path:
-                raise InvalidInput(f"{source}: a YAML alias refers to a node that contains it")
-            on_path.add(key)
-            stack.append((node, True))
-            stack.extend((c, False) for c in children)
-        expanded += sizes[id(doc)]
-    if expanded > max(_MAX_EXPANDED_NODES, 10 * len(sizes)):
-        raise InvalidInput(
-            f"{source}: YAML aliases expand to over {_MAX_EXPANDED_NODES:,} nodes",
-            "refusing what looks like an alias bomb; expand the aliases if the file is genuine",
-        )
-
-
-def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
+def _objects(doc: Any, path: str, where: str, release: bool = False) -> Iterator[dict[str, Any]]:
+    """The objects of a document. `release`: the tree is the caller's own and let go once read, so each
+    entry of a list is dropped from it once the caller is done with it (when it asks for the next): it is
+    freed while it is still in the CPU's caches, not in a walk over the whole tree once every model is
+    built (on a 100 MB List that walk is a fifth of the load)."""
     if isinstance(doc, (list, BundleStream)):
         for index, item in enumerate(doc):
             if type(item) is dict and _plain_object(item):
                 yield item  # the usual entry: what the nested call below would yield, without it
             else:
-                yield from _objects(item, path, f"{where}[{index}]")
+                yield from _objects(item, path, f"{where}[{index}]", release)
+            if release and type(doc) is list:
+                doc[index] = None
         return
     if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
         raise InvalidInput(f"{path}: {where or 'document'} is not a Kubernetes object or List (no 'kind')")
@@ -214,10 +103,15 @@ def _objects(doc: Any, path: str, where: str) -> Iterator[dict[str, Any]]:
                 if item_kind and "kind" not in item:
                     # Typed lists from the API omit kind/apiVersion on items.
                     item = {**item, "kind": item_kind, "apiVersion": doc.get("apiVersion", "v1")}
-                if _plain_object(item):
+                kind = item.get("kind")  # `_plain_object`, inline: a List holds ~20 objects a node
+                if type(kind) is str and not kind.endswith("List"):
                     yield item
-                    continue
-            yield from _objects(item, path, f"items[{index}]")
+                else:
+                    yield from _objects(item, path, f"items[{index}]", release)
+            else:
+                yield from _objects(item, path, f"items[{index}]", release)
+            if release:
+                items[index] = None
         return
     yield doc
 
@@ -299,6 +193,10 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
                 whole.add(reading.streaming)
 
 
+#: (source, its documents, held until exit, let go of as read): what `_load` reads.
+_Documents = tuple[str, list[Any], bool, bool]
+
+
 class _Reading:
     """The documents of each file, with our bundles read one object at a time (`kube/bundle_stream.py`);
     `streaming` is the bundle being read that way, until its last object has been handed out."""
@@ -307,17 +205,18 @@ class _Reading:
         self.files, self.whole = files, whole
         self.streaming: Path | None = None
 
-    def documents(self) -> Iterator[tuple[str, list[Any], bool]]:
-        """(file, its documents, whether they are held until exit: see `heap.retain_input`)."""
+    def documents(self) -> Iterator[_Documents]:
+        """(file, its documents, whether they are held until exit: see `heap.retain_input`, whether they
+        are ours to let go of as they are read: see `_objects`)."""
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                documents = _documents(path)
+                documents, json = read_file(path)
                 kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
-                yield str(path), documents, kept
+                yield str(path), documents, kept, json and not kept
                 continue
             self.streaming = path
-            yield str(path), [{**stream.head, "objects": stream}], False
+            yield str(path), [{**stream.head, "objects": stream}], False, False
             stream.close()
             self.streaming = None
 
@@ -331,7 +230,7 @@ def _cluster_files(files: list[Path]) -> list[tuple[str, tuple[str, ...]]]:
         head = bundle_head(path)
         contexts = {
             doc.get("context")
-            for doc in ([head] if head is not None else _documents(path))
+            for doc in ([head] if head is not None else read_documents(path))
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND
         }
         if len(contexts) != 1:
@@ -362,7 +261,8 @@ def cluster_groups(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, t
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
     data = text.encode() if isinstance(text, str) else text
-    return _load([(source, _decode(data, source), False)], source)
+    documents, json = decode_any(data, source)
+    return _load([(source, documents, False, json)], source)
 
 
 def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> tuple[str, str] | None:
@@ -381,26 +281,43 @@ def _one_cluster(origin: tuple[str, str] | None, context: Any, source: str) -> t
     return origin
 
 
-def _load(
-    documents: Iterable[tuple[str, list[Any], bool]], source_name: str, *, keep_manifests: bool = False
-) -> ClusterState:
+_Resolved = tuple[str, str, "Callable[[dict[str, Any]], Model] | None"]
+
+
+def _kind_and_parser(
+    obj: dict[str, Any], parsers: dict[tuple[str, str], Any], resolved: dict[tuple[str, str], _Resolved]
+) -> _Resolved:
+    """(group, kind, parser or None) of `obj`, once per distinct (apiVersion, kind) text of a file: its
+    thousands of objects are of a dozen kinds."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if type(api_version) is not str or type(kind) is not str:
+        group, kind_text = kind_of(obj)
+        return group, kind_text, parsers.get((group, kind_text))
+    found = resolved.get((api_version, kind))
+    if found is None:
+        group, kind_text = kind_of(obj)
+        found = resolved[api_version, kind] = (group, kind_text, parsers.get((group, kind_text)))
+    return found
+
+
+def _load(documents: Iterable[_Documents], source_name: str, *, keep_manifests: bool = False) -> ClusterState:
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], tuple[Model, str]] = {}  # the last definition, its source
     where: dict[tuple[str, str, str | None, str], list[str]] = {}  # the sources of each defined again
     skipped: dict[str, int] = {}
     origin: tuple[str, str] | None = None
-    for source, docs_of_source, kept in documents:
+    for source, docs_of_source, kept, release in documents:
         parsers = KEPT_KINDS if kept else KINDS  # what is held anyway need not be cut down to what is read
+        resolved: dict[tuple[str, str], _Resolved] = {}
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
                 docs: Any = _bundle_meta(doc, source, state, meta)
                 origin = _one_cluster(origin, doc.get("context"), source)
             else:
                 docs = doc
-            for obj in _objects(docs, source, ""):
-                group, kind = kind_of(obj)
-                parser = parsers.get((group, kind))
+            for obj in _objects(docs, source, "", release):
+                group, kind, parser = _kind_and_parser(obj, parsers, resolved)
                 if parser is None:
                     label = f"{kind}.{group}" if group else kind
                     skipped[label] = skipped.get(label, 0) + 1
@@ -414,7 +331,8 @@ def _load(
                 seen[key] = (model, source)
                 if before is not None:
                     where.setdefault(key, [before[1]]).append(source)
-                state.keep(model, obj)
+                if keep_manifests:
+                    state.keep(model, obj)
     state.add(model for model, _ in seen.values())
     if where:  # in the order the objects first appear
         state.duplicates.extend(

@@ -37,7 +37,8 @@ def _streamed(monkeypatch: pytest.MonkeyPatch, paths: list[Path], **options: Any
         raise AssertionError(f"{path} was read whole")
 
     with monkeypatch.context() as patch:
-        patch.setattr(snapshot, "_documents", whole_read)
+        for reader in ("read_documents", "read_file"):  # every whole-file read `snapshot` makes
+            patch.setattr(snapshot, reader, whole_read)
         return load_snapshot(paths, **options)
 
 

@@ -27,6 +27,41 @@ def test_plain_kubectl_list(tmp_path: Path) -> None:
     assert state.captured_at is None
 
 
+def test_a_json_list_is_let_go_of_as_it_is_read(tmp_path: Path) -> None:
+    """A JSON tree is the loader's own: each entry is dropped from its list once its model is built (freed
+    while in cache); the models are what they were."""
+    from kubectl_gpu.kube import snapshot
+
+    tree = as_list(node("n1"), pod("p1", node_name="n1"), as_list(pod("p2")))
+    read = [obj["metadata"]["name"] for obj in snapshot._objects(tree, "get.json", "", release=True)]
+    assert read == ["n1", "p1", "p2"]
+    assert tree["items"] == [None, None, None]
+    f = _write(tmp_path / "get.json", as_list(node("n1"), pod("p1", node_name="n1")))
+    states = [load_snapshot([f]), snapshot.load_text(f.read_text()), load_snapshot([_yaml(tmp_path, f)])]
+    assert [(s.nodes, s.pods) for s in states[1:]] == [(states[0].nodes, states[0].pods)] * 2
+    assert len(states[0].pods) == 1
+
+
+def _yaml(tmp_path: Path, json_file: Path) -> Path:
+    path = tmp_path / "get.yaml"
+    path.write_text(yaml.safe_dump(orjson.loads(json_file.read_bytes())))
+    return path
+
+
+def test_yaml_aliases_are_read_where_each_appears(tmp_path: Path) -> None:
+    """YAML may share one node in two places (an alias): it is not taken apart as it is read, so the second
+    place reads what the first did (here: the same List twice, its node defined twice)."""
+    text = (
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- &nodes {apiVersion: v1, kind: List, items: [{apiVersion: v1, kind: Node, metadata: {name: n1}}]}\n"
+        "- *nodes\n"
+    )
+    (tmp_path / "twice.yaml").write_text(text)
+    state = load_snapshot([tmp_path / "twice.yaml"])
+    assert [n.name for n in state.nodes] == ["n1"]
+    assert [d.sources for d in state.duplicates] == [(str(tmp_path / "twice.yaml"),) * 2]
+
+
 def test_typed_list_items_without_kind(tmp_path: Path) -> None:
     item = node("n1")
     del item["kind"], item["apiVersion"]

@@ -226,14 +226,26 @@ def _parsed(obj: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checked readers everywhere: no fast metadata, no memo of quantities."""
+    """The checked readers everywhere: no fast metadata, no memo of quantities, taints or times, the
+    models built by their own `__init__`."""
+    from kubectl_gpu.core.k8s import models
     from kubectl_gpu.core.k8s.parse import events, karpenter, nodes
 
     for module in (events, karpenter, nodes):
         monkeypatch.setattr(module, "fast_meta", lambda md, namespaced: None)
     for module in (karpenter, nodes):
         monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
-    monkeypatch.setattr(events, "opt_time", common.opt_time)
+        monkeypatch.setattr(module, "fast_conditions", common.conditions)
+    monkeypatch.setattr(karpenter, "memo_json", lambda memo, value, read: read())
+    for module in (events, karpenter):
+        monkeypatch.setattr(module, "opt_time" if module is events else "memo_time", common.opt_time)
+    for module, name, cls in (
+        (events, "_event", models.Event),
+        (events, "_involved", models.InvolvedObject),
+        (nodes, "_node", models.Node),
+        (karpenter, "_nodeclaim", models.NodeClaim),
+    ):
+        monkeypatch.setattr(module, name, cls)
 
 
 def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
@@ -247,6 +259,24 @@ def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
             ("status", "capacity"),
             ("status", "capacity", "cpu"),
             ("status", "allocatable"),
+            ("status", "conditions"),
+            ("status", "conditions", 0),
+            ("status", "conditions", 0, "type"),
+            ("status", "conditions", 0, "status"),
+            ("status", "conditions", 0, "reason"),
+            ("status", "conditions", 0, "lastTransitionTime"),
+            ("status", "lastPodEventTime"),
+            ("spec", "taints"),
+            ("spec", "taints", 0),
+            ("spec", "taints", 0, "effect"),
+            ("spec", "taints", 0, "value"),
+            ("spec", "startupTaints"),
+            ("count",),
+            ("lastTimestamp",),
+            ("involvedObject",),
+            ("involvedObject", "name"),
+            ("source",),
+            ("series",),
         ]:
             for a, b in LOOKALIKES:
                 for value in (a, b):
@@ -260,3 +290,37 @@ def test_nodes_claims_and_events_read_as_the_checked_readers_read_them(
         checked = [_parsed(o) for o in cases]
     assert fast == checked
     assert sum(1 for f in fast if f[0] == "model") > len(cases) // 3
+
+
+def test_claim_taints_read_as_the_checked_readers_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NodeClaim's taints go through a memo of their JSON text: good ones, broken ones (the same error,
+    word for word) and look-alikes, each twice (the second through the memo), read as the checked reader
+    reads them."""
+    claim = next(o for o in OBJECTS if o["kind"] == "NodeClaim")
+    good = {"key": "nvidia.com/gpu", "effect": "NoSchedule"}
+    values: list[Any] = [
+        [good],
+        [{"key": "nvidia.com/gpu"}],
+        ["text"],
+        [{**good, "value": 1}],
+        [{**good, "value": math.nan}],
+        [{**good, "value": None}],
+        {},
+        None,
+        [],
+    ]
+    cases = []
+    for field in ("taints", "startupTaints"):
+        for value in values * 2:
+            changed = copy.deepcopy(claim)
+            changed.setdefault("spec", {})[field] = copy.deepcopy(value)
+            cases.append(changed)
+    fast = [_parsed(o) for o in cases]
+    with monkeypatch.context() as patch:
+        _checked_only(patch)
+        checked = [_parsed(o) for o in cases]
+    assert fast == checked
+    assert {f[0] for f in fast} == {"error", "model"}
+    name = claim["metadata"]["name"]
+    assert fast[1] == ("error", f"NodeClaim {name} spec.taints: taint 'nvidia.com/gpu' has no effect")
+    assert fast[2 * len(values) + 2][1] == f"NodeClaim {name} spec.startupTaints entries must be objects"

@@ -163,3 +163,26 @@ def test_a_pod_does_not_keep_what_nobody_reads() -> None:
     # What the details read is still there, and answers.
     assert parsed.containers[0].resource_names == {"cpu"}
     assert parsed.container_statuses[0].state == "running"
+
+
+def test_statuses_are_cut_as_slim_cuts_them() -> None:
+    """`slim_status` cuts an entry with all four keys its own (faster) way: the same entries, in the same
+    key order, as `slim` gives; and `slim`'s own answer for the rest (keys missing, a dict subclass that
+    would make up a missing key, entries that are not objects)."""
+    from collections import defaultdict
+
+    whole = {"name": "c", "ready": True, "restartCount": 2, "state": {"running": {}}, "image": "i"}
+    entries: list[Any] = [
+        whole,
+        {"image": "i", "state": {}, "restartCount": 0, "ready": False, "name": "d"},
+        {"name": "e", "ready": True},
+        defaultdict(dict, {"name": "f", "ready": True, "restartCount": 1}),
+        "text",
+        None,
+        [whole],
+    ]
+    cut = pods.slim_status({"containerStatuses": entries})["containerStatuses"]
+    expected = pods.slim(entries, ("name", "ready", "restartCount", "state"))
+    assert cut == expected
+    assert [list(e) for e in cut if isinstance(e, dict)] == [list(e) for e in expected if isinstance(e, dict)]
+    assert type(cut[3]) is dict and "state" not in cut[3]

@@ -6,7 +6,7 @@ from typing import Any
 
 from kubectl_gpu.core.k8s.models import Event, InvolvedObject, Meta, Raw
 from kubectl_gpu.core.k8s.parse.common import as_dict, meta, opt_str
-from kubectl_gpu.core.k8s.parse.fast import fast_meta
+from kubectl_gpu.core.k8s.parse.fast import constructor, fast_meta
 from kubectl_gpu.core.k8s.parse.fast import memo_time as opt_time  # `opt_time`, once per distinct text
 
 __all__ = ["parse_event"]
@@ -20,29 +20,30 @@ def _object(value: object, m: Meta, field: str) -> dict[str, Any]:
 
 
 def parse_event(obj: Raw) -> Event:
-    m = fast_meta(obj.get("metadata"), namespaced=True) or meta(obj, "Event", namespaced=True)
-    involved = _object(obj.get("involvedObject") or obj.get("regarding"), m, "involvedObject")
-    source = _object(obj.get("source"), m, "source")
-    series = _object(obj.get("series"), m, "series")
+    get = obj.get  # an incident's snapshot holds tens of thousands of events: every lookup counts
+    m = fast_meta(get("metadata"), namespaced=True) or meta(obj, "Event", namespaced=True)
+    involved = _object(get("involvedObject") or get("regarding"), m, "involvedObject")
+    source = _object(get("source"), m, "source")
+    series = _object(get("series"), m, "series")
     component = (
-        opt_str(obj.get("reportingComponent"))
-        or opt_str(obj.get("reportingController"))
+        opt_str(get("reportingComponent"))
+        or opt_str(get("reportingController"))
         or opt_str(source.get("component"))
     )
     last = (
-        opt_time(obj.get("lastTimestamp"))
+        opt_time(get("lastTimestamp"))
         or opt_time(series.get("lastObservedTime"))
-        or opt_time(obj.get("eventTime"))
+        or opt_time(get("eventTime"))
         or m.created
     )
-    first = opt_time(obj.get("firstTimestamp")) or opt_time(obj.get("eventTime")) or last
-    count = obj.get("count") or series.get("count") or 1
-    return Event(
+    first = opt_time(get("firstTimestamp")) or opt_time(get("eventTime")) or last
+    count = get("count") or series.get("count") or 1
+    return _event(
         meta=m,
-        type=opt_str(obj.get("type")),
-        reason=str(obj.get("reason") or ""),
-        message=str(obj.get("message") or obj.get("note") or ""),
-        involved=InvolvedObject(
+        type=opt_str(get("type")),
+        reason=str(get("reason") or ""),
+        message=str(get("message") or get("note") or ""),
+        involved=_involved(
             kind=opt_str(involved.get("kind")),
             namespace=opt_str(involved.get("namespace")),
             name=opt_str(involved.get("name")),
@@ -53,3 +54,8 @@ def parse_event(obj: Raw) -> Event:
         first_seen=first,
         last_seen=last,
     )
+
+
+# Built without the frozen dataclasses' `__init__` (`fast.constructor`): the same objects.
+_event = constructor(Event)
+_involved = constructor(InvolvedObject)

@@ -16,12 +16,19 @@ from kubectl_gpu.core.k8s.parse.common import (
     node_class_ref,
     opt_int,
     opt_str,
-    opt_time,
     resources,
     str_map,
     taints,
 )
-from kubectl_gpu.core.k8s.parse.fast import fast_meta, memo_resources
+from kubectl_gpu.core.k8s.parse.fast import (
+    constructor,
+    fast_conditions,
+    fast_meta,
+    memo_json,
+    memo_resources,
+    memo_time,
+)
+from kubectl_gpu.core.scheduling.taints import Taint
 
 __all__ = ["field_paths", "nodeclass_parser", "parse_legacy_karpenter", "parse_nodeclaim", "parse_nodepool"]
 
@@ -112,12 +119,14 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
     where = f"NodeClaim {m.name}"
     spec = as_dict(obj.get("spec"), f"{where} spec")
     status = as_dict(obj.get("status"), f"{where} status")
-    return NodeClaim(
+    return _nodeclaim(
         meta=m,
         node_pool=m.labels.get("karpenter.sh/nodepool"),
         node_class_ref=node_class_ref(spec.get("nodeClassRef")),
         requirements=_requirements(spec.get("requirements"), f"{where} spec.requirements"),
-        taints=taints(spec.get("taints"), f"{where} spec.taints"),
+        taints=memo_json(
+            _TAINTS, claim_taints := spec.get("taints"), lambda: taints(claim_taints, f"{where} spec.taints")
+        ),
         expire_after=opt_str(spec.get("expireAfter")),
         termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
         requested=memo_resources(
@@ -128,10 +137,18 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         image_id=opt_str(status.get("imageID")),
         capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
         allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
-        last_pod_event=opt_time(status.get("lastPodEventTime")),
-        startup_taints=taints(spec.get("startupTaints"), f"{where} spec.startupTaints"),
+        conditions=fast_conditions(status.get("conditions"), f"{where} status.conditions"),
+        last_pod_event=memo_time(status.get("lastPodEventTime")),
+        startup_taints=memo_json(
+            _TAINTS,
+            startup := spec.get("startupTaints"),
+            lambda: taints(startup, f"{where} spec.startupTaints"),
+        ),
     )
+
+
+_TAINTS: dict[bytes, tuple[Taint, ...]] = {}  # a NodePool's claims share its taints
+_nodeclaim = constructor(NodeClaim)
 
 
 def _ami_aliases(value: object, where: str) -> tuple[str, ...]:

@@ -6,12 +6,11 @@ from kubectl_gpu.core.k8s.models import Device, Node, Raw, ResourceSlice
 from kubectl_gpu.core.k8s.parse.common import (
     as_dict,
     as_list,
-    conditions,
     meta,
     opt_str,
     taints,
 )
-from kubectl_gpu.core.k8s.parse.fast import fast_meta, memo_resources
+from kubectl_gpu.core.k8s.parse.fast import constructor, fast_conditions, fast_meta, memo_resources
 
 __all__ = ["parse_node", "parse_resourceslice"]
 
@@ -24,14 +23,14 @@ def parse_node(obj: Raw) -> Node:
     info = as_dict(status.get("nodeInfo"), f"{where} status.nodeInfo")
     capacity = as_dict(status.get("capacity"), f"{where} status.capacity")
     ephemeral = capacity.get("ephemeral-storage")
-    return Node(
+    return _node(
         meta=m,
         provider_id=opt_str(spec.get("providerID")),
         unschedulable=bool(spec.get("unschedulable", False)),
         taints=taints(spec.get("taints"), f"{where} spec.taints"),
         capacity=memo_resources(capacity, lambda: f"{where} status.capacity"),
         allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=conditions(status.get("conditions"), f"{where} status.conditions"),
+        conditions=fast_conditions(status.get("conditions"), f"{where} status.conditions"),
         os_image=opt_str(info.get("osImage")),
         kernel_version=opt_str(info.get("kernelVersion")),
         kubelet_version=opt_str(info.get("kubeletVersion")),
@@ -39,6 +38,9 @@ def parse_node(obj: Raw) -> Node:
         architecture=opt_str(info.get("architecture")),
         ephemeral_storage_text=None if ephemeral is None else str(ephemeral),
     )
+
+
+_node = constructor(Node)
 
 
 def parse_resourceslice(obj: Raw) -> ResourceSlice:
