@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -362,19 +363,41 @@ def build_node_row(
     )
 
 
+def _priced(rows: tuple[NodeRow, ...], state: ClusterState, book: PriceBook) -> tuple[NodeRow, ...]:
+    """`rows` (one per node of `state`, in order) with the prices `book` and the NodeOverlays give."""
+    priced = []
+    for node, row in zip(state.nodes, rows, strict=True):
+        price = node_price(row.instance_type, node.labels, book, state.nodeoverlays)
+        priced.append(
+            dataclasses.replace(
+                row,
+                price_per_hour=price.as_float if price else None,
+                price_source=price.source if price else None,
+            )
+        )
+    return tuple(priced)
+
+
 def all_node_rows(
     state: ClusterState, catalog: Catalog, prices: PriceBook | None = None
 ) -> tuple[NodeRow, ...]:
-    """`build_node_row` of every node, in state order; built once per state, catalog and price source
-    (`ClusterState.memo`), so the analyses `diagnose` runs share it."""
+    """`build_node_row` of every node, in state order; built once per state and catalog
+    (`ClusterState.memo`), so the analyses `diagnose` runs share it, and priced once per price source
+    (health reads the list price's rows, cost the region's: only the prices differ)."""
     book = prices or PriceBook(catalog)
-    key = ("node_rows", id(catalog), id(book.file), book.region)
-    kept, file, rows = state.memo(
-        key, lambda: (catalog, book.file, tuple(build_node_row(n, state, catalog, book) for n in state.nodes))
+    default = PriceBook(catalog)
+    kept, rows = state.memo(
+        ("node_rows", id(catalog)),
+        lambda: (catalog, tuple(build_node_row(n, state, catalog, default) for n in state.nodes)),
     )
-    if kept is not catalog or file is not book.file:  # an id reused by another object: build afresh
+    if kept is not catalog:  # an id reused by another object: build afresh
         return tuple(build_node_row(n, state, catalog, book) for n in state.nodes)
-    return rows
+    if book.file is None and book.region == default.region:
+        return rows
+    kept_file, priced = state.memo(
+        ("node_rows", id(catalog), id(book.file), book.region), lambda: (book.file, _priced(rows, state, book))
+    )
+    return priced if kept_file is book.file else _priced(rows, state, book)
 
 
 def node_rows(
