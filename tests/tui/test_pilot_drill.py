@@ -117,7 +117,9 @@ async def test_pending_pods_of_one_owner_are_one_row_that_opens() -> None:
         assert view.grid.cursor_row is not None and view.grid.cursor_row.key == group
         assert "StatefulSet serving/vllm-l40s (2 pods)" in _cells(view.grid.cursor_row)
         title = str(view.query_one(".view-title").render())
-        assert "Pending  8  rows, 9 pods" in title  # the header's Pending 9 counts pods: the title says so too
+        assert (
+            "Pending  8  rows, 9 pods" in title
+        )  # the header's Pending 9 counts pods: the title says so too
         detail = _text(view.grid.cursor_row.detail())  # type: ignore[misc]
         assert "2 Pending: 1 SCHEDULED_NOT_STARTED, 1 PROVISIONING" in detail  # its verdicts, counted
         await settle(pilot, "enter")

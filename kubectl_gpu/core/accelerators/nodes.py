@@ -395,7 +395,8 @@ def all_node_rows(
     if book.file is None and book.region == default.region:
         return rows
     kept_file, priced = state.memo(
-        ("node_rows", id(catalog), id(book.file), book.region), lambda: (book.file, _priced(rows, state, book))
+        ("node_rows", id(catalog), id(book.file), book.region),
+        lambda: (book.file, _priced(rows, state, book)),
     )
     return priced if kept_file is book.file else _priced(rows, state, book)
 

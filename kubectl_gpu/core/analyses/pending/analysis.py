@@ -76,6 +76,7 @@ class _Analyser:
         *,
         share_pools: bool = True,
         group_shapes: bool = True,
+        share_unnamed: bool = True,
     ) -> None:
         self.state = state
         self.catalog = catalog
@@ -95,7 +96,7 @@ class _Analyser:
             for pool in state.nodepools
         ]
         self.share_pools = share_pools
-        self.kinds = PoolKinds(self.pools if share_pools else ())
+        self.kinds = PoolKinds(self.pools if share_pools else (), share_unnamed=share_unnamed)
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
         # Karpenter's state nodes (existing.py): tried before any NodePool, so only where there are some.
         self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
@@ -420,10 +421,19 @@ def analyse_pending(
     pods: Iterable[Pod] | None = None,
     share_pools: bool = True,
     group_shapes: bool = True,
+    share_unnamed: bool = True,
 ) -> PendingReport:
     """`share_pools=False` evaluates each NodePool on its own, `group_shapes=False` each pod on its own
-    (no answer shared by shape key): the references the tests hold the shared evaluations to."""
-    analyser = _Analyser(state, catalog, now, share_pools=share_pools, group_shapes=group_shapes)
+    (no answer shared by shape key), `share_unnamed=False` each shape that names a NodePool on its own
+    (unnamed.py): the references the tests hold the shared evaluations to."""
+    analyser = _Analyser(
+        state,
+        catalog,
+        now,
+        share_pools=share_pools,
+        group_shapes=group_shapes,
+        share_unnamed=share_unnamed,
+    )
     chosen = (
         list(pods)
         if pods is not None

@@ -164,6 +164,7 @@ class StateNodes:
         self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
         self._may: dict[tuple[object, ...], tuple[list[NodeTarget], list[int]]] = {}
         self._sel: dict[tuple[object, ...], list[NodeTarget]] = {}
+        self._firsts: dict[tuple[object, ...], list[int]] = {}
 
     def _candidates(self, shape: PodShape) -> tuple[list[NodeTarget], list[int]]:
         """The existing nodes and the positions of the NodeClaims in flight that pass `_may_fit`, once per
@@ -197,6 +198,16 @@ class StateNodes:
             ]
         return found
 
+    def _firsts_may_fit(self, shape: PodShape) -> list[int]:
+        """The first of each class of NodeClaims in flight (`_classes`) that passes `_may_fit`, once per
+        tolerations and accelerators (all `_may_fit` reads of a shape)."""
+        key = (shape.tolerations, tuple(shape.accelerators.items()))
+        found = self._firsts.get(key)
+        if found is None:
+            firsts = (members[0] for members in self._flight_classes)
+            found = self._firsts[key] = [i for i in firsts if _may_fit(self.in_flight[i][0], shape)]
+        return found
+
     def room_in_flight(self, shape: PodShape, key: tuple[object, ...]) -> tuple[NodeClaim, str | None] | None:
         """The first NodeClaim in flight that takes the shape for sure (every check passes), and the note on
         its figures; None when none does."""
@@ -204,8 +215,7 @@ class StateNodes:
             if _reads_node_name(shape):
                 flying = (self.in_flight[i] for i in self._candidates(shape)[1])
             else:  # one evaluation per class of alike NodeClaims, its first (by name) answering for all
-                firsts = (self.in_flight[members[0]] for members in self._flight_classes)
-                flying = (item for item in firsts if _may_fit(item[0], shape))
+                flying = (self.in_flight[i] for i in self._firsts_may_fit(shape))
             self._room[key] = next(
                 ((claim, note) for target, claim, note in flying if _sure(target.evaluate(shape))), None
             )

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
 from kubectl_gpu.core.analyses.pending.evaluation import Check, short_quantity, type_names
+from kubectl_gpu.core.analyses.pending.pool_template import LimitAnswer
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.k8s.models import Resources
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -31,6 +32,7 @@ __all__ = [
     "failure",
     "fit_signature",
     "fitting_types",
+    "limit_answer_of",
     "limit_problem",
     "names_pools",
     "pool_specific",
@@ -252,6 +254,14 @@ def limit_problem(remaining: Resources, fitting: tuple[IndexedType, ...]) -> tup
             f"the catalog does not know the {', '.join(sorted(unknown))} capacity of the fitting types",
         )
     return problem, None
+
+
+def limit_answer_of(remaining: Resources, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
+    """`limit_problem` as the limits answer of a pool with this much left whose types fit."""
+    problem, unknown = limit_problem(remaining, fitting)
+    if unknown is not None:
+        return LimitAnswer("unknown", detail=unknown)
+    return LimitAnswer("ok") if problem is None else LimitAnswer("over", problem)
 
 
 def _fit_check(

@@ -9,17 +9,21 @@ limits answer too. What can still tell two members apart is their name, and only
   name); the others (the pools it names) get their own;
 * a shape whose volumes, topology spread or pod (anti-)affinity may read the name (`pool_specific`): every
   member gets its own.
+
+Shapes that name pools by their nodeSelector and differ only in the name share the stand-ins' templates for
+ranking, worded for each shape only where a target is shown (unnamed.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL, names_pools, reads_pool_name
 from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 from kubectl_gpu.core.analyses.pending.pool_template import POOL, LimitAnswer, PoolCandidate, Template
 from kubectl_gpu.core.analyses.pending.ranking import Entry
 from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.unnamed import unnamed_key, unnamed_shape
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef
 
 __all__ = ["PoolKinds"]
@@ -76,12 +80,36 @@ def _admission(shape: PodShape, name: str) -> tuple[bool | None, ...]:
 class PoolKinds:
     """Every NodePool of an analysis, by kind."""
 
-    def __init__(self, targets: Sequence[PoolTarget]) -> None:
+    def __init__(self, targets: Sequence[PoolTarget], *, share_unnamed: bool = True) -> None:
         kinds: dict[Hashable, list[PoolTarget]] = {}
         for t in targets:
             key = (t.requirement_group, t.requirement_error, t.group, t.pool.taints)
             kinds.setdefault(key, []).append(t)
         self.kinds = [_Kind(members) for members in kinds.values()]
+        # unnamed.py's conditions that are the cluster's: no index tells types apart by pool name, and no
+        # placed pod's anti-affinity may select a pod by its labels (they are not in `shape.key`).
+        self.share_unnamed = (
+            share_unnamed
+            and bool(targets)
+            and not targets[0].state.placed_with_anti_affinity
+            and not any(NODEPOOL in t.index.universe for t in targets)
+        )
+
+    def _unnamed(self, shape: PodShape) -> list[Template] | None:
+        """Every kind's stand-in template for the shape with its pool name replaced (unnamed.py), once per
+        such shape; None where they are not shared."""
+        key = unnamed_key(shape) if self.share_unnamed else None
+        if key is None:
+            return None
+        memo = self.kinds[0].stand_in.memo
+
+        def compute() -> list[Template] | None:
+            other = unnamed_shape(shape, key)
+            if other is None:
+                return None
+            return [kind.stand_in.template(other, ("kind", n)) for n, kind in enumerate(self.kinds)]
+
+        return memo.shared(("unnamed templates", key), compute)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -97,9 +125,11 @@ class PoolKinds:
         named = names_pools(shape)
         admitted = _admission(shape, POOL) if named else ()
         mentioned = _mentioned(shape) if named else frozenset()
+        shared = self._unnamed(shape) if named else None
         out: list[Entry] = []
         for number, kind in enumerate(self.kinds):
             template: Template | None = None
+            words: Callable[[], Template] | None = None
             for bundle in kind.bundles:
                 alike = bundle
                 if named:  # the pools the pod names: on their own
@@ -114,17 +144,38 @@ class PoolKinds:
                         alike = [(t, m) for t, m in bundle if id(m) not in own]
                 if not alike:
                     continue
-                if template is None:
+                if template is None and shared is not None:
+                    template, words = shared[number], _Words(kind.stand_in, shape, number)
+                elif template is None:
                     template = kind.stand_in.template(shape, ("kind", number))
-                out.append(_bundle(alike, template, alike[0][1].limit_answer(shape, template.fitting)))
+                limit = alike[0][1].limit_answer(shape, template.fitting)
+                out.append(_bundle(alike, template, limit, words))
         return out
 
 
+class _Words:
+    """A stand-in's template in one shape's own words, made once when a member of its kind is shown."""
+
+    __slots__ = ("_found", "number", "shape", "stand_in")
+
+    def __init__(self, stand_in: PoolTarget, shape: PodShape, number: int) -> None:
+        self.stand_in, self.shape, self.number = stand_in, shape, number
+        self._found: Template | None = None
+
+    def __call__(self) -> Template:
+        if self._found is None:
+            self._found = self.stand_in.template(self.shape, ("kind", self.number))
+        return self._found
+
+
 def _bundle(
-    members: list[tuple[tuple[int, str], PoolTarget]], template: Template, limit: LimitAnswer
+    members: list[tuple[tuple[int, str], PoolTarget]],
+    template: Template,
+    limit: LimitAnswer,
+    words: Callable[[], Template] | None = None,
 ) -> Entry:
     def make(member: PoolTarget) -> PoolCandidate:
-        return PoolCandidate(member, template, limit)
+        return PoolCandidate(member, template, limit, words)
 
     return Entry(make(members[0][1]), members, make, _pool_ref)
 

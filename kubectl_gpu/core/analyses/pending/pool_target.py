@@ -33,7 +33,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     failure,
     fit_signature,
     fitting_types,
-    limit_problem,
+    limit_answer_of,
     names_pools,
     pool_specific,
     requirement_signature,
@@ -66,6 +66,7 @@ from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, pretty, untol
 # (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
 Attempt = tuple[Requirements, list[Incompatibility], int]
 _PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
+_NO_LIMITS, _FORBIDDEN, _UNFITTED = LimitAnswer("none"), LimitAnswer("forbidden"), LimitAnswer("unfitted")
 
 
 class PoolTarget:
@@ -460,21 +461,16 @@ class PoolTarget:
 
     def limit_answer(self, shape: PodShape, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
         if not self.pool.limits:
-            return LimitAnswer("none")
+            return _NO_LIMITS
         if "nodeclaims" in self.unreadable:
-            return LimitAnswer("forbidden")
+            return _FORBIDDEN
         if not fitting:
-            return LimitAnswer("unfitted")
+            return _UNFITTED
         # Pools with as much left share the answer, and shapes with the same fitting types (identity key: the
         # entry keeps `fitting` alive, so its id is not reused while the entry is there).
         key = ("limits", id(fitting), self.remaining_key)
-        kept, found = self.memo.shared(key, lambda: (fitting, limit_problem(self.remaining, fitting)))
-        if kept is not fitting:
-            found = limit_problem(self.remaining, fitting)
-        problem, unknown = found
-        if unknown is not None:
-            return LimitAnswer("unknown", detail=unknown)
-        return LimitAnswer("ok") if problem is None else LimitAnswer("over", problem)
+        kept, found = self.memo.shared(key, lambda: (fitting, limit_answer_of(self.remaining, fitting)))
+        return found if kept is fitting else limit_answer_of(self.remaining, fitting)
 
     def _limit_parts(self, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]) -> None:
         remaining = self._remaining_text

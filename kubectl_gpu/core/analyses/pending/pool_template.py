@@ -12,7 +12,7 @@ or every one for `explain`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,14 +63,24 @@ def named_check(check: Check, name: str) -> Check:
 
 
 class PoolCandidate:
-    """One NodePool for one pod shape: its rank without its words, and its evaluation on demand."""
+    """One NodePool for one pod shape: its rank without its words, and its evaluation on demand.
 
-    __slots__ = ("_evaluation", "key", "limit", "target", "template")
+    `words`, when given, makes the template in the shape's own words: `template` is then one shared with
+    shapes that rank alike against the pool (unnamed.py), right in everything but its words."""
 
-    def __init__(self, target: PoolTarget, template: Template, limit: LimitAnswer) -> None:
+    __slots__ = ("_evaluation", "key", "limit", "target", "template", "words")
+
+    def __init__(
+        self,
+        target: PoolTarget,
+        template: Template,
+        limit: LimitAnswer,
+        words: Callable[[], Template] | None = None,
+    ) -> None:
         self.target = target
         self.template = template
         self.limit = limit
+        self.words = words
         self.key: Key = (
             not template.offers,
             template.excluded,
@@ -120,7 +130,8 @@ class PoolCandidate:
 
     def evaluation(self) -> TargetEvaluation:
         if self._evaluation is None:
-            self._evaluation = self.target.named_evaluation(self)
+            own = self if self.words is None else PoolCandidate(self.target, self.words(), self.limit)
+            self._evaluation = self.target.named_evaluation(own)
         return self._evaluation
 
 
