@@ -5,6 +5,9 @@ filters.
 Nothing here blocks the UI thread on the cluster: reading, analysing and building every view's rows happen
 in `_load` (a thread worker) and arrive as one `DataLoaded` message; a failed refresh arrives as
 `LoadFailed` and leaves the last good data on screen, marked stale.
+
+Only the first screen's modules are imported at start-up: pages, the nvidia-smi page, YAML and the help
+are imported on first use (tests/tui/test_lazy_imports.py pins it).
 """
 
 from __future__ import annotations
@@ -40,18 +43,12 @@ from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
-from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
-from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
-from kubectl_gpu.tui.objects import events_view, yaml_view
 from kubectl_gpu.tui.release import release_later
-from kubectl_gpu.tui.screens.detail import DetailScreen
-from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
 from kubectl_gpu.tui.views import VIEWS, TableView, build_changed
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
@@ -364,7 +361,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self.refresh_bindings()
 
     def action_view(self, view_id: str) -> None:
-        if isinstance(self.screen, SmiScreen) and self.screen.running:
+        if self.smi_running():
             self.notify("nvidia-smi is running: esc cancels it first", timeout=3)
             return
         while len(self.screen_stack) > 1:  # from a detail page: back to the main screen, on that view
@@ -376,6 +373,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     @on(TableView.Open)
     def _open(self, message: TableView.Open) -> None:
+        from kubectl_gpu.tui.screens.detail import DetailScreen
+        from kubectl_gpu.tui.screens.explain import ExplainScreen
+        from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
+
         row, snapshot = message.row, self.snapshot
         if snapshot is None:
             return
@@ -443,6 +444,9 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     def action_help(self) -> None:
         """The keys of the page `?` was pressed on (they are the ones that work there)."""
+        from kubectl_gpu.tui.help import help_view
+        from kubectl_gpu.tui.screens.detail import DetailScreen
+
         page = self.screen
         title = "Keys" if len(self.screen_stack) == 1 else f"Keys: {getattr(page, 'page_title', '')}"
         self.push_screen(DetailScreen(title.rstrip(": "), help_view(page), shows="help"))
@@ -473,6 +477,9 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     @on(ShowObject)
     def _show_object(self, message: ShowObject) -> None:
+        from kubectl_gpu.tui.objects import events_view, yaml_view
+        from kubectl_gpu.tui.screens.detail import DetailScreen
+
         if self.snapshot is None:
             return
         state, ref = self.snapshot.state, message.ref
