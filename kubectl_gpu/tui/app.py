@@ -7,13 +7,13 @@ in `_load` (a thread worker) and arrive as one `DataLoaded` message; a failed re
 `LoadFailed` and leaves the last good data on screen, marked stale.
 
 Only the first screen's modules are imported at start-up: pages, the nvidia-smi page, YAML and the help
-are imported on first use (tests/tui/test_lazy_imports.py pins it).
+are imported on first use (tests/tui/test_lazy_imports.py pins it). Likewise only the Overview is
+mounted: every other view on its first show (`show_view`), with the data and filter it was given.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.filter import Monochrome, NoColor
@@ -40,7 +41,7 @@ from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
-from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.config import TuiConfig, initial_theme
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.drill import Drill
@@ -74,15 +75,6 @@ class ContextMemory:
 def _view_bindings() -> list[BindingType]:
     digits = iter("1234567890")
     return [Binding(f"{v.key},{next(digits)}", f"view('{v.view_id}')", v.footer or v.title) for v in VIEWS]
-
-
-def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
-    """--theme, else the terminal's background as COLORFGBG reports it (light: 7 or 15), else dark."""
-    if config.theme:
-        return config.theme
-    values = os.environ if env is None else env
-    background = (values.get("COLORFGBG") or "").rpartition(";")[2]
-    return "textual-light" if background in ("7", "15") else "textual-dark"
 
 
 class MainScreen(Screen[object]):
@@ -141,6 +133,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self.memory: dict[str | None, ContextMemory] = {}
         self.history: list[str] = []
         self.current = "overview"
+        self._views = {view.view_id: view() for view in VIEWS}
+        for view in self._views.values():  # hidden until shown (as ContentSwitcher hides all but one)
+            view.display = view.view_id == self.current
+        self._mounting: dict[str, AwaitComplete] = {}
         self._sources: dict[SourceOptions, ClusterSource] = {}
         self._notes_seen: set[str] = set()
         self._quitting = False
@@ -170,8 +166,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
     def compose(self) -> ComposeResult:
         yield ClusterHeader(HeaderState(self.config, loading=True), self.clock)
         with ContentSwitcher(initial="view-overview", id="views"):
-            for view in VIEWS:
-                yield view()
+            yield self._views["overview"]
         with Horizontal(id="command-bar"):
             yield Label(":", id="command-prompt")
             yield CommandLine(self._context_names, self._namespace_names)
@@ -190,10 +185,11 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     @property
     def view(self) -> TableView:
-        return self.query_one(f"#view-{self.current}", TableView)
+        return self._views[self.current]
 
     def views(self) -> list[TableView]:
-        return list(self.query(TableView))
+        """Every view, mounted or not (one not yet shown keeps its model and filter for its first show)."""
+        return list(self._views.values())
 
     # --- refresh ---------------------------------------------------------------------------------
 
@@ -352,6 +348,16 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     # --- views -------------------------------------------------------------------------------------
 
+    async def show_view(self, view_id: str) -> None:
+        """Show a view, mounting it first if it was never shown (hidden until it is current)."""
+        if not self._views[view_id].composed:
+            mounting = self._mounting.get(view_id)  # a key a moment ago may have started it
+            if mounting is None:
+                switcher = self.query_one("#views", ContentSwitcher)
+                mounting = self._mounting[view_id] = switcher.add_content(self._views[view_id])
+            await mounting
+        self._show(view_id)
+
     def _show(self, view_id: str, *, remember: bool = True) -> None:
         if remember and view_id != self.current:
             self.history.append(self.current)
@@ -360,19 +366,19 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self.view.focus_table()
         self.refresh_bindings()
 
-    def action_view(self, view_id: str) -> None:
+    async def action_view(self, view_id: str) -> None:
         if self.smi_running():
             self.notify("nvidia-smi is running: esc cancels it first", timeout=3)
             return
         while len(self.screen_stack) > 1:  # from a detail page: back to the main screen, on that view
             self.pop_screen()
-        self._show(view_id)
+        await self.show_view(view_id)
 
     def _row(self) -> Row | None:
         return self.view.grid.cursor_row
 
     @on(TableView.Open)
-    def _open(self, message: TableView.Open) -> None:
+    async def _open(self, message: TableView.Open) -> None:
         from kubectl_gpu.tui.screens.detail import DetailScreen
         from kubectl_gpu.tui.screens.explain import ExplainScreen
         from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
@@ -381,7 +387,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         if snapshot is None:
             return
         if message.view.view_id == "overview" and row.key != ALL:
-            self._show("nodes")
+            await self.show_view("nodes")
             self.view.set_filter(row.key if row.ref is not None else "")
             return
         if message.view.view_id == "nodes" and row.node is not None:

@@ -1,0 +1,44 @@
+"""The first screen mounts only the Overview (issue 18: the first screen at most 1.2x `diagnose`); every
+other view is mounted on its first show, with the data and the filter it was given before."""
+
+from __future__ import annotations
+
+from kubectl_gpu.tui.app import GpuApp
+from kubectl_gpu.tui.views.base import TableView
+from tests.tui.conftest import demo_app, settle
+
+SIZE = (200, 50)
+
+
+def _view(app: GpuApp, view_id: str) -> TableView:
+    return next(v for v in app.views() if v.view_id == view_id)
+
+
+async def test_only_the_overview_is_mounted_until_a_view_is_shown() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [v.view_id for v in app.query(TableView)] == ["overview"]
+        nodes = _view(app, "nodes")
+        assert nodes.model is not None and not nodes.composed  # built in the refresh, kept for its first show
+        first = nodes.model.sections[0].table.rows[0]
+        nodes.set_filter(str(first.key))  # as `:ctx` back to a context restores a filter
+        await settle(pilot, "n")
+        assert app.current == "nodes" and nodes.composed
+        assert [v.view_id for v in app.query(TableView)] == ["overview", "nodes"]
+        grid = nodes.grid
+        assert grid.table is nodes.model.sections[0].table and grid.filter_text == str(first.key)
+        assert 0 < len(grid.view) < len(grid.table.rows) and first in grid.view
+        await settle(pilot, "v")
+        await settle(pilot, "n")  # shown again: the same widget, not a second one
+        assert [v.view_id for v in app.query(TableView)] == ["overview", "nodes"]
+
+
+async def test_a_view_shown_before_the_first_data_arrives_fills_when_it_does() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p")  # at once: the refresh may still run
+        await settle(pilot)
+        pending = _view(app, "pending")
+        assert app.current == "pending" and pending.composed and pending.model is not None
+        assert pending.grid.table is pending.model.sections[0].table
