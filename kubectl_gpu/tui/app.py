@@ -31,7 +31,6 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
-from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
@@ -48,9 +47,10 @@ from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
-from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
+from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ViewsBuilt
+from kubectl_gpu.tui.object_keys import ObjectKeys
 from kubectl_gpu.tui.release import release_later
-from kubectl_gpu.tui.views import VIEWS, TableView, build_changed
+from kubectl_gpu.tui.views import VIEWS, TableView, build_changed, build_first, build_rest
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
 from kubectl_gpu.tui.widgets.command_line import CommandLine
@@ -84,7 +84,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
+class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, HangUp):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -222,6 +222,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
             snapshot = data.load(
                 self._source(config.source), now=config.now, clock=self.clock, previous=previous
             )
+            if previous is None:  # the first screen: the view shown first, then the others
+                shown = self.current  # a str the UI thread sets: read here, it is the latest
+                self.post_message(DataLoaded(generation, config, snapshot, build_first(snapshot, shown)))
+                return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
             models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
             return LoadFailed(generation, config, exc.line())
@@ -268,6 +272,18 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self._header()
         self._notify_notes(message.snapshot)
         release_later(*replaced)  # not here: freeing it all at once would freeze the screen
+
+    @on(ViewsBuilt)
+    def _built(self, message: ViewsBuilt) -> None:
+        """The rest of the first refresh: shown if its data is still what is on screen (a refresh since
+        that changed nothing, or a newer generation's same data, keeps it valid)."""
+        shown = self.snapshot
+        if shown is None or message.snapshot.state is not shown.state or message.snapshot.now != shown.now:
+            release_later(message.snapshot, message.models)
+            return
+        for view in self.views():
+            if view.view_id in message.models:
+                view.show(message.models[view.view_id])
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
@@ -463,37 +479,3 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
             self.shell_on(message.node)
         else:
             self.smi_on([message.node])
-
-    def _selected_ref(self) -> ObjectRef | None:
-        row = self._row()
-        if row is None or row.ref is None:
-            self.notify("this row names no Kubernetes object", severity="warning", timeout=3)
-            return None
-        return row.ref
-
-    def action_yaml(self) -> None:
-        ref = self._selected_ref()
-        if ref is not None:
-            self.post_message(ShowObject(ref, "yaml"))
-
-    def action_events(self) -> None:
-        ref = self._selected_ref()
-        if ref is not None:
-            self.post_message(ShowObject(ref, "events"))
-
-    @on(ShowObject)
-    def _show_object(self, message: ShowObject) -> None:
-        from kubectl_gpu.tui.objects import events_view, yaml_view
-        from kubectl_gpu.tui.screens.detail import DetailScreen
-
-        if self.snapshot is None:
-            return
-        state, ref = self.snapshot.state, message.ref
-        if message.what == "yaml":
-            body, text = yaml_view(state, ref)
-            page = DetailScreen(
-                f"YAML {ref}", body, copy=text, copy_what="the YAML", subject=ref, shows="yaml"
-            )
-        else:
-            page = DetailScreen(f"events {ref}", events_view(state, ref), subject=ref, shows="events")
-        self.push_screen(page)

@@ -10,7 +10,7 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import ViewModel
 
-__all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject"]
+__all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject", "ViewsBuilt"]
 
 
 class DataLoaded(Message):
@@ -22,6 +22,16 @@ class DataLoaded(Message):
         super().__init__()
         self.generation = generation
         self.config = config
+        self.snapshot = snapshot
+        self.models = models
+
+
+class ViewsBuilt(Message):
+    """The first refresh's other views, built after its first screen (`DataLoaded` had placeholders)."""
+
+    def __init__(self, generation: int, snapshot: Refresh, models: dict[str, ViewModel]) -> None:
+        super().__init__()
+        self.generation = generation
         self.snapshot = snapshot
         self.models = models
 
