@@ -14,6 +14,7 @@ mounted: every other view on its first show (`show_view`), with the data and fil
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +60,10 @@ from kubectl_gpu.tui.widgets.header import ClusterHeader, HeaderState
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["GpuApp"]
+
+#: The most the first refresh's worker waits for its first screen to be drawn before it builds the other
+#: views (a safety net: an app that quit before drawing it never says so).
+FIRST_DRAWN_S = 30.0
 
 SourceFactory = Callable[[SourceOptions], ClusterSource]
 Clock = Callable[[], datetime]
@@ -223,8 +228,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
                 self._source(config.source), now=config.now, clock=self.clock, previous=previous
             )
             if previous is None:  # the first screen: the view shown first, then the others
-                shown = self.current  # a str the UI thread sets: read here, it is the latest
-                self.post_message(DataLoaded(generation, config, snapshot, build_first(snapshot, shown)))
+                shown, drawn = self.current, threading.Event()  # current: the UI thread's latest
+                first = build_first(snapshot, shown)
+                self.post_message(DataLoaded(generation, config, snapshot, first, drawn))
+                drawn.wait(FIRST_DRAWN_S)  # building the rest now would slow the first screen's drawing
                 return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
             models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
@@ -249,6 +256,8 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
 
     @on(DataLoaded)
     def _loaded(self, message: DataLoaded) -> None:
+        if message.drawn is not None:
+            self.call_after_refresh(message.drawn.set)
         if message.generation != self.generation:  # a newer refresh (or a context switch) superseded it
             release_later(message.snapshot, message.models)
             return
