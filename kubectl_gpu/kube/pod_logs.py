@@ -5,11 +5,14 @@ line that says why there is none (forbidden, the pod is gone, the cluster did no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource
-from kubectl_gpu.kube.transport import ApiFailure, Transport
+
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.transport import ApiFailure
 
 __all__ = ["LIMIT_BYTES", "TAIL_LINES", "LogTail", "pod_log_tail"]
 
@@ -50,6 +53,9 @@ def pod_log_tail(
     default, the only container)."""
     if not isinstance(source, LiveClusterSource):
         return LogTail(error="logs are not in a snapshot")
+    # Here, not at import: the TUI imports this module at start-up, the Kubernetes client only live.
+    from kubectl_gpu.kube.transport import ApiFailure, Transport
+
     transport = Transport(source.live.api, request_timeout=TIMEOUT, context=source.live.context)
     path = f"/api/v1/namespaces/{quote(namespace, safe='')}/pods/{quote(name, safe='')}/log"
     query: list[tuple[str, str | int]] = [("tailLines", tail_lines), ("limitBytes", limit_bytes)]

@@ -5,12 +5,16 @@ filters.
 Nothing here blocks the UI thread on the cluster: reading, analysing and building every view's rows happen
 in `_load` (a thread worker) and arrive as one `DataLoaded` message; a failed refresh arrives as
 `LoadFailed` and leaves the last good data on screen, marked stale.
+
+Only the first screen's modules are imported at start-up: pages, the nvidia-smi page, YAML and the help
+are imported on first use (tests/tui/test_lazy_imports.py pins it). Likewise only the Overview is
+mounted: every other view on its first show (`show_view`), with the data and filter it was given.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +22,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.filter import Monochrome, NoColor
@@ -27,7 +32,6 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
-from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
@@ -37,22 +41,17 @@ from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
-from kubectl_gpu.tui.config import TuiConfig
+from kubectl_gpu.tui.config import TuiConfig, initial_theme
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
-from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.drill import Drill, follow_refresh
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
-from kubectl_gpu.tui.help import help_view
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
-from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ShowObject
-from kubectl_gpu.tui.objects import events_view, yaml_view
+from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ViewsBuilt
+from kubectl_gpu.tui.object_keys import ObjectKeys
 from kubectl_gpu.tui.release import release_later
-from kubectl_gpu.tui.screens.detail import DetailScreen
-from kubectl_gpu.tui.screens.explain import ExplainScreen
-from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
-from kubectl_gpu.tui.views import VIEWS, TableView, build_changed
+from kubectl_gpu.tui.views import VIEWS, TableView, build_changed, build_first, build_rest
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
 from kubectl_gpu.tui.widgets.command_line import CommandLine
@@ -61,6 +60,10 @@ from kubectl_gpu.tui.widgets.header import ClusterHeader, HeaderState
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["GpuApp"]
+
+#: The most the first refresh's worker waits for its first screen to be drawn before it builds the other
+#: views (a safety net: an app that quit before drawing it never says so).
+FIRST_DRAWN_S = 30.0
 
 SourceFactory = Callable[[SourceOptions], ClusterSource]
 Clock = Callable[[], datetime]
@@ -79,15 +82,6 @@ def _view_bindings() -> list[BindingType]:
     return [Binding(f"{v.key},{next(digits)}", f"view('{v.view_id}')", v.footer or v.title) for v in VIEWS]
 
 
-def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
-    """--theme, else the terminal's background as COLORFGBG reports it (light: 7 or 15), else dark."""
-    if config.theme:
-        return config.theme
-    values = os.environ if env is None else env
-    background = (values.get("COLORFGBG") or "").rpartition(";")[2]
-    return "textual-light" if background in ("7", "15") else "textual-dark"
-
-
 class MainScreen(Screen[object]):
     """The views' screen; Textual's own screen keys (copy the selection) are not offered."""
 
@@ -95,7 +89,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
+class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, HangUp):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -144,6 +138,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self.memory: dict[str | None, ContextMemory] = {}
         self.history: list[str] = []
         self.current = "overview"
+        self._views = {view.view_id: view() for view in VIEWS}
+        for view in self._views.values():  # hidden until shown (as ContentSwitcher hides all but one)
+            view.display = view.view_id == self.current
+        self._mounting: dict[str, AwaitComplete] = {}
         self._sources: dict[SourceOptions, ClusterSource] = {}
         self._notes_seen: set[str] = set()
         self._quitting = False
@@ -173,8 +171,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
     def compose(self) -> ComposeResult:
         yield ClusterHeader(HeaderState(self.config, loading=True), self.clock)
         with ContentSwitcher(initial="view-overview", id="views"):
-            for view in VIEWS:
-                yield view()
+            yield self._views["overview"]
         with Horizontal(id="command-bar"):
             yield Label(":", id="command-prompt")
             yield CommandLine(self._context_names, self._namespace_names)
@@ -193,10 +190,11 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     @property
     def view(self) -> TableView:
-        return self.query_one(f"#view-{self.current}", TableView)
+        return self._views[self.current]
 
     def views(self) -> list[TableView]:
-        return list(self.query(TableView))
+        """Every view, mounted or not (one not yet shown keeps its model and filter for its first show)."""
+        return list(self._views.values())
 
     # --- refresh ---------------------------------------------------------------------------------
 
@@ -229,6 +227,12 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
             snapshot = data.load(
                 self._source(config.source), now=config.now, clock=self.clock, previous=previous
             )
+            if previous is None:  # the first screen: the view shown first, then the others
+                shown, drawn = self.current, threading.Event()  # current: the UI thread's latest
+                first = build_first(snapshot, shown)
+                self.post_message(DataLoaded(generation, config, snapshot, first, drawn))
+                drawn.wait(FIRST_DRAWN_S)  # building the rest now would slow the first screen's drawing
+                return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
             models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
             return LoadFailed(generation, config, exc.line())
@@ -252,6 +256,8 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     @on(DataLoaded)
     def _loaded(self, message: DataLoaded) -> None:
+        if message.drawn is not None:
+            self.call_after_refresh(message.drawn.set)
         if message.generation != self.generation:  # a newer refresh (or a context switch) superseded it
             release_later(message.snapshot, message.models)
             return
@@ -276,6 +282,18 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         follow_refresh(self.screen_stack, self.drill)  # open drill-down pages show the new data
         self._notify_notes(message.snapshot)
         release_later(*replaced)  # not here: freeing it all at once would freeze the screen
+
+    @on(ViewsBuilt)
+    def _built(self, message: ViewsBuilt) -> None:
+        """The rest of the first refresh: shown if its data is still what is on screen (a refresh since
+        that changed nothing, or a newer generation's same data, keeps it valid)."""
+        shown = self.snapshot
+        if shown is None or message.snapshot.state is not shown.state or message.snapshot.now != shown.now:
+            release_later(message.snapshot, message.models)
+            return
+        for view in self.views():
+            if view.view_id in message.models:
+                view.show(message.models[view.view_id])
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
@@ -356,6 +374,16 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     # --- views -------------------------------------------------------------------------------------
 
+    async def show_view(self, view_id: str) -> None:
+        """Show a view, mounting it first if it was never shown (hidden until it is current)."""
+        if not self._views[view_id].composed:
+            mounting = self._mounting.get(view_id)  # a key a moment ago may have started it
+            if mounting is None:
+                switcher = self.query_one("#views", ContentSwitcher)
+                mounting = self._mounting[view_id] = switcher.add_content(self._views[view_id])
+            await mounting
+        self._show(view_id)
+
     def _show(self, view_id: str, *, remember: bool = True) -> None:
         if remember and view_id != self.current:
             self.history.append(self.current)
@@ -364,24 +392,28 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
         self.view.focus_table()
         self.refresh_bindings()
 
-    def action_view(self, view_id: str) -> None:
-        if isinstance(self.screen, SmiScreen) and self.screen.running:
+    async def action_view(self, view_id: str) -> None:
+        if self.smi_running():
             self.notify("nvidia-smi is running: esc cancels it first", timeout=3)
             return
         while len(self.screen_stack) > 1:  # from a detail page: back to the main screen, on that view
             self.pop_screen()
-        self._show(view_id)
+        await self.show_view(view_id)
 
     def _row(self) -> Row | None:
         return self.view.grid.cursor_row
 
     @on(TableView.Open)
-    def _open(self, message: TableView.Open) -> None:
+    async def _open(self, message: TableView.Open) -> None:
+        from kubectl_gpu.tui.screens.detail import DetailScreen
+        from kubectl_gpu.tui.screens.explain import ExplainScreen
+        from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
+
         row, snapshot = message.row, self.snapshot
         if snapshot is None:
             return
         if message.view.view_id == "overview" and row.key != ALL:
-            self._show("nodes")
+            await self.show_view("nodes")
             self.view.set_filter(row.key if row.ref is not None else "")
             return
         if message.view.view_id == "nodes" and row.node is not None:
@@ -444,6 +476,9 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
 
     def action_help(self) -> None:
         """The keys of the page `?` was pressed on (they are the ones that work there)."""
+        from kubectl_gpu.tui.help import help_view
+        from kubectl_gpu.tui.screens.detail import DetailScreen
+
         page = self.screen
         title = "Keys" if len(self.screen_stack) == 1 else f"Keys: {getattr(page, 'page_title', '')}"
         self.push_screen(DetailScreen(title.rstrip(": "), help_view(page), shows="help"))
@@ -454,34 +489,3 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, HangUp):
             self.shell_on(message.node)
         else:
             self.smi_on([message.node])
-
-    def _selected_ref(self) -> ObjectRef | None:
-        row = self._row()
-        if row is None or row.ref is None:
-            self.notify("this row names no Kubernetes object", severity="warning", timeout=3)
-            return None
-        return row.ref
-
-    def action_yaml(self) -> None:
-        ref = self._selected_ref()
-        if ref is not None:
-            self.post_message(ShowObject(ref, "yaml"))
-
-    def action_events(self) -> None:
-        ref = self._selected_ref()
-        if ref is not None:
-            self.post_message(ShowObject(ref, "events"))
-
-    @on(ShowObject)
-    def _show_object(self, message: ShowObject) -> None:
-        if self.snapshot is None:
-            return
-        state, ref = self.snapshot.state, message.ref
-        if message.what == "yaml":
-            body, text = yaml_view(state, ref)
-            page = DetailScreen(
-                f"YAML {ref}", body, copy=text, copy_what="the YAML", subject=ref, shows="yaml"
-            )
-        else:
-            page = DetailScreen(f"events {ref}", events_view(state, ref), subject=ref, shows="events")
-        self.push_screen(page)

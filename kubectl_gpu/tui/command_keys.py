@@ -26,7 +26,7 @@ class CommandLineKeys(App[int]):
 
         @property
         def view(self) -> TableView: ...
-        def _show(self, view_id: str, *, remember: bool = True) -> None: ...
+        async def show_view(self, view_id: str) -> None: ...
         def switch_context(self, name: str) -> None: ...
         def open_fleet(self) -> None: ...
         def refresh_data(self, config: TuiConfig | None = None) -> None: ...
@@ -89,12 +89,13 @@ class CommandLineKeys(App[int]):
         if command.kind == "quit":
             await self.action_quit()  # as `q`: running debug pods are deleted first
             return
+        if command.kind == "view" and command.arg:
+            await self.show_view(command.arg)
+            return
         self._run_command(command.kind, command.arg)
 
     def _run_command(self, kind: str, arg: str | None) -> None:
-        if kind == "view" and arg:
-            self._show(arg)
-        elif kind == "ctx" and arg:
+        if kind == "ctx" and arg:
             self.switch_context(arg)
         elif kind == "ctx":
             self.open_fleet()

@@ -4,12 +4,13 @@ to evaluate at, and how often to refresh. `:ctx` and `:ns` derive new configs fr
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from kubectl_gpu.kube.source import SourceOptions
 
-__all__ = ["DEFAULT_REFRESH_S", "TuiConfig", "TuiSettings", "tui_settings"]
+__all__ = ["DEFAULT_REFRESH_S", "TuiConfig", "TuiSettings", "initial_theme", "tui_settings"]
 
 DEFAULT_REFRESH_S = 30.0
 
@@ -83,3 +84,12 @@ def tui_settings(config: object, where: str = "config") -> TuiSettings:
         if not isinstance(value, bool):
             raise ValueError(f"{where}: tui.{key}: expected true or false, not {value!r}")
     return TuiSettings(**section)
+
+
+def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
+    """--theme, else the terminal's background as COLORFGBG reports it (light: 7 or 15), else dark."""
+    if config.theme:
+        return config.theme
+    values = os.environ if env is None else env
+    background = (values.get("COLORFGBG") or "").rpartition(";")[2]
+    return "textual-light" if background in ("7", "15") else "textual-dark"

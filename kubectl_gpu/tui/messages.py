@@ -3,6 +3,8 @@ events" and "debug this node" (from a screen that is not the main one)."""
 
 from __future__ import annotations
 
+import threading
+
 from textual.message import Message
 
 from kubectl_gpu.core.report import ObjectRef
@@ -10,18 +12,35 @@ from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import ViewModel
 
-__all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject"]
+__all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject", "ViewsBuilt"]
 
 
 class DataLoaded(Message):
     """A refresh finished: its snapshot and every view's model, for the config it read."""
 
     def __init__(
-        self, generation: int, config: TuiConfig, snapshot: Refresh, models: dict[str, ViewModel]
+        self,
+        generation: int,
+        config: TuiConfig,
+        snapshot: Refresh,
+        models: dict[str, ViewModel],
+        drawn: threading.Event | None = None,
     ) -> None:
         super().__init__()
         self.generation = generation
         self.config = config
+        self.snapshot = snapshot
+        self.models = models
+        #: set once the screen shows it: the worker builds the other views after, not while it draws
+        self.drawn = drawn
+
+
+class ViewsBuilt(Message):
+    """The first refresh's other views, built after its first screen (`DataLoaded` had placeholders)."""
+
+    def __init__(self, generation: int, snapshot: Refresh, models: dict[str, ViewModel]) -> None:
+        super().__init__()
+        self.generation = generation
         self.snapshot = snapshot
         self.models = models
 

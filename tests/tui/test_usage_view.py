@@ -17,6 +17,7 @@ import kubectl_gpu.kube.usage.rounds as rounds
 from kubectl_gpu.core.usage.scrape import Scrape
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.usage_window import SAMPLING, UsageWindow, roll
+from kubectl_gpu.tui.views.base import TableView
 from kubectl_gpu.tui.views.usage import utilisation_bar
 from kubectl_gpu.tui.widgets.grid import Table
 from tests.kube.pod_proxy import forbidden_body
@@ -31,17 +32,22 @@ def _plain(cell: object) -> str:
     return cell.plain if isinstance(cell, Text) else str(cell)
 
 
+def _usage_view(app: GpuApp) -> TableView:
+    """The Usage view, shown or not yet (then not mounted: the app mounts a view on its first show)."""
+    return next(v for v in app.views() if v.view_id == "usage")
+
+
 def _rows(app: GpuApp, section: int) -> dict[str, dict[str, str]]:
     """The section's rows as {first cell: {column label: text}}."""
-    view = app.query_one("#view-usage")
-    assert view.model is not None  # type: ignore[attr-defined]
-    table: Table = view.model.sections[section].table  # type: ignore[attr-defined]
+    view = _usage_view(app)
+    assert view.model is not None
+    table: Table = view.model.sections[section].table
     labels = [c.label for c in table.columns]
     return {_plain(r.cells[0]): dict(zip(labels, map(_plain, r.cells), strict=True)) for r in table.rows}
 
 
 def _summary(app: GpuApp) -> str:
-    model = app.query_one("#view-usage").model  # type: ignore[attr-defined]
+    model = _usage_view(app).model
     return model.summary.plain if model is not None and model.summary is not None else ""
 
 

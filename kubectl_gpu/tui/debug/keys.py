@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SuspendNotSupported
 
 from kubectl_gpu.core.analyses.smi import SmiResult
-from kubectl_gpu.kube.debug.shell import run_in_foreground
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
-from kubectl_gpu.tui.debug.smi_screen import SmiScreen
-from kubectl_gpu.tui.screens.confirm import ConfirmPod
 from kubectl_gpu.tui.views import TableView
+
+if TYPE_CHECKING:
+    from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 
 __all__ = ["DebugKeys"]
 
@@ -74,6 +75,8 @@ class DebugKeys(App[int]):
 
     def _ask_then(self, what: str, nodes: list[str], then: Callable[[], None]) -> None:
         """Run `then` once the question about a privileged pod is answered yes (or at once: confirm off)."""
+        from kubectl_gpu.tui.screens.confirm import ConfirmPod
+
         if not self.config.confirm:
             then()
             return
@@ -92,7 +95,15 @@ class DebugKeys(App[int]):
     def action_smi(self) -> None:
         self.smi_on(self._target_nodes())
 
+    def smi_running(self) -> bool:
+        """Whether the page on top is an nvidia-smi page still running (a view key waits for it). Its module
+        is imported on the first `s` (not at start-up): before that no such page can be on the stack."""
+        module = sys.modules.get("kubectl_gpu.tui.debug.smi_screen")
+        return module is not None and isinstance(self.screen, module.SmiScreen) and self.screen.running
+
     def smi_on(self, nodes: list[str]) -> None:
+        from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+
         if not nodes or self.snapshot is None:
             self.notify("select a node (n: Nodes) or mark some with space", severity="warning", timeout=4)
             return
@@ -109,6 +120,8 @@ class DebugKeys(App[int]):
         self._ask_then("nvidia-smi", nodes, lambda: self._start_smi(nodes))
 
     def _start_smi(self, nodes: list[str]) -> None:
+        from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+
         holder: list[SmiScreen] = []
 
         def phase(node: str, text: str) -> None:
@@ -126,6 +139,8 @@ class DebugKeys(App[int]):
 
     @work(thread=True, group="debug", exit_on_error=False)
     def _run_smi(self, job: SmiJob, screen: SmiScreen) -> None:
+        from kubectl_gpu.tui.debug.smi_screen import SmiScreen
+
         outcome = job.run()
         screen.post_message(SmiScreen.Finished(outcome))
 
@@ -164,6 +179,8 @@ class DebugKeys(App[int]):
         return result
 
     def _exec(self, greeting: list[str], argv: list[str]) -> int:
+        from kubectl_gpu.kube.debug.shell import run_in_foreground
+
         def run() -> int:
             for line in greeting:
                 print(line, file=sys.stderr)

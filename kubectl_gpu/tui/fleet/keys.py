@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -14,8 +15,9 @@ from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
 from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.config import TuiConfig
-from kubectl_gpu.tui.fleet.overview import FleetOverview, read_fleet
-from kubectl_gpu.tui.fleet.screen import FleetScreen
+
+if TYPE_CHECKING:  # imported on the first `:ctx` (start-up imports only the first screen's modules)
+    from kubectl_gpu.tui.fleet.overview import FleetOverview
 
 __all__ = ["FleetKeys"]
 
@@ -43,6 +45,7 @@ class FleetKeys(App[int]):
     @work(group="fleet", exit_on_error=False)
     async def _load_fleet(self, config: TuiConfig) -> None:
         """In a thread that quitting does not wait for (`tui.background`)."""
+        from kubectl_gpu.tui.fleet.overview import read_fleet
 
         def read() -> FleetOverview:
             contexts = self.contexts_loader(config.source.kubeconfig)
@@ -56,6 +59,8 @@ class FleetKeys(App[int]):
         self._show_fleet(overview)
 
     def _show_fleet(self, overview: FleetOverview) -> None:
+        from kubectl_gpu.tui.fleet.screen import FleetScreen
+
         self.push_screen(FleetScreen(overview, self.config.context), callback=self._fleet_chosen)
 
     def _fleet_chosen(self, name: str | None) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from rich.text import Text
+
+from kubectl_gpu.render import theme
 from kubectl_gpu.tui.data import Refresh
-from kubectl_gpu.tui.views.base import TableView, ViewModel
+from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
 from kubectl_gpu.tui.views.cost import CostView
 from kubectl_gpu.tui.views.drivers import DriversView
 from kubectl_gpu.tui.views.findings import FindingsView
 from kubectl_gpu.tui.views.lifecycle import LifecycleView
+from kubectl_gpu.tui.views.model_grid import to_grid
 from kubectl_gpu.tui.views.nodepools import NodePoolsView
 from kubectl_gpu.tui.views.nodes import NodesView
 from kubectl_gpu.tui.views.nvme import NvmeView
@@ -15,7 +19,19 @@ from kubectl_gpu.tui.views.overview import OverviewView
 from kubectl_gpu.tui.views.pending import PendingView
 from kubectl_gpu.tui.views.usage import UsageView
 
-__all__ = ["VIEWS", "TableView", "ViewModel", "build_all", "build_changed"]
+__all__ = [
+    "LOADING",
+    "VIEWS",
+    "TableView",
+    "ViewModel",
+    "build_all",
+    "build_changed",
+    "build_first",
+    "build_rest",
+    "placeholder",
+]
+
+LOADING = "loading..."
 
 VIEWS: tuple[type[TableView], ...] = (
     OverviewView,
@@ -44,3 +60,20 @@ def build_changed(snapshot: Refresh, previous: Refresh | None) -> dict[str, View
     if previous is not None and snapshot.usage is not previous.usage:
         return {UsageView.view_id: UsageView.build(snapshot)}
     return {}
+
+
+def placeholder(view: type[TableView]) -> ViewModel:
+    """What a view shows until its rows are built: its sections, empty, saying so."""
+    sections = tuple(Section(name, to_grid(None, empty=LOADING)) for name in view.SECTIONS)
+    return ViewModel(sections, summary=Text(LOADING, style=theme.MUTED))
+
+
+def build_first(snapshot: Refresh, shown: str) -> dict[str, ViewModel]:
+    """The first refresh's first models: the view shown, built; every other a placeholder. Building them
+    all took 4 s of a 14 s first screen with 20,000 Pending pods (the Pending and Findings views' rows)."""
+    return {v.view_id: v.build(snapshot) if v.view_id == shown else placeholder(v) for v in VIEWS}
+
+
+def build_rest(snapshot: Refresh, shown: str) -> dict[str, ViewModel]:
+    """The other views' models, built right after the first screen (in the same worker)."""
+    return {v.view_id: v.build(snapshot) for v in VIEWS if v.view_id != shown}

@@ -125,6 +125,10 @@ class TableView(Vertical):
         self.section = 0
         self._title_shown = ""
         self._detail_shown: tuple[int, str | None, int] | None = None
+        #: False until mounted: the app mounts a view on its first show (the first screen composes only
+        #: the Overview); until then `show` and `set_filter` only keep what they are given
+        self.composed = False
+        self._kept_filter = ""
 
     @staticmethod
     def build(snapshot: Refresh) -> ViewModel:
@@ -150,8 +154,17 @@ class TableView(Vertical):
     def grids(self) -> list[GridTable]:
         return list(self.query(GridTable))
 
+    def on_mount(self) -> None:
+        self.composed = True
+        if self.model is not None:
+            self.show(self.model)
+        if self._kept_filter:
+            self.set_filter(self._kept_filter)
+
     def show(self, model: ViewModel) -> None:
         self.model = model
+        if not self.composed:
+            return
         for index, section in enumerate(model.sections):
             self.query_one(f"#grid-{index}", GridTable).set_table(section.table)
         summary = self.query_one(".view-summary", Static)
@@ -160,13 +173,16 @@ class TableView(Vertical):
         self._title()
 
     def set_filter(self, text: str) -> None:
+        self._kept_filter = text
+        if not self.composed:
+            return
         for grid in self.grids:
             grid.set_filter(text)
         self._title()
 
     @property
     def filter_text(self) -> str:
-        return self.grid.filter_text
+        return self.grid.filter_text if self.composed else self._kept_filter
 
     def focus_table(self) -> None:
         self.grid.focus()

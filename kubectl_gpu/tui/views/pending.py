@@ -9,7 +9,6 @@ from functools import partial
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
@@ -49,6 +48,8 @@ def fix_renderable(fix: str | None) -> RenderableType:
         return Text("-", style=theme.MUTED)
     block = pasteable(safe_block(fix))
     if any(not line.lstrip().startswith("#") and not is_command(line.strip()) for line in block):
+        from rich.syntax import Syntax  # pygments: on the first fix shown, not at start-up
+
         return Syntax("\n".join(block), "yaml", theme="ansi_dark", background_color="default", word_wrap=True)
     return Text("\n".join(block), style=theme.FIX)
 
