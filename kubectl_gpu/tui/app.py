@@ -33,6 +33,7 @@ from textual.widgets import ContentSwitcher, Label
 
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
+from kubectl_gpu.kube.heap import without_collection
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
@@ -229,11 +230,14 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
             )
             if previous is None:  # the first screen: the view shown first, then the others
                 shown, drawn = self.current, threading.Event()  # current: the UI thread's latest
-                first = build_first(snapshot, shown)
+                with without_collection():  # rows by the thousand, no cycles (as data.load's analyses)
+                    first = build_first(snapshot, shown)
                 self.post_message(DataLoaded(generation, config, snapshot, first, drawn))
                 drawn.wait(FIRST_DRAWN_S)  # building the rest now would slow the first screen's drawing
-                return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
-            models = build_changed(snapshot, previous)
+                with without_collection():
+                    return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
+            with without_collection():
+                models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
             return LoadFailed(generation, config, exc.line())
         except Exception as exc:  # never crash on a refresh: say it, keep the last good data

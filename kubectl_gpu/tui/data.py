@@ -36,6 +36,7 @@ from kubectl_gpu.core.evaluation import evaluation_instant
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
+from kubectl_gpu.kube.heap import without_collection
 from kubectl_gpu.kube.source import ClusterSource
 from kubectl_gpu.tui import usage_window
 
@@ -198,6 +199,9 @@ def load(
         used = reading.result(load_catalog(), instant)
         seconds = time.perf_counter() - started
         return replace(previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used)
-    refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
+    # The analyses make millions of short-lived objects and no cycles: with the collector on they took
+    # twice the CPU on 20,000 Pending pods (bench/README.md), as in a one-shot command (cli/run.py).
+    with without_collection():
+        refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
     used = reading.result(load_catalog(), instant)
     return replace(refresh, usage=used, seconds=time.perf_counter() - started)
