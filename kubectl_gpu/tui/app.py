@@ -133,6 +133,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         self.snapshot: data.Refresh | None = None
         self.generation = 0
         self.loading = False
+        self.rest_of: int | None = None  # the refresh whose other views are still being built
         self.error: str | None = None
         self.jobs = DebugJobs()
         self.shell_job: ShellJob | None = None
@@ -200,7 +201,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
     # --- refresh ---------------------------------------------------------------------------------
 
     def _tick(self) -> None:
-        if not self.loading and not self._quitting:
+        if not self.loading and self.rest_of is None and not self._quitting:
             self.refresh_data()
 
     def refresh_data(self, config: TuiConfig | None = None) -> None:
@@ -267,6 +268,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
             return
         self.loading = False
         self.error = None
+        self.rest_of = message.generation if message.drawn is not None else None  # until ViewsBuilt
         if message.config != self.config:
             self._switched(message.config)
         if (
@@ -291,6 +293,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
     def _built(self, message: ViewsBuilt) -> None:
         """The rest of the first refresh: shown if its data is still what is on screen (a refresh since
         that changed nothing, or a newer generation's same data, keeps it valid)."""
+        self.rest_of = None if message.generation == self.rest_of else self.rest_of
         shown = self.snapshot
         if shown is None or message.snapshot.state is not shown.state or message.snapshot.now != shown.now:
             release_later(message.snapshot, message.models)
@@ -301,6 +304,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
 
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
+        self.rest_of = None if message.generation == self.rest_of else self.rest_of
         if message.generation != self.generation:
             return
         self.loading = False
@@ -440,7 +444,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
     # --- keys ----------------------------------------------------------------------------------------
 
     def action_refresh(self) -> None:
-        if self.loading:
+        if self.loading or self.rest_of is not None:  # the first refresh's other views: still building
             self.notify("a refresh is already running", timeout=2)
             return
         self.refresh_data()

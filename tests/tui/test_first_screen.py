@@ -87,7 +87,13 @@ async def _first_screen_then_the_rest(
         assert not _loading(overview) and overview.grid.table.rows
         await pilot.press("p")
         assert app.current == "pending" and _loading(pending) and not pending.grid.table.rows
+        generation = app.generation
+        await pilot.press("r")  # no second read beside the first one's worker, still building
+        assert app.generation == generation and app.rest_of == generation
         release.set()
         await settle(pilot)
         assert pending.grid.table.rows  # the demo's Pending pods
         assert not any(_loading(v) for v in app.views())
+        assert app.rest_of is None
+        await settle(pilot, "r")  # then r reads again
+        assert app.generation == generation + 1
