@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 from kubectl_gpu.core.analyses.smi.analysis import SmiResult
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.probe.errors import ProbeParseError
 from kubectl_gpu.core.probe.attribution import pod_names_by_uid
+from kubectl_gpu.core.probe.errors import ProbeParseError
 
 __all__ = ["stored_results"]
 
