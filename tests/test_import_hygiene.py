@@ -151,3 +151,17 @@ def test_a_json_snapshot_without_probes_loads_no_probe_parser_and_no_yaml(tmp_pa
     yaml_file = tmp_path / "list.yaml"
     yaml_file.write_text("apiVersion: v1\nkind: List\nitems: []\n")
     assert "yaml" in _loaded_after(f"{code.splitlines()[0]}\nload_snapshot([{str(yaml_file)!r}])")
+
+
+def test_analyses_import_no_probe_parsers() -> None:
+    """`diagnose` reads `ProbeResult` and friends, not the parsers (`core.probe` loads a name on first
+    use): a snapshot without probes never imports them; one with probes imports them to read them."""
+    modules = _loaded_after("import kubectl_gpu.core.analyses.diagnose")
+    parsers = {
+        f"kubectl_gpu.core.probe.{name}"
+        for name in ("collector", "lsblk", "mdstat", "neuron", "nvidia_csv", "nvidia_xml", "saved")
+    }
+    assert "kubectl_gpu.core.probe.models" in modules
+    assert not parsers & modules
+    after = _loaded_after("from kubectl_gpu.core.probe import parse_saved_output, ProbeResult")
+    assert {"kubectl_gpu.core.probe.saved", "kubectl_gpu.core.probe.collector"} <= after

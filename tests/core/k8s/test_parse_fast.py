@@ -226,8 +226,8 @@ def _parsed(obj: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checked readers everywhere: no fast metadata, no memo of quantities, taints or times, the
-    models built by their own `__init__`."""
+    """The checked readers everywhere: no fast metadata or events, no memo of quantities, taints,
+    conditions or times, the models built by their own `__init__`."""
     from kubectl_gpu.core.k8s import models
     from kubectl_gpu.core.k8s.parse import events, karpenter, nodes
 
@@ -237,6 +237,7 @@ def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
         monkeypatch.setattr(module, "fast_conditions", common.conditions)
     monkeypatch.setattr(karpenter, "memo_json", lambda memo, value, read: read())
+    monkeypatch.setattr(events, "_fast_event", lambda obj: None)
     for module in (events, karpenter):
         monkeypatch.setattr(module, "opt_time" if module is events else "memo_time", common.opt_time)
     for module, name, cls in (

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 from kubectl_gpu.core.analyses.smi.analysis import SmiResult
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.probe import ProbeParseError, parse_saved_output
 from kubectl_gpu.core.probe.attribution import pod_names_by_uid
+from kubectl_gpu.core.probe.errors import ProbeParseError
 
 __all__ = ["stored_results"]
 
@@ -39,6 +39,8 @@ def _stored(state: ClusterState, node: str, pods_of: PodsOf) -> SmiResult:
     entry = stored if isinstance(stored, dict) else {"output": stored}
     output = entry.get("output")
     error = _text(entry.get("error"))
+    from kubectl_gpu.core.probe.saved import parse_saved_output  # the parsers, only where a probe is stored
+
     try:
         probe = parse_saved_output(output) if isinstance(output, str) and output else None
     except ProbeParseError as exc:  # a bundle edited or truncated by hand

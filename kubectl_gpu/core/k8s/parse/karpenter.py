@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
-from kubectl_gpu.core.k8s.models import Budget, LegacyKarpenterObject, NodeClaim, NodeClass, NodePool, Raw
+from kubectl_gpu.core.k8s.models import (
+    Budget,
+    Condition,
+    LegacyKarpenterObject,
+    NodeClaim,
+    NodeClass,
+    NodePool,
+    Raw,
+)
 from kubectl_gpu.core.k8s.parse.common import (
     ModelError,
     as_dict,
@@ -137,7 +145,11 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         image_id=opt_str(status.get("imageID")),
         capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
         allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=fast_conditions(status.get("conditions"), f"{where} status.conditions"),
+        conditions=memo_json(  # a NodePool's claims launched together share their conditions, times too
+            _CONDITIONS,
+            claim_conditions := status.get("conditions"),
+            lambda: fast_conditions(claim_conditions, f"{where} status.conditions"),
+        ),
         last_pod_event=memo_time(status.get("lastPodEventTime")),
         startup_taints=memo_json(
             _TAINTS,
@@ -148,6 +160,7 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
 
 
 _TAINTS: dict[bytes, tuple[Taint, ...]] = {}  # a NodePool's claims share its taints
+_CONDITIONS: dict[bytes, tuple[Condition, ...]] = {}
 _nodeclaim = constructor(NodeClaim)
 
 
