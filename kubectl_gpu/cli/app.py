@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import traceback
 from typing import Annotated, Any
@@ -130,6 +131,12 @@ def _traceback() -> None:
     sys.stderr.write(shown_block(traceback.format_exc()))
 
 
+def _say_interrupted() -> None:
+    """ "interrupted" on stderr, unless the terminal is gone (SIGHUP): the exit code says it all the same."""
+    with contextlib.suppress(OSError):
+        typer.echo("interrupted", err=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turn every expected failure into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -165,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except Exception as exc:
         if caused_by_interrupt(exc):  # Ctrl-C while a lazy import defines a dataclass: a RuntimeError
-            typer.echo("interrupted", err=True)
+            _say_interrupted()
             sys.exit(ExitCode.INTERRUPTED)
         if debug:
             _traceback()
@@ -174,5 +181,5 @@ def main(argv: list[str] | None = None) -> None:
         _error(f"internal error: {type(exc).__name__}: {detail} ({hint})")
         sys.exit(ExitCode.CLUSTER)
     if rc == ExitCode.INTERRUPTED:  # typer turns Ctrl-C into a bare exit code 130
-        typer.echo("interrupted", err=True)
+        _say_interrupted()
     sys.exit(int(rc) if isinstance(rc, int) else ExitCode.OK)

@@ -15,7 +15,15 @@ REPO = Path(__file__).resolve().parents[2]
 SIZE = (200, 50)
 
 
-def spawn_on_pty(args: list[str], *, new_session: bool = False) -> tuple[subprocess.Popen[bytes], int]:
+def _take_controlling_tty() -> None:
+    """In the child, after setsid: the pty on fd 0 becomes its controlling terminal, as a shell's is, so
+    the kernel sends it SIGHUP when the terminal's side closes."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def spawn_on_pty(
+    args: list[str], *, new_session: bool = False, controlling: bool = False
+) -> tuple[subprocess.Popen[bytes], int]:
     """Start `python -m kubectl_gpu ARGS` with a pty as its terminal; the process and the pty's leader fd
     (read what it writes, write keys). COLUMNS and LINES are set to the pty's size: another test may have
     left them set, and they win over the pty's own size."""
@@ -33,7 +41,8 @@ def spawn_on_pty(args: list[str], *, new_session: bool = False) -> tuple[subproc
         stderr=follower,
         env=env,
         close_fds=True,
-        start_new_session=new_session,
+        start_new_session=new_session or controlling,
+        preexec_fn=_take_controlling_tty if controlling else None,
     )
     os.close(follower)
     return proc, leader

@@ -40,8 +40,8 @@ KEYS = {"enter": b"\r"}
 class Terminal:
     """A process on a pty 200x50; `wait_for` reads until a text appears (bounded, so a hang fails)."""
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc, self.leader = spawn_on_pty(args, new_session=True)
+    def __init__(self, args: list[str], *, controlling: bool = False) -> None:
+        self.proc, self.leader = spawn_on_pty(args, new_session=True, controlling=controlling)
         self.raw = b""
 
     def _read(self, timeout: float) -> bool:
