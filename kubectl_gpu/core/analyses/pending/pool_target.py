@@ -166,7 +166,15 @@ class PoolTarget:
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
         """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
         key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
-        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
+        return self.memo.shared(key, lambda: self._interned(fitting_types(self, shape, pod_reqs)))
+
+    def _interned(self, found: Fitting) -> Fitting:
+        """One object per distinct answer (the types by identity: the index's, alive as long as it), so that
+        what is keyed by the answer (`_instance_blockers`) is shared by every pod requirement that admits the
+        same types: most selectors change no pool's answer, or the same way."""
+        with_pod, fitting, known, check = found
+        key = ("fitting answer", tuple(map(id, with_pod)), tuple(map(id, fitting)), tuple(map(id, known)), check)
+        return self.memo.shared(key, lambda: found)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         return self.candidate(shape).evaluation()
@@ -395,8 +403,13 @@ class PoolTarget:
     def _instance_blockers(
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
     ) -> tuple[IndexedType, ...]:
-        """Once per fit group, term, requests and ephemeral storage: the same for every shape that asks that."""
-        key = ("instance blockers", self.group, self._term_key(shape), self.memo.requests_id(shape))
+        """Once per fit group, requests and ephemeral storage, and the instance fit's answer (`_interned`):
+        `_instance_blockers_of` reads the pod's requirements only through it."""
+        answer = None
+        if shape.wants_accelerator:
+            pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
+            answer = id(self.fitting(shape, pod_reqs))  # interned and held by the memo: its id is not reused
+        key = ("instance blockers", self.group, self.memo.requests_id(shape), answer)
         found, found_checks, fitting = self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
         blockers += found
         checks += found_checks
