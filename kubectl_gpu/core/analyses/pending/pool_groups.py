@@ -32,6 +32,7 @@ __all__ = [
     "failure",
     "fit_signature",
     "fitting_types",
+    "intern_fitting",
     "limit_answer_of",
     "limit_problem",
     "names_pools",
@@ -191,6 +192,15 @@ def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -
     fitting = tuple(e for e in with_pod if failure(target, e, shape) is None)
     known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
     return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
+
+
+def intern_fitting(memo: PoolMemo, found: Fitting) -> Fitting:
+    """One object per distinct answer (types by identity: the index's, alive as long as it), so that what is
+    keyed by the answer is shared by every pod requirement that admits the same types (most selectors change
+    no pool's answer, or change it the same way); the memo holds it, so its id is not reused."""
+    with_pod, fitting, known, check = found
+    key = ("fitting answer", *(tuple(map(id, types)) for types in (with_pod, fitting, known)), check)
+    return memo.shared(key, lambda: found)
 
 
 def _with_pod(target: PoolTarget, pod_reqs: Requirements) -> tuple[IndexedType, ...]:

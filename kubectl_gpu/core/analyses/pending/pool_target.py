@@ -33,6 +33,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     failure,
     fit_signature,
     fitting_types,
+    intern_fitting,
     limit_answer_of,
     names_pools,
     pool_specific,
@@ -166,7 +167,7 @@ class PoolTarget:
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
         """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
         key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
-        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
+        return self.memo.shared(key, lambda: intern_fitting(self.memo, fitting_types(self, shape, pod_reqs)))
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         return self.candidate(shape).evaluation()
@@ -356,7 +357,7 @@ class PoolTarget:
         return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
-        return self._term(shape)[0]
+        return self._term(shape)[0] if shape.requirements is not None else Requirements()
 
     def relaxed(self, shape: PodShape) -> int:
         """How many relaxations Karpenter makes before it tries this pool with the attempt it can take (0: the
@@ -395,8 +396,11 @@ class PoolTarget:
     def _instance_blockers(
         self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
     ) -> tuple[IndexedType, ...]:
-        """Once per fit group, term, requests and ephemeral storage: the same for every shape that asks that."""
-        key = ("instance blockers", self.group, self._term_key(shape), self.memo.requests_id(shape))
+        """Once per fit group, requests and ephemeral storage, and the instance fit's answer (interned:
+        `intern_fitting`), through which alone `_instance_blockers_of` reads the pod's requirements."""
+        # interned and held by the memo: its id is not reused
+        answer = id(self.fitting(shape, self._term_requirements(shape))) if shape.wants_accelerator else None
+        key = ("instance blockers", self.group, self.memo.requests_id(shape), answer)
         found, found_checks, fitting = self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
         blockers += found
         checks += found_checks
@@ -419,7 +423,7 @@ class PoolTarget:
             )
             return ()
         pool_types = self.types
-        pod_reqs = self._term_requirements(shape) if shape.requirements is not None else Requirements()
+        pod_reqs = self._term_requirements(shape)
         with_pod, fitting, known, found = self.fitting(shape, pod_reqs)
         if found is not None:
             checks.append(found)
