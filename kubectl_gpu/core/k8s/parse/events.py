@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from kubectl_gpu.core.k8s.models import Event, InvolvedObject, Meta, Raw
@@ -25,6 +27,19 @@ def parse_event(obj: Raw) -> Event:
     return found if found is not None else parse_event_checked(obj)
 
 
+def _seen(
+    get: Callable[[str], Any], series: Raw, created: datetime | None
+) -> tuple[datetime | None, datetime | None]:
+    """(first, last) seen: the core/v1 timestamps, else the series' and events.k8s.io's, else creation."""
+    last = (
+        opt_time(get("lastTimestamp"))
+        or opt_time(series.get("lastObservedTime"))
+        or opt_time(get("eventTime"))
+        or created
+    )
+    return opt_time(get("firstTimestamp")) or opt_time(get("eventTime")) or last, last
+
+
 def _fast_event(obj: Raw) -> Event | None:
     """`parse_event_checked` of an event whose metadata, involved object, source and series are in their
     usual shape (None for anything else), `opt_str` inline: a function call is a tenth of an event's time,
@@ -43,13 +58,7 @@ def _fast_event(obj: Raw) -> Event | None:
     component = get("reportingComponent")
     if not (isinstance(component, str) and component):
         component = opt_str(get("reportingController")) or opt_str(source.get("component"))
-    last = (
-        opt_time(get("lastTimestamp"))
-        or opt_time(series.get("lastObservedTime"))
-        or opt_time(get("eventTime"))
-        or m.created
-    )
-    first = opt_time(get("firstTimestamp")) or opt_time(get("eventTime")) or last
+    first, last = _seen(get, series, m.created)
     count = get("count") or series.get("count") or 1
     involved_get = involved.get
     kind, namespace = involved_get("kind"), involved_get("namespace")
@@ -85,13 +94,7 @@ def parse_event_checked(obj: Raw) -> Event:
         or opt_str(get("reportingController"))
         or opt_str(source.get("component"))
     )
-    last = (
-        opt_time(get("lastTimestamp"))
-        or opt_time(series.get("lastObservedTime"))
-        or opt_time(get("eventTime"))
-        or m.created
-    )
-    first = opt_time(get("firstTimestamp")) or opt_time(get("eventTime")) or last
+    first, last = _seen(get, series, m.created)
     count = get("count") or series.get("count") or 1
     return _event(
         meta=m,

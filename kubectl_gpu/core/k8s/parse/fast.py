@@ -95,14 +95,19 @@ def str_values(mapping: dict[str, Any]) -> bool:
     return True
 
 
+def _memo_text(cache: dict[str, _T], read: Callable[[object], _T], value: object) -> _T:
+    """`read(value)`, once per distinct text in `cache` (anything but a str is read each time)."""
+    if type(value) is not str:
+        return read(value)
+    found = cache.get(value, cache)
+    if found is cache:
+        return remember(cache, value, read(value))
+    return found  # type: ignore[return-value]
+
+
 def memo_time(value: object) -> datetime | None:
     """`common.opt_time`, once per distinct text (pods of one rollout share their timestamps)."""
-    if type(value) is not str:
-        return opt_time(value)
-    found = _TIMES.get(value, _TIMES)
-    if found is _TIMES:
-        return remember(_TIMES, value, opt_time(value))
-    return found  # type: ignore[return-value]
+    return _memo_text(_TIMES, opt_time, value)
 
 
 def memo_resources(value: object, where: Callable[[], str]) -> Resources:
@@ -167,12 +172,7 @@ _TIME_TEXTS: dict[str, str | None] = {}
 
 def memo_time_text(value: object) -> str | None:
     """`common.time_text`, once per distinct text (conditions of nodes and claims share their times)."""
-    if type(value) is not str:
-        return time_text(value)
-    found = _TIME_TEXTS.get(value, _TIME_TEXTS)
-    if found is _TIME_TEXTS:
-        return remember(_TIME_TEXTS, value, time_text(value))
-    return found  # type: ignore[return-value]
+    return _memo_text(_TIME_TEXTS, time_text, value)
 
 
 def fast_conditions(value: object, where: str) -> tuple[Condition, ...]:
