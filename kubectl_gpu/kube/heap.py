@@ -18,7 +18,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["bulk_load", "inputs_kept_until_exit", "keep_until_exit", "retain_input", "without_collection"]
+__all__ = [
+    "bulk_load",
+    "held_off",
+    "inputs_kept_until_exit",
+    "keep_until_exit",
+    "retain_input",
+    "without_collection",
+]
 
 _kept: list[object] = []
 _inputs: list[object] = []
@@ -26,6 +33,12 @@ _keeping_inputs = 0
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
+
+
+def held_off() -> bool:
+    """Whether a `without_collection` block runs now (in any thread)."""
+    with _lock:
+        return _depth > 0
 
 
 @contextmanager

@@ -4,11 +4,13 @@ the collector's passes over the analyses' short-lived objects doubled their CPU 
 from __future__ import annotations
 
 import gc
+import time
 from typing import Any
 
 import pytest
 
 from kubectl_gpu.core.analyses import diagnose
+from kubectl_gpu.kube import heap
 from kubectl_gpu.kube.source import SourceOptions, open_source
 from kubectl_gpu.tui import data
 from tests.tui.conftest import DEMO
@@ -23,7 +25,15 @@ def test_the_refresh_analyses_run_with_the_collector_off(monkeypatch: pytest.Mon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(diagnose, "run_suite", recording)
-    assert gc.isenabled()
-    data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
-    assert seen == [False]
-    assert gc.isenabled()  # and back on after
+    while heap.held_off():  # another test's abandoned refresh thread, still analysing: wait for it
+        time.sleep(0.01)
+    was = gc.isenabled()
+    gc.enable()  # as a TUI process runs; an in-process one-shot command before may have left it off
+    try:
+        assert gc.isenabled()
+        data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
+        assert seen == [False]
+        assert gc.isenabled()  # and back on after
+    finally:
+        if not was:
+            gc.disable()
