@@ -96,7 +96,9 @@ def test_sighup_ends_the_app_and_deletes_its_debug_pod(live: Live) -> None:
     term = Terminal(args)
     try:
         term.wait_for("NODEPOOL", 0)
-        term.wait_for(BROKEN_NODE, term.press("n"))
+        # The node's own detail, not its name: the Overview names it too, and may still be drawing it
+        # when `n` is pressed; `s` on the nodes view before its rows are in would find no node.
+        term.wait_for_words(f"Node: {BROKEN_NODE}", term.press("n"))
         term.wait_for("privileged", term.press("s"))
         term.press("y")
         assert wait_for(lambda: bool(debug_pods(live.api)), timeout=120.0)
