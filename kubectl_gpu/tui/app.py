@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -42,7 +41,7 @@ from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
-from kubectl_gpu.tui.config import TuiConfig, initial_theme
+from kubectl_gpu.tui.config import ContextMemory, TuiConfig, initial_theme
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
 from kubectl_gpu.tui.debug.keys import DebugKeys
 from kubectl_gpu.tui.drill import Drill, follow_refresh
@@ -68,14 +67,6 @@ FIRST_DRAWN_S = 30.0
 
 SourceFactory = Callable[[SourceOptions], ClusterSource]
 Clock = Callable[[], datetime]
-
-
-@dataclass
-class ContextMemory:
-    """What `:ctx` restores when coming back to a context: the view and each view's filter."""
-
-    view: str = "overview"
-    filters: dict[str, str] = field(default_factory=dict)
 
 
 def _view_bindings() -> list[BindingType]:
@@ -226,18 +217,12 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
     def _read(self, generation: int, config: TuiConfig) -> Message:
         previous = self.snapshot
         try:
+            if previous is None:
+                return self._read_first(generation, config)
             snapshot = data.load(
                 self._source(config.source), now=config.now, clock=self.clock, previous=previous
             )
-            if previous is None:  # the first screen: the view shown first, then the others
-                shown, drawn = self.current, threading.Event()  # current: the UI thread's latest
-                with without_collection():  # rows by the thousand, no cycles (as data.load's analyses)
-                    first = build_first(snapshot, shown)
-                self.post_message(DataLoaded(generation, config, snapshot, first, drawn))
-                drawn.wait(FIRST_DRAWN_S)  # building the rest now would slow the first screen's drawing
-                with without_collection():
-                    return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
-            with without_collection():
+            with without_collection():  # rows by the thousand, no cycles (as data.load's analyses)
                 models = build_changed(snapshot, previous)
         except KubectlGpuError as exc:
             return LoadFailed(generation, config, exc.line())
@@ -245,6 +230,18 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
             detail = " ".join(str(exc).split())[:300]
             return LoadFailed(generation, config, f"{type(exc).__name__}: {detail}", unexpected=True)
         return DataLoaded(generation, config, snapshot, models)
+
+    def _read_first(self, generation: int, config: TuiConfig) -> Message:
+        """The first screen: the view shown first, then the others once it is drawn. The collector stays
+        off from the read to the last view: turned on between them, its first pass over the analyses'
+        objects (0.4 s on 20,000 Pending pods) would come before the first screen."""
+        with without_collection():
+            snapshot = data.load(self._source(config.source), now=config.now, clock=self.clock)
+            shown, drawn = self.current, threading.Event()  # current: the UI thread's latest
+            first = build_first(snapshot, shown)
+            self.post_message(DataLoaded(generation, config, snapshot, first, drawn))
+            drawn.wait(FIRST_DRAWN_S)  # building the rest now would slow the first screen's drawing
+            return ViewsBuilt(generation, snapshot, build_rest(snapshot, shown))
 
     @work(group="contexts", exit_on_error=False)
     async def _load_contexts(self) -> None:

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from kubectl_gpu.kube.source import SourceOptions
 
-__all__ = ["DEFAULT_REFRESH_S", "TuiConfig", "TuiSettings", "initial_theme", "tui_settings"]
+__all__ = ["DEFAULT_REFRESH_S", "ContextMemory", "TuiConfig", "TuiSettings", "initial_theme", "tui_settings"]
 
 DEFAULT_REFRESH_S = 30.0
 
@@ -93,3 +93,11 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     values = os.environ if env is None else env
     background = (values.get("COLORFGBG") or "").rpartition(";")[2]
     return "textual-light" if background in ("7", "15") else "textual-dark"
+
+
+@dataclass
+class ContextMemory:
+    """What `:ctx` restores when coming back to a context: the view and each view's filter."""
+
+    view: str = "overview"
+    filters: dict[str, str] = field(default_factory=dict)
