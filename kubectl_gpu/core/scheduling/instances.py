@@ -113,6 +113,10 @@ class InstanceIndex:
                 return key
         return None
 
+    def unverifiable(self, reqs: Requirements) -> frozenset[str]:
+        """The keys of `reqs` that `unverified_keys` may name for some type (what it reads of them)."""
+        return frozenset(k for k in reqs if k != CAPACITY_TYPE and k in self.universe)
+
     def unverified_keys(self, reqs: Requirements, entry: IndexedType) -> tuple[str, ...]:
         """Requirement keys `first_mismatch` let through only because the catalog does not know this type's
         value for them: such a type is never known to pass them."""

@@ -184,11 +184,19 @@ def fit_signature(target: PoolTarget) -> Hashable:
 def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -> Fitting:
     """The pool's types the pod's requirements admit, those that hold the pod with its daemons, and those
     of them the catalog knows every required label of."""
+    memo = target.memo
     with_pod = target.types
     if shape.requirements is not None:  # the same for every shape with these requirements
-        with_pod = target.memo.shared(
-            ("with pod", target.group, pod_reqs), lambda: _with_pod(target, pod_reqs)
-        )
+        with_pod = memo.shared(("with pod", target.group, pod_reqs), lambda: _with_pod(target, pod_reqs))
+    # The rest reads of the pod's requirements only which of their keys the catalog may not know (for
+    # `unverified`): shared by every requirement that admits the same types with the same such keys.
+    key = ("fits", target.group, memo.requests_id(shape), id(with_pod), target.index.unverifiable(pod_reqs))
+    return memo.shared(key, lambda: _fits(target, shape, pod_reqs, with_pod))
+
+
+def _fits(
+    target: PoolTarget, shape: PodShape, pod_reqs: Requirements, with_pod: tuple[IndexedType, ...]
+) -> Fitting:
     fitting = tuple(e for e in with_pod if failure(target, e, shape) is None)
     known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
     return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
@@ -204,9 +212,12 @@ def intern_fitting(memo: PoolMemo, found: Fitting) -> Fitting:
 
 
 def _with_pod(target: PoolTarget, pod_reqs: Requirements) -> tuple[IndexedType, ...]:
+    """The pool's types `pod_reqs` admit: one tuple per distinct set (held by the memo, so its id, which
+    `fitting_types` keys by, is not reused)."""
     index = target.index
     admitted = index.admitted_by(pod_reqs)
-    return tuple(e for e in target.types if index.admits(admitted, pod_reqs, e))
+    found = tuple(e for e in target.types if index.admits(admitted, pod_reqs, e))
+    return target.memo.shared(("types", target.group, *map(id, found)), lambda: found)
 
 
 def failure(target: PoolTarget, entry: IndexedType, shape: PodShape) -> str | None:

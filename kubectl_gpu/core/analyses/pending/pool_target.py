@@ -159,7 +159,9 @@ class PoolTarget:
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
-        return self.memo.get(shape, (self.group, "offers"), lambda: self._offers(shape))
+        # It reads the shape's accelerators alone: shared by the shapes that request as much.
+        key = ("offers", self.group, self.memo.requests_id(shape))
+        return self.memo.shared(key, lambda: self._offers(shape))
 
     def _offers(self, shape: PodShape) -> bool:
         return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
