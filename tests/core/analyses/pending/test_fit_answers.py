@@ -82,3 +82,18 @@ def test_selectors_that_admit_the_same_types_share_one_answer() -> None:
     fits = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fit"]
     # one fit per pod requirement; the label no type has, the capacity type and none share one answer
     assert len(answers) < len(fits)
+
+
+def test_requirements_that_admit_the_same_types_compute_their_fit_once() -> None:
+    """Which types fit and the check are computed once per admitted types (and the keys the catalog may not
+    know), not once per pod requirement."""
+    state = state_of(_objects("automode-gpu"))
+    memo = PoolMemo()
+    target = _targets(state, memo)[0]
+    shapes = [s for s in _shapes(state) if s.wants_accelerator]
+    alike = [s for s in shapes if s.requests == shapes[0].requests]
+    for shape in alike:
+        target.evaluate(shape)
+    fits = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fit"]
+    computed = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fits"]
+    assert 0 < len(computed) < len(fits)
