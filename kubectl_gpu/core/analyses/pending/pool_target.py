@@ -159,8 +159,7 @@ class PoolTarget:
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
-        # It reads the shape's accelerators alone: shared by the shapes that request as much.
-        key = ("offers", self.group, self.memo.requests_id(shape))
+        key = ("offers", self.group, self.memo.requests_id(shape))  # it reads the accelerators alone
         return self.memo.shared(key, lambda: self._offers(shape))
 
     def _offers(self, shape: PodShape) -> bool:
