@@ -98,7 +98,7 @@ def test_sighup_ends_the_app_and_deletes_its_debug_pod(live: Live) -> None:
         term.wait_for("NODEPOOL", 0)
         # The node's own detail, not its name: the Overview names it too, and may still be drawing it
         # when `n` is pressed; `s` on the nodes view before its rows are in would find no node.
-        term.wait_for_words(f"Node: {BROKEN_NODE}", term.press("n"))
+        term.wait_for(f"Node: {BROKEN_NODE}", term.press("n"))
         term.wait_for("privileged", term.press("s"))
         term.press("y")
         assert wait_for(lambda: bool(debug_pods(live.api)), timeout=120.0)
@@ -109,9 +109,7 @@ def test_sighup_ends_the_app_and_deletes_its_debug_pod(live: Live) -> None:
             term._read(0.2)
         code = term.proc.wait()
     finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.proc.wait()
+        term.kill()
     assert code == 130
     assert debug_pods(live.api) == []
     deleted = [r for r in live.api.requests if r.method == "DELETE" and "/pods/gpu-debug-" in r.path]

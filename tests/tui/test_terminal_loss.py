@@ -50,7 +50,5 @@ def test_closing_the_terminal_ends_the_process() -> None:
         os.close(term.leader)
         code = term.proc.wait()
     finally:
-        if term.proc.poll() is None:
-            term.proc.kill()
-            term.proc.wait()
+        term.kill()
     assert code == 130

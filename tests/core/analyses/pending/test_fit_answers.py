@@ -69,7 +69,9 @@ def test_shared_fit_answers_give_the_evaluations_of_nothing_shared(name: str) ->
     assert compared > 30
 
 
-def test_selectors_that_admit_the_same_types_share_one_answer() -> None:
+def _evaluated_alike() -> tuple[PoolMemo, list[PodShape]]:
+    """The first pool evaluated for every accelerator shape that requests what the first does (the copies
+    with other selectors among them); its memo and those shapes."""
     state = state_of(_objects("automode-gpu"))
     memo = PoolMemo()
     target = _targets(state, memo)[0]
@@ -77,6 +79,11 @@ def test_selectors_that_admit_the_same_types_share_one_answer() -> None:
     alike = [s for s in shapes if s.requests == shapes[0].requests]
     for shape in alike:
         target.evaluate(shape)
+    return memo, alike
+
+
+def test_selectors_that_admit_the_same_types_share_one_answer() -> None:
+    memo, alike = _evaluated_alike()
     assert len({tuple(sorted(s.node_selector.items())) for s in alike}) >= len(SELECTORS)
     answers = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "instance blockers"]
     fits = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fit"]
@@ -87,13 +94,7 @@ def test_selectors_that_admit_the_same_types_share_one_answer() -> None:
 def test_requirements_that_admit_the_same_types_compute_their_fit_once() -> None:
     """Which types fit and the check are computed once per admitted types (and the keys the catalog may not
     know), not once per pod requirement."""
-    state = state_of(_objects("automode-gpu"))
-    memo = PoolMemo()
-    target = _targets(state, memo)[0]
-    shapes = [s for s in _shapes(state) if s.wants_accelerator]
-    alike = [s for s in shapes if s.requests == shapes[0].requests]
-    for shape in alike:
-        target.evaluate(shape)
+    memo, _ = _evaluated_alike()
     fits = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fit"]
     computed = [k for k in memo._shared if isinstance(k, tuple) and k[0] == "fits"]
     assert 0 < len(computed) < len(fits)
