@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
-from kubectl_gpu.kube.snapshot_decode import decode_any, read_documents, read_file
+from kubectl_gpu.kube.snapshot_decode import PartsList, decode_any, read_documents, read_file
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.usage.scrape import ScrapeSet
@@ -181,7 +182,7 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
         names = ", ".join(str(p) for p in files)
         whole: set[Path] = set()  # files to read whole: a part of them did not read one object at a time
         while True:
-            reading = _Reading(files, whole)
+            reading = _Reading(files, whole, whole_later=keep_manifests)
             try:
                 return _load(reading.documents(), names, keep_manifests=keep_manifests)
             except SeveralClusters as exc:
@@ -201,8 +202,8 @@ class _Reading:
     """The documents of each file, with our bundles read one object at a time (`kube/bundle_stream.py`);
     `streaming` is the bundle being read that way, until its last object has been handed out."""
 
-    def __init__(self, files: list[Path], whole: set[Path]) -> None:
-        self.files, self.whole = files, whole
+    def __init__(self, files: list[Path], whole: set[Path], *, whole_later: bool) -> None:
+        self.files, self.whole, self.whole_later = files, whole, whole_later
         self.streaming: Path | None = None
 
     def documents(self) -> Iterator[_Documents]:
@@ -211,7 +212,7 @@ class _Reading:
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                documents, json = read_file(path)
+                documents, json = read_file(path, parts_read=True, whole_later=self.whole_later)
                 kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
                 yield str(path), documents, kept, json and not kept
                 continue
@@ -316,7 +317,8 @@ def _load(documents: Iterable[_Documents], source_name: str, *, keep_manifests: 
                 origin = _one_cluster(origin, doc.get("context"), source)
             else:
                 docs = doc
-            for obj in _objects(docs, source, "", release):
+            whole = docs.whole if type(docs) is PartsList else None  # its items are read in order
+            for index, obj in enumerate(_objects(docs, source, "", release)):
                 group, kind, parser = _kind_and_parser(obj, parsers, resolved)
                 if parser is None:
                     label = f"{kind}.{group}" if group else kind
@@ -332,7 +334,7 @@ def _load(documents: Iterable[_Documents], source_name: str, *, keep_manifests: 
                 if before is not None:
                     where.setdefault(key, [before[1]]).append(source)
                 if keep_manifests:
-                    state.keep(model, obj)
+                    state.keep(model, obj, None if whole is None else partial(whole.item, index))
     state.add(model for model, _ in seen.values())
     if where:  # in the order the objects first appear
         state.duplicates.extend(

@@ -14,6 +14,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from kubectl_gpu.core.k8s.manifests import Manifests
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
     Event,
@@ -362,13 +363,20 @@ class StateBuilder:
         self.probes: dict[str, Any] = {}
         self.scrapes: ScrapeSet | None = None
         self.keep_manifests = keep_manifests
-        self.manifests: dict[tuple[str, str | None, str], Mapping[str, Any]] = {}
+        self.manifests = Manifests()
         self.duplicates: list[DuplicateObject] = []
 
-    def keep(self, model: Model, obj: Mapping[str, Any]) -> None:
-        """Remember the object a model was parsed from, when manifests are kept."""
+    def keep(
+        self, model: Model, obj: Mapping[str, Any], whole: Callable[[], Mapping[str, Any]] | None = None
+    ) -> None:
+        """Remember the object a model was parsed from, when manifests are kept; `whole`: `obj` holds only the
+        parts the parsers read, and this reads it whole (on first use: `Manifests`)."""
         if self.keep_manifests:
-            self.manifests[(str(obj.get("kind")), model.meta.namespace, model.meta.name)] = obj
+            key = (str(obj.get("kind")), model.meta.namespace, model.meta.name)
+            if whole is None:
+                self.manifests.keep(key, obj)
+            else:
+                self.manifests.keep_later(key, whole)
 
     def add(self, models: Iterable[Model]) -> None:
         lists = self.lists

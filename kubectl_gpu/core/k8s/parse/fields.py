@@ -1,0 +1,253 @@
+"""What the parsers read of each kind, as types a JSON decoder builds directly (msgspec).
+
+A pod as `kubectl get -o json` prints it is ~5 KB, and the parsers read under half of it: volume mounts,
+probes, commands, security contexts, projected volumes, pod conditions, resourceVersion ... are never looked
+at, nor are a node's images and addresses. Decoding a List through `LIST` builds only the parts named here
+(everything else is skipped by the decoder, never turned into Python objects), so the tree is smaller and
+faster to build than the whole-file parse, and each object reads exactly as it would whole: the parsers see
+the same values under the same keys, and an absent key stays absent.
+
+The rule each type below keeps: a field a parser reads is named with its type `Any` (kept whole), unless the
+parser reads only some keys of the objects under it; then those are named in a `TypedDict` of their own. A
+value that does not fit (a `spec` that is not an object, a container that is a string, a kind not listed)
+makes the decode fail, and the caller parses the file whole as before, so every error reads as it did.
+tests/core/k8s/test_fields.py holds the parsers to these lists: on every real fixture each object parses the
+same either way, and every key the checked parsers look up is one kept here. The one value the two decoders
+read differently: an integer beyond 64 bits, an int here and a float in orjson's whole parse (no Kubernetes
+field can hold one; the API server refuses it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import reduce
+from operator import or_
+from typing import Any, TypedDict
+
+import msgspec
+
+__all__ = ["LIST", "SKIPPED_KINDS", "as_dict"]
+
+
+class _Meta(TypedDict, total=False):
+    """`common.meta` and `fast.fast_meta`: not resourceVersion, generateName, finalizers, managedFields."""
+
+    name: Any
+    namespace: Any
+    uid: Any
+    labels: Any
+    annotations: Any
+    creationTimestamp: Any
+    ownerReferences: Any
+    deletionTimestamp: Any
+
+
+class _Container(TypedDict, total=False):
+    """What the template key, `effective`, `SlimDetails` and the host ports read of a container (app or init):
+    not command, args, volumeMounts, probes, securityContext, lifecycle."""
+
+    name: Any
+    image: Any
+    env: Any
+    ports: Any
+    resources: Any
+    restartPolicy: Any
+
+
+class _Volume(TypedDict, total=False):
+    """What the claims read of a volume: not the projected, configMap or hostPath sources."""
+
+    name: Any
+    persistentVolumeClaim: Any
+    ephemeral: Any
+
+
+class _PodSpec(TypedDict, total=False):
+    containers: list[_Container] | None
+    initContainers: list[_Container] | None
+    volumes: list[_Volume] | None
+    tolerations: Any
+    nodeSelector: Any
+    affinity: Any
+    overhead: Any
+    topologySpreadConstraints: Any
+    priority: Any
+    terminationGracePeriodSeconds: Any
+    resourceClaims: Any
+    schedulingGates: Any
+    nodeName: Any
+    schedulerName: Any
+
+
+class _ContainerStatus(TypedDict, total=False):
+    """`pods._container_state`: not imageID, containerID, started, volumeMounts."""
+
+    name: Any
+    ready: Any
+    restartCount: Any
+    state: Any
+
+
+class _PodStatus(TypedDict, total=False):
+    """Not conditions, IPs, hostIP or qosClass."""
+
+    phase: Any
+    nominatedNodeName: Any
+    startTime: Any
+    containerStatuses: list[_ContainerStatus] | None
+    initContainerStatuses: list[_ContainerStatus] | None
+
+
+class _NodeStatus(TypedDict, total=False):
+    """`nodes.parse_node`: not images, addresses, daemonEndpoints, volumesInUse, features, runtimeHandlers."""
+
+    capacity: Any
+    allocatable: Any
+    conditions: Any
+    nodeInfo: Any
+
+
+# Each kind's struct: its tag is the object's `kind`, its fields what the kind's parsers read at the top.
+# `UNSET` stands for an absent key, so that `as_dict` leaves it absent.
+_U: Any = msgspec.UNSET
+
+
+class Pod(msgspec.Struct, tag="Pod", tag_field="kind"):
+    apiVersion: Any = _U
+    metadata: _Meta | None = _U
+    spec: _PodSpec | None = _U
+    status: _PodStatus | None = _U
+
+
+class Node(msgspec.Struct, tag="Node", tag_field="kind"):
+    apiVersion: Any = _U
+    metadata: _Meta | None = _U
+    spec: Any = _U
+    status: _NodeStatus | None = _U
+
+
+class Event(msgspec.Struct, tag="Event", tag_field="kind"):
+    """Both APIs' fields: core/v1 and events.k8s.io/v1 Events share the kind."""
+
+    apiVersion: Any = _U
+    metadata: Any = _U
+    involvedObject: Any = _U
+    regarding: Any = _U
+    source: Any = _U
+    series: Any = _U
+    reportingComponent: Any = _U
+    reportingController: Any = _U
+    count: Any = _U
+    type: Any = _U
+    reason: Any = _U
+    message: Any = _U
+    note: Any = _U
+    firstTimestamp: Any = _U
+    lastTimestamp: Any = _U
+    eventTime: Any = _U
+
+
+_OBJECT_FIELDS = ("apiVersion", "metadata", "spec", "status")
+#: StorageClass keeps its settings at the top, not under a spec.
+_STORAGE_CLASS_FIELDS = (
+    "apiVersion",
+    "metadata",
+    "provisioner",
+    "parameters",
+    "reclaimPolicy",
+    "allowVolumeExpansion",
+    "mountOptions",
+    "volumeBindingMode",
+    "allowedTopologies",
+)
+
+
+def _whole(kind: str, names: tuple[str, ...] = _OBJECT_FIELDS) -> type[msgspec.Struct]:
+    """A kind read whole (these objects are few, and a NodePool's lint looks at every field it has): each
+    field kept as it is, and a key not named makes the decode fail (so the input is read whole instead)."""
+    fields = [(name, Any, _U) for name in names]
+    return msgspec.defstruct(kind, fields, tag=kind, tag_field="kind", forbid_unknown_fields=True)
+
+
+def _skipped(kind: str) -> type[msgspec.Struct]:
+    """A kind no parser reads in any API group: only what names it, for the count of skipped kinds."""
+    return msgspec.defstruct(kind, [("apiVersion", Any, _U)], tag=kind, tag_field="kind")
+
+
+#: Kinds often in the same `kubectl get ... -o json` output (`kubectl get all`, a namespace's objects) that
+#: nothing here parses: listed so that such a List still decodes this way, each read as just its apiVersion.
+SKIPPED_KINDS = (
+    "ConfigMap",
+    "ControllerRevision",
+    "CronJob",
+    "Deployment",
+    "Endpoints",
+    "EndpointSlice",
+    "HorizontalPodAutoscaler",
+    "Ingress",
+    "Job",
+    "Lease",
+    "Namespace",
+    "PodDisruptionBudget",
+    "ReplicaSet",
+    "ReplicationController",
+    "Secret",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
+)
+
+_WHOLE = (
+    "NodePool",
+    "NodeClaim",
+    "NodeClass",
+    "EC2NodeClass",
+    "ResourceSlice",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "DaemonSet",
+    "NodeOverlay",
+    "Provisioner",
+    "Machine",
+    "AWSNodeTemplate",
+)
+
+_KINDS: tuple[type[msgspec.Struct], ...] = (
+    Pod,
+    Node,
+    Event,
+    _whole("StorageClass", _STORAGE_CLASS_FIELDS),
+    *(_whole(kind) for kind in _WHOLE),
+    *(_skipped(kind) for kind in SKIPPED_KINDS),
+)
+
+
+#: A List whose every item is of a kind above: what `kubectl get a,b,c -o json` prints (`kind: List`).
+#: The decoder's type for a whole List (`msgspec.json.Decoder(LIST)`); `kind` is checked by the caller.
+LIST: Any = msgspec.defstruct(
+    "ListOfKinds",
+    [("items", list[reduce(or_, _KINDS)] | None, None), ("kind", Any, None)],  # type: ignore[misc]
+)
+
+
+def _converter(struct: type[msgspec.Struct]) -> Callable[[Any], dict[str, Any]]:
+    tag = struct.__struct_config__.tag
+    names = struct.__struct_fields__
+
+    def convert(item: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": tag}
+        for name in names:
+            value = getattr(item, name)
+            if value is not _U:
+                out[name] = value
+        return out
+
+    return convert
+
+
+_CONVERT = {struct: _converter(struct) for struct in _KINDS}
+
+
+def as_dict(item: msgspec.Struct) -> dict[str, Any]:
+    """The object as the parsers read it: `kind` and the fields that were there, as plain dicts."""
+    return _CONVERT[type(item)](item)

@@ -1,0 +1,227 @@
+"""A List decoded to the fields the parsers read (`core/k8s/parse/fields.py`, issue 22) reads exactly as the
+whole List does: on every object the tests hold, on pods with any field broken or replaced (the same pod or
+the same error), and no checked reader looks up a key that the decode drops."""
+
+from __future__ import annotations
+
+import copy
+import types
+import typing
+from typing import Any
+
+import msgspec
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kubectl_gpu.core.k8s.parse import KINDS, ModelError, fields, kind_of, parse_object, pods_fast
+from kubectl_gpu.core.k8s.parse.fields import LIST, as_dict
+from tests.core.k8s.test_parse_fast import PATHS, REAL, VALUES, _outcome, _replace
+from tests.core.k8s.test_pod_slim import SOURCES, _documents
+
+_DECODER = msgspec.json.Decoder(LIST)
+
+
+def _kinds() -> dict[str, Any]:
+    """Each kind's struct, by its tag."""
+    items = typing.get_type_hints(LIST)["items"]  # list[Union[...]] | None
+    (listed,) = (a for a in typing.get_args(items) if a is not type(None))
+    (union,) = typing.get_args(listed)
+    return {t.__struct_config__.tag: t for t in typing.get_args(union)}
+
+
+STRUCTS = _kinds()
+
+
+def _every_object() -> list[dict[str, Any]]:
+    """Every object the tests hold of a kind the decode knows, parsed or not."""
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            if value.get("kind") in STRUCTS and isinstance(value.get("metadata"), dict):
+                found.append(value)
+            for item in value.values():
+                walk(item)
+
+    for source in SOURCES:
+        for path in [source] if source.is_file() else sorted(source.rglob("*")):
+            if path.suffix in (".json", ".yaml", ".yml"):
+                walk(_documents(path))
+    return found
+
+
+OBJECTS = _every_object()
+
+
+def _through_fields(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """`obj` as the decode of a List holding it gives it back; None where the List does not decode that way."""
+    data = orjson.dumps({"apiVersion": "v1", "items": [obj], "kind": "List"})
+    try:
+        found = _DECODER.decode(data)
+    except msgspec.ValidationError:
+        return None
+    return as_dict(found.items[0])
+
+
+def _read(obj: dict[str, Any]) -> tuple[str, ...]:
+    if obj.get("kind") == "Pod":
+        return _outcome(pods_fast.parse_pod, obj)
+    try:
+        return ("model", repr(parse_object(copy.deepcopy(obj))))
+    except ModelError as exc:
+        return ("error", str(exc))
+
+
+def test_the_objects_held_cover_the_kinds_parsed_and_lose_weight() -> None:
+    kinds = {o["kind"] for o in OBJECTS}
+    assert {"Pod", "Node", "Event", "NodePool", "NodeClaim", "NodeClass", "EC2NodeClass"} <= kinds
+    slim = [_through_fields(o) for o in OBJECTS]
+    assert all(s is not None for s in slim), "every real object fits the decode's types"
+    pods = [(o, s) for o, s in zip(OBJECTS, slim, strict=True) if o["kind"] == "Pod"]
+    before = sum(len(orjson.dumps(o)) for o, _ in pods)
+    after = sum(len(orjson.dumps(s)) for _, s in pods)
+    assert after < 0.8 * before, (after, before)  # the decode drops something: not a copy under another name
+
+
+@pytest.mark.parametrize("index", range(len(OBJECTS)))
+def test_every_object_reads_the_same_from_the_fields_kept(index: int) -> None:
+    obj = OBJECTS[index]
+    slim = _through_fields(obj)
+    assert slim is not None
+    assert _read(slim) == _read(orjson.loads(orjson.dumps(obj)))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(range(len(REAL))),
+    st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=1, max_size=3),
+)
+def test_broken_pods_read_alike_from_the_fields_kept(
+    index: int, changes: list[tuple[tuple[Any, ...], Any]]
+) -> None:
+    """Any field replaced by any JSON value: the decode either refuses the List (it is then read whole) or
+    gives the pod that reads as the whole one reads, error for error."""
+    obj = copy.deepcopy(REAL[index])
+    for path, value in changes:
+        _replace(obj, path, value)
+    whole = orjson.loads(orjson.dumps(obj))  # NaN and infinities are written null, as JSON holds them
+    slim = _through_fields(whole)
+    if slim is not None:
+        assert _read(slim) == _read(whole)
+
+
+class _Seen:
+    """Every path a reader looked up: a key, `[]` for a list's entries, `*` where it went through all keys."""
+
+    def __init__(self) -> None:
+        self.paths: set[tuple[str, ...]] = set()
+
+    def wrap(self, value: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(value, dict):
+            return _RecordingDict(value, path, self)
+        if isinstance(value, list):
+            return _RecordingList(value, path, self)
+        return value
+
+
+class _RecordingDict(dict[str, Any]):
+    def __init__(self, data: dict[str, Any], path: tuple[str, ...], seen: _Seen) -> None:
+        super().__init__(data)
+        self._path, self._seen = path, seen
+
+    def _at(self, key: str) -> tuple[str, ...]:
+        self._seen.paths.add((*self._path, key))
+        return (*self._path, key)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._seen.wrap(super().__getitem__(key), self._at(key))
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        path = self._at(key)
+        return self._seen.wrap(super().__getitem__(key), path) if super().__contains__(key) else default
+
+    def __contains__(self, key: object) -> bool:
+        self._at(str(key))
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self._at("*")
+        return super().__iter__()
+
+    def items(self) -> Any:  # type: ignore[override]
+        path = self._at("*")
+        return [(k, self._seen.wrap(v, (*path[:-1], k))) for k, v in super().items()]
+
+    def values(self) -> Any:  # type: ignore[override]
+        return [v for _, v in self.items()]
+
+    def keys(self) -> Any:  # type: ignore[override]
+        self._at("*")
+        return super().keys()
+
+
+class _RecordingList(list[Any]):
+    def __init__(self, data: list[Any], path: tuple[str, ...], seen: _Seen) -> None:
+        super().__init__(data)
+        self._path, self._seen = (*path, "[]"), seen
+
+    def __iter__(self) -> Any:
+        return (self._seen.wrap(v, self._path) for v in list.__iter__(self))
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._seen.wrap(super().__getitem__(index), self._path)
+
+
+def _kept(kind: str, path: tuple[str, ...]) -> bool:
+    """Whether the decode keeps what `path` reaches in an object of `kind` (all of it under an `Any`)."""
+    node: Any = STRUCTS[kind]
+    if path == ("kind",) or (path == ("*",) and node.__struct_config__.forbid_unknown_fields):
+        return True  # the tag; every key of a kind read whole (any other key makes the decode fail)
+    for step in path:
+        if node is Any:
+            return True
+        args = [a for a in typing.get_args(node) if a is not type(None)]
+        if typing.get_origin(node) in (typing.Union, types.UnionType):
+            (node,) = args
+        if typing.get_origin(node) is list:
+            if step != "[]":
+                return False
+            (node,) = typing.get_args(node)
+            continue
+        hints = typing.get_type_hints(node)
+        if step not in hints:
+            return False
+        node = hints[step]
+    return True
+
+
+def test_every_key_the_checked_readers_look_up_is_kept() -> None:
+    """The readers are run on objects that record each lookup (the fast paths step aside for them: they
+    read only plain dicts, and read nothing the checked ones do not). Every key looked up is one the decode
+    keeps, so no reader can see a value the decode dropped."""
+    missing: set[tuple[str, tuple[str, ...]]] = set()
+    for obj in OBJECTS:
+        parser = KINDS.get(kind_of(obj))
+        if parser is None:
+            continue
+        seen = _Seen()
+        try:
+            model = parser(seen.wrap(copy.deepcopy(obj), ()))
+        except ModelError:
+            continue
+        for detail in ("limits", "containers", "container_statuses"):
+            getattr(model, detail, None)
+        missing |= {(obj["kind"], path) for path in seen.paths if not _kept(obj["kind"], path)}
+    assert not missing, sorted(missing)
+
+
+def test_the_skipped_kinds_are_parsed_in_no_group() -> None:
+    """A kind read as only its apiVersion must be one no parser reads under any API group."""
+    parsed = {kind for _, kind in KINDS}
+    assert not parsed & set(fields.SKIPPED_KINDS)
+    assert parsed <= set(STRUCTS)
