@@ -165,3 +165,12 @@ def test_analyses_import_no_probe_parsers() -> None:
     assert not parsers & modules
     after = _loaded_after("from kubectl_gpu.core.probe import parse_saved_output, ProbeResult")
     assert {"kubectl_gpu.core.probe.saved", "kubectl_gpu.core.probe.collector"} <= after
+
+
+def test_only_a_jsonpath_option_imports_the_jsonpath_library() -> None:
+    """python-jsonpath costs ~70 ms to import (issue 22, start-up): `-o json` does without it."""
+    demo = str(Path(__file__).resolve().parent.parent / "examples" / "automode-gpu-demo.json")
+    plain = _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "json"])
+    assert "kubectl_gpu.render.printers" in plain and "jsonpath" not in plain
+    asked = _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "jsonpath={.apiVersion}"])
+    assert "jsonpath" in asked

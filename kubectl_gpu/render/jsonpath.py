@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jsonpath
-
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.render.safe import safe_block
 
@@ -110,6 +108,8 @@ def _query_text(expression: str) -> tuple[str, bool]:
 
 
 def compile_expression(expression: str, template: str) -> Expression:
+    import jsonpath  # ~70 ms to import: only a command given a JSONPath pays for it
+
     text, absolute = _query_text(expression)
     try:
         query = jsonpath.compile(text)
