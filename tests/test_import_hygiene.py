@@ -167,10 +167,12 @@ def test_analyses_import_no_probe_parsers() -> None:
     assert {"kubectl_gpu.core.probe.saved", "kubectl_gpu.core.probe.collector"} <= after
 
 
-def test_only_a_jsonpath_option_imports_the_jsonpath_library() -> None:
-    """python-jsonpath costs ~70 ms to import (issue 22, start-up): `-o json` does without it."""
+def test_jsonpath_and_yaml_are_imported_only_by_the_output_that_needs_them() -> None:
+    """python-jsonpath costs ~70 ms to import and PyYAML ~20 ms (issue 22, start-up): `-o json` of a JSON
+    bundle does without either."""
     demo = str(Path(__file__).resolve().parent.parent / "examples" / "automode-gpu-demo.json")
     plain = _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "json"])
-    assert "kubectl_gpu.render.printers" in plain and "jsonpath" not in plain
-    asked = _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "jsonpath={.apiVersion}"])
-    assert "jsonpath" in asked
+    assert "kubectl_gpu.render.printers" in plain and "kubectl_gpu.render.fixes" in plain
+    assert "jsonpath" not in plain and "yaml" not in plain
+    assert "jsonpath" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "jsonpath={.apiVersion}"])
+    assert "yaml" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "yaml"])

@@ -15,7 +15,6 @@ import functools
 import re
 import shlex
 
-import yaml
 
 __all__ = ["COMMANDS", "is_command", "is_yaml", "pasteable"]
 
@@ -26,7 +25,6 @@ _PROSE_WORDS = frozenset(
     {"a", "an", "and", "for", "if", "in", "is", "of", "on", "or", "the", "then", "to", "with"}
 )
 _SHELL_PUNCTUATION = frozenset({";", "&&", "||", "|"})
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _QUOTED = re.compile(r"`([^`]+)`")
 _PLACEHOLDER = re.compile(r"\b[A-Z]{3,}\b")  # NODE, NAME: the reader fills it in
 
@@ -76,8 +74,10 @@ def _plain(loaded: object) -> bool:
 def is_yaml(text: str) -> bool:
     """A YAML mapping or list whose keys and values are plain (`tolerations:` and its items, a NodePool);
     `wait: capacity is on its way` parses as YAML too, but it is a sentence."""
+    import yaml  # ~20 ms to import: a command that shows no fix block does without it
+
     try:
-        loaded = yaml.load(text, Loader=_Loader)
+        loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (yaml.YAMLError, RecursionError):
         return False
     return isinstance(loaded, dict | list) and bool(loaded) and _plain(loaded)

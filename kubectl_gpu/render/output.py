@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 import orjson
-import yaml
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
@@ -106,6 +105,8 @@ def dump_json(data: Any) -> str:
 
 def dump_yaml(data: Any) -> str:
     plain = orjson.loads(orjson.dumps(data, default=_default))
+    import yaml  # ~20 ms to import: only YAML output pays for it
+
     return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
