@@ -15,7 +15,6 @@ import functools
 import re
 import shlex
 
-
 __all__ = ["COMMANDS", "is_command", "is_yaml", "pasteable"]
 
 #: The programs a fix line may start with to be shown as a command.
