@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 from kubectl_gpu.core.k8s.parse import KINDS, ModelError, fields, kind_of, parse_object, pods_fast
 from kubectl_gpu.core.k8s.parse.fields import LIST, as_dict
-from tests.core.k8s.test_parse_fast import PATHS, REAL, VALUES, _outcome, _replace
-from tests.core.k8s.test_pod_slim import SOURCES, _documents
+from tests.core.k8s.test_parse_fast import PATHS, REAL, VALUES, _outcome, _replace, real_objects
 
 _DECODER = msgspec.json.Decoder(LIST)
 
@@ -34,28 +33,7 @@ def _kinds() -> dict[str, Any]:
 STRUCTS = _kinds()
 
 
-def _every_object() -> list[dict[str, Any]]:
-    """Every object the tests hold of a kind the decode knows, parsed or not."""
-    found: list[dict[str, Any]] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, dict):
-            if value.get("kind") in STRUCTS and isinstance(value.get("metadata"), dict):
-                found.append(value)
-            for item in value.values():
-                walk(item)
-
-    for source in SOURCES:
-        for path in [source] if source.is_file() else sorted(source.rglob("*")):
-            if path.suffix in (".json", ".yaml", ".yml"):
-                walk(_documents(path))
-    return found
-
-
-OBJECTS = _every_object()
+OBJECTS = real_objects(STRUCTS)  # every kind the decode knows, parsed or not
 
 
 def _through_fields(obj: dict[str, Any]) -> dict[str, Any] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Collection
 from typing import Any
 
 import pytest
@@ -190,8 +191,8 @@ def test_lookalike_values_in_turn(path: tuple[Any, ...]) -> None:
                     )
 
 
-def _real_objects() -> list[dict[str, Any]]:
-    """Every object of a kind with a fast path (nodes, NodeClaims, events) the tests hold."""
+def real_objects(kinds: Collection[str]) -> list[dict[str, Any]]:
+    """Every object of one of `kinds` the tests hold."""
     from tests.core.k8s.test_pod_slim import SOURCES, _documents
 
     found: list[dict[str, Any]] = []
@@ -201,7 +202,7 @@ def _real_objects() -> list[dict[str, Any]]:
             for item in value:
                 walk(item)
         elif isinstance(value, dict):
-            if value.get("kind") in ("Node", "NodeClaim", "Event") and "metadata" in value:
+            if value.get("kind") in kinds and "metadata" in value:
                 found.append(value)
             for item in value.values():
                 walk(item)
@@ -213,7 +214,7 @@ def _real_objects() -> list[dict[str, Any]]:
     return found
 
 
-OBJECTS = _real_objects()
+OBJECTS = real_objects(("Node", "NodeClaim", "Event"))  # the kinds with a fast path
 META_PATHS = [p for p in PATHS if p[0] == "metadata"]
 
 
