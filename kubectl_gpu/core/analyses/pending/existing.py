@@ -22,6 +22,7 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -159,32 +160,44 @@ class StateNodes:
             taints = karpenter_taints(claim.taints, claim, False)
             self.in_flight.append((NodeTarget(node, state, provider, catalog, taints, claim), claim, note))
         self.in_flight.sort(key=lambda item: item[1].name)
-        self._flight_classes = _classes([t for t, _, _ in self.in_flight], state)
         self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
         self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
-        self._may: dict[tuple[object, ...], tuple[list[NodeTarget], list[int]]] = {}
-        self._sel: dict[tuple[object, ...], list[NodeTarget]] = {}
-        self._firsts: dict[tuple[object, ...], list[int]] = {}
+        flight = [t for t, _, _ in self.in_flight]
+        # Positions in the existing nodes, the NodeClaims in flight, and the first of each class of these.
+        self._lists: dict[str, tuple[list[NodeTarget], Sequence[int]]] = {
+            "existing": (self.existing, range(len(self.existing))),
+            "flight": (flight, range(len(flight))),
+            "firsts": (flight, [members[0] for members in _classes(flight, state)]),
+        }
+        self._may: dict[tuple[object, ...], list[int]] = {}
+        self._projections: dict[tuple[str, tuple[str, ...]], _Projections] = {}
 
-    def _candidates(self, shape: PodShape) -> tuple[list[NodeTarget], list[int]]:
-        """The existing nodes and the positions of the NodeClaims in flight that pass `_may_fit`, once per
-        tolerations and accelerators (all `_may_fit` reads of a shape; shapes share them by the hundred)."""
-        key = (shape.tolerations, tuple(shape.accelerators.items()))
+    def _passing(self, which: str, shape: PodShape) -> list[int]:
+        """The positions in `which` (`_lists`) of the targets that pass `_may_fit`, once per tolerations and
+        accelerators (all `_may_fit` reads of a shape; shapes share them by the hundred)."""
+        key = (which, shape.tolerations, tuple(shape.accelerators.items()))
         found = self._may.get(key)
         if found is None:
-            existing = [t for t in self.existing if _may_fit(t, shape)]
-            flying = [i for i, (t, _, _) in enumerate(self.in_flight) if _may_fit(t, shape)]
-            found = self._may[key] = (existing, flying)
+            targets, positions = self._lists[which]
+            found = self._may[key] = [i for i in positions if _may_fit(targets[i], shape)]
         return found
 
-    def _selected(self, shape: PodShape) -> list[NodeTarget]:
-        """`_candidates`' existing nodes whose labels the shape's nodeSelector and node affinity match (a
-        mismatch is a blocker, so no fit): once per tolerations, accelerators and selectors."""
-        key = (shape.tolerations, tuple(shape.accelerators.items()), shape.key[2], shape.node_affinity)
-        found = self._sel.get(key)
-        if found is None:
-            found = self._sel[key] = [t for t in self._candidates(shape)[0] if _selects(shape, t.node)]
-        return found
+    def _selected(self, which: str, shape: PodShape) -> list[int]:
+        """`_passing` less the targets whose labels the shape's nodeSelector and node affinity do not match
+        (a mismatch is a blocker: neither a fit nor sure room). The selectors read a few label keys, and a
+        thousand targets have a handful of values at those keys, so each distinct projection is matched once
+        (`_Projections`); a selector that reads the name is matched target by target."""
+        passing = self._passing(which, shape)
+        targets, positions = self._lists[which]
+        if _reads_node_name(shape):
+            return [i for i in passing if _selects(shape, targets[i].node)]
+        keys = _selector_keys(shape)
+        projections = self._projections.get((which, keys))
+        if projections is None:
+            labels = [(i, targets[i].node.labels) for i in positions]
+            projections = self._projections[which, keys] = _Projections(keys, labels)
+        chosen = projections.matching(shape)
+        return [i for i in passing if i in chosen]
 
     def fitting(self, shape: PodShape, key: tuple[object, ...]) -> list[TargetEvaluation]:
         """The existing nodes with room for the shape and nothing against it (a check may be unknown), as
@@ -193,29 +206,19 @@ class StateNodes:
         if found is None:
             found = self._fits[key] = [
                 dataclasses.replace(e, weight=EXISTING_FIRST)
-                for t in self._selected(shape)
-                if not (e := t.evaluate(shape)).blockers
+                for i in self._selected("existing", shape)
+                if not (e := self.existing[i].evaluate(shape)).blockers
             ]
-        return found
-
-    def _firsts_may_fit(self, shape: PodShape) -> list[int]:
-        """The first of each class of NodeClaims in flight (`_classes`) that passes `_may_fit`, once per
-        tolerations and accelerators (all `_may_fit` reads of a shape)."""
-        key = (shape.tolerations, tuple(shape.accelerators.items()))
-        found = self._firsts.get(key)
-        if found is None:
-            firsts = (members[0] for members in self._flight_classes)
-            found = self._firsts[key] = [i for i in firsts if _may_fit(self.in_flight[i][0], shape)]
         return found
 
     def room_in_flight(self, shape: PodShape, key: tuple[object, ...]) -> tuple[NodeClaim, str | None] | None:
         """The first NodeClaim in flight that takes the shape for sure (every check passes), and the note on
         its figures; None when none does."""
         if key not in self._room:
-            if _reads_node_name(shape):
-                flying = (self.in_flight[i] for i in self._candidates(shape)[1])
-            else:  # one evaluation per class of alike NodeClaims, its first (by name) answering for all
-                flying = (self.in_flight[i] for i in self._firsts_may_fit(shape))
+            # one evaluation per class of alike NodeClaims, its first (by name) answering for all, unless
+            # the shape selects by name
+            which = "flight" if _reads_node_name(shape) else "firsts"
+            flying = (self.in_flight[i] for i in self._selected(which, shape))
             self._room[key] = next(
                 ((claim, note) for target, claim, note in flying if _sure(target.evaluate(shape))), None
             )
@@ -245,10 +248,42 @@ def _classes(targets: list[NodeTarget], state: ClusterState) -> list[list[int]]:
 
 def _selects(shape: PodShape, node: Node) -> bool:
     """NodeTarget.evaluate's selector check, as a yes or no (a selector that does not parse blocks)."""
+    return _matches(shape, node.labels, node.name)
+
+
+def _matches(shape: PodShape, labels: Mapping[str, str], name: str | None) -> bool:
     try:
-        return selector_matches(shape.node_selector, shape.node_affinity, node.labels, node_name=node.name)[0]
+        return selector_matches(shape.node_selector, shape.node_affinity, labels, node_name=name)[0]
     except RequirementError:
         return False
+
+
+def _selector_keys(shape: PodShape) -> tuple[str, ...]:
+    """The node label keys the shape's nodeSelector and required node affinity read (matchExpressions and
+    nodeSelector entries each read their own key only)."""
+    keys = set(shape.node_selector)
+    for term in shape.node_affinity.required_terms:
+        keys.update(r.key for r in term.match_expressions)
+    return tuple(sorted(keys))
+
+
+class _Projections:
+    """Positions by their labels' values at a few keys: whether a selector that reads only those keys (and
+    not the name) matches is the same for every position of a projection."""
+
+    def __init__(self, keys: tuple[str, ...], labels: Sequence[tuple[int, Mapping[str, str]]]) -> None:
+        self.keys = keys
+        self.groups: dict[tuple[str | None, ...], list[int]] = {}
+        for i, have in labels:
+            self.groups.setdefault(tuple(have.get(k) for k in keys), []).append(i)
+
+    def matching(self, shape: PodShape) -> set[int]:
+        chosen: set[int] = set()
+        for values, positions in self.groups.items():
+            labels = {k: v for k, v in zip(self.keys, values, strict=True) if v is not None}
+            if _matches(shape, labels, None):
+                chosen.update(positions)
+        return chosen
 
 
 def _reads_node_name(shape: PodShape) -> bool:
