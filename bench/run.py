@@ -7,9 +7,10 @@
 Per shape (our bundles from `bench/generate.py` and `bench/family.py`, compact `kind: List` files from
 `bench/compact.py`, generated on first use):
 * `orjson.loads`: a fresh `python -c` that reads and parses the file - the floor for any command;
-* each command: `python -m kubectl_gpu <command> --snapshot FILE -o json`, stdout to a file (its size is
-  the document's); wall time (median of --repeat runs) and peak RSS (`os.wait4` rusage of that child), and
-  the ratio of its time to the GC-off orjson subprocess run just before it;
+* each command: `python -m kubectl_gpu <command> --snapshot FILE -o json --now NOW` (the generators'
+  capture time), stdout to a file (its size is the document's); wall time (median of --repeat runs) and
+  peak RSS (`os.wait4` rusage of that child), and the ratio of its time to the GC-off orjson subprocess run
+  just before it;
 * in-process, in a fresh child: `load_snapshot([FILE])` (file -> models) against
   `orjson.loads(FILE.read_bytes())`, median of --repeat each, alternating (every shape but fuzzed ones).
 The targets (`targets.py`) are printed at the end, each with its figure; the exit status is 1 when one is
@@ -35,7 +36,7 @@ TARGET_RATIO = 1.5
 sys.path.insert(0, str(ROOT / "bench"))
 import compact  # noqa: E402
 import family  # noqa: E402
-from generate import EXAMPLE_PENDING_POD, SIZES, generate  # noqa: E402
+from generate import EXAMPLE_PENDING_POD, NOW, SIZES, generate  # noqa: E402
 from targets import Load, Row, print_targets  # noqa: E402
 
 # Command name -> arguments after `python -m kubectl_gpu`. Adding a command is one line here; names the
@@ -224,8 +225,12 @@ def ensure(label: str, out: Path, regenerate: bool, fuzz: dict[str, dict[str, in
 
 
 def command_argv(name: str, path: Path, explain: str) -> list[str]:
+    """The command on the file, evaluated at the generators' capture time (`generate.NOW`): a bundle says when
+    it was captured, a compact List does not, and at the wall clock's time its NodeClaims in flight would be
+    past their registration TTL and its pods days old: not the cluster the file describes."""
     args = [explain if a == EXAMPLE_PENDING_POD else a for a in COMMANDS[name]]
-    return [sys.executable, "-m", "kubectl_gpu", *args, "--snapshot", str(path), "-o", "json"]
+    now = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return [sys.executable, "-m", "kubectl_gpu", *args, "--snapshot", str(path), "-o", "json", "--now", now]
 
 
 def bench_size(
