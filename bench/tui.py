@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from generate import SIZES, generate  # noqa: E402
+from generate import NOW, SIZES, generate  # noqa: E402
 from live import serve  # noqa: E402
 
 CHILD = r"""
@@ -211,12 +211,12 @@ def compile_package(python: str) -> None:
     )
 
 
-def diagnose_seconds(path: Path, python: str) -> tuple[float, float]:
-    """One whole `kubectl gpu diagnose --snapshot FILE` (its table to /dev/null), spawn to exit: (wall, CPU
-    user+sys)."""
+def diagnose_seconds(path: Path, python: str, now: str = "") -> tuple[float, float]:
+    """One whole `kubectl gpu diagnose --snapshot FILE` (its table to /dev/null), at the TUI's `--now`,
+    spawn to exit: (wall, CPU user+sys)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [python, "-m", "kubectl_gpu", "diagnose", "--snapshot", str(path)],
+        [python, "-m", "kubectl_gpu", "diagnose", "--snapshot", str(path), *(["--now", now] if now else [])],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
@@ -238,7 +238,7 @@ def bench_size(
             print(f"[{size}] run {index + 1}/{repeat} ...", flush=True)
             runs.append(run_child(path, refreshes, kubeconfig, now, python))
             if not live:  # diagnose right after each: a shared machine's speed drifts over minutes
-                timed.append(diagnose_seconds(path, python))
+                timed.append(diagnose_seconds(path, python, now))
     finally:
         if server is not None:
             server.terminate()
@@ -338,16 +338,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--now",
-        default="",
-        help="evaluate at this instant (RFC 3339), as `tui --now`: an unchanged refresh reuses",
+        default=None,
+        help="evaluate the TUI and diagnose at this instant (RFC 3339), as `--now` does; default: a file at "
+        "the generators' capture time (a compact List has none of its own), live at the clock's; '' for "
+        "the file's or the clock's",
     )
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose kubectl_gpu runs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     compile_package(args.python)
     sizes = [s.strip() for s in args.sizes.split(",")]
+    now = args.now if args.now is not None else "" if args.live else NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = [
-        bench_size(size, args.repeat, args.refreshes, args.out.resolve(), args.live, args.now, args.python)
+        bench_size(size, args.repeat, args.refreshes, args.out.resolve(), args.live, now, args.python)
         for size in sizes
     ]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
