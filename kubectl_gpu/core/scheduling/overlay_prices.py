@@ -69,10 +69,11 @@ def node_price(
     base = book.price(instance_type)
     if NODEPOOL_LABEL not in labels or (base is not None and base.source != SOURCE_LIST):
         return base
+    pricing = [o for o in overlays if (o.price is not None or o.price_adjustment is not None) and _valid(o)]
+    if not pricing:  # the usual cluster: no node's labels need reading (asked three times per node)
+        return base
     own = Requirements.from_labels({INSTANCE_TYPE_LABEL: instance_type or "", **labels})
-    for overlay in sorted(overlays, key=lambda o: (o.weight, o.name), reverse=True):
-        if (overlay.price is None and overlay.price_adjustment is None) or not _valid(overlay):
-            continue
+    for overlay in sorted(pricing, key=lambda o: (o.weight, o.name), reverse=True):
         if not _selects(overlay, own):
             continue
         value = adjusted_price(base.usd_per_hour if base else None, overlay.price, overlay.price_adjustment)
