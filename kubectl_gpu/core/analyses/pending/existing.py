@@ -269,21 +269,27 @@ def _selector_keys(shape: PodShape) -> tuple[str, ...]:
 
 class _Projections:
     """Positions by their labels' values at a few keys: whether a selector that reads only those keys (and
-    not the name) matches is the same for every position of a projection."""
+    not the name) matches is the same for every position of a projection. Once per selector: shapes that
+    differ only in requests or tolerations share it."""
 
     def __init__(self, keys: tuple[str, ...], labels: Sequence[tuple[int, Mapping[str, str]]]) -> None:
         self.keys = keys
         self.groups: dict[tuple[str | None, ...], list[int]] = {}
         for i, have in labels:
             self.groups.setdefault(tuple(have.get(k) for k in keys), []).append(i)
+        self._chosen: dict[tuple[object, object], frozenset[int]] = {}
 
-    def matching(self, shape: PodShape) -> set[int]:
-        chosen: set[int] = set()
-        for values, positions in self.groups.items():
-            labels = {k: v for k, v in zip(self.keys, values, strict=True) if v is not None}
-            if _matches(shape, labels, None):
-                chosen.update(positions)
-        return chosen
+    def matching(self, shape: PodShape) -> frozenset[int]:
+        selectors = (shape.key[2], shape.node_affinity)  # the sorted nodeSelector, the node affinity
+        found = self._chosen.get(selectors)
+        if found is None:
+            chosen: set[int] = set()
+            for values, positions in self.groups.items():
+                labels = {k: v for k, v in zip(self.keys, values, strict=True) if v is not None}
+                if _matches(shape, labels, None):
+                    chosen.update(positions)
+            found = self._chosen[selectors] = frozenset(chosen)
+        return found
 
 
 def _reads_node_name(shape: PodShape) -> bool:
