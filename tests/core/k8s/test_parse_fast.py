@@ -326,3 +326,27 @@ def test_claim_taints_read_as_the_checked_readers_read_them(monkeypatch: pytest.
     name = claim["metadata"]["name"]
     assert fast[1] == ("error", f"NodeClaim {name} spec.taints: taint 'nvidia.com/gpu' has no effect")
     assert fast[2 * len(values) + 2][1] == f"NodeClaim {name} spec.startupTaints entries must be objects"
+
+
+def test_templates_that_differ_in_an_image_share_their_parts() -> None:
+    """A pod of another image is another template, read once more, but its requests, tolerations and node
+    affinity are the first one's (read once per their own text); a part that does not read names its pod."""
+    base = next(
+        p
+        for p in REAL
+        if p["spec"].get("tolerations") and p["spec"].get("nodeSelector") and p["spec"]["containers"]
+    )
+    first, second = copy.deepcopy(base), copy.deepcopy(base)
+    second["spec"]["containers"][0]["image"] = "example.com/other:tag-" + "x" * 12
+    a = pods_fast.parse_pod(first)
+    read = (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS))
+    b = pods_fast.parse_pod(second)
+    assert (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS)) == (read[0] + 1, read[1])
+    assert a.tolerations is b.tolerations and a.node_affinity is b.node_affinity
+    assert a.requests == b.requests and a.requests is not b.requests  # each pod its own copy
+    broken = copy.deepcopy(second)
+    broken["metadata"]["name"] = "broken-one"
+    broken["spec"]["containers"][0]["image"] = "example.com/third:1"
+    broken["spec"]["tolerations"] = [*broken["spec"]["tolerations"], "not an object"]
+    with pytest.raises(ModelError, match="broken-one"):
+        pods_fast.parse_pod(broken)

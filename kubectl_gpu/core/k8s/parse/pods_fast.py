@@ -13,7 +13,15 @@ from typing import Any
 
 from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import ModelError, resources, tolerations
-from kubectl_gpu.core.k8s.parse.fast import constructor, dumps, fast_meta, memo_time, remember, str_values
+from kubectl_gpu.core.k8s.parse.fast import (
+    constructor,
+    dumps,
+    fast_meta,
+    memo_json,
+    memo_time,
+    remember,
+    str_values,
+)
 from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
@@ -52,12 +60,26 @@ class _Template:
 
     def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> None:
         where = f"Pod {meta.key}"
-        overhead = resources(spec.get("overhead"), f"{where} spec.overhead")
-        self.requests: Resources = effective(containers, init, overhead, where, "requests")
-        self.tolerations: tuple[Toleration, ...] = tolerations(
-            spec.get("tolerations"), f"{where} spec.tolerations"
+        # Templates that differ in an image or an env var share these parts: each read once per its own
+        # text (`memo_json`; a part that does not read raises for this pod, and nothing is kept).
+        resources_of = (
+            [{} if (r := c.get("resources")) is None else r for c in containers],
+            [({} if (r := c.get("resources")) is None else r, c.get("restartPolicy") or "") for c in init],
+            {} if (v := spec.get("overhead")) is None else v,
         )
-        self.node_affinity = NodeAffinity.from_spec(spec)
+        self.requests: Resources = memo_json(
+            _REQUESTS, resources_of, lambda: _requests(spec, containers, init, where)
+        )
+        self.tolerations: tuple[Toleration, ...] = memo_json(
+            _TOLERATIONS,
+            [] if (v := spec.get("tolerations")) is None else v,
+            lambda: tolerations(spec.get("tolerations"), f"{where} spec.tolerations"),
+        )
+        self.node_affinity = memo_json(
+            _AFFINITIES,
+            {} if (v := spec.get("affinity")) is None else v,
+            lambda: NodeAffinity.from_spec(spec),  # it reads `affinity` alone
+        )
         self.app = slim(containers, APP_KEYS)
         self.init = slim(init, INIT_KEYS)
         # Whether the parts of a Placement the template holds (spread, pod affinity, host ports) are there:
@@ -67,6 +89,14 @@ class _Template:
 
 
 _TEMPLATES: dict[bytes, _Template] = {}
+_REQUESTS: dict[bytes, Resources] = {}
+_TOLERATIONS: dict[bytes, tuple[Toleration, ...]] = {}
+_AFFINITIES: dict[bytes, NodeAffinity] = {}
+
+
+def _requests(spec: Raw, containers: list[Any], init: list[Any], where: str) -> Resources:
+    overhead = resources(spec.get("overhead"), f"{where} spec.overhead")
+    return effective(containers, init, overhead, where, "requests")
 
 
 def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> _Template | None:
