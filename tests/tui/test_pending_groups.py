@@ -71,3 +71,28 @@ def test_a_snapshot_has_no_logs_and_a_log_page_is_made_safe() -> None:
     shown = _text(page.body)
     assert "\x1b" not in shown and "ok" in shown and "cut at that size" in shown
     assert page.page_title == "logs pod/ns/p (main)"
+
+
+async def test_a_group_row_at_80_columns_shows_its_workloads_name(tmp_path: Path) -> None:
+    """A workload's row too long for the POD column is cut where the room ends: `Deployment ns/pending-…`,
+    never `Deployment ns/…` (a cut at the slash would make every workload of a namespace look alike)."""
+    import html
+
+    from kubectl_gpu.tui.app import GpuApp
+    from kubectl_gpu.tui.config import TuiConfig
+    from tests.tui.conftest import settle
+
+    out = tmp_path / "many-pending.json"
+    compact.generate_many_pending(out, nodes=40, pods=400, pending=1500, shapes=4, launching=2)
+    app = GpuApp(TuiConfig(SourceOptions(snapshot=(str(out),)), refresh=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, "p")
+        view = app.view
+        assert isinstance(view.model, PendingModel) and view.model.groups
+        screen = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+        shown = [line for line in screen.splitlines() if "Deployment " in line and "▸" in line]
+        assert shown
+        for line in shown:
+            after = line.split("Deployment ", 1)[1]
+            namespace, _, rest = after.partition("/")
+            assert namespace and rest[:1] not in ("…", ""), line  # some of the name is on screen

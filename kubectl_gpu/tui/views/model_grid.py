@@ -33,6 +33,8 @@ class Fit:
     priority: int | None = None
     #: when short of room, the column may be cut (at a word's end) down to this width; 0: never
     shrink: int = 0
+    #: names (pods, workloads): a cell too long is cut where the room ends, not at a word
+    names: bool = False
 
 
 def grid_cell(cell: model.Cell) -> Cell:
@@ -74,6 +76,7 @@ def to_grid(
             right=p is not None and table.columns[p].right,
             priority=index if f.priority is None else f.priority,
             shrink=f.shrink,
+            names=f.names,
         )
         for index, (f, p) in enumerate(zip(layout, positions, strict=True))
     )

@@ -31,7 +31,7 @@ __all__ = ["PendingModel", "PendingView", "build_pending", "diagnosis_of", "fix_
 # as room allows (every one is in the detail pane).
 FITS = (
     Fit("namespace", max_width=24, priority=5),
-    Fit("pod", max_width=40, priority=0),
+    Fit("pod", max_width=40, priority=0, names=True),  # a workload or pod: its name, not `ns/…`
     Fit("verdict", priority=1),
     Fit("request", max_width=30, priority=2, shrink=24),
     Fit("nearest", max_width=32, priority=3),

@@ -65,15 +65,17 @@ def fit_widths(
     return widths
 
 
-def cut(text: Text, width: int) -> Text:
-    """`text` in `width` cells: whole when it fits, else cut after its last word that fits, then `…`."""
+def cut(text: Text, width: int, *, words: bool = True) -> Text:
+    """`text` in `width` cells: whole when it fits, else cut after its last word that fits, then `…`.
+    `words=False` for a name (a pod's, a workload's): cut where the room ends, since its beginning is what
+    tells it apart (cut at a word, `Deployment ml/` would stand for every workload of `ml`)."""
     if text.cell_len <= width:
         return text
     if width <= 1:
         return Text("…"[:width], style=text.style)
     plain = text.plain
     limit = width - 1
-    at = max(plain.rfind(c, 0, limit) for c in _BREAKS)
+    at = max(plain.rfind(c, 0, limit) for c in _BREAKS) if words else -1
     end = at + 1 if at >= max(1, width * 2 // 5) else limit
     out = text[:end]
     out.rstrip()

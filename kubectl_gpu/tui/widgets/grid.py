@@ -58,6 +58,8 @@ class Column:
     #: which columns stay when narrow: lower first (then the column's position)
     priority: int = 0
     shrink: int = 0
+    #: a column of names: a cell too long is cut where the room ends, not at a word (`fit.cut`)
+    names: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,9 +404,14 @@ class GridTable(ScrollView, can_focus=True):
             if not width:  # left out: too narrow a terminal (the detail pane shows it)
                 continue
             cell = cells[index] if index < len(cells) else ""
-            text = cut(cell.copy() if isinstance(cell, Text) else Text(cell), width)
+            column = self.table.columns[index] if index < len(self.table.columns) else None
+            text = cut(
+                cell.copy() if isinstance(cell, Text) else Text(cell),
+                width,
+                words=column is None or not column.names,
+            )
             pad = width - text.cell_len
-            right = self.table.columns[index].right if index < len(self.table.columns) else False
+            right = column is not None and column.right
             if right:
                 line.append(" " * pad)
             line.append_text(text)
