@@ -38,6 +38,7 @@ Obj = dict[str, Any]
 
 SIZES: dict[str, tuple[int, int]] = {"S": (100, 2_000), "M": (2_000, 40_000), "L": (5_000, 150_000)}
 NOW = datetime(2026, 11, 28, 9, 0, 0, tzinfo=UTC)
+NOW_TEXT = cb.ts(NOW)  # as `--now` takes it
 CONTEXT = "arn:aws:eks:us-west-2:111122223333:cluster/bench"
 GPU_SHARE = 0.15
 PENDING_SHARE = 0.03

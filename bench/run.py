@@ -36,7 +36,7 @@ TARGET_RATIO = 1.5
 sys.path.insert(0, str(ROOT / "bench"))
 import compact  # noqa: E402
 import family  # noqa: E402
-from generate import EXAMPLE_PENDING_POD, NOW, SIZES, generate  # noqa: E402
+from generate import EXAMPLE_PENDING_POD, NOW_TEXT, SIZES, generate  # noqa: E402
 from targets import Load, Row, print_targets  # noqa: E402
 
 # Command name -> arguments after `python -m kubectl_gpu`. Adding a command is one line here; names the
@@ -225,12 +225,12 @@ def ensure(label: str, out: Path, regenerate: bool, fuzz: dict[str, dict[str, in
 
 
 def command_argv(name: str, path: Path, explain: str) -> list[str]:
-    """The command on the file, evaluated at the generators' capture time (`generate.NOW`): a bundle says when
-    it was captured, a compact List does not, and at the wall clock's time its NodeClaims in flight would be
-    past their registration TTL and its pods days old: not the cluster the file describes."""
+    """The command on the file, evaluated at the generators' capture time (`generate.NOW_TEXT`): a bundle
+    says when it was captured, a compact List does not, and at the wall clock's time its NodeClaims in flight
+    would be past their registration TTL and its pods days old: not the cluster the file describes."""
     args = [explain if a == EXAMPLE_PENDING_POD else a for a in COMMANDS[name]]
-    now = NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return [sys.executable, "-m", "kubectl_gpu", *args, "--snapshot", str(path), "-o", "json", "--now", now]
+    options = ["--snapshot", str(path), "-o", "json", "--now", NOW_TEXT]
+    return [sys.executable, "-m", "kubectl_gpu", *args, *options]
 
 
 def bench_size(

@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from generate import NOW, SIZES, generate  # noqa: E402
+from generate import NOW_TEXT, SIZES, generate  # noqa: E402
 from live import serve  # noqa: E402
 
 CHILD = r"""
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     compile_package(args.python)
     sizes = [s.strip() for s in args.sizes.split(",")]
-    now = args.now if args.now is not None else "" if args.live else NOW.strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = args.now if args.now is not None else "" if args.live else NOW_TEXT
     rows = [
         bench_size(size, args.repeat, args.refreshes, args.out.resolve(), args.live, now, args.python)
         for size in sizes
