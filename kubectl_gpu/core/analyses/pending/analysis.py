@@ -183,7 +183,7 @@ class _Analyser:
             evidence=tuple(evidence_row(e, m) for e, m in parsed),
             fix=fix,
             ranked=ranked,
-            disagreements=disagreements(parsed, ranked.facts, verdict),
+            disagreements=disagreements(parsed, ranked, verdict),
             notes=common.notes,
             created=pod.meta.created,
             fix_check=fix_check,

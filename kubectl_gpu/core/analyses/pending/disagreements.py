@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_gpu.core.analyses.pending.ranking import BlockerFacts
+from kubectl_gpu.core.analyses.pending.ranking import Ranked
 from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.evidence.model import Code, ParsedMessage, Source
 from kubectl_gpu.core.k8s.models import Event
@@ -23,14 +23,13 @@ _EQUIVALENT = {
 
 
 def disagreements(
-    parsed: list[tuple[Event, ParsedMessage]], facts: BlockerFacts, verdict: Verdict
+    parsed: list[tuple[Event, ParsedMessage]], ranked: Ranked, verdict: Verdict
 ) -> tuple[str, ...]:
     """Where the provisioner's own latest message names something this analysis does not find now.
 
-    Compared item by item: a taint by key, a label by key, a limit by NodePool; other codes by kind.
+    Compared item by item: a taint by key, a label by key, a limit by NodePool; other codes by kind. The
+    shape's facts (`Ranked.facts`, a pass over every target) are read only when there is such a message.
     """
-    ours = facts.codes | {verdict}
-    taints, labels, limited = facts.taint_keys, facts.label_keys, facts.limited_pools
     latest = next(
         (
             (e, m)
@@ -42,6 +41,9 @@ def disagreements(
     if latest is None:
         return ()
     event, message = latest
+    facts = ranked.facts
+    ours = facts.codes | {verdict}
+    taints, labels, limited = facts.taint_keys, facts.label_keys, facts.limited_pools
     out: list[str] = []
     for part in message.parts:
         code = part.code

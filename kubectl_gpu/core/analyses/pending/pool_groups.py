@@ -183,15 +183,16 @@ def fit_signature(target: PoolTarget) -> Hashable:
 
 def fitting_types(target: PoolTarget, shape: PodShape, pod_reqs: Requirements) -> Fitting:
     """The pool's types the pod's requirements admit, those that hold the pod with its daemons, and those
-    of them the catalog knows every required label of."""
+    of them the catalog knows every required label of (interned: `intern_fitting`)."""
     memo = target.memo
     with_pod = target.types
     if shape.requirements is not None:  # the same for every shape with these requirements
         with_pod = memo.shared(("with pod", target.group, pod_reqs), lambda: _with_pod(target, pod_reqs))
     # The rest reads of the pod's requirements only which of their keys the catalog may not know (for
     # `unverified`): shared by every requirement that admits the same types with the same such keys.
-    key = ("fits", target.group, memo.requests_id(shape), id(with_pod), target.index.unverifiable(pod_reqs))
-    return memo.shared(key, lambda: _fits(target, shape, pod_reqs, with_pod))
+    unverifiable = memo.shared(("unverifiable", pod_reqs), lambda: target.index.unverifiable(pod_reqs))
+    key = ("fits", target.group, memo.requests_id(shape), id(with_pod), unverifiable)
+    return memo.shared(key, lambda: intern_fitting(memo, _fits(target, shape, pod_reqs, with_pod)))
 
 
 def _fits(

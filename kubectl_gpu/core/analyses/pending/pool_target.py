@@ -33,7 +33,6 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     failure,
     fit_signature,
     fitting_types,
-    intern_fitting,
     limit_answer_of,
     names_pools,
     pool_specific,
@@ -103,6 +102,7 @@ class PoolTarget:
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
         self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
+        self._last_term_key: tuple[PodShape | None, tuple[object, ...]] = (None, ())
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -143,6 +143,7 @@ class PoolTarget:
         twin = copy.copy(self)
         twin.requirements = self._requirements(POOL)[0]
         twin._last_term = (None, (Requirements(), [], 0))
+        twin._last_term_key = (None, ())
         return twin
 
     @property
@@ -168,7 +169,7 @@ class PoolTarget:
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
         """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
         key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
-        return self.memo.shared(key, lambda: intern_fitting(self.memo, fitting_types(self, shape, pod_reqs)))
+        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         return self.candidate(shape).evaluation()
@@ -339,6 +340,8 @@ class PoolTarget:
         a pod that selects NodePools by name), the pod's nodeSelector and node affinity, its requests (the
         attempt that holds the pod is the one chosen) and whether only the last attempt can tolerate the pool's
         PreferNoSchedule taints."""
+        if self._last_term_key[0] is shape:  # a template asks three times
+            return self._last_term_key[1]
         pool: object = (
             id(self)
             if self.memo.get(shape, "names pools", lambda: names_pools(shape))
@@ -346,8 +349,11 @@ class PoolTarget:
         )
         prefer_no = self._prefer_no(shape)
         if not self._relaxes(shape):  # one attempt: it is the answer, whatever the requests
-            return ("term", pool, self.memo.selectors_id(shape), prefer_no)
-        return ("term", pool, self.memo.selectors_id(shape), self.memo.requests_id(shape), prefer_no)
+            key: tuple[object, ...] = ("term", pool, self.memo.selectors_id(shape), prefer_no)
+        else:
+            key = ("term", pool, self.memo.selectors_id(shape), self.memo.requests_id(shape), prefer_no)
+        self._last_term_key = (shape, key)
+        return key
 
     def _relaxes(self, shape: PodShape) -> bool:
         """Whether Karpenter has more than one attempt for the shape (OR-terms or preferred terms)."""

@@ -166,6 +166,16 @@ class Ranked:
         # the first k entries (`_first`).
         self.entries = sorted(entries, key=lambda e: (e.prefix, e.members[0][0]))
         self._count = sum(len(e.members) for e in self.entries)
+        # The candidates made so far, by (entry, member): `nearest`, `first` and `listed` ask for the same
+        # few, and each builds its evaluation once.
+        self._made: dict[tuple[int, int], Candidate] = {}
+
+    def _made_candidate(self, entry: Entry, member: Any) -> Candidate:
+        key = (id(entry), id(member))  # both held by `entries`: their ids are not reused
+        found = self._made.get(key)
+        if found is None:
+            found = self._made[key] = entry.make(member)
+        return found
 
     def __len__(self) -> int:
         return self._count
@@ -201,24 +211,25 @@ class Ranked:
     @cached_property
     def candidates(self) -> list[Candidate]:
         """Every target, nearest first (builds each one's candidate; `explain` and the tests)."""
-        return [entry.make(member) for entry, member in self._pairs()]
+        return [self._made_candidate(entry, member) for entry, member in self._pairs()]
 
     @cached_property
     def nearest(self) -> TargetEvaluation | None:
         """The nearest target (one that offers the accelerator, when any does)."""
         first = _first(self.entries, 1)
-        return first[0][0].make(first[0][1]).evaluation() if first else None
+        return self._made_candidate(*first[0]).evaluation() if first else None
 
     def first(self, count: int) -> list[TargetEvaluation]:
         """The nearest `count` targets' evaluations, nearest first."""
-        return [entry.make(member).evaluation() for entry, member in _first(self.entries, count)]
+        made = self._made_candidate
+        return [made(entry, member).evaluation() for entry, member in _first(self.entries, count)]
 
     def find(self, ref: TargetRef) -> TargetEvaluation | None:
         """The evaluation of one target by its reference, or None when it is not one of these."""
         for entry in self.entries:
             for _, member in entry.members:
                 if entry.ref(member) == ref:
-                    return entry.make(member).evaluation()
+                    return self._made_candidate(entry, member).evaluation()
         return None
 
     @property
@@ -239,7 +250,7 @@ class Ranked:
         """The blockers of the nearest LISTED_TARGETS targets, nearest first."""
         out: list[Blocker] = []
         for entry, member in _first(self.entries, LISTED_TARGETS):
-            out += entry.make(member).evaluation().blockers
+            out += self._made_candidate(entry, member).evaluation().blockers
         return tuple(out)
 
     @cached_property

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
 from kubectl_gpu.core.analyses.pending.shapes import Owner
@@ -16,6 +17,8 @@ from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
 __all__ = ["Evidence", "ExplainReport", "PendingReport", "PodDiagnosis"]
+
+T = TypeVar("T")
 
 # A verdict as a finding (diagnose): waiting for capacity is information, "nothing blocks it" a warning.
 _FINDING_SEVERITY = {
@@ -99,25 +102,41 @@ class PodDiagnosis:
             "targetCount": len(self.ranked),
         }
 
-    def to_dict(self, shape: int = 0) -> dict[str, Any]:
-        """The pod's own entry; `shape` is its index in the report's `shapes[]` (`shape_dict`)."""
+    def to_dict(self, shape: int = 0, shared: dict[int, Any] | None = None) -> dict[str, Any]:
+        """The pod's own entry; `shape` is its index in the report's `shapes[]` (`shape_dict`). `shared`:
+        id(part) -> its dict, for the parts pods of one shape hold as one object (requests, nearest target,
+        the verified fix's outcome), written once per report rather than once per pod."""
+        memo = {} if shared is None else shared
+        check = self.fix_check
         return {
             "namespace": self.namespace,
             "name": self.name,
-            "requests": {k: _num(v) for k, v in self.requests.items()},
+            "requests": _shared(memo, self.requests, _requests_dict),
             "verdict": str(self.verdict),
             "reason": self.reason,
-            "nearest": self.nearest.to_dict() if self.nearest else None,
+            "nearest": _shared(memo, self.nearest, TargetRef.to_dict) if self.nearest else None,
             "shape": shape,
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": self.fix,
-            "fixVerified": self.fix_check.verified if self.fix_check else None,
-            "fixAfter": self.fix_check.to_dict()
-            if self.fix_check and self.fix_check.verified is not None
+            "fixVerified": check.verified if check else None,
+            "fixAfter": _shared(memo, check, FixCheck.to_dict)
+            if check and check.verified is not None
             else None,
             "disagreements": list(self.disagreements),
             "notes": list(self.notes),
         }
+
+
+def _requests_dict(requests: dict[str, Decimal]) -> dict[str, int | float]:
+    return {k: _num(v) for k, v in requests.items()}
+
+
+def _shared(memo: dict[int, Any], part: T, as_dict: Callable[[T], dict[str, Any]]) -> dict[str, Any]:
+    """`as_dict(part)`, once per part object while `memo` (which the report's pods keep alive) lasts."""
+    found = memo.get(id(part))
+    if found is None:
+        found = memo[id(part)] = as_dict(part)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +175,7 @@ class PendingReport(ReportBase):
         """Pods of one shape share one `shapes[]` entry (docs/json-contract.md, issue 22): the same ranked
         targets, so the same blockers and summary, written once."""
         blockers: dict[int, dict[str, Any]] = {}  # every Blocker is alive while the body is built
+        parts: dict[int, Any] = {}  # so is every pod's requests, nearest target and fix check
         index: dict[int, int] = {}  # id(Ranked) -> its shape's position
         shapes: list[dict[str, Any]] = []
         pods: list[dict[str, Any]] = []
@@ -164,7 +184,7 @@ class PendingReport(ReportBase):
             if found is None:
                 found = index[id(pod.ranked)] = len(shapes)
                 shapes.append(pod.shape_dict(blockers))
-            pods.append(pod.to_dict(found))
+            pods.append(pod.to_dict(found, parts))
         return {
             "evaluatedAt": _time(self.now),
             "targets": self.targets,

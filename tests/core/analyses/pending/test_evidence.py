@@ -145,6 +145,7 @@ def test_cluster_autoscaler_events_are_evidence_too() -> None:
     ]
     assert diag.verdict is V.INSUFFICIENT_ACCELERATOR
     assert diag.disagreements == ()
+    assert "facts" not in vars(diag.ranked), "nothing to compare: the pass over every target is not made"
 
 
 # ---- disagreements ----------------------------------------------------------------------------------------

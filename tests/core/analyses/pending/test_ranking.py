@@ -146,3 +146,14 @@ def test_shared_evaluation_equals_pool_by_pool_on_random_pools(scenario: str, da
     shared, alone = _report(objects, share=True), _report(objects, share=False)
     assert shared.to_dict() == alone.to_dict()
     assert _all_evaluations(shared) == _all_evaluations(alone)
+
+
+def test_the_nearest_targets_are_evaluated_once_however_often_they_are_asked() -> None:
+    """`nearest`, `first` (the fixes tried) and `listed` (the JSON's blockers) ask for the same targets."""
+    report = _report(_with_copies("automode-gpu", "gpu", COPIES), share=True)
+    for diag in report.pods:
+        ranked = diag.ranked
+        first = ranked.first(LISTED_TARGETS)
+        assert first[0] is ranked.nearest
+        assert [id(e) for e in ranked.first(LISTED_TARGETS)] == [id(e) for e in first]
+        assert [id(b) for b in ranked.listed] == [id(b) for e in first for b in e.blockers]
