@@ -81,6 +81,10 @@ class PoolMemo:
             lambda: self._ids.setdefault(("req", shape.key[0], shape.ephemeral_storage), len(self._ids)),
         )
 
+    def small_id(self, value: Hashable) -> int:
+        """A small id per distinct value (a key part hashed once, not at every use)."""
+        return self._ids.setdefault(value, len(self._ids))
+
     def group(self, signature: Hashable) -> int:
         """A small id per distinct signature."""
         return self._groups.setdefault(signature, len(self._groups))

@@ -2,8 +2,9 @@
 
 A kind is the pools with the same requirements but for their name, the same instance-type fit (pool_groups.py)
 and the same taints. Its *stand-in* is one of them renamed `POOL` (requirements included), so the stand-in's
-template (pool_template.py) is every member's in its words. Pools of a kind with as much limit left share the
-limits answer too. What can still tell two members apart is their name, and only for a shape that reads it:
+template (pool_template.py) is every member's in its words. Pools of a kind whose limits stop the shape's
+fitting types alike (or that have none) rank as one entry, each worded with its own limits answer. What can
+still tell two members apart is their name, and only for a shape that reads it:
 * a shape that selects `karpenter.sh/nodepool`: a member is answered by the stand-in's template when each of
   the pod's NodePool requirements admits its name exactly when it admits `POOL` (the pools the pod does not
   name); the others (the pools it names) get their own;
@@ -33,17 +34,12 @@ class _Kind:
     def __init__(self, members: list[PoolTarget]) -> None:
         self.members = members
         self.stand_in = members[0].stand_in()
-        # Members that rank alike for any shape (the same limits left, the same blockers of their own),
-        # each bundle sorted as the ranking breaks ties: by weight, then name.
+        # Members that rank alike for any shape but for their limits (the same blockers of their own), each
+        # bundle sorted as the ranking breaks ties: by weight, then name. Members with limits are told apart
+        # per shape, by whether what they have left stops the shape's fitting types (`_bundles`).
         bundles: dict[Hashable, list[PoolTarget]] = {}
         for member in members:
-            key = (
-                bool(member.pool.limits),
-                member.remaining_key,
-                member.own_codes,
-                member.own_spec,
-                member.own_capacity,
-            )
+            key = (bool(member.pool.limits), member.own_codes, member.own_spec, member.own_capacity)
             bundles.setdefault(key, []).append(member)
         self.bundles = [[(_tail(m), m) for m in sorted(b, key=_tail)] for b in bundles.values()]
 
@@ -148,8 +144,7 @@ class PoolKinds:
                     template, words = shared[number], _Words(kind.stand_in, shape, number)
                 elif template is None:
                     template = kind.stand_in.template(shape, ("kind", number))
-                limit = alike[0][1].limit_answer(shape, template.fitting)
-                out.append(_bundle(alike, template, limit, words))
+                out += _bundles(shape, alike, template, words)
         return out
 
 
@@ -168,16 +163,41 @@ class _Words:
         return self._found
 
 
+Members = list[tuple[tuple[int, str], PoolTarget]]
+
+
+def _bundles(
+    shape: PodShape, members: Members, template: Template, words: Callable[[], Template] | None
+) -> list[Entry]:
+    """Members of one kind and bundle as ranking entries: one, or, where they have limits, those whose limits
+    stop the template's fitting types and those whose limits do not (the rank and the blocker codes read
+    only that much of the limits answer; each member's own answer words its evaluation)."""
+    fitting = template.fitting
+    first = members[0][1]
+    if not first.pool.limits:
+        return [_bundle(members, template, first.limit_answer(shape, fitting), words)]
+    answers: dict[int, LimitAnswer] = {}
+    parts: dict[bool, Members] = {}
+    for tail, member in members:
+        answer = answers[id(member)] = member.limit_answer(shape, fitting)
+        parts.setdefault(answer.problem is None, []).append((tail, member))
+    return [_bundle(part, template, answers[id(part[0][1])], words, answers) for part in parts.values()]
+
+
 def _bundle(
-    members: list[tuple[tuple[int, str], PoolTarget]],
+    members: Members,
     template: Template,
     limit: LimitAnswer,
     words: Callable[[], Template] | None = None,
+    answers: dict[int, LimitAnswer] | None = None,
 ) -> Entry:
-    def make(member: PoolTarget) -> PoolCandidate:
-        return PoolCandidate(member, template, limit, words)
+    """An entry of members that share a template and rank alike; `answers`, when given, is each member's
+    own limits answer (members whose limits stop alike may have different amounts left)."""
 
-    return Entry(make(members[0][1]), members, make, _pool_ref)
+    def make(member: PoolTarget) -> PoolCandidate:
+        return PoolCandidate(member, template, limit if answers is None else answers[id(member)], words)
+
+    return Entry(PoolCandidate(members[0][1], template, limit, words), members, make, _pool_ref)
 
 
 def _pool_ref(member: PoolTarget) -> TargetRef:

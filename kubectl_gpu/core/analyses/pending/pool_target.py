@@ -94,7 +94,8 @@ class PoolTarget:
         self.well_known = catalog.well_known_labels(self.provider)
         self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
         self.remaining = remaining_limits(self)
-        self.remaining_key = tuple(self.remaining.items())
+        # what is left, as a small id: pools with as much left share their limits answers
+        self.remaining_key = self.memo.small_id(("remaining", tuple(self.remaining.items())))
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.node_class_blocker = node_class_blocker(self)
         self.ready_blocker = ready_blocker(self)

@@ -35,8 +35,12 @@ def _with_copies(scenario: str, pool: str, copies: int) -> list[Obj]:
     for i in range(copies):
         twin = copy.deepcopy(original)
         twin["metadata"]["name"] = f"{pool}-{i:02d}"
-        if i % 3 == 0:  # some with their own limits used up: a blocker of their own
-            twin["spec"]["limits"] = {"nvidia.com/gpu": "0"}
+        if (
+            i % 3 == 0
+        ):  # some with their own limits used up (by as much or more): ranked alike, each in its words
+            twin["spec"]["limits"] = {"nvidia.com/gpu": str(i % 2)}
+        elif i % 3 == 1:  # some with as much left as their own
+            twin["spec"]["limits"] = {"nvidia.com/gpu": str(64 + i)}
         objects.append(twin)
     # Pods that name pools (one by nodeSelector, some by NotIn): those pools are evaluated on their own.
     base = find(objects, "Pod", "wrong-value")
