@@ -34,13 +34,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from math import ceil
-
-from croniter import CroniterBadDateError, croniter
+from typing import TYPE_CHECKING
 
 from kubectl_gpu.core.k8s.models import Budget
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.core.karpenter.lifecycle import instance_terminating, is_deleting
+
+if TYPE_CHECKING:
+    from croniter import croniter
+
+# croniter (and dateutil under it) is imported where a schedule is read, not with this module: most pools
+# have no scheduled budget, and every analysis command imports this one.
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -79,6 +84,8 @@ def cron_error(schedule: str) -> str | None:
         return (
             f"cron schedule {schedule!r}: day-of-week must be 0-6 (Sunday is 0; Karpenter's cron rejects 7)"
         )
+    from croniter import croniter
+
     if not croniter.is_valid(text):
         return f"cron schedule {schedule!r} does not parse"
     return None
@@ -155,6 +162,8 @@ class BudgetSpec:
         return self.zero and self.always_active
 
     def _cron(self, start: datetime) -> croniter:
+        from croniter import croniter
+
         assert self.budget.schedule is not None
         return croniter(self.budget.schedule.strip(), start)
 
@@ -164,6 +173,8 @@ class BudgetSpec:
             return True
         if self.error is not None or self.duration is None:
             return False
+        from croniter import CroniterBadDateError
+
         checkpoint = t - self.duration
         try:
             hit: datetime = self._cron(checkpoint).get_next(datetime)
@@ -175,6 +186,8 @@ class BudgetSpec:
         """The merged active windows that overlap `[start, end]` (scheduled budgets only)."""
         if self.error is not None or not self.scheduled or self.duration is None or not self.duration:
             return []
+        from croniter import CroniterBadDateError
+
         out: list[Window] = []
         it = self._cron(start - self.duration)
         for _ in range(_MAX_HITS):

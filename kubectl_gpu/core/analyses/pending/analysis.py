@@ -102,6 +102,7 @@ class _Analyser:
         self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
         self._shapes: dict[ShapeKey, _ShapeAnswer] = {}
+        self._by_parts: dict[tuple[object, ...], tuple[tuple[object, ...], _ShapeAnswer]] = {}
         self.group_shapes = group_shapes
         self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
@@ -192,7 +193,30 @@ class _Analyser:
 
     def _shape_answer(self, pod: Pod) -> _ShapeAnswer:
         """The shape's targets, ranked, and its notes, once per shape key."""
-        key = shape_key(pod, labels=self.anti_affinity) if self.group_shapes else ("pod", id(pod))
+        if not self.group_shapes:
+            return self._shape_answer_by_key(pod, ("pod", id(pod)))
+        # Replicas parsed from one template hold its requests, tolerations and affinity as one object each
+        # (pods_fast.py): by those objects, a pod's shape is found without building and hashing its key.
+        held = (pod.requests, pod.tolerations, pod.node_affinity, pod.placement)
+        fast = (
+            *map(id, held),
+            tuple(pod.node_selector.items()),
+            pod.namespace,
+            tuple(pod.meta.labels.items()) if self.anti_affinity or pod.placement else None,
+            pod.scheduler_name,
+            pod.scheduling_gates,
+            pod.resource_claims,
+            pod.node_name,
+            pod.phase,
+        )
+        kept = self._by_parts.get(fast)
+        if kept is not None:
+            return kept[1]
+        found = self._shape_answer_by_key(pod, shape_key(pod, labels=self.anti_affinity))
+        self._by_parts[fast] = (held, found)  # holds the parts: their ids are not reused while it is kept
+        return found
+
+    def _shape_answer_by_key(self, pod: Pod, key: ShapeKey) -> _ShapeAnswer:
         found = self._shapes.get(key)
         if found is None:
             shape = shape_of(pod)
