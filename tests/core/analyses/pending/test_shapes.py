@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending
+from kubectl_gpu.core.analyses.pending.analysis import _Analyser
 from kubectl_gpu.core.analyses.pending.shape import shape_key_of, shape_of
 from kubectl_gpu.core.analyses.pending.shapes import Owner, owner_key, shape_key
 from kubectl_gpu.core.k8s.models import Pod
@@ -222,6 +223,51 @@ def test_what_is_the_pods_own_keeps_the_key(change: str, value: int) -> None:
     after = copy.deepcopy(before)
     UNREAD[change](after, value)
     assert shape_key(_pod(before)) == shape_key(_pod(after)), change
+
+
+def _placed_with_anti_affinity() -> Obj:
+    """A running pod whose required anti-affinity selects `app`: the Pending pods' labels then count."""
+    obj = pod("placed", "ml", phase="Running", node_name="i-placed", labels={"app": "serve"})
+    obj["spec"]["affinity"] = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+                }
+            ]
+        }
+    }
+    return obj
+
+
+def _answers(before: Obj, after: Obj, *others: Obj) -> tuple[object, object]:
+    """The shape answers the analysis finds for two pods (by the parts they share, or by their keys)."""
+    state = state_of([before, after, *others])
+    analyser = _Analyser(state, catalog(), NOW)
+    first, second = state.pods[:2]
+    return analyser._shape_answer(first), analyser._shape_answer(second)
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_replica_changed_in_any_input_gets_a_shape_of_its_own(change: str) -> None:
+    before = _base()
+    after = copy.deepcopy(before)
+    after["metadata"].update(name="train-1", uid="uid-1")
+    CHANGES[change](after, 3)
+    others = [_placed_with_anti_affinity()] if change == "labels" else []  # else labels are not read
+    a, b = _answers(before, after, *others)
+    assert a is not b, change
+
+
+@pytest.mark.parametrize("change", sorted(UNREAD))
+def test_a_replica_changed_in_its_own_only_shares_the_shape(change: str) -> None:
+    before = _base()
+    after = copy.deepcopy(before)
+    after["metadata"].update(name="train-1", uid="uid-1")
+    UNREAD[change](after, 3)
+    a, b = _answers(before, after)
+    assert a is b, change
 
 
 def test_labels_count_only_where_a_placed_pods_anti_affinity_may_read_them() -> None:
