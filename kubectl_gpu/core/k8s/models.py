@@ -157,7 +157,9 @@ class Pod:
     phase: str
     scheduler_name: str
     priority: int | None
-    requests: Resources  # effective pod request (init containers, sidecars and overhead included)
+    # effective pod request (init containers, sidecars and overhead included); read-only: the pods parsed
+    # from one template share one dict (parse/pods_fast.py), as they share their tolerations
+    requests: Resources
     tolerations: tuple[Toleration, ...]
     node_selector: dict[str, str]
     node_affinity: NodeAffinity
