@@ -1,19 +1,28 @@
-"""What a NodePool answers whatever the pod: the limits it has left, its NodeClass, its readiness."""
+"""What a NodePool answers whatever the pod: the limits it has left (and the words of its limits check), its
+NodeClass, its readiness."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check
+from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check, short_quantity
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.k8s.models import Resources
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+    from kubectl_gpu.core.analyses.pending.pool_template import LimitAnswer
 
-__all__ = ["claims_usage", "node_class_blocker", "ready_blocker", "remaining_limits", "state_blocker"]
+__all__ = [
+    "claims_usage",
+    "limit_parts",
+    "node_class_blocker",
+    "ready_blocker",
+    "remaining_limits",
+    "state_blocker",
+]
 
 
 def claims_usage(target: PoolTarget) -> Resources:
@@ -129,3 +138,27 @@ def state_blocker(target: PoolTarget) -> Blocker | None:
             f"raise spec.replicas of NodePool {pool.name}, or use a NodePool without replicas (dynamic)",
         )
     return None
+
+
+def limit_parts(
+    target: PoolTarget, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]
+) -> None:
+    """The limits check of a pool for a shape, and its blocker when what is left stops every fitting type."""
+    remaining = target.remaining_text
+    if answer.state == "none":
+        checks.append(Check("limits", True, "no limits"))
+    elif answer.state == "forbidden":
+        checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
+    elif answer.state == "unfitted":
+        checks.append(Check("limits", None, f"remaining {remaining}"))
+    elif answer.state == "unknown":
+        checks.append(Check("limits", None, f"remaining {remaining}; {answer.detail}"))
+    elif answer.problem is None:
+        checks.append(Check("limits", True, f"remaining {remaining}"))
+    else:
+        name = target.pool.name
+        limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(target.pool.limits.items()))
+        message = f"NodePool {name} limits ({limits}) are used up: {answer.problem}"
+        fix = f"raise spec.limits of NodePool {name} (kubectl edit nodepool {name}) or free capacity in it"
+        blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, target.ref, message, fix))
+        checks.append(Check("limits", False, message))

@@ -21,6 +21,7 @@ from kubectl_gpu.core.analyses.pending.label_blockers import unknown_label_block
 from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
 from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
 from kubectl_gpu.core.analyses.pending.pool_facts import (
+    limit_parts,
     node_class_blocker,
     ready_blocker,
     remaining_limits,
@@ -109,7 +110,7 @@ class PoolTarget:
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
         self.own_capacity = sum(1 for b in self.own_blockers if b.cls is CAPACITY)
         self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
-        self._remaining_text = ", ".join(
+        self.remaining_text = ", ".join(
             f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
         )
 
@@ -243,7 +244,7 @@ class PoolTarget:
         template, name = candidate.template, self.pool.name
         blockers = [named_blocker(b, self.ref) for b in template.blockers]
         checks = [named_check(c, name) for c in template.checks]
-        self._limit_parts(candidate.limit, blockers, checks)
+        limit_parts(self, candidate.limit, blockers, checks)
         blockers += self.own_blockers
         checks += self.own_checks
         blockers.sort(key=lambda b: b.rank)
@@ -483,25 +484,3 @@ class PoolTarget:
         key = ("limits", id(fitting), self.remaining_key)
         kept, found = self.memo.shared(key, lambda: (fitting, limit_answer_of(self.remaining, fitting)))
         return found if kept is fitting else limit_answer_of(self.remaining, fitting)
-
-    def _limit_parts(self, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]) -> None:
-        remaining = self._remaining_text
-        if answer.state == "none":
-            checks.append(Check("limits", True, "no limits"))
-        elif answer.state == "forbidden":
-            checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
-        elif answer.state == "unfitted":
-            checks.append(Check("limits", None, f"remaining {remaining}"))
-        elif answer.state == "unknown":
-            checks.append(Check("limits", None, f"remaining {remaining}; {answer.detail}"))
-        elif answer.problem is None:
-            checks.append(Check("limits", True, f"remaining {remaining}"))
-        else:
-            name = self.pool.name
-            limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(self.pool.limits.items()))
-            message = f"NodePool {name} limits ({limits}) are used up: {answer.problem}"
-            fix = (
-                f"raise spec.limits of NodePool {name} (kubectl edit nodepool {name}) or free capacity in it"
-            )
-            blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, self.ref, message, fix))
-            checks.append(Check("limits", False, message))
