@@ -12,10 +12,11 @@ every bundle is written; 4 when some context could not be captured (the others' 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from kubectl_gpu.cli.fleet import Member, deadline, failure, live_members
 from kubectl_gpu.cli.options import GlobalOptions
@@ -30,8 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Capture", "bundle_names", "capture", "snapshot_fleet"]
 
 
-@dataclass(frozen=True, slots=True)
-class Capture:
+class Capture(msgspec.Struct, frozen=True):
     """One cluster as read for a bundle: its objects (redacted unless asked not to), context and notes."""
 
     objects: list[dict[str, Any]]

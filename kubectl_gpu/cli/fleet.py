@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, CsvTable, answer, execute
@@ -30,8 +31,7 @@ __all__ = ["Member", "deadline", "dispatch", "failure", "fleet_csv", "live_membe
 Call = Callable[[GlobalOptions], Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
+class Member(msgspec.Struct, frozen=True):
     """One cluster of the fleet: its name (the context), the kubeconfig cluster, and its options."""
 
     context: str
@@ -60,7 +60,8 @@ def dispatch(call: Call, opts: GlobalOptions, command: str) -> int:
 
 def _snapshot_members(opts: GlobalOptions, groups: Sequence[tuple[str, tuple[str, ...]]]) -> list[Member]:
     return [
-        Member(context, None, replace(opts, snapshot=files, fleet_member=True)) for context, files in groups
+        Member(context, None, msgspec.structs.replace(opts, snapshot=files, fleet_member=True))
+        for context, files in groups
     ]
 
 
@@ -79,8 +80,11 @@ def live_members(opts: GlobalOptions) -> list[Member]:
         )
     names = tuple((opts.contexts or "").split(","))
     contexts = fleet_contexts(opts.kubeconfig_path(), names, every=opts.all_contexts)
-    single = replace(opts, contexts=None, all_contexts=False, fleet_member=True)
-    return [Member(n, contexts.clusters.get(n), replace(single, context=n)) for n in contexts.names]
+    single = msgspec.structs.replace(opts, contexts=None, all_contexts=False, fleet_member=True)
+    return [
+        Member(n, contexts.clusters.get(n), msgspec.structs.replace(single, context=n))
+        for n in contexts.names
+    ]
 
 
 def deadline(opts: GlobalOptions) -> float | None:

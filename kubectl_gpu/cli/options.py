@@ -11,11 +11,11 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
+import msgspec
 import typer
 
 from kubectl_gpu.core.errors import InvalidInput
@@ -42,8 +42,7 @@ BASIC_FORMATS = ("table", "wide", "json", "yaml")
 PRINTERS = ("name", "jsonpath=", "custom-columns=")
 
 
-@dataclass(frozen=True)
-class GlobalOptions:
+class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
     context: str | None = None
     contexts: str | None = None  # fleet mode: comma-separated contexts (see cli/fleet.py)
     all_contexts: bool = False  # fleet mode: every context of the kubeconfig
@@ -56,7 +55,7 @@ class GlobalOptions:
     no_headers: bool = False
     sort_by: str | None = None
     request_timeout: str | None = None
-    snapshot: tuple[str, ...] = field(default_factory=tuple)
+    snapshot: tuple[str, ...] = msgspec.field(default_factory=tuple)
     now: str | None = None
     no_color: bool = False
     debug: bool = False
@@ -66,15 +65,15 @@ class GlobalOptions:
     def merged(self, later: GlobalOptions) -> GlobalOptions:
         """Options given after the subcommand override those given before it."""
         changes: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(later, f.name)
+        for name in self.__struct_fields__:
+            value = getattr(later, name)
             if isinstance(value, bool):
-                changes[f.name] = value or getattr(self, f.name)
-            elif f.name == "snapshot":
-                changes[f.name] = self.snapshot + later.snapshot
+                changes[name] = value or getattr(self, name)
+            elif name == "snapshot":
+                changes[name] = self.snapshot + later.snapshot
             elif value is not None:
-                changes[f.name] = value
-        return replace(self, **changes)
+                changes[name] = value
+        return msgspec.structs.replace(self, **changes)
 
     @property
     def fleet(self) -> bool:

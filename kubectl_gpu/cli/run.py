@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.core.errors import InvalidInput
@@ -55,8 +56,7 @@ class Loaded:
         self.now = now
 
 
-@dataclass(frozen=True)
-class Command(Generic[R]):
+class Command(msgspec.Struct, Generic[R], frozen=True, dict=True):
     """What a read-only command is, as data: the kinds it reads, its analysis, its view, its rules.
 
     A command's body returns one; `execute` runs it for one cluster and writes the answer, fleet mode
@@ -79,8 +79,7 @@ class Command(Generic[R]):
     listing: Listing | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(msgspec.Struct, frozen=True):
     """A command's answer for one cluster, before it is written."""
 
     report: Report

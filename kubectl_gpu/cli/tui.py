@@ -6,10 +6,10 @@ Textual is imported only when the TUI starts, so `kubectl gpu --help` and every 
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from typing import TYPE_CHECKING, Annotated
 
+import msgspec
 import typer
 
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
@@ -49,7 +49,7 @@ def _settings(readonly: bool) -> TuiSettings:
     from kubectl_gpu.cli.readonly import config_readonly
 
     readonly = readonly or config_readonly()  # the CLI's readonly: true covers the TUI too
-    return dataclasses.replace(settings, readonly=True) if readonly else settings
+    return msgspec.structs.replace(settings, readonly=True) if readonly else settings
 
 
 def tui_config(

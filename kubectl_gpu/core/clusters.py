@@ -18,8 +18,9 @@ The exit code of a fleet (docs/exit-codes.md#fleet-mode):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 from kubectl_gpu.core.report import envelope
@@ -50,8 +51,7 @@ class SeveralClusters(InvalidInput):
         self.groups = tuple(groups)
 
 
-@dataclass(frozen=True, slots=True)
-class ClusterFailure:
+class ClusterFailure(msgspec.Struct, frozen=True):
     """Why a cluster has no report: the one-line error a single-cluster run would print, and its code."""
 
     message: str
@@ -61,8 +61,7 @@ class ClusterFailure:
         return {"message": self.message, "exitCode": int(self.exit_code)}
 
 
-@dataclass(frozen=True, slots=True)
-class ClusterResult:
+class ClusterResult(msgspec.Struct, frozen=True):
     """One cluster of the fleet: its report's document and exit code, or the error that stopped it."""
 
     context: str  # the kubeconfig context (or the bundle's): the fleet's key and the CLUSTER column
@@ -70,7 +69,7 @@ class ClusterResult:
     # The report's JSON document (report.to_dict()); None when it failed, or is not needed (a table).
     document: Mapping[str, Any] | None = None
     exit_code: ExitCode = ExitCode.OK  # the report's code, as the single-cluster run would exit
-    notes: Sequence[Mapping[str, Any]] = field(default_factory=tuple)  # [{code, message, kind}]
+    notes: Sequence[Mapping[str, Any]] = msgspec.field(default_factory=tuple)  # [{code, message, kind}]
     error: ClusterFailure | None = None
 
     @property
@@ -103,8 +102,7 @@ def fleet_exit_code(results: Sequence[ClusterResult]) -> ExitCode:
     return ExitCode.OK
 
 
-@dataclass(frozen=True, slots=True)
-class FleetResult:
+class FleetResult(msgspec.Struct, frozen=True):
     """The fleet's answer: every cluster in the order asked, the report kind, the fleet's exit code."""
 
     command: str

@@ -8,9 +8,10 @@ docs/codes.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+import msgspec
 
 from kubectl_gpu.core.errors import ExitCode
 
@@ -42,8 +43,7 @@ class Severity(StrEnum):
         return self.rank >= other.rank
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class ObjectRef:
+class ObjectRef(msgspec.Struct, frozen=True, order=True):
     kind: str  # Node | NodePool | NodeClass | EC2NodeClass | Pod | Namespace | ...
     name: str
     namespace: str | None = None
@@ -56,8 +56,7 @@ class ObjectRef:
         return {"kind": self.kind, "name": self.name, "namespace": self.namespace}
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     code: str
     severity: Severity
     object: ObjectRef

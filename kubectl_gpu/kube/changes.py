@@ -11,8 +11,7 @@ Comparing the revision of two lists would not do: it is global, and moves with e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import orjson
 
 from kubectl_gpu.core.errors import ClusterError
@@ -24,8 +23,7 @@ __all__ = ["WATCH_SECONDS", "ListMark", "changed_since"]
 WATCH_SECONDS = 1
 
 
-@dataclass(frozen=True, slots=True)
-class ListMark:
+class ListMark(msgspec.Struct, frozen=True):
     """Where one list stood: its path, its selectors (no limit or continue) and its resourceVersion."""
 
     path: str

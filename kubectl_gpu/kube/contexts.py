@@ -4,19 +4,19 @@ an unknown name before anything is read) and its header (the cluster a context p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = ["KubeContexts", "fleet_contexts", "kube_contexts"]
 
 
-@dataclass(frozen=True, slots=True)
-class KubeContexts:
+class KubeContexts(msgspec.Struct, frozen=True):
     names: tuple[str, ...] = ()
     current: str | None = None
     #: context name -> the name of the cluster entry it uses
-    clusters: Mapping[str, str] = field(default_factory=dict)
+    clusters: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
 def kube_contexts(kubeconfig: str | None) -> KubeContexts:

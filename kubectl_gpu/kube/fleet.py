@@ -14,8 +14,9 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+import msgspec
 
 __all__ = ["MAX_PARALLEL", "Failed", "Outcome", "TimedOut", "cluster_deadline", "gather"]
 
@@ -35,20 +36,17 @@ def cluster_deadline(request_timeout: float | None) -> float | None:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome(Generic[T]):
+class Outcome(msgspec.Struct, Generic[T], frozen=True):
     key: str
     value: T
 
 
-@dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(msgspec.Struct, frozen=True):
     key: str
     error: BaseException
 
 
-@dataclass(frozen=True, slots=True)
-class TimedOut:
+class TimedOut(msgspec.Struct, frozen=True):
     key: str
     seconds: float
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import quote
+
+import msgspec
 
 __all__ = ["ALL_KINDS", "EVENT_REASONS", "KindSpec", "by_name"]
 
 
-@dataclass(frozen=True, slots=True)
-class KindSpec:
+class KindSpec(msgspec.Struct, frozen=True):
     name: str  # plural, as kubectl spells it
     group: str
     versions: tuple[str, ...]  # tried in order; the first one served wins

@@ -24,9 +24,9 @@ import binascii
 import copy
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import yaml
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
@@ -41,14 +41,13 @@ _USER_PATHS = ("client-certificate", "client-key", "tokenFile")
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-@dataclass(frozen=True)
-class Kubeconfig:
+class Kubeconfig(msgspec.Struct, frozen=True, dict=True):
     """The merged configuration: every entry by name, with the file it came from already applied."""
 
     files: tuple[str, ...] = ()  # the files read, in precedence order
-    clusters: Mapping[str, dict[str, Any]] = field(default_factory=dict)
-    users: Mapping[str, dict[str, Any]] = field(default_factory=dict)
-    contexts: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    clusters: Mapping[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    users: Mapping[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    contexts: Mapping[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     current_context: str | None = None
 
     @property

@@ -22,9 +22,9 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from kubernetes import client
 
 from kubectl_gpu.core.errors import ClusterError
@@ -73,26 +73,25 @@ _CHECK_WORKERS = len(ALL_KINDS) + len(EVENT_REASONS) + len(EVENT_COMPONENTS) + 1
 _PROXY_HINT = "retry; if it persists, check proxies between you and the cluster"
 
 
-@dataclass(frozen=True)
-class LiveOptions:
+class LiveOptions(msgspec.Struct, frozen=True, dict=True):
     kubeconfig: str | None = None
     context: str | None = None
     request_timeout: float | None = 30.0
-    scope: Scope = field(default_factory=Scope)  # -n, -l; pods read cluster-wide where allowed (_fetch_pods)
+    scope: Scope = msgspec.field(
+        default_factory=Scope
+    )  # -n, -l; pods read cluster-wide where allowed (_fetch_pods)
     keep_manifests: bool = False  # keep each object as read (ClusterState.manifest), for a YAML view
 
 
-@dataclass
-class Fetched:
+class Fetched(msgspec.Struct, dict=True):
     """Raw objects as the API returned them, with what could not be read."""
 
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    absent: set[str] = field(default_factory=set)
+    objects: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    notes: list[Note] = msgspec.field(default_factory=list)
+    absent: set[str] = msgspec.field(default_factory=set)
 
 
-@dataclass(frozen=True)
-class _Previous:
+class _Previous(msgspec.Struct, frozen=True, dict=True):
     """A complete read, and where each of its lists stood."""
 
     key: frozenset[str] | None

@@ -4,9 +4,10 @@ line that says why there is none (forbidden, the pod is gone, the cluster did no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+import msgspec
 
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource
@@ -21,8 +22,7 @@ LIMIT_BYTES = 256 * 1024
 TIMEOUT = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class LogTail:
+class LogTail(msgspec.Struct, frozen=True):
     """`text` as the API returned it (cluster text: the page makes it safe), or `error`: why not."""
 
     text: str | None = None

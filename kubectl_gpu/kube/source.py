@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Protocol
+
+import msgspec
 
 from kubectl_gpu.core.k8s.selectors import matches_selector
 from kubectl_gpu.core.k8s.state import ClusterState, Scope
@@ -29,15 +30,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SourceOptions:
+class SourceOptions(msgspec.Struct, frozen=True, dict=True):
     """What a front end knows about where to read from: kubectl's options, or snapshot paths."""
 
     snapshot: tuple[str, ...] = ()
     kubeconfig: str | None = None
     context: str | None = None
     request_timeout: float | None = 30.0
-    scope: Scope = field(default_factory=Scope)
+    scope: Scope = msgspec.field(default_factory=Scope)
     keep_manifests: bool = False  # keep each object as read (ClusterState.manifest): the TUI's YAML view
 
 

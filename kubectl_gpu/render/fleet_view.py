@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import msgspec
+
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Part, Prose, Row, Span, Table, View, prose
 
@@ -55,7 +57,7 @@ def _cluster_lines(cluster: str, texts: list[Prose]) -> list[Part]:
         if "\n" in text.plain:
             parts += [prose((f"{cluster}:", theme.HEADER)), text]
         else:
-            parts.append(replace(text, spans=(lead, *text.spans)))
+            parts.append(msgspec.structs.replace(text, spans=(lead, *text.spans)))
     return parts
 
 

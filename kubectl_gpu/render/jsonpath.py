@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.render.safe import safe_block
@@ -26,8 +27,7 @@ from kubectl_gpu.render.safe import safe_block
 __all__ = ["Expression", "Template", "parse_expression", "parse_template", "text_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class Expression:
+class Expression(msgspec.Struct, frozen=True):
     """One compiled expression; `absolute`: it starts at the document (`$`), not the current object."""
 
     source: str
@@ -39,13 +39,11 @@ class Expression:
         return found
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
+class Literal(msgspec.Struct, frozen=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(msgspec.Struct, frozen=True):
     over: Expression
     body: tuple[Node, ...]
 
@@ -53,8 +51,7 @@ class Range:
 Node = Literal | Expression | Range
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(msgspec.Struct, frozen=True):
     source: str
     nodes: tuple[Node, ...]
 

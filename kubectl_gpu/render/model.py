@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+import msgspec
+
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render.fixes import pasteable
 from kubectl_gpu.render.safe import safe_block, safe_line
@@ -137,14 +139,12 @@ class Table:
         return replace(self, rows=tuple(rows))
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     text: str
     style: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Prose:
+class Prose(msgspec.Struct, frozen=True):
     """Styled text, possibly several lines (a summary, a note, a block of findings). `verbatim`: its lines
     are never wrapped or cut, on a terminal too (a fix pastes only as written; the terminal wraps it)."""
 
@@ -172,8 +172,7 @@ def prose(*parts: str | tuple[str, str] | Span) -> Prose:
 Part = Table | Prose
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(msgspec.Struct, frozen=True):
     """A command's view: its parts in order. `empty` is set when there was nothing to show (the parts then
     hold the sentence that says so)."""
 

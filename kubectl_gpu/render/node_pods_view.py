@@ -3,9 +3,10 @@ question), then the others. The TUI draws it when `enter` opens a node; the CLI 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.k8s.models import Pod
@@ -34,8 +35,7 @@ _PHASE_STYLE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class NodePod:
+class NodePod(msgspec.Struct, frozen=True):
     """A pod on the node and the accelerators it holds (none once it has terminated)."""
 
     pod: Pod

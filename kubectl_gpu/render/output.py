@@ -8,9 +8,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import IO, Any
 
+import msgspec
 import orjson
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
@@ -154,8 +154,7 @@ def _print(console: Console, view: RenderableType) -> None:
 Cell = str | Text
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
+class _Shape(msgspec.Struct, frozen=True):
     """What the line-by-line printer needs of a table besides its cells."""
 
     title: str | None

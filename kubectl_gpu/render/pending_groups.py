@@ -7,7 +7,9 @@ member, so a 2,000-pod job stuck on one cause is one line near the top."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.analyses.pending.shapes import owner_key, shape_key
@@ -21,8 +23,7 @@ __all__ = ["GROUP_PREFIX", "PendingGroup", "grouped_rows", "pending_groups"]
 GROUP_PREFIX = "group:"
 
 
-@dataclass(frozen=True, slots=True)
-class PendingGroup:
+class PendingGroup(msgspec.Struct, frozen=True):
     """`key` is stable across refreshes (`group:Job ml/train`); `label` what the row says; `members` the
     pending table's rows of its pods, in the table's order (worst first)."""
 

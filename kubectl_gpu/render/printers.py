@@ -11,9 +11,11 @@ for cluster text apply. docs/global-options.md lists each command's objects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.render.jsonpath import Expression, Template, parse_expression, text_of
@@ -35,8 +37,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
+class Listing(msgspec.Struct, frozen=True):
     """A command's objects: `items`, the key of its JSON document that lists them; `table`, the table of
     its view with one row per object in the same order (None: no such table); `names`, what `-o name`
     calls each: the first (kind, key) whose key the item has (none: the item's own `object` {kind, name},
@@ -69,8 +70,7 @@ def _resource(kind: str) -> str:
     return _RESOURCE.get(kind, kind.lower())
 
 
-@dataclass(frozen=True, slots=True)
-class Printing:
+class Printing(msgspec.Struct, frozen=True):
     """What the printing flags asked for, parsed before anything is read (a bad spec is exit 2 at once)."""
 
     jsonpath: Template | None = None  # -o jsonpath=
@@ -195,7 +195,7 @@ def sort_view(view: View, document: Mapping[str, Any], listing: Listing, sort_by
     order = _order(items[:count], sort_by)
     rows = [table.rows[i] for i in order] + list(table.rows[count:])
     parts = tuple(table.with_rows(rows) if p is table else p for p in view.parts)
-    return replace(view, parts=parts)
+    return msgspec.structs.replace(view, parts=parts)
 
 
 def custom_columns(
@@ -218,4 +218,4 @@ def custom_columns(
 def without_headers(view: View) -> View:
     """--no-headers: every table without its header line (titles and text stay)."""
     parts = tuple(replace(p, show_header=False) if isinstance(p, Table) else p for p in view.parts)
-    return replace(view, parts=parts)
+    return msgspec.structs.replace(view, parts=parts)

@@ -5,10 +5,10 @@ Nothing here prints: the front end prints what these return (`render.output.prin
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import msgspec
 from rich.console import RenderableType
 
 from kubectl_gpu.core.analyses.smi import SmiResult
@@ -224,8 +224,7 @@ def _process_table(results: Sequence[SmiResult]) -> Table | None:
     return Table("processes", PROCESS_COLUMNS, tuple(rows)) if rows else None
 
 
-@dataclass(frozen=True, slots=True)
-class SmiView:
+class SmiView(msgspec.Struct, frozen=True):
     """What `smi` prints: `out` for stdout (the tables, then the GPU findings, a line each) and `err` for
     stderr (the notes, then the per-node errors), None when there is none."""
 
@@ -256,8 +255,7 @@ def smi_view(results: Sequence[SmiResult], *, wide: bool = False) -> SmiView:
 # --------------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class DryRunPlan:
+class DryRunPlan(msgspec.Struct, frozen=True):
     node: str
     strategy: str
     image_source: str

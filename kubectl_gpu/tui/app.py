@@ -13,12 +13,12 @@ mounted: every other view on its first show (`show_view`), with the data and fil
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import ClassVar
 
+import msgspec
 from textual import on, work
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -203,7 +203,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         self._load(self.generation, config or self.config)
 
     def _source(self, options: SourceOptions) -> ClusterSource:
-        options = dataclasses.replace(options, keep_manifests=True)  # `y` shows the objects as read
+        options = msgspec.structs.replace(options, keep_manifests=True)  # `y` shows the objects as read
         found = self._sources.get(options)
         if found is None:
             found = self._sources[options] = self.source_factory(options)

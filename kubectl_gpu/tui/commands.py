@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = ["ALIASES", "COMMANDS", "Command", "complete", "parse"]
 
@@ -45,8 +46,7 @@ COMMANDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     kind: str  # view | ctx | ns | refresh | help | quit
     arg: str | None = None
 

@@ -3,10 +3,10 @@ to evaluate at, and how often to refresh. `:ctx` and `:ns` derive new configs fr
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass, field
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.kube.source import SourceOptions
 
@@ -15,9 +15,8 @@ __all__ = ["DEFAULT_REFRESH_S", "ContextMemory", "TuiConfig", "TuiSettings", "in
 DEFAULT_REFRESH_S = 30.0
 
 
-@dataclass(frozen=True)
-class TuiConfig:
-    source: SourceOptions = field(default_factory=SourceOptions)
+class TuiConfig(msgspec.Struct, frozen=True, dict=True):
+    source: SourceOptions = msgspec.field(default_factory=SourceOptions)
     #: --now: evaluate time-based findings at this instant (else the snapshot's capture time, else the clock)
     now: datetime | None = None
     #: seconds between live refreshes; None: only on `r` (snapshots are never re-read on their own)
@@ -53,15 +52,14 @@ class TuiConfig:
         return context_namespace(self.source.kubeconfig, self.source.context)
 
     def with_context(self, context: str) -> TuiConfig:
-        return dataclasses.replace(self, source=dataclasses.replace(self.source, context=context))
+        return msgspec.structs.replace(self, source=msgspec.structs.replace(self.source, context=context))
 
     def with_namespace(self, namespace: str | None) -> TuiConfig:
-        scope = dataclasses.replace(self.source.scope, namespace=namespace)
-        return dataclasses.replace(self, source=dataclasses.replace(self.source, scope=scope))
+        scope = msgspec.structs.replace(self.source.scope, namespace=namespace)
+        return msgspec.structs.replace(self, source=msgspec.structs.replace(self.source, scope=scope))
 
 
-@dataclass(frozen=True)
-class TuiSettings:
+class TuiSettings(msgspec.Struct, frozen=True, dict=True):
     """The `tui:` mapping of the config file (`~/.config/kubectl-gpu/config.yaml`)."""
 
     readonly: bool = False
@@ -76,7 +74,7 @@ def tui_settings(config: object, where: str = "config") -> TuiSettings:
     section = config["tui"]
     if not isinstance(section, dict):
         raise ValueError(f"{where}: tui: expected a mapping (e.g. tui: {{readonly: true}})")
-    known = {f.name for f in dataclasses.fields(TuiSettings)}
+    known = set(TuiSettings.__struct_fields__)
     unknown = sorted(str(k) for k in section if k not in known)
     if unknown:
         raise ValueError(f"{where}: tui: unknown key(s) {', '.join(unknown)} (known: readonly, confirm)")
@@ -95,9 +93,8 @@ def initial_theme(config: TuiConfig, env: dict[str, str] | None = None) -> str:
     return "textual-light" if background in ("7", "15") else "textual-dark"
 
 
-@dataclass
-class ContextMemory:
+class ContextMemory(msgspec.Struct, dict=True):
     """What `:ctx` restores when coming back to a context: the view and each view's filter."""
 
     view: str = "overview"
-    filters: dict[str, str] = field(default_factory=dict)
+    filters: dict[str, str] = msgspec.field(default_factory=dict)

@@ -11,11 +11,12 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cached_property
 from typing import TypeVar
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.accelerators.parts import AcceleratorParts, node_parts, sum_parts
@@ -57,8 +58,7 @@ def cluster_name(context: str | None, cluster: str | None = None) -> str | None:
     return cluster
 
 
-@dataclass(frozen=True)
-class Refresh:
+class Refresh(msgspec.Struct, frozen=True, dict=True, weakref=True):  # weakref: tests see it freed
     """One refresh. `now` is the instant time-based findings are evaluated at; `loaded_at` the wall clock."""
 
     state: ClusterState
@@ -76,9 +76,9 @@ class Refresh:
     smi: smi.ProbeHealthReport
     diagnose: diagnose.DiagnoseReport
     #: object -> the diagnose findings about it, worst first
-    findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = field(default_factory=dict)
+    findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = msgspec.field(default_factory=dict)
     #: node name -> its NodePool (None: not Karpenter's)
-    pool_of_node: Mapping[str, str | None] = field(default_factory=dict)
+    pool_of_node: Mapping[str, str | None] = msgspec.field(default_factory=dict)
     #: The reports of the refresh before: nothing it read had changed, and the instant is the same (the
     #: usage window is read anew each time: `usage` may be new).
     reused: bool = False
@@ -198,10 +198,12 @@ def load(
     if previous is not None and state is previous.state and instant == previous.now:
         used = reading.result(load_catalog(), instant)
         seconds = time.perf_counter() - started
-        return replace(previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used)
+        return msgspec.structs.replace(
+            previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used
+        )
     # The analyses make millions of short-lived objects and no cycles: with the collector on they took
     # twice the CPU on 20,000 Pending pods (bench/README.md), as in a one-shot command (cli/run.py).
     with without_collection():
         refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
     used = reading.result(load_catalog(), instant)
-    return replace(refresh, usage=used, seconds=time.perf_counter() - started)
+    return msgspec.structs.replace(refresh, usage=used, seconds=time.perf_counter() - started)

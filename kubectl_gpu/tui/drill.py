@@ -5,8 +5,9 @@ same object (by its key) with the new figures, or says it is gone; it never keep
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+import msgspec
 
 from kubectl_gpu.kube.pod_logs import LogTail
 from kubectl_gpu.tui.data import Refresh
@@ -17,8 +18,7 @@ __all__ = ["GONE", "Drill", "Follows", "LogReader", "follow_refresh"]
 LogReader = Callable[[str, str, str | None], LogTail]
 
 
-@dataclass(frozen=True)
-class Drill:
+class Drill(msgspec.Struct, frozen=True, dict=True):
     snapshot: Refresh
     logs: LogReader
     live: bool

@@ -8,8 +8,7 @@ and shows them in a stable order (`ORDER`: help, the views, the page's own keys,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -64,8 +63,7 @@ def shown_key(key: str) -> str:
     return _NAMES.get(key, key)
 
 
-@dataclass(frozen=True, slots=True)
-class PageKey:
+class PageKey(msgspec.Struct, frozen=True):
     """One binding that works here: every key that runs it (`up k`), its action's name and description."""
 
     keys: tuple[str, ...]

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
@@ -36,8 +37,7 @@ SAMPLING = "sampling: utilisation from the next refresh"
 NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
 
 
-@dataclass(frozen=True)
-class UsageWindow:
+class UsageWindow(msgspec.Struct, frozen=True, dict=True):
     """What the next refresh continues from: the source read (its identity), its reader, the rounds kept."""
 
     source: ClusterSource | None

@@ -3,13 +3,13 @@ nothing is analysed again either; the rows on screen stay the very same."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import shutil
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from kubectl_gpu.kube.source import SourceOptions
@@ -51,7 +51,7 @@ async def test_an_unchanged_live_cluster_is_not_listed_or_analysed_again(live: L
 
 async def test_live_without_now_analyses_the_same_state_at_the_new_instant(live: Live) -> None:
     ticks = (DEMO_NOW + timedelta(minutes=m) for m in itertools.count())
-    config = dataclasses.replace(live.config(), now=None)
+    config = msgspec.structs.replace(live.config(), now=None)
     app = GpuApp(config, clock=lambda: next(ticks))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.resources import (
     is_accelerator_dra_driver,
@@ -57,8 +57,7 @@ def pods_unread(state: ClusterState) -> str | None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class AcceleratorUsage:
+class AcceleratorUsage(msgspec.Struct, frozen=True):
     resource: str | None
     model: str | None
     capacity: Decimal
@@ -110,8 +109,7 @@ class AcceleratorUsage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class DriverInfo:
+class DriverInfo(msgspec.Struct, frozen=True):
     version: str | None
     cuda_max: str | None
     source: str  # probe | label | inferred | unknown
@@ -123,8 +121,7 @@ class DriverInfo:
 UNKNOWN_DRIVER = DriverInfo(None, None, "unknown")
 
 
-@dataclass(frozen=True, slots=True)
-class NodeRow:
+class NodeRow(msgspec.Struct, frozen=True):
     name: str
     instance_type: str | None
     compute_type: str
@@ -369,7 +366,7 @@ def _priced(rows: tuple[NodeRow, ...], state: ClusterState, book: PriceBook) -> 
     for node, row in zip(state.nodes, rows, strict=True):
         price = node_price(row.instance_type, node.labels, book, state.nodeoverlays)
         priced.append(
-            dataclasses.replace(
+            msgspec.structs.replace(
                 row,
                 price_per_hour=price.as_float if price else None,
                 price_source=price.source if price else None,

@@ -6,8 +6,9 @@ GPU_UNHEALTHY_DEVICES), or on a cordoned or NotReady node, is never free."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow
 
@@ -16,8 +17,7 @@ __all__ = ["AcceleratorParts", "node_parts", "sum_parts"]
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True, slots=True)
-class AcceleratorParts:
+class AcceleratorParts(msgspec.Struct, frozen=True):
     """What a node (or a sum of nodes) has, in its primary accelerator's units; the parts sum to `paid`.
 
     `unhealthy`: devices the device plugin does not offer (capacity less allocatable); `cordoned`: healthy

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
@@ -21,8 +22,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class BottlerocketRelease:
+class BottlerocketRelease(msgspec.Struct, frozen=True):
     """NVIDIA driver of one group of aws-k8s-*-nvidia variants in one upstream Bottlerocket release."""
 
     version: str  # "1.26.1" (upstream semver; not the Auto Mode date versions)
@@ -51,8 +51,7 @@ class DriverInference(StrEnum):
     UNRECOGNISED = "unrecognised"
 
 
-@dataclass(frozen=True, slots=True)
-class OsImageInfo:
+class OsImageInfo(msgspec.Struct, frozen=True):
     """What a node's ``status.nodeInfo.osImage`` says, and what (if anything) it implies about the
     NVIDIA driver. ``inferred`` is True only when ``drivers`` come from the catalog table."""
 

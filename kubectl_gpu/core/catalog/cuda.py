@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
@@ -42,8 +43,7 @@ def _cuda_key(cuda: str, *, what: str = "CUDA version") -> VersionKey:
     return key
 
 
-@dataclass(frozen=True, slots=True)
-class CudaRow:
+class CudaRow(msgspec.Struct, frozen=True):
     """One row of NVIDIA's 'CUDA Toolkit and Corresponding Driver Versions' table."""
 
     cuda: str  # "12.8.1", "11.0.1-rc"
@@ -58,8 +58,7 @@ class CudaRow:
         return ".".join([*parts, "0"][:2])
 
 
-@dataclass(frozen=True, slots=True)
-class MinorCompatFamily:
+class MinorCompatFamily(msgspec.Struct, frozen=True):
     """CUDA minor-version compatibility: drivers in [driver_min, driver_max_exclusive) run any
     ``cuda_major``.x toolkit, with limitations (``caveat``)."""
 
@@ -76,8 +75,7 @@ class MinorCompatFamily:
         return self.driver_max_exclusive is None or key < _driver_key(self.driver_max_exclusive)
 
 
-@dataclass(frozen=True, slots=True)
-class CudaCeiling:
+class CudaCeiling(msgspec.Struct, frozen=True):
     """Highest CUDA a driver fully supports (``cuda`` as nvidia-smi prints it) and its source row."""
 
     cuda: str
@@ -96,8 +94,7 @@ class CompatLevel(StrEnum):
     UNKNOWN = "unknown"  # needs a CUDA newer than the table and the driver is at the table's end
 
 
-@dataclass(frozen=True, slots=True)
-class Compatibility:
+class Compatibility(msgspec.Struct, frozen=True):
     level: CompatLevel
     driver: str
     cuda_needed: str

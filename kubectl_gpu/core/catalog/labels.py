@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.providers import PROVIDERS, Provider, check_provider
 from kubectl_gpu.core.catalog.reader import Reader
@@ -13,8 +14,7 @@ from kubectl_gpu.core.catalog.reader import Reader
 __all__ = ["LabelSpec", "LabelTable"]
 
 
-@dataclass(frozen=True, slots=True)
-class LabelSpec:
+class LabelSpec(msgspec.Struct, frozen=True):
     """One label concept with its Auto Mode and self-managed Karpenter keys."""
 
     concept: str

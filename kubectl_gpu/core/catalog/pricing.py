@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Final
+
+import msgspec
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.errors import InvalidInput
@@ -63,8 +64,7 @@ def is_region(text: str) -> bool:
     return bool(_REGION.match(text))
 
 
-@dataclass(frozen=True, slots=True)
-class PriceFile:
+class PriceFile(msgspec.Struct, frozen=True):
     """Validated content of a price file: instance type -> USD per hour, and the region it is for."""
 
     prices: Mapping[str, Decimal]
@@ -72,8 +72,7 @@ class PriceFile:
     name: str = "price file"
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
+class Price(msgspec.Struct, frozen=True):
     usd_per_hour: Decimal
     source: str  # SOURCE_FILE | SOURCE_LIST | "nodeoverlay" (core.scheduling.overlay_prices)
     overlay: str | None = None  # the NodeOverlay that set or adjusted the price
@@ -143,8 +142,7 @@ def parse_price_file(data: object, name: str = "price file") -> PriceFile:
     return PriceFile(prices=prices, region=region, name=name)
 
 
-@dataclass(frozen=True, slots=True)
-class PriceBook:
+class PriceBook(msgspec.Struct, frozen=True):
     """Where each instance type's price comes from, and in which region the cluster runs."""
 
     catalog: Catalog

@@ -7,10 +7,11 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.provenance import Provenance
@@ -20,8 +21,7 @@ __all__ = ["CrdSchema", "FieldProblem", "load_nodepool_schema"]
 _FILE = "karpenter_schema.json"
 
 
-@dataclass(frozen=True, slots=True)
-class FieldProblem:
+class FieldProblem(msgspec.Struct, frozen=True):
     """A field the schema does not have: `path` as written (`.spec.disruption.expireAfter`), and where a
     field of that name does exist (`.spec.template.spec.expireAfter`), if anywhere."""
 

@@ -4,7 +4,8 @@ and then sleeps for `kubectl exec`; and how to read that report from the pod's l
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.debugpod.kinds import Accelerator
 from kubectl_gpu.core.probe import parse_nvidia_smi_list
@@ -46,8 +47,7 @@ def shell_command(accelerator: Accelerator, seconds: int) -> tuple[str, ...]:
 SHELL_EXEC = ("sh", "-c", "command -v bash >/dev/null 2>&1 && exec bash || exec sh")
 
 
-@dataclass(frozen=True, slots=True)
-class ShellProbe:
+class ShellProbe(msgspec.Struct, frozen=True):
     """What the shell pod printed before going to sleep."""
 
     ready: bool

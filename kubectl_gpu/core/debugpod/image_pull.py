@@ -7,7 +7,7 @@ once: waiting for the back-off to expire never makes a missing image appear."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from kubectl_gpu.core.debugpod.images import CONFIG_KEYS, DEFAULT_IMAGES, IMAGE_ENV_VARS, IMAGE_FLAGS
 from kubectl_gpu.core.debugpod.kinds import Accelerator
@@ -70,8 +70,7 @@ _FIX: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class PullFailure:
+class PullFailure(msgspec.Struct, frozen=True):
     """An image pull that failed: the cause (a stable word), why in words, and what to do."""
 
     cause: str  # platform | rate-limit | auth | not-found | network | invalid | unknown

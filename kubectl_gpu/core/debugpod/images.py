@@ -10,8 +10,9 @@ from and why: docs/debug-pods.md "Images". The project's own richer images (debu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu import __version__
 from kubectl_gpu.core.debugpod.digests import check_reference
@@ -62,8 +63,7 @@ IMAGE_ENV_VARS: dict[Accelerator, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ImageChoice:
+class ImageChoice(msgspec.Struct, frozen=True):
     image: str
     source: str  # "--image", "env KUBECTL_GPU_IMAGE", "config <path>", "default"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.debugpod.kinds import Strategy
 from kubectl_gpu.core.debugpod.spec import DebugPodSpec, container_env
@@ -14,8 +15,7 @@ from kubectl_gpu.core.debugpod.spec import DebugPodSpec, container_env
 __all__ = ["KubectlDebugCommand", "kubectl_debug_command"]
 
 
-@dataclass(frozen=True, slots=True)
-class KubectlDebugCommand:
+class KubectlDebugCommand(msgspec.Struct, frozen=True):
     """`kubectl debug node/...` creating the closest pod it can, and what it cannot express."""
 
     argv: tuple[str, ...]

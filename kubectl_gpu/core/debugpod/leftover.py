@@ -17,9 +17,10 @@ whether a creator process runs (`alive`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.k8s.times import format_age, parse_optional_time
 
@@ -29,8 +30,7 @@ CREATOR_ANNOTATION = "kubectl-gpu/creator"
 _FINISHED = ("Succeeded", "Failed")
 
 
-@dataclass(frozen=True, slots=True)
-class Creator:
+class Creator(msgspec.Struct, frozen=True):
     """The process that created a debug pod: its host, pid and start time ("" where the OS does not say)."""
 
     host: str
@@ -56,8 +56,7 @@ def parse_creator(text: object) -> Creator | None:
     return Creator(host, int(pid), fields.get("started", ""))
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     left_behind: bool
     why: str
 

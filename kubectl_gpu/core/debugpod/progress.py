@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.debugpod.spec import CONTAINER
 
@@ -18,8 +19,7 @@ CONTAINER_FAILURE_REASONS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PodProgress:
+class PodProgress(msgspec.Struct, frozen=True):
     """Where a debug pod is, read from its status."""
 
     phase: str

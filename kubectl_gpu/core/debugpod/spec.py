@@ -4,8 +4,9 @@ from outliving us. docs/security.md says what each privilege is for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.debugpod.kinds import Accelerator, Mode, Strategy
 from kubectl_gpu.core.debugpod.leftover import CREATOR_ANNOTATION
@@ -34,8 +35,7 @@ HOST_ROOT = "/host"
 SMALL_REQUESTS = {"cpu": "50m", "memory": "64Mi"}
 
 
-@dataclass(frozen=True, slots=True)
-class DebugPodSpec:
+class DebugPodSpec(msgspec.Struct, frozen=True):
     """Everything that varies between debug pods."""
 
     node: str

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+
+import msgspec
 
 from kubectl_gpu.core.evidence._text import kv_list, nodepool_in, parse_taint, split_kv_tail
 from kubectl_gpu.core.evidence.model import (
@@ -163,7 +164,7 @@ def _clauses(body: str) -> tuple[Finding, ...]:
         else:
             finding = classify(clause)
         if finding.nodepool is None and nodepool is not None:
-            finding = replace(finding, nodepool=nodepool, daemonset_overhead=overhead)
+            finding = msgspec.structs.replace(finding, nodepool=nodepool, daemonset_overhead=overhead)
         parts.append(finding)
     return tuple(parts) or (Finding(code=Code.OTHER, text=body.strip()),)
 
@@ -173,9 +174,11 @@ def _wrapped(text: str) -> Finding | None:
         if text.startswith(prefix):
             inner = classify(text[len(prefix) :])
             if code is Code.REQUIREMENT_CONFLICT:  # keep what the inner clause says; unknown -> a conflict
-                return replace(inner, text=text, code=code if inner.code is Code.OTHER else inner.code)
+                return msgspec.structs.replace(
+                    inner, text=text, code=code if inner.code is Code.OTHER else inner.code
+                )
             if code is Code.VOLUME and isinstance(inner, RequirementFinding):
-                return replace(inner, code=Code.VOLUME, text=text)
+                return msgspec.structs.replace(inner, code=Code.VOLUME, text=text)
             return Finding(code=code, text=text, nodepool=inner.nodepool)
     return None
 
@@ -332,7 +335,7 @@ def _satisfied(text: str, resources: str, tail: str) -> Finding:
         )
     reason = classify(why[:-1])
     if isinstance(reason, MinValuesFinding | InstanceTypeFinding):
-        return replace(reason, text=text, requirements=requirements, resources=resources)
+        return msgspec.structs.replace(reason, text=text, requirements=requirements, resources=resources)
     return InstanceTypeFinding(
         code=Code.NO_INSTANCE_TYPE,
         text=text,

@@ -11,7 +11,8 @@ so those texts are matched without regard to case.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.evidence._text import kv_list, nodepool_in, split_kv_tail
 from kubectl_gpu.core.evidence.model import (
@@ -86,8 +87,7 @@ _KIND_BY_REASON = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Lifecycle:
+class Lifecycle(msgspec.Struct, frozen=True):
     kind: Kind
     finding: Finding
 

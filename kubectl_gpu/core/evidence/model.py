@@ -7,8 +7,9 @@ text it came from (`text`), so a caller can always quote the provisioner or the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
+
+import msgspec
 
 
 class Source(StrEnum):
@@ -78,8 +79,7 @@ class Code(StrEnum):
     UNPARSED = "UNPARSED"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
     """One clause of an event message.
 
     `count` is the number of nodes a kube-scheduler reason applies to (None elsewhere, and for a PreFilter
@@ -115,8 +115,7 @@ class Finding:
         return text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Unparsed(Finding):
+class Unparsed(Finding, frozen=True, kw_only=True):
     """Text no parser recognised; `text` is the whole raw message."""
 
     code: Code = Code.UNPARSED
@@ -125,8 +124,7 @@ class Unparsed(Finding):
         return f"unrecognised message: {self.text}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TaintFinding(Finding):
+class TaintFinding(Finding, frozen=True, kw_only=True):
     """An untolerated taint. `key` is None when the text does not name it (`untolerated taint(s)`);
     `value` is "" for a taint without value; `effect` is None where the form omits it (scheduler)."""
 
@@ -143,8 +141,7 @@ class TaintFinding(Finding):
         return f"untolerated taint {taint}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ResourceFinding(Finding):
+class ResourceFinding(Finding, frozen=True, kw_only=True):
     """Not enough of a resource (`Insufficient nvidia.com/gpu`, `Too many pods` -> `pods`)."""
 
     resource: str
@@ -153,8 +150,7 @@ class ResourceFinding(Finding):
         return f"insufficient {self.resource}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LabelFinding(Finding):
+class LabelFinding(Finding, frozen=True, kw_only=True):
     """A label the NodePool neither sets nor requires (`label "x" does not have known values`)."""
 
     label: str
@@ -165,8 +161,7 @@ class LabelFinding(Finding):
         return f"label {self.label} has no known values on the NodePool{hint}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RequirementFinding(Finding):
+class RequirementFinding(Finding, frozen=True, kw_only=True):
     """`key K, <pod requirement> not in <NodePool requirement>`; both sides without the repeated key,
     e.g. `In [h100]` and `In [a10g l4]`. Code VOLUME when it came from volume topology."""
 
@@ -181,8 +176,7 @@ class RequirementFinding(Finding):
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LimitFinding(Finding):
+class LimitFinding(Finding, frozen=True, kw_only=True):
     """NodePool limits: `limit` is "resources" (every instance type would exceed spec.limits) or "nodes"."""
 
     limit: str
@@ -193,8 +187,7 @@ class LimitFinding(Finding):
         return "every instance type would exceed the NodePool limits"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InstanceTypeFinding(Finding):
+class InstanceTypeFinding(Finding, frozen=True, kw_only=True):
     """No instance type fits. `failed` names the criteria (requirements, resources, offering) that the
     message says failed; `jointly` is True when each criterion was met by some instance type but not together.
     `requirements` / `resources` are the texts Karpenter printed (resources may be `min=..., max=...`)."""
@@ -216,8 +209,7 @@ class InstanceTypeFinding(Finding):
         return text + (f" [{self.hint}]" if self.hint else "")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MinValuesFinding(Finding):
+class MinValuesFinding(Finding, frozen=True, kw_only=True):
     """A `minValues` requirement cannot be met; `labels` are the keys the message names."""
 
     labels: tuple[str, ...] = ()
@@ -228,8 +220,7 @@ class MinValuesFinding(Finding):
         return "minValues not met" + (f" for {', '.join(self.labels)}" if self.labels else "")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NominationFinding(Finding):
+class NominationFinding(Finding, frozen=True, kw_only=True):
     """`Pod should schedule on: nodeclaim/X[, node/Y]`."""
 
     nodeclaim: str | None = None
@@ -241,8 +232,7 @@ class NominationFinding(Finding):
         return "nominated for " + (", ".join(targets) or "an unnamed node")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AssignmentFinding(Finding):
+class AssignmentFinding(Finding, frozen=True, kw_only=True):
     """`Successfully assigned ns/pod to node`."""
 
     pod: str
@@ -252,8 +242,7 @@ class AssignmentFinding(Finding):
         return f"scheduled {self.pod} to {self.node}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeClaimFinding(Finding):
+class NodeClaimFinding(Finding, frozen=True, kw_only=True):
     """`NodeClaim X event: <detail>` (InsufficientCapacityError, NodeClassNotReady)."""
 
     nodeclaim: str
@@ -263,8 +252,7 @@ class NodeClaimFinding(Finding):
         return f"NodeClaim {self.nodeclaim}: {self.detail}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FilteredFinding(Finding):
+class FilteredFinding(Finding, frozen=True, kw_only=True):
     """`NodePool requirements filtered out all compatible available instance types[ due to minValues ...]`."""
 
     min_values: bool = False
@@ -275,8 +263,7 @@ class FilteredFinding(Finding):
         )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DisruptionFinding(Finding):
+class DisruptionFinding(Finding, frozen=True, kw_only=True):
     """Disruption, consolidation and termination events. `detail` is the text without wrappers;
     `target` is "Node" or "NodeClaim" where the text says so; `pod` / `pdbs` name blocking objects
     (`namespace/name`); `disruption_reason` is e.g. `Underutilized`, `Drifted`; `deadline` is the
@@ -300,8 +287,7 @@ class DisruptionFinding(Finding):
         return self.detail
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StatusConditionFinding(Finding):
+class StatusConditionFinding(Finding, frozen=True, kw_only=True):
     """`Status condition transitioned, Type: T, Status: A -> B, Reason: R[, Message: M]`."""
 
     condition: str
@@ -315,8 +301,7 @@ class StatusConditionFinding(Finding):
         return f"{self.condition}: {self.from_status} -> {self.to_status}{why}"
 
 
-@dataclass(frozen=True, slots=True)
-class Preemption:
+class Preemption(msgspec.Struct, frozen=True):
     """The kube-scheduler preemption PostFilter tail: `preemption: 0/N nodes are available: ...`."""
 
     text: str
@@ -324,8 +309,7 @@ class Preemption:
     reasons: tuple[tuple[int, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedMessage:
+class ParsedMessage(msgspec.Struct, frozen=True):
     """One event message, parsed. `parts` keep the order of the message; `message` is the raw text."""
 
     source: Source

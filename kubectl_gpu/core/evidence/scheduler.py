@@ -9,7 +9,8 @@ plugin fails, the body is one message without counts; it is kept as one reason w
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.evidence._text import strip_sentence
 from kubectl_gpu.core.evidence.model import Code, Finding, Preemption, ResourceFinding, TaintFinding
@@ -59,8 +60,7 @@ _CLASSES: tuple[tuple[re.Pattern[str], Code], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class FitError:
+class FitError(msgspec.Struct, frozen=True):
     """A parsed `0/N nodes are available` message."""
 
     total_nodes: int

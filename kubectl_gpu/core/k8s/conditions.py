@@ -8,7 +8,7 @@ healthy when False.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from kubectl_gpu.core.k8s.models import Condition
 
@@ -29,8 +29,7 @@ def _healthy_when_true(type_: str) -> bool:
     return type_.endswith(("Ready", "Available", "Healthy"))
 
 
-@dataclass(frozen=True, slots=True)
-class ConditionHealth:
+class ConditionHealth(msgspec.Struct, frozen=True):
     type: str
     status: str
     healthy: bool | None  # None when the status is Unknown

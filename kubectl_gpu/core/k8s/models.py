@@ -18,6 +18,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
+import msgspec
+
 from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, Placement
 from kubectl_gpu.core.k8s.times import parse_optional_time
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
@@ -27,8 +29,7 @@ Raw = dict[str, Any]
 Resources = dict[str, Decimal]
 
 
-@dataclass(frozen=True, slots=True)
-class Meta:
+class Meta(msgspec.Struct, frozen=True):
     name: str
     namespace: str | None
     uid: str | None
@@ -44,8 +45,7 @@ class Meta:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
+class Condition(msgspec.Struct, frozen=True):
     type: str
     status: str
     reason: str | None = None
@@ -62,15 +62,13 @@ class Condition:
         return parse_optional_time(self.last_transition_text)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeClassRef:
+class NodeClassRef(msgspec.Struct, frozen=True):
     group: str
     kind: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(msgspec.Struct, frozen=True):
     meta: Meta
     provider_id: str | None
     unschedulable: bool
@@ -102,8 +100,7 @@ class Node:
         return cond is not None and cond.is_true
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerState:
+class ContainerState(msgspec.Struct, frozen=True):
     name: str
     ready: bool
     state: str  # waiting | running | terminated | unknown
@@ -114,16 +111,14 @@ class ContainerState:
     finished_at: datetime | None = None  # state.terminated.finishedAt
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerPort:
+class ContainerPort(msgspec.Struct, frozen=True):
     """One `ports` entry of a container: what a metrics endpoint is found by (`kube/usage`)."""
 
     port: int
     name: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Container:
+class Container(msgspec.Struct, frozen=True):
     """One `spec.containers` entry (an app container: init containers are not modelled)."""
 
     name: str | None
@@ -204,16 +199,14 @@ class Pod:
         return self.phase in ("Succeeded", "Failed")
 
 
-@dataclass(frozen=True, slots=True)
-class InvolvedObject:
+class InvolvedObject(msgspec.Struct, frozen=True):
     kind: str | None
     namespace: str | None
     name: str | None
     uid: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True):
     meta: Meta
     type: str | None
     reason: str
@@ -225,16 +218,14 @@ class Event:
     last_seen: datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     nodes: str
     schedule: str | None
     duration: str | None
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class NodePool:
+class NodePool(msgspec.Struct, frozen=True):
     meta: Meta
     requirements: tuple[Raw, ...]
     template_labels: dict[str, str]
@@ -261,8 +252,7 @@ class NodePool:
         return self.meta.name
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyKarpenterObject:
+class LegacyKarpenterObject(msgspec.Struct, frozen=True):
     """A pre-v1beta1 Karpenter object (`karpenter.sh/v1alpha5` Provisioner or Machine,
     `karpenter.k8s.aws/v1alpha1` AWSNodeTemplate): Karpenter v0.32 replaced them with NodePool, NodeClaim
     and EC2NodeClass, and v1.0 stopped serving them. Kept only so a command can say so."""
@@ -276,8 +266,7 @@ class LegacyKarpenterObject:
         return self.meta.name
 
 
-@dataclass(frozen=True, slots=True)
-class NodeClaim:
+class NodeClaim(msgspec.Struct, frozen=True):
     meta: Meta
     node_pool: str | None
     node_class_ref: NodeClassRef | None
@@ -303,8 +292,7 @@ class NodeClaim:
         return next((c for c in self.conditions if c.type == type_), None)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeClass:
+class NodeClass(msgspec.Struct, frozen=True):
     """Auto Mode `eks.amazonaws.com/v1 NodeClass` or self-managed `karpenter.k8s.aws/v1 EC2NodeClass`."""
 
     meta: Meta
@@ -335,15 +323,13 @@ class NodeClass:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Device:
+class Device(msgspec.Struct, frozen=True):
     name: str
     attributes: dict[str, Any]
     capacity: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class ResourceSlice:
+class ResourceSlice(msgspec.Struct, frozen=True):
     meta: Meta
     driver: str
     node_name: str | None
@@ -351,8 +337,7 @@ class ResourceSlice:
     devices: tuple[Device, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PersistentVolumeClaim:
+class PersistentVolumeClaim(msgspec.Struct, frozen=True):
     meta: Meta
     volume_name: str | None  # spec.volumeName: bound (or being bound) to this PV
     storage_class: str | None  # spec.storageClassName
@@ -367,8 +352,7 @@ class PersistentVolumeClaim:
         return self.meta.namespace or "default"
 
 
-@dataclass(frozen=True, slots=True)
-class PersistentVolume:
+class PersistentVolume(msgspec.Struct, frozen=True):
     meta: Meta
     # spec.nodeAffinity.required.nodeSelectorTerms, each its matchExpressions as raw requirements
     node_affinity: tuple[tuple[Raw, ...], ...]
@@ -379,8 +363,7 @@ class PersistentVolume:
         return self.meta.name
 
 
-@dataclass(frozen=True, slots=True)
-class StorageClass:
+class StorageClass(msgspec.Struct, frozen=True):
     meta: Meta
     binding_mode: str  # volumeBindingMode, Immediate when unset
     # allowedTopologies[].matchLabelExpressions as (key, values) pairs, one tuple per term
@@ -392,8 +375,7 @@ class StorageClass:
         return self.meta.name
 
 
-@dataclass(frozen=True, slots=True)
-class DaemonSet:
+class DaemonSet(msgspec.Struct, frozen=True):
     """A DaemonSet as Karpenter sees it: the pod its template would make (`daemonset.PodForDaemonSet`)."""
 
     meta: Meta
@@ -404,8 +386,7 @@ class DaemonSet:
         return self.meta.name
 
 
-@dataclass(frozen=True, slots=True)
-class NodeOverlay:
+class NodeOverlay(msgspec.Struct, frozen=True):
     """Karpenter `karpenter.sh/v1alpha1 NodeOverlay`: capacity added to and prices changed for matching
     instance types."""
 

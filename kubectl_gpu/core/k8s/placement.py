@@ -5,7 +5,8 @@ most pods have none of it and share `NO_PLACEMENT`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.k8s.selectors import Term, matches_selector
 
@@ -20,8 +21,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class LabelSelector:
+class LabelSelector(msgspec.Struct, frozen=True):
     """A `metav1.LabelSelector` as terms; `{}` matches every object (`labels.Everything`)."""
 
     terms: tuple[Term, ...] = ()
@@ -30,8 +30,7 @@ class LabelSelector:
         return matches_selector(self.terms, labels)
 
 
-@dataclass(frozen=True, slots=True)
-class HostPort:
+class HostPort(msgspec.Struct, frozen=True):
     """One `containers[].ports[]` entry with a hostPort (Karpenter `scheduling.GetHostPorts`)."""
 
     ip: str  # "0.0.0.0" when unset, as Karpenter reads it
@@ -52,8 +51,7 @@ class HostPort:
 _ANY = frozenset({"0.0.0.0", "::", ""})
 
 
-@dataclass(frozen=True, slots=True)
-class SpreadConstraint:
+class SpreadConstraint(msgspec.Struct, frozen=True):
     """One `topologySpreadConstraints` entry."""
 
     max_skew: int
@@ -69,8 +67,7 @@ class SpreadConstraint:
         return self.when_unsatisfiable == "DoNotSchedule"
 
 
-@dataclass(frozen=True, slots=True)
-class AffinityTerm:
+class AffinityTerm(msgspec.Struct, frozen=True):
     """One `requiredDuringSchedulingIgnoredDuringExecution` pod (anti-)affinity term."""
 
     anti: bool
@@ -87,8 +84,7 @@ class AffinityTerm:
         return self.selector.matches(labels)
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimRef:
+class ClaimRef(msgspec.Struct, frozen=True):
     """A pod volume backed by a PersistentVolumeClaim (`persistentVolumeClaim` or a generic `ephemeral` one,
     whose claim is named `<pod>-<volume>`: Karpenter `volume.GetPersistentVolumeClaim`)."""
 
@@ -97,8 +93,7 @@ class ClaimRef:
     ephemeral: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
+class Placement(msgspec.Struct, frozen=True):
     host_ports: tuple[HostPort, ...] = ()
     spread: tuple[SpreadConstraint, ...] = ()
     affinity: tuple[AffinityTerm, ...] = ()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -15,8 +16,7 @@ class SelectorError(InvalidInput):
     """A label selector we cannot parse."""
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(msgspec.Struct, frozen=True):
     key: str
     op: str  # = != in notin exists !exists
     values: frozenset[str] = frozenset()

@@ -14,6 +14,8 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+import msgspec
+
 from kubectl_gpu.core.k8s.manifests import Manifests
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
@@ -66,8 +68,7 @@ def _parse_probe(value: object) -> ProbeResult | None:
 __all__ = ["ClusterState", "DuplicateObject", "Note", "Scope", "StateBuilder", "could_not_look"]
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(msgspec.Struct, frozen=True):
     """Something the user must know about the data itself: a kind we could not read, a skipped object."""
 
     code: str  # FORBIDDEN | ABSENT | SKIPPED | PARTIAL
@@ -84,8 +85,7 @@ def could_not_look(notes: Iterable[Note], kinds: Iterable[str] | None) -> list[N
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class DuplicateObject:
+class DuplicateObject(msgspec.Struct, frozen=True):
     """One object (kind, namespace, name) defined more than once in the input, and where each came from:
     the analyses see the last one; `lint` reports the others."""
 
@@ -98,8 +98,7 @@ class DuplicateObject:
 SelectorTarget = Literal["nodes", "pods", "none"]
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """What the user asked to see: `-n` and `-l`, applied by the source (kubectl applies -l to the listed kind).
 
     Node figures (GPUs requested and free) always count every pod the source could read: `-n ml` narrows

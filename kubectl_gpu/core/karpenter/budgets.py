@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from math import ceil
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import Budget
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -91,8 +92,7 @@ def cron_error(schedule: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(msgspec.Struct, frozen=True):
     """A half-open interval `[start, end)` during which a scheduled budget is active."""
 
     start: datetime
@@ -102,8 +102,7 @@ class Window:
         return self.start <= t < self.end
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetSpec:
+class BudgetSpec(msgspec.Struct, frozen=True):
     """One budget, validated. `error` set: Karpenter cannot evaluate it and blocks the whole pool."""
 
     budget: Budget
@@ -212,8 +211,7 @@ class BudgetSpec:
         return " ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetState:
+class BudgetState(msgspec.Struct, frozen=True):
     """One budget at an instant: active or not, and the window that holds `now` or comes next."""
 
     spec: BudgetSpec

@@ -11,9 +11,10 @@ consolidation), not expiry.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.k8s.durations import FOREVER, timestamp
 from kubectl_gpu.core.k8s.models import Pod
@@ -24,8 +25,7 @@ __all__ = ["DO_NOT_DISRUPT", "Protection", "block_until", "blocks_disruption", "
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 
 
-@dataclass(frozen=True, slots=True)
-class Protection:
+class Protection(msgspec.Struct, frozen=True):
     """`karpenter.sh/do-not-disrupt` on one pod."""
 
     namespace: str

@@ -4,9 +4,10 @@ from: the NodeClaim, the pool, or a documented default."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import NodeClaim, NodePool
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
@@ -38,8 +39,7 @@ DEFAULT_POLICY = "WhenEmptyOrUnderutilized"
 DEFAULT_CONSOLIDATE_AFTER = "0s"
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(msgspec.Struct, frozen=True):
     """A NodePool/NodeClaim field as it applies to a node, and where the value came from."""
 
     value: str | None

@@ -8,8 +8,9 @@ reasons into the notes `kubectl gpu smi` prints.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.probe import ProbeResult
@@ -55,8 +56,7 @@ class Unattributed(StrEnum):
 _NODE_WIDE = frozenset({Unattributed.NO_SECTION, Unattributed.NO_POD_LIST})
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessPod:
+class ProcessPod(msgspec.Struct, frozen=True):
     """One process: its pod UID (from its cgroup) and ``namespace/name``, or why there is none."""
 
     pid: int | None

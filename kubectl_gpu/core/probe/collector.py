@@ -16,10 +16,11 @@ removed again, so a section body is the command's output byte for byte.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from typing import TypeVar
+
+import msgspec
 
 from .cgroups import parse_pid_cgroups
 from .errors import ProbeParseError, snippet
@@ -309,10 +310,10 @@ class _Run:
 def _fill(primary: Gpu, secondary: Gpu) -> Gpu:
     """``primary`` with its ``None`` scalar fields taken from ``secondary``."""
     changes: dict[str, object] = {}
-    for fld in dataclasses.fields(Gpu):
-        if getattr(primary, fld.name) is None and getattr(secondary, fld.name) is not None:
-            changes[fld.name] = getattr(secondary, fld.name)
-    return dataclasses.replace(primary, **changes) if changes else primary  # type: ignore[arg-type]
+    for name in Gpu.__struct_fields__:
+        if getattr(primary, name) is None and getattr(secondary, name) is not None:
+            changes[name] = getattr(secondary, name)
+    return msgspec.structs.replace(primary, **changes) if changes else primary
 
 
 def _merge_csv(xml_gpus: tuple[Gpu, ...], csv_gpus: tuple[Gpu, ...]) -> tuple[Gpu, ...]:
@@ -357,7 +358,7 @@ def _merge_list(gpus: tuple[Gpu, ...], listed: tuple[ListedGpu, ...]) -> tuple[G
             out.append(gpu)
             continue
         if not gpu.mig_devices:
-            out.append(dataclasses.replace(gpu, mig_devices=_listed_migs(entry)))
+            out.append(msgspec.structs.replace(gpu, mig_devices=_listed_migs(entry)))
             continue
         migs = {m.index: m for m in entry.mig_devices}
         merged: list[MigDevice] = []
@@ -367,13 +368,13 @@ def _merge_list(gpus: tuple[Gpu, ...], listed: tuple[ListedGpu, ...]) -> tuple[G
                 merged.append(mig)
                 continue
             merged.append(
-                dataclasses.replace(
+                msgspec.structs.replace(
                     mig,
                     profile_name=mig.profile_name or line.profile,
                     uuid=mig.uuid or line.uuid,
                 )
             )
-        out.append(dataclasses.replace(gpu, mig_devices=tuple(merged)))
+        out.append(msgspec.structs.replace(gpu, mig_devices=tuple(merged)))
     return tuple(out)
 
 

@@ -22,8 +22,9 @@ kube-scheduler (`component-helpers/scheduling/corev1/nodeaffinity`, `NodeAffinit
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.scheduling.requirements import (
     DOES_NOT_EXIST,
@@ -102,8 +103,7 @@ def _describe_actual(labels: Mapping[str, str], key: str) -> str:
     return f"node has no {key} label" if value is None else f"node has {key}={value}"
 
 
-@dataclass(frozen=True, slots=True)
-class NodeSelectorTerm:
+class NodeSelectorTerm(msgspec.Struct, frozen=True):
     """One `nodeSelectorTerms` entry: matchExpressions AND matchFields."""
 
     match_expressions: tuple[Requirement, ...] = ()
@@ -158,14 +158,12 @@ class NodeSelectorTerm:
         return self.mismatch(node_labels, node_name) is None
 
 
-@dataclass(frozen=True, slots=True)
-class PreferredTerm:
+class PreferredTerm(msgspec.Struct, frozen=True):
     weight: int
     preference: NodeSelectorTerm
 
 
-@dataclass(frozen=True, slots=True)
-class PodSchedulingRequirements:
+class PodSchedulingRequirements(msgspec.Struct, frozen=True):
     """A pod's node constraints.
 
     `strict` is what Karpenter holds the pod to for good on this attempt (Karpenter's
@@ -262,8 +260,7 @@ def _preferred_terms(spec: Mapping[str, Any]) -> tuple[PreferredTerm, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeAffinity:
+class NodeAffinity(msgspec.Struct, frozen=True):
     """A pod's `spec.affinity.nodeAffinity`, read once (when the pod is parsed) and hashable.
 
     A part that does not parse (an unknown operator, a non-integer weight) is kept as its error message and

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
+
+import msgspec
 
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
 from kubectl_gpu.core.scheduling.requirements import NormalizedRequirement, Requirements
@@ -44,8 +45,7 @@ def raw_capacity_of(it: InstanceType, resource: str) -> Decimal:
     return capacity_of(it, resource)
 
 
-@dataclass(frozen=True, slots=True)
-class IndexedType:
+class IndexedType(msgspec.Struct, frozen=True):
     it: InstanceType
     labels: Mapping[str, str]
     unknown: frozenset[str]

@@ -10,7 +10,8 @@ or that asks about a label the catalog does not know for the type, makes the ans
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import NodeOverlay, NodePool, Resources
 from kubectl_gpu.core.scheduling.instances import IndexedType
@@ -23,8 +24,7 @@ _OFFERING_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Overlaid:
+class Overlaid(msgspec.Struct, frozen=True):
     capacity: Resources  # what the overlays set
     price: str | None  # `price` or `priceAdjustment` of the heaviest overlay that has one
     names: tuple[str, ...]

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 __all__ = [
     "BLOCKING_EFFECTS",
@@ -76,8 +77,7 @@ def _opt_str(d: Mapping[str, Any], field: str, what: str) -> str:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Taint:
+class Taint(msgspec.Struct, frozen=True):
     """A node / NodePool taint. `value` is `""` when the taint has none (Kubernetes omits it in JSON)."""
 
     key: str
@@ -105,8 +105,7 @@ class Taint:
         return pretty(self)
 
 
-@dataclass(frozen=True, slots=True)
-class Toleration:
+class Toleration(msgspec.Struct, frozen=True):
     """A pod toleration. `operator` is stored normalised: a missing/empty operator becomes `Equal`."""
 
     key: str = ""

@@ -16,7 +16,7 @@ A series without `gpu` and `UUID` (a "dummy" line some test texts carry) names n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from kubectl_gpu.core.usage.metrics import Metrics, Series
 
@@ -34,15 +34,13 @@ _FIELDS = (GR_ENGINE_ACTIVE, GPU_UTIL, FB_USED, FB_FREE, POWER, ENERGY)
 GpuKey = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class PodRef:
+class PodRef(msgspec.Struct, frozen=True, order=True):
     namespace: str
     name: str
     container: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GpuReading:
+class GpuReading(msgspec.Struct, frozen=True):
     """One GPU (or MIG instance) in one scrape. Figures are None when the exporter did not export them."""
 
     key: GpuKey

@@ -18,8 +18,9 @@ summed over their label sets (engines, models) of one pod. A text that matches n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from kubectl_gpu.core.usage.metrics import Metrics
 
@@ -44,8 +45,7 @@ _COUNTERS: Final[dict[str, tuple[str, str, dict[str, str]]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class TokenReading:
+class TokenReading(msgspec.Struct, frozen=True):
     """What one scrape of one server says: which server (None: not recognised) and its token counters."""
 
     server: str | None

@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 __all__ = ["Metrics", "Series", "parse_metrics"]
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+class Series(msgspec.Struct, frozen=True):
     """One sample line: its name, labels and value (never NaN: those are dropped as unknown)."""
 
     name: str
@@ -29,11 +29,10 @@ class Series:
     value: float
 
 
-@dataclass(frozen=True, slots=True)
-class Metrics:
+class Metrics(msgspec.Struct, frozen=True):
     """The series of one `/metrics` text, by name; `skipped`: lines that did not parse."""
 
-    by_name: Mapping[str, tuple[Series, ...]] = field(default_factory=dict)
+    by_name: Mapping[str, tuple[Series, ...]] = msgspec.field(default_factory=dict)
     skipped: int = 0
 
     def get(self, name: str) -> tuple[Series, ...]:

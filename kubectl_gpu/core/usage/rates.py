@@ -12,14 +12,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 __all__ = ["Point", "counter_increase", "counter_rate", "gauge_mean", "resets"]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Point:
+class Point(msgspec.Struct, frozen=True, order=True):
     at: datetime
     value: float
 

@@ -7,9 +7,10 @@ them as read and the analysis can be re-run offline on them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
+
+import msgspec
 
 __all__ = ["Scrape", "ScrapeSet", "SourceKind"]
 
@@ -18,8 +19,7 @@ __all__ = ["Scrape", "ScrapeSet", "SourceKind"]
 SourceKind = Literal["dcgm", "inference", "smi"]
 
 
-@dataclass(frozen=True, slots=True)
-class Scrape:
+class Scrape(msgspec.Struct, frozen=True):
     """One read of one endpoint at one instant. `text` is None when the read failed; `error` then says why
     in one line ("forbidden: pods/proxy", "timed out after 5s", ...), and `forbidden` marks an RBAC refusal
     (which makes the answer "could not look", exit 4)."""
@@ -37,8 +37,7 @@ class Scrape:
     forbidden: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ScrapeSet:
+class ScrapeSet(msgspec.Struct, frozen=True):
     """Every scrape of one `usage` run over its window, and what could not be looked at.
 
     `looked` is False when the adapter could not even list the candidates (pods/services forbidden):
@@ -48,4 +47,4 @@ class ScrapeSet:
     window_s: float
     scrapes: tuple[Scrape, ...] = ()
     looked: bool = True
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = msgspec.field(default_factory=tuple)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.core.usage.dcgm import GpuKey, GpuReading, PodRef, dcgm_readings
 from kubectl_gpu.core.usage.inference import TokenReading, token_reading
@@ -25,8 +26,7 @@ __all__ = ["FailedRead", "GpuWindow", "ServerWindow", "Window", "read_window"]
 SMI_FIELD = "nvidia-smi utilization.gpu"
 
 
-@dataclass(frozen=True, slots=True)
-class GpuWindow:
+class GpuWindow(msgspec.Struct, frozen=True):
     node: str | None
     key: GpuKey
     index: str | None
@@ -44,8 +44,7 @@ class GpuWindow:
     pods: tuple[PodRef, ...]  # attributed by the exporter
 
 
-@dataclass(frozen=True, slots=True)
-class ServerWindow:
+class ServerWindow(msgspec.Struct, frozen=True):
     namespace: str
     pod: str
     node: str | None
@@ -58,8 +57,7 @@ class ServerWindow:
     counted: bool = False  # some read carried a token counter
 
 
-@dataclass(frozen=True, slots=True)
-class FailedRead:
+class FailedRead(msgspec.Struct, frozen=True):
     source: str
     namespace: str
     pod: str
@@ -69,8 +67,7 @@ class FailedRead:
     reads: int  # how many reads of this endpoint failed this way
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(msgspec.Struct, frozen=True):
     window_s: float
     looked: bool
     notes: tuple[str, ...]

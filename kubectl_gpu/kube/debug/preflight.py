@@ -7,7 +7,8 @@ Autopilot, a node that is gone or NotReady) become one line up front instead of 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import build_node_row
 from kubectl_gpu.core.catalog import Catalog
@@ -138,14 +139,13 @@ def check_autopilot(nodes: Sequence[Node]) -> None:
         )
 
 
-@dataclass
-class Targets:
+class Targets(msgspec.Struct, dict=True):
     """Nodes to run on, nodes that cannot be run on (with why), and warnings for the user."""
 
-    ready: list[NodeTarget] = field(default_factory=list)
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    nodes: list[Node] = field(default_factory=list)
+    ready: list[NodeTarget] = msgspec.field(default_factory=list)
+    errors: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    nodes: list[Node] = msgspec.field(default_factory=list)
 
 
 def _node_models(raw: Sequence[dict[str, object]], targets: Targets) -> list[Node]:

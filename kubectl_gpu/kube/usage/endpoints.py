@@ -18,7 +18,8 @@ the proxy cannot reach any other.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import Container, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -46,8 +47,7 @@ _METRICS_PORT_NAMES = ("metrics", "http-metrics")
 _GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/mig-", "nvidia.com/gpu.shared")
 
 
-@dataclass(frozen=True, slots=True)
-class _Server:
+class _Server(msgspec.Struct, frozen=True):
     name: str  # Scrape.server
     images: tuple[str, ...]  # substrings of the image reference (lower case)
     port: int  # where its /metrics is served by default
@@ -63,8 +63,7 @@ _SERVERS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(msgspec.Struct, frozen=True):
     """One `/metrics` to read through the API server's pod proxy."""
 
     source: SourceKind

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.usage.scrape import Scrape
@@ -29,8 +30,7 @@ NO_EXPORTER = "no DCGM exporter found"
 FORBIDDEN_PODS = "forbidden to list pods: DCGM exporters and inference servers could not be looked for"
 
 
-@dataclass(frozen=True, slots=True)
-class MetricsRound:
+class MetricsRound(msgspec.Struct, frozen=True):
     """One read of each endpoint. `looked` is False when the candidates could not be listed (pods forbidden)."""
 
     scrapes: tuple[Scrape, ...]

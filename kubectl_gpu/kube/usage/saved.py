@@ -13,9 +13,10 @@ found, not what it said. `--no-redact` keeps it too.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
@@ -59,10 +60,10 @@ def _redacted(scrape: Scrape) -> Scrape:
         scrape.source == "inference"
         and token_reading(parse_metrics(scrape.text), scrape.server).server is None
     ):
-        return dataclasses.replace(scrape, text=None, error=UNKNOWN_SERVER_REDACTED)
-    return dataclasses.replace(scrape, text=scrub(scrape.text))
+        return msgspec.structs.replace(scrape, text=None, error=UNKNOWN_SERVER_REDACTED)
+    return msgspec.structs.replace(scrape, text=scrub(scrape.text))
 
 
 def redact_scrapes(scrapes: ScrapeSet) -> ScrapeSet:
     """`scrapes` as a redacted bundle keeps them (see the module's docstring)."""
-    return dataclasses.replace(scrapes, scrapes=tuple(_redacted(s) for s in scrapes.scrapes))
+    return msgspec.structs.replace(scrapes, scrapes=tuple(_redacted(s) for s in scrapes.scrapes))

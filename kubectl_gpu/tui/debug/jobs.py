@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from kubectl_gpu.core.analyses.smi import SmiResult, stored_results
 from kubectl_gpu.core.debugpod import Mode, Strategy
@@ -33,12 +34,11 @@ def offline_smi(state: ClusterState, nodes: Sequence[str]) -> list[SmiResult]:
     return stored_results(state, nodes)
 
 
-@dataclass
-class JobOutcome:
-    results: list[SmiResult] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+class JobOutcome(msgspec.Struct, dict=True):
+    results: list[SmiResult] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     #: debug pods that could not be deleted (run `kubectl gpu cleanup`)
-    left: list[str] = field(default_factory=list)
+    left: list[str] = msgspec.field(default_factory=list)
     cancelled: bool = False
     error: str | None = None
     exit_code: int | None = None

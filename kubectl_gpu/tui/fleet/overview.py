@@ -6,10 +6,10 @@ TUI's own (`data.load`: every analysis once). Plain data: the screen (`tui/fleet
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.core.analyses import diagnose
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, fleet_exit_code
@@ -26,8 +26,7 @@ from kubectl_gpu.tui.config import TuiConfig
 __all__ = ["FleetOverview", "FleetRow", "read_fleet"]
 
 
-@dataclass(frozen=True, slots=True)
-class FleetRow:
+class FleetRow(msgspec.Struct, frozen=True):
     """One context: what was read (None where it could not be), or why not."""
 
     context: str
@@ -42,8 +41,7 @@ class FleetRow:
     warnings: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FleetOverview:
+class FleetOverview(msgspec.Struct, frozen=True):
     rows: tuple[FleetRow, ...]
     code: ExitCode  # the fleet's (docs/exit-codes.md#fleet-mode)
 
@@ -83,7 +81,7 @@ def read_fleet(
     """Every context of `contexts`, read and analysed at once (in a worker thread: this blocks)."""
 
     def load(context: str) -> data.Refresh:
-        source = factory(dataclasses.replace(config.source, context=context, keep_manifests=False))
+        source = factory(msgspec.structs.replace(config.source, context=context, keep_manifests=False))
         return data.load(source, now=config.now, clock=clock)
 
     deadline = cluster_deadline(config.source.request_timeout)

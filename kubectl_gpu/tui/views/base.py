@@ -6,10 +6,10 @@ under the cursor. A view class names itself (`view_id`, `title`, `key`) and buil
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import ClassVar
 
+import msgspec
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
@@ -30,18 +30,16 @@ from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
 __all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines", "object_detail"]
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(msgspec.Struct, frozen=True, dict=True):
     name: str
     table: Table
 
 
-@dataclass(frozen=True)
-class ViewModel:
+class ViewModel(msgspec.Struct, frozen=True, dict=True):
     sections: tuple[Section, ...]
     #: a line under the title: a legend, totals, a footnote
     summary: Text | None = None
-    notes: tuple[Text, ...] = field(default=())
+    notes: tuple[Text, ...] = msgspec.field(default=())
 
 
 #: a detail pane's value: text (one line: made safe here, through the view model's `Cell`), a styled

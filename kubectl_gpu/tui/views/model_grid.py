@@ -6,9 +6,9 @@ the row's object. Cells keep the model's text (already made safe) and sort by th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 
+import msgspec
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -18,8 +18,7 @@ from kubectl_gpu.tui.widgets.grid import Cell, Column, Row, Table
 __all__ = ["Fit", "grid_cell", "to_grid"]
 
 
-@dataclass(frozen=True, slots=True)
-class Fit:
+class Fit(msgspec.Struct, frozen=True):
     """How the TUI lays out one column: the model's column `key`, or (with `compute`) one of its own."""
 
     key: str

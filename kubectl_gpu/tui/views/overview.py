@@ -8,9 +8,9 @@ idle nodes, the pending report's nearest NodePool per pod and diagnose's finding
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from decimal import Decimal
 
+import msgspec
 from rich.console import RenderableType
 from rich.text import Text
 
@@ -30,13 +30,12 @@ ALL = "ALL"  # the key of the totals row
 NO_POOL = "(no NodePool)"
 
 
-@dataclass
-class PoolSummary:
+class PoolSummary(msgspec.Struct, dict=True):
     name: str
     nodes: int = 0
-    parts: AcceleratorParts = field(default_factory=AcceleratorParts)
+    parts: AcceleratorParts = msgspec.field(default_factory=AcceleratorParts)
     pending: int = 0
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
 
     @property
     def worst(self) -> Finding | None:

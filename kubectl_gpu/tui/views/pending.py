@@ -4,10 +4,10 @@ opens `kubectl gpu explain` for it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 from typing import ClassVar
 
+import msgspec
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -118,13 +118,12 @@ def _hint() -> Text:
     return Text("enter: explain (target by target, events, the fix; c copies it)", style=theme.MUTED)
 
 
-@dataclass(frozen=True)
-class PendingModel(ViewModel):
+class PendingModel(ViewModel, frozen=True, dict=True):
     """The view's model and what re-laying it out needs when a group opens or closes (on the UI thread:
     only the rows shown are built again, never the analysis)."""
 
     table: model.Table | None = None
-    groups: tuple[PendingGroup, ...] = field(default=())
+    groups: tuple[PendingGroup, ...] = msgspec.field(default=())
 
 
 def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str]) -> Table:

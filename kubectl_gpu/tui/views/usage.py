@@ -6,7 +6,6 @@ output tokens per inference workload, the nodes, the findings. Built from the sa
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -200,8 +199,7 @@ def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
     return ViewModel(sections, summary=_summary(report, sampling))
 
 
-@dataclass(frozen=True)
-class PendingModel(ViewModel):
+class PendingModel(ViewModel, frozen=True, dict=True):
     """A placeholder, until `compute` (the usage report and its rows) has run in the view's worker."""
 
     compute: Callable[[], ViewModel] | None = None

@@ -5,8 +5,8 @@ long cut at a word's end; the one `flex` column (MESSAGE) takes the rest and wra
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
+import msgspec
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
@@ -16,8 +16,7 @@ from kubectl_gpu.tui.widgets.fit import GAP, cut, fit_widths
 __all__ = ["FittedTable"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Fit:
+class _Fit(msgspec.Struct, frozen=True):
     flex: bool
     min_width: int
     priority: int

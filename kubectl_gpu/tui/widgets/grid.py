@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
 
+import msgspec
 from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -46,8 +47,7 @@ def sort_value(value: object) -> tuple[int, Any]:
     return (1, str(value).lower())
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     label: str
     #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width,
     #: or down to `shrink` when short of room (0: never cut; a column that does not fit is left out)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+import msgspec
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
@@ -30,8 +30,7 @@ __all__ = ["ClusterHeader", "HeaderState", "elide", "freshness"]
 SEP = "  "
 
 
-@dataclass(frozen=True)
-class HeaderState:
+class HeaderState(msgspec.Struct, frozen=True, dict=True):
     config: TuiConfig
     snapshot: Refresh | None = None
     #: the last refresh's error, when it failed (the data shown is older)

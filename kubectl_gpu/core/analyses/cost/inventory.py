@@ -15,6 +15,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Final
 
+import msgspec
+
 from kubectl_gpu.core.accelerators.nodes import compute_type, node_rows
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import Price, PriceBook
@@ -55,8 +57,7 @@ def parse_provider_id(provider_id: str | None) -> tuple[str | None, str | None]:
     return zone, instance
 
 
-@dataclass(frozen=True, slots=True)
-class Instance:
+class Instance(msgspec.Struct, frozen=True):
     instance_id: str | None
     instance_type: str | None
     zone: str | None

@@ -7,6 +7,8 @@ from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, Final
 
+import msgspec
+
 from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.catalog.pricing import CATALOG_REGION, SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.models import Pod
@@ -64,8 +66,7 @@ def format_count(value: Decimal) -> str:
     return str(c)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeCost:
+class NodeCost(msgspec.Struct, frozen=True):
     row: NodeRow
     capacity: Decimal
     allocated: Decimal | None
@@ -112,8 +113,7 @@ class NodeCost:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class KeptBy:
+class KeptBy(msgspec.Struct, frozen=True):
     reason: str  # a KEPT_BY_REASONS key
     message: str
     fix: str | None = None
@@ -122,8 +122,7 @@ class KeptBy:
         return {"reason": self.reason, "message": self.message, "fix": self.fix}
 
 
-@dataclass(frozen=True, slots=True)
-class IdleNode:
+class IdleNode(msgspec.Struct, frozen=True):
     cost: NodeCost
     node_claim: str | None
     idle_since: datetime | None
@@ -183,8 +182,7 @@ class IdleNode:
         }
 
 
-@dataclass
-class CostSums:
+class CostSums(msgspec.Struct, dict=True):
     nodes: int = 0
     capacity: Decimal = ZERO
     allocated: Decimal = ZERO
@@ -226,8 +224,7 @@ class CostSums:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class PoolCost:
+class PoolCost(msgspec.Struct, frozen=True):
     name: str | None
     consolidation_policy: str | None
     consolidate_after: str | None
@@ -242,8 +239,7 @@ class PoolCost:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class NamespaceCost:
+class NamespaceCost(msgspec.Struct, frozen=True):
     name: str
     gpu_pods: int
     allocated: Decimal

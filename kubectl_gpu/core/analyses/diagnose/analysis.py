@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+import msgspec
+
 from kubectl_gpu.core.analyses import cost, drivers, health, lifecycle, lint, nvme, pending, smi
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import PriceBook, cluster_regions, price_book
@@ -83,8 +85,7 @@ def combine(reports: Mapping[str, Report], now: datetime) -> DiagnoseReport:
     return DiagnoseReport(tuple(sorted(findings, key=Finding.sort_key)), tuple(reports), now)
 
 
-@dataclass(frozen=True)
-class Suite:
+class Suite(msgspec.Struct, frozen=True, dict=True):
     """One run of the analyses: each one's report (by its ANALYSES name) and diagnose combined from them."""
 
     reports: Mapping[str, Report]

@@ -14,9 +14,10 @@ import bisect
 import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import islice
+
+import msgspec
 
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.core.k8s.models import Node, Pod
@@ -59,8 +60,7 @@ def gpu_resources(pod: Pod) -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """What decides where a pod may land (replicas of one template share it)."""
 
     resources: frozenset[str]
@@ -84,19 +84,17 @@ class Shape:
         return tuple(sorted(keys)), by_name
 
 
-@dataclass(slots=True)
-class _Group:
+class _Group(msgspec.Struct):
     """Nodes alike for one key set: the labels read, effective taints, GPU resources advertised."""
 
     labels: dict[str, str]
     taints: tuple[Taint, ...]
     advertised: frozenset[str]
     name: str | None
-    by_driver: dict[DriverKey, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_driver: dict[DriverKey, list[str]] = msgspec.field(default_factory=lambda: defaultdict(list))
 
 
-@dataclass(frozen=True, slots=True)
-class Landing:
+class Landing(msgspec.Struct, frozen=True):
     """The nodes a shape may land on, per driver: names sorted; `count` of them."""
 
     by_driver: Mapping[DriverKey, tuple[list[str], ...]]

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import compute_type, driver_from_labels
 from kubectl_gpu.core.catalog import Catalog, CatalogError, DriverInference
@@ -40,8 +41,7 @@ def is_nvidia_node(node: Node, catalog: Catalog, probe: ProbeResult | None = Non
     return probe is not None and probe.driver_version is not None
 
 
-@dataclass(frozen=True, slots=True)
-class NodeDriver:
+class NodeDriver(msgspec.Struct, frozen=True):
     name: str
     node_pool: str | None
     instance_type: str | None
@@ -142,8 +142,7 @@ def node_driver(node: Node, state: ClusterState, catalog: Catalog) -> NodeDriver
     )
 
 
-@dataclass(frozen=True, slots=True)
-class DriverGroup:
+class DriverGroup(msgspec.Struct, frozen=True):
     """Nodes that share an AMI (NodeClaim ``status.imageID``) and OS image."""
 
     ami: str | None

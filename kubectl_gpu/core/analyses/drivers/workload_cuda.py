@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from importlib.resources import files
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.versions import VersionKey, version_key
 from kubectl_gpu.core.k8s.models import Container, Pod
@@ -83,8 +84,7 @@ def normalize_cuda(text: str) -> str | None:
     return ".".join(str(int(p)) for p in parts)
 
 
-@dataclass(frozen=True, slots=True)
-class CudaNeed:
+class CudaNeed(msgspec.Struct, frozen=True):
     """The CUDA version one container (or the pod, when declared) needs, and why we think so."""
 
     version: str  # normalised, e.g. "12.8" or "12.8.1"
@@ -111,8 +111,7 @@ class CudaNeed:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadCuda:
+class WorkloadCuda(msgspec.Struct, frozen=True):
     """A pod's CUDA need: the most demanding container need (or the declared one), plus what was noticed."""
 
     need: CudaNeed | None
@@ -132,8 +131,7 @@ class WorkloadCuda:
 # --------------------------------------------------------------------------------------------- release table
 
 
-@dataclass(frozen=True, slots=True)
-class ReleaseRow:
+class ReleaseRow(msgspec.Struct, frozen=True):
     release: str
     cuda: str  # as the source prints it
     source: str
@@ -145,8 +143,7 @@ class ReleaseRow:
         return version_key(self.release) or (0,)
 
 
-@dataclass(frozen=True, slots=True)
-class ReleaseFamily:
+class ReleaseFamily(msgspec.Struct, frozen=True):
     name: str
     title: str
     repositories: tuple[str, ...]
@@ -165,8 +162,7 @@ class ReleaseFamily:
         return row, row.key == key
 
 
-@dataclass(frozen=True, slots=True)
-class ReleaseTable:
+class ReleaseTable(msgspec.Struct, frozen=True):
     families: tuple[ReleaseFamily, ...]
     unverified: tuple[str, ...] = ()
     retrieved: str = ""
@@ -257,8 +253,7 @@ def _compact_cu(digits: str) -> str | None:
     return normalize_cuda(f"{digits[:2]}.{digits[2]}.{digits[3]}")
 
 
-@dataclass(frozen=True, slots=True)
-class ImageCuda:
+class ImageCuda(msgspec.Struct, frozen=True):
     """What an image reference says about CUDA: a need, or why it says nothing."""
 
     need: CudaNeed | None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.drivers.landing import (
     DriverKey,
@@ -42,8 +43,7 @@ LISTED = 10
 _RELATION_ORDER = {"runs-on": 0, "may-land-on": 1}
 
 
-@dataclass(frozen=True, slots=True)
-class NodeCheck:
+class NodeCheck(msgspec.Struct, frozen=True):
     """A workload's CUDA need against one driver (AMI, version, source) on the nodes it runs on or may land
     on: one check per driver, never per node. `node` is the first of `nodes` (by name); `nodes` lists every
     node it runs on, and at most LISTED of those it may land on (`node_count` counts them all)."""
@@ -79,8 +79,7 @@ class NodeCheck:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     namespace: str
     kind: str
     name: str

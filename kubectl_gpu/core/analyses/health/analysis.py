@@ -17,6 +17,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
+import msgspec
+
 from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.conditions import NODE_MONITORING_CONDITIONS
@@ -31,8 +33,7 @@ AGENT = "eks-node-monitoring-agent"
 EVENT_WINDOW = timedelta(hours=24)
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(msgspec.Struct, frozen=True):
     name: str
     severity: str  # Condition | Event
     condition: str

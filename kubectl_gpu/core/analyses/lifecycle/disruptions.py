@@ -3,8 +3,9 @@ each at its earliest time, given the pool's budgets, terminationGracePeriod and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+import msgspec
 
 from kubectl_gpu.core.analyses.lifecycle.report import Disruption, NodeLifecycle
 from kubectl_gpu.core.k8s.durations import FOREVER
@@ -17,8 +18,7 @@ __all__ = ["NodeContext", "disruptions_for"]
 _DEFAULT_POD_TGPS = 30
 
 
-@dataclass
-class NodeContext:
+class NodeContext(msgspec.Struct, dict=True):
     """What one node's analysis computed, reused for its pods."""
 
     node: Node

@@ -3,8 +3,9 @@ into a `NodeContext` whose `NodeLifecycle` carries the node's disruptions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import compute_type
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
@@ -60,8 +61,7 @@ def _ami_tracks_latest(node_class: NodeClass | None) -> bool:
     return any(alias.endswith("@latest") for alias in node_class.ami_aliases)
 
 
-@dataclass(frozen=True, slots=True)
-class PoolView:
+class PoolView(msgspec.Struct, frozen=True):
     """A NodePool's budgets evaluated once per report (every node of the pool shares them)."""
 
     budgets: PoolBudgets
@@ -208,4 +208,4 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
 
 
 def _replace_disruptions(life: NodeLifecycle, disruptions: tuple[Disruption, ...]) -> NodeLifecycle:
-    return replace(life, disruptions=disruptions)
+    return msgspec.structs.replace(life, disruptions=disruptions)

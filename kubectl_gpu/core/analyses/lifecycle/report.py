@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
+import msgspec
+
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.k8s.durations import FOREVER, duration_text, timestamp
 from kubectl_gpu.core.k8s.times import format_age
@@ -25,8 +27,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Disruption:
+class Disruption(msgspec.Struct, frozen=True):
     """One way a node (and the pods on it) can be taken away, and the earliest time it can happen."""
 
     by: str  # expiry | maxLifetime | drift | consolidation
@@ -48,8 +49,7 @@ class Disruption:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Allowance:
+class Allowance(msgspec.Struct, frozen=True):
     reason: str
     now: int | None  # None: no active budget limits this reason
     next_at: datetime | None
@@ -58,8 +58,7 @@ class Allowance:
         return {"now": self.now, "nextAt": timestamp(self.next_at)}
 
 
-@dataclass(frozen=True, slots=True)
-class NodeLifecycle:
+class NodeLifecycle(msgspec.Struct, frozen=True):
     name: str
     node_pool: str | None
     node_claim: str | None
@@ -149,8 +148,7 @@ def _budget_dict(state: BudgetState) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Survival:
+class Survival(msgspec.Struct, frozen=True):
     needs: str
     deadline: datetime
     verdict: str  # yes | no | at-risk
@@ -167,8 +165,7 @@ class Survival:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class PodLifecycle:
+class PodLifecycle(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     node: str

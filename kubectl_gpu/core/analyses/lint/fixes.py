@@ -9,8 +9,9 @@ pods on through a NodeOverlay that gives them `nvidia.com/gpu` capacity (`overla
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.resources import is_accelerator_resource
 from kubectl_gpu.core.analyses.lint.facts import PREFIX
@@ -29,8 +30,7 @@ OverlayCapacity = Mapping[str, Mapping[str, Decimal]]
 Admits = Callable[[list[dict[str, object]]], frozenset[str]]
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     requirement: dict[str, object]
     text: str
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.analyses.lint.facts import (
     INSTANCE_TYPE_KEYS,
@@ -28,8 +29,7 @@ __all__ = ["UnknownName", "closest", "unknown_names"]
 _SIZE = re.compile(r"^(nano|micro|small|medium|large|xlarge|[1-9][0-9]*xlarge|metal(-[1-9][0-9]*xl)?)$")
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownName:
+class UnknownName(msgspec.Struct, frozen=True):
     what: str  # "instance family" | "instance size" | "instance type"
     key: str
     value: str

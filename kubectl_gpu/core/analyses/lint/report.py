@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+import msgspec
+
 from kubectl_gpu.core.catalog import InstanceType, Provider
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity, severity_counts
@@ -53,8 +55,7 @@ def lint_finding(
     return Finding(code, severity or Severity(CODES[code][0]), obj, message, fix, SOURCE)
 
 
-@dataclass(frozen=True, slots=True)
-class PoolFacts:
+class PoolFacts(msgspec.Struct, frozen=True):
     """What lint worked out about one NodePool (also in the JSON, to explain the verdicts)."""
 
     name: str

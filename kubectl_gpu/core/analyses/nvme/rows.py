@@ -4,9 +4,10 @@ reports, and the verdict."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import compute_type
 from kubectl_gpu.core.analyses.nvme.spec import (
@@ -26,8 +27,7 @@ from kubectl_gpu.core.k8s.quantity import parse_quantity
 from kubectl_gpu.core.k8s.state import ClusterState
 
 
-@dataclass(frozen=True, slots=True)
-class NvmeRow:
+class NvmeRow(msgspec.Struct, frozen=True):
     name: str
     instance_type: str | None
     compute_type: str

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
+
+import msgspec
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.models import Node
@@ -50,8 +51,7 @@ def capacity_matches(capacity: Decimal, target: Decimal) -> bool:
     return MATCH_LOW <= ratio <= MATCH_HIGH
 
 
-@dataclass(frozen=True, slots=True)
-class NvmeSpec:
+class NvmeSpec(msgspec.Struct, frozen=True):
     """The local NVMe an instance type has: total GB (decimal) and, where known, disk count x size."""
 
     total_gb: int

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.analyses.nvme.spec import NvmeState, format_bytes
 from kubectl_gpu.core.probe import BlockDevice, LsblkReport, ProbeResult, RaidDevice
@@ -24,8 +25,7 @@ _HOST_PREFIXES = ("/.bottlerocket/rootfs", "/host")
 _SYSTEM_TARGETS = ("/", "/local", "/boot", "/boot/efi")
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeStorage:
+class ProbeStorage(msgspec.Struct, frozen=True):
     """What the probe's lsblk / mdstat / findmnt say about the instance store."""
 
     state: NvmeState

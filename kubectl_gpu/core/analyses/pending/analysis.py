@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
@@ -56,8 +57,7 @@ def in_scope(pod: Pod, *, all_pending: bool) -> bool:
     return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
 
 
-@dataclass(slots=True)
-class _ShapeAnswer:
+class _ShapeAnswer(msgspec.Struct):
     """What the pods of one shape key share: evaluated once (`_Analyser.diagnose`)."""
 
     shape: PodShape

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef
@@ -16,8 +17,7 @@ CAPACITY = BlockerClass.CAPACITY
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     """One line of `explain`'s per-target table."""
 
     name: str
@@ -25,8 +25,7 @@ class Check:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class TargetEvaluation:
+class TargetEvaluation(msgspec.Struct, frozen=True):
     target: TargetRef
     offers: bool  # can this target offer the requested accelerator at all?
     blockers: tuple[Blocker, ...]

@@ -21,10 +21,11 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import ZERO, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.node_target import NodeTarget
@@ -103,7 +104,7 @@ def _claim_node(
             allocatable = {r: v for r, v in allocatable.items() if v > ZERO}
             allocatable["pods"] = Decimal(110)
             note = f"NodeClaim {claim.name} reports no allocatable yet: {itype}'s capacity from the catalog"
-    meta = dataclasses.replace(claim.meta, name=claim.node_name or claim.name, labels=labels)
+    meta = msgspec.structs.replace(claim.meta, name=claim.node_name or claim.name, labels=labels)
     node = Node(
         meta=meta,
         provider_id=claim.provider_id,
@@ -205,7 +206,7 @@ class StateNodes:
         found = self._fits.get(key)
         if found is None:
             found = self._fits[key] = [
-                dataclasses.replace(e, weight=EXISTING_FIRST)
+                msgspec.structs.replace(e, weight=EXISTING_FIRST)
                 for i in self._selected("existing", shape)
                 if not (e := self.existing[i].evaluate(shape)).blockers
             ]

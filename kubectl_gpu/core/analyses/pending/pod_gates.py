@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Verdict
@@ -27,8 +27,7 @@ __all__ = ["DEFAULT_SCHEDULER", "Decision", "pod_decision", "provisioner_skip", 
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     verdict: Verdict
     reason: str
     fix: str

@@ -13,8 +13,9 @@ or every one for `explain`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, Check, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
@@ -35,8 +36,7 @@ Key = tuple[bool, bool, int, int, int, int, str]
 _LIMITED = frozenset({Verdict.NODEPOOL_LIMIT_REACHED})
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(msgspec.Struct, frozen=True):
     """What a kind of pool answers for a pod shape, its name left as `POOL`."""
 
     offers: bool
@@ -135,8 +135,7 @@ class PoolCandidate:
         return self._evaluation
 
 
-@dataclass(frozen=True, slots=True)
-class LimitAnswer:
+class LimitAnswer(msgspec.Struct, frozen=True):
     """The NodePool-limits check for one pool and shape: `state` is `none` (no limits), `forbidden`
     (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `unknown` (`detail` says what the
     catalog lacks), `ok` or `over` (`problem` says why)."""

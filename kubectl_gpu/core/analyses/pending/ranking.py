@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.targets import nearness
@@ -97,8 +98,7 @@ class Evaluated:
         return self._evaluation
 
 
-@dataclass(frozen=True, slots=True)
-class BlockerSummary:
+class BlockerSummary(msgspec.Struct, frozen=True):
     """One blocker code across every target of a pod."""
 
     code: Verdict
@@ -116,8 +116,7 @@ class BlockerSummary:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class BlockerFacts:
+class BlockerFacts(msgspec.Struct, frozen=True):
     """What `disagreements` compares the provisioner's message with, over every target."""
 
     codes: frozenset[Verdict]

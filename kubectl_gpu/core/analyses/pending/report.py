@@ -8,6 +8,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, TypeVar
 
+import msgspec
+
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
 from kubectl_gpu.core.analyses.pending.shapes import Owner
 from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
@@ -36,8 +38,7 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     source: str  # scheduler | karpenter | auto-mode | kubelet | unknown
     reason: str
     message: str
@@ -56,8 +57,7 @@ class Evidence:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class PodDiagnosis:
+class PodDiagnosis(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     requests: dict[str, Decimal]

@@ -6,9 +6,10 @@ evaluated against each target once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.resources import EFA_RESOURCE, accelerator_requests
 from kubectl_gpu.core.k8s.models import Pod
@@ -24,8 +25,7 @@ from kubectl_gpu.core.scheduling.taints import Toleration
 __all__ = ["PodShape", "shape_key_of", "shape_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class PodShape:
+class PodShape(msgspec.Struct, frozen=True):
     key: tuple[Any, ...]
     requests: dict[str, Decimal]  # accelerators, EFA, cpu, memory
     accelerators: dict[str, Decimal]

@@ -12,8 +12,9 @@ grouped; it says nothing about their answers being alike (a rollout's two Replic
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.shape import shape_key_of
 from kubectl_gpu.core.k8s.models import Pod
@@ -26,8 +27,7 @@ LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 ShapeKey = tuple[Any, ...]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Owner:
+class Owner(msgspec.Struct, frozen=True, order=True):
     """A workload: `kind` is `Deployment`, `Job`, `StatefulSet`, `LeaderWorkerSet`, or the controller's own
     kind (`ReplicaSet` without a Deployment, `DaemonSet`, a custom resource)."""
 

@@ -23,8 +23,9 @@ anti-affinity none, and no placed pod's anti-affinity may select this pod in the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import Check
 from kubectl_gpu.core.analyses.pending.shape import PodShape
@@ -45,8 +46,7 @@ ZONE = "topology.kubernetes.io/zone"
 Verdict3 = tuple[bool | None, str]
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     spread: Verdict3 | None  # None: the pod has no DoNotSchedule constraint
     affinity: (
         Verdict3 | None

@@ -19,8 +19,9 @@ may select it by its labels (`shared_unnamed`), and the requirements read.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL
 from kubectl_gpu.core.analyses.pending.pool_template import POOL
@@ -64,4 +65,4 @@ def unnamed_shape(shape: PodShape, key: tuple[Any, ...]) -> PodShape | None:
         reqs = scheduling_requirements(selector, shape.node_affinity)
     except RequirementError:
         return None
-    return dataclasses.replace(shape, key=key, node_selector=selector, requirements=reqs)
+    return msgspec.structs.replace(shape, key=key, node_selector=selector, requirements=reqs)

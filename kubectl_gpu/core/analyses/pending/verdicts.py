@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import msgspec
+
 __all__ = ["BLOCKER_ORDER", "POD_SELECTOR_VERDICTS", "Blocker", "BlockerClass", "TargetRef", "Verdict"]
 
 
@@ -56,8 +58,7 @@ class BlockerClass(StrEnum):
     CAPACITY = "capacity"  # it could, but not now (limits, NodeClass, cloud capacity, free GPUs)
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class TargetRef:
+class TargetRef(msgspec.Struct, frozen=True, order=True):
     kind: str  # NodePool | Node
     name: str
 

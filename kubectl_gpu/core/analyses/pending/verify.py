@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
@@ -27,8 +28,7 @@ __all__ = ["After", "FixCheck", "after_of", "cheapest", "pod_change", "pool_chan
 _CLEAR = frozenset({Verdict.NO_BLOCKER_FOUND, Verdict.PROVISIONING})
 
 
-@dataclass(frozen=True, slots=True)
-class After:
+class After(msgspec.Struct, frozen=True):
     """The pod's answer once the fix is made."""
 
     verdict: Verdict
@@ -71,8 +71,7 @@ class After:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class FixCheck:
+class FixCheck(msgspec.Struct, frozen=True):
     verified: bool | None  # None: not a change this tool can make on a copy
     change: str  # what was changed, in words
     after: After | None = None
@@ -150,7 +149,7 @@ def _rekeyed(pod: Pod, key: str, replacement: str | None) -> Pod:
             )
             if exprs or term.match_fields or term.is_empty:
                 terms.append(NodeSelectorTerm(exprs, term.match_fields))
-        affinity = dataclasses.replace(affinity, required_terms=tuple(terms), has_required=bool(terms))
+        affinity = msgspec.structs.replace(affinity, required_terms=tuple(terms), has_required=bool(terms))
     return dataclasses.replace(pod, node_selector=selector, node_affinity=affinity)
 
 
@@ -170,7 +169,7 @@ def pod_change(
         new = _rekeyed(pod, str(detail["key"]), None)
         return new, f"the pod's {detail['key']} selector removed (the target's own requirement applies)"
     if code is Verdict.HOST_PORT_CONFLICT and pod.placement.host_ports:
-        placement = dataclasses.replace(pod.placement, host_ports=())
+        placement = msgspec.structs.replace(pod.placement, host_ports=())
         return dataclasses.replace(pod, placement=placement or NO_PLACEMENT), "the pod's host ports removed"
     return None
 
@@ -181,10 +180,10 @@ def pod_change(
 def pool_change(pool: NodePool, blocker: Blocker) -> tuple[NodePool, str] | None:
     """The NodePool as the blocker's fix asks it to be; None when the fix is not a change to the pool."""
     if blocker.code is Verdict.NODEPOOL_LIMIT_REACHED:
-        return dataclasses.replace(pool, limits={}), f"NodePool {pool.name}'s limits lifted"
+        return msgspec.structs.replace(pool, limits={}), f"NodePool {pool.name}'s limits lifted"
     if blocker.code is Verdict.MIN_VALUES_UNSATISFIED:
         requirements = tuple({k: v for k, v in r.items() if k != "minValues"} for r in pool.requirements)
-        return dataclasses.replace(
+        return msgspec.structs.replace(
             pool, requirements=requirements
         ), f"NodePool {pool.name}'s minValues removed"
     return None

@@ -20,7 +20,8 @@ data otherwise, or a kind that could not be read, leaves the check unknown.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.k8s.models import PersistentVolumeClaim, Raw
@@ -34,8 +35,7 @@ HOSTNAME = "kubernetes.io/hostname"
 _KINDS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses")
 
 
-@dataclass(frozen=True, slots=True)
-class VolumeFacts:
+class VolumeFacts(msgspec.Struct, frozen=True):
     alternatives: tuple[Requirements, ...]  # () when the volumes add no requirement
     node_terms: tuple[tuple[str, tuple[tuple[Requirement, ...], ...]], ...]  # per claim: (what, OR-terms)
     problem: str | None = None  # VOLUME_UNAVAILABLE

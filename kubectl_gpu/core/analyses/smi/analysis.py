@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+import msgspec
+
 from kubectl_gpu.core import report
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.debugpod.kinds import Accelerator
@@ -48,8 +50,7 @@ def unseen_reason(result: ProbeResult, accelerator: Accelerator) -> str:
     return "the tools ran but listed no device"
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """A GPU health problem in nvidia-smi's output. `error` findings make `smi` exit 1."""
 
     code: str

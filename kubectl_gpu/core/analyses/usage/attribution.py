@@ -11,8 +11,9 @@ does not say which of the node's GPUs are its.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow, usage_fraction
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
@@ -85,8 +86,7 @@ def gpu_rows(windows: Sequence[GpuWindow], held_all: Pod | None) -> list[GpuUsag
     return rows
 
 
-@dataclass(frozen=True, slots=True)
-class PodFigures:
+class PodFigures(msgspec.Struct, frozen=True):
     util_percent: float | None
     attribution: str | None
     memory_used_mib: float | None

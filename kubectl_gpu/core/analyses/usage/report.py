@@ -7,6 +7,8 @@ from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, Final
 
+import msgspec
+
 from kubectl_gpu.core.catalog.pricing import CATALOG_REGION
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ReportBase
@@ -43,8 +45,7 @@ def iso(value: datetime) -> str:
     return value.isoformat().replace("+00:00", "Z")
 
 
-@dataclass(frozen=True, slots=True)
-class GpuUsage:
+class GpuUsage(msgspec.Struct, frozen=True):
     """One measured GPU (or MIG instance)."""
 
     node: str | None
@@ -81,8 +82,7 @@ class GpuUsage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class NodeUsage:
+class NodeUsage(msgspec.Struct, frozen=True):
     name: str
     instance_type: str | None
     node_pool: str | None
@@ -123,8 +123,7 @@ class NodeUsage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     """What owns a pod: Deployment (via its ReplicaSet), StatefulSet, DaemonSet, Job, ...; else the pod."""
 
     namespace: str
@@ -138,8 +137,7 @@ class Workload:
         return {"namespace": self.namespace, "kind": self.kind, "name": self.name}
 
 
-@dataclass(frozen=True, slots=True)
-class PodUsage:
+class PodUsage(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     node: str
@@ -173,8 +171,7 @@ class PodUsage:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class GroupUsage:
+class GroupUsage(msgspec.Struct, frozen=True):
     """A namespace's or a workload's pods together. Utilisation is GPU-weighted over the measured pods."""
 
     name: str
@@ -205,8 +202,7 @@ class GroupUsage:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class TokenCost:
+class TokenCost(msgspec.Struct, frozen=True):
     """One inference workload: tokens per second over the window and what its GPUs cost per 1M tokens."""
 
     workload: Workload
@@ -241,8 +237,7 @@ class TokenCost:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class UsageTotals:
+class UsageTotals(msgspec.Struct, frozen=True):
     gpus: Decimal = ZERO
     held: Decimal = ZERO
     measured: Decimal = ZERO  # held GPUs whose utilisation is known

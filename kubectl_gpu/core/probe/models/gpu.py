@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from .values import JsonValue, json_list
 
@@ -26,8 +27,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class GpuProcess:
+class GpuProcess(msgspec.Struct, frozen=True):
     """A process using a GPU (or a MIG device of it)."""
 
     pid: int | None
@@ -52,8 +52,7 @@ class GpuProcess:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class EccInfo:
+class EccInfo(msgspec.Struct, frozen=True):
     """ECC mode and error totals (correctable = single-bit, uncorrectable = double-bit in older DTDs)."""
 
     mode_current: str | None
@@ -74,8 +73,7 @@ class EccInfo:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class RetiredPages:
+class RetiredPages(msgspec.Struct, frozen=True):
     """Page retirement (GPUs before Ampere)."""
 
     single_bit_count: int | None
@@ -90,8 +88,7 @@ class RetiredPages:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class RemappedRows:
+class RemappedRows(msgspec.Struct, frozen=True):
     """Row remapping (Ampere and later)."""
 
     correctable: int | None
@@ -108,8 +105,7 @@ class RemappedRows:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class MigDevice:
+class MigDevice(msgspec.Struct, frozen=True):
     """A MIG device (GPU instance + compute instance) of a GPU."""
 
     index: int | None
@@ -134,8 +130,7 @@ class MigDevice:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Gpu:
+class Gpu(msgspec.Struct, frozen=True):
     """One physical GPU as nvidia-smi reports it. ``None`` means: not reported by this driver / DTD."""
 
     index: int
@@ -202,8 +197,7 @@ class Gpu:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class NvidiaSmiReport:
+class NvidiaSmiReport(msgspec.Struct, frozen=True):
     """What ``nvidia-smi -q -x`` or ``--query-gpu`` said about the node."""
 
     driver_version: str | None
@@ -214,8 +208,7 @@ class NvidiaSmiReport:
     recovered: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ComputeApp:
+class ComputeApp(msgspec.Struct, frozen=True):
     """One row of ``nvidia-smi --query-compute-apps``."""
 
     gpu_uuid: str | None
@@ -225,8 +218,7 @@ class ComputeApp:
     used_memory_mib: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class ListedMigDevice:
+class ListedMigDevice(msgspec.Struct, frozen=True):
     """A ``MIG <profile> Device <n>: (UUID: ...)`` line of ``nvidia-smi -L``."""
 
     index: int
@@ -237,8 +229,7 @@ class ListedMigDevice:
     compute_instance_id: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ListedGpu:
+class ListedGpu(msgspec.Struct, frozen=True):
     """A ``GPU <n>: <name> (UUID: ...)`` line of ``nvidia-smi -L`` with its MIG lines."""
 
     index: int

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["NeuronDevice", "NeuronLs", "NeuronProcess"]
 
 
-@dataclass(frozen=True, slots=True)
-class NeuronProcess:
+class NeuronProcess(msgspec.Struct, frozen=True):
     pid: int | None
     command: str | None
     runtime_version: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class NeuronDevice:
+class NeuronDevice(msgspec.Struct, frozen=True):
     """One device of ``neuron-ls --json-output``."""
 
     index: int
@@ -30,8 +28,7 @@ class NeuronDevice:
     processes: tuple[NeuronProcess, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class NeuronLs:
+class NeuronLs(msgspec.Struct, frozen=True):
     devices: tuple[NeuronDevice, ...]
     driver_version: str | None = None
     runtime_version: str | None = None

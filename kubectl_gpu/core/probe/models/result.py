@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import msgspec
+
 from .gpu import Gpu, ListedGpu
 from .neuron import NeuronLs
 from .storage import LsblkReport, MdStat, Mount
@@ -15,8 +17,7 @@ from .values import JsonValue
 __all__ = ["NvidiaKernelDriver", "OsRelease", "ProbeIssue", "ProbeResult", "Section"]
 
 
-@dataclass(frozen=True, slots=True)
-class NvidiaKernelDriver:
+class NvidiaKernelDriver(msgspec.Struct, frozen=True):
     """``/proc/driver/nvidia/version``."""
 
     version: str
@@ -25,15 +26,13 @@ class NvidiaKernelDriver:
     gcc_version: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OsRelease:
+class OsRelease(msgspec.Struct, frozen=True):
     """``/etc/os-release`` of the host, as ``(key, value)`` pairs in file order."""
 
     fields: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """One ``BEGIN``/``END`` block of the collector's output."""
 
     name: str
@@ -44,8 +43,7 @@ class Section:
     truncated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeIssue:
+class ProbeIssue(msgspec.Struct, frozen=True):
     """Something that went wrong with one section: ``missing``, ``truncated``, ``failed``, ``empty``, ``parse``."""
 
     section: str

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = ["BlockDevice", "LsblkReport", "MdArray", "MdMember", "MdStat", "MdSync", "Mount", "RaidDevice"]
 
 _SIZE_SUFFIX = {"B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 
 
-@dataclass(frozen=True, slots=True)
-class BlockDevice:
+class BlockDevice(msgspec.Struct, frozen=True):
     """A node of the ``lsblk`` tree. ``size_bytes`` is ``None`` when lsblk printed a human size (``7T``)."""
 
     name: str
@@ -51,8 +51,7 @@ class BlockDevice:
             stack.extend((child, dev) for child in reversed(dev.children))
 
 
-@dataclass(frozen=True, slots=True)
-class RaidDevice:
+class RaidDevice(msgspec.Struct, frozen=True):
     """An md / RAID device found in the lsblk tree, with the devices it sits on."""
 
     name: str
@@ -69,8 +68,7 @@ def _is_raid(dev: BlockDevice) -> bool:
     return kind.startswith("raid") or kind in {"md", "linear"}
 
 
-@dataclass(frozen=True, slots=True)
-class LsblkReport:
+class LsblkReport(msgspec.Struct, frozen=True):
     """The device forest of ``lsblk -J`` (or ``lsblk -P``)."""
 
     devices: tuple[BlockDevice, ...]
@@ -118,8 +116,7 @@ class LsblkReport:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Mount:
+class Mount(msgspec.Struct, frozen=True):
     """One filesystem of ``findmnt -J``."""
 
     target: str
@@ -128,8 +125,7 @@ class Mount:
     options: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class MdMember:
+class MdMember(msgspec.Struct, frozen=True):
     """A member of an md array: ``nvme0n1[0]``, ``sdb1[1](F)``."""
 
     name: str
@@ -141,8 +137,7 @@ class MdMember:
     journal: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class MdSync:
+class MdSync(msgspec.Struct, frozen=True):
     """A running resync / recovery / reshape / check."""
 
     action: str
@@ -153,8 +148,7 @@ class MdSync:
     speed_kib_per_sec: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MdArray:
+class MdArray(msgspec.Struct, frozen=True):
     """One array of ``/proc/mdstat``."""
 
     name: str
@@ -191,8 +185,7 @@ class MdArray:
         return any(m.faulty for m in self.members)
 
 
-@dataclass(frozen=True, slots=True)
-class MdStat:
+class MdStat(msgspec.Struct, frozen=True):
     """``/proc/mdstat``."""
 
     personalities: tuple[str, ...]

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["TopoLink", "TopoNic", "TopoRow", "Topology"]
 
 
-@dataclass(frozen=True, slots=True)
-class TopoLink:
+class TopoLink(msgspec.Struct, frozen=True):
     """The link from a row device to ``peer`` (``X``, ``NV12``, ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``…)."""
 
     peer: str
     link: str
 
 
-@dataclass(frozen=True, slots=True)
-class TopoRow:
+class TopoRow(msgspec.Struct, frozen=True):
     """One row of the ``nvidia-smi topo -m`` matrix."""
 
     name: str
@@ -26,16 +24,14 @@ class TopoRow:
     gpu_numa_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TopoNic:
+class TopoNic(msgspec.Struct, frozen=True):
     """A ``NIC<n>: <device>`` line of the NIC legend."""
 
     name: str
     device: str
 
 
-@dataclass(frozen=True, slots=True)
-class Topology:
+class Topology(msgspec.Struct, frozen=True):
     """The ``nvidia-smi topo -m`` matrix."""
 
     devices: tuple[str, ...]

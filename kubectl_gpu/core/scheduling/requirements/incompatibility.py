@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from .normalized import NormalizedRequirement
 
@@ -22,8 +23,7 @@ def _go_quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-@dataclass(frozen=True, slots=True)
-class UnknownLabel:
+class UnknownLabel(msgspec.Struct, frozen=True):
     """The pod needs a custom label the NodePool neither sets nor requires."""
 
     key: str
@@ -38,8 +38,7 @@ class UnknownLabel:
         return self.message
 
 
-@dataclass(frozen=True, slots=True)
-class Conflict:
+class Conflict(msgspec.Struct, frozen=True):
     """Pod and NodePool both constrain `key` and no value satisfies both."""
 
     key: str

@@ -3,7 +3,7 @@ inclusive integer bounds; its intersection, and `intersects`, the per-key compat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from .operators import ABSENT_OK, DOES_NOT_EXIST, EXISTS, IN, NOT_IN, go_atoi
 
@@ -35,8 +35,7 @@ def _min_opt(a: int | None, b: int | None) -> int | None:
     return a if a < b else b
 
 
-@dataclass(frozen=True, slots=True)
-class NormalizedRequirement:
+class NormalizedRequirement(msgspec.Struct, frozen=True):
     """Karpenter's per-key `Requirement`: a value set or its complement, plus optional inclusive bounds."""
 
     key: str

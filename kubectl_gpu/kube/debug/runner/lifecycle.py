@@ -6,8 +6,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.debugpod import DebugPodSpec, Mode, PodProgress, Strategy, build_debug_pod, pod_progress
 from kubectl_gpu.core.debugpod.image_pull import explain_pull_failure
@@ -30,8 +31,7 @@ from kubectl_gpu.kube.debug.runner.tracker import PodTracker, random_suffix
 __all__ = ["Phase", "PodAttempt", "PodLifecycle"]
 
 
-@dataclass
-class PodAttempt:
+class PodAttempt(msgspec.Struct, dict=True):
     """A created pod with its deadline; `last` is the progress last reported for it."""
 
     spec: DebugPodSpec

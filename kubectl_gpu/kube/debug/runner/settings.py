@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from kubectl_gpu.core.debugpod import Accelerator, ShellProbe, Strategy
 from kubectl_gpu.core.k8s.models import Node
@@ -10,8 +10,7 @@ from kubectl_gpu.core.k8s.models import Node
 __all__ = ["Leftover", "NodeTarget", "RunnerSettings", "ShellPod", "poll_delay", "poll_times"]
 
 
-@dataclass(frozen=True, slots=True)
-class RunnerSettings:
+class RunnerSettings(msgspec.Struct, frozen=True):
     namespace: str = "default"
     #: Seconds per node from create to log (the pod's activeDeadlineSeconds adds a margin to it).
     timeout: float = 120.0
@@ -30,8 +29,7 @@ class RunnerSettings:
     delete_backoff_max: float = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class NodeTarget:
+class NodeTarget(msgspec.Struct, frozen=True):
     """A node to debug, with what decides the pod: device kind, the resource to request, how many are free."""
 
     node: Node
@@ -45,8 +43,7 @@ class NodeTarget:
         return self.node.name
 
 
-@dataclass(frozen=True, slots=True)
-class ShellPod:
+class ShellPod(msgspec.Struct, frozen=True):
     namespace: str
     name: str
     strategy: Strategy
@@ -54,8 +51,7 @@ class ShellPod:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Leftover:
+class Leftover(msgspec.Struct, frozen=True):
     """A debug pod that could not be deleted (or whose create never returned): `kubectl gpu cleanup` it."""
 
     namespace: str
