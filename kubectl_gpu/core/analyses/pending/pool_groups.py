@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from kubectl_gpu.core.analyses.pending.evaluation import Check, short_quantity, type_names
 from kubectl_gpu.core.analyses.pending.pool_template import LimitAnswer
 from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker
 from kubectl_gpu.core.k8s.models import Resources
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, raw_capacity_of
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Fitting",
     "PoolMemo",
+    "answer_key",
     "failure",
     "fit_signature",
     "fitting_types",
@@ -117,6 +119,11 @@ class PoolMemo:
             found = self._memo[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
+
+
+def answer_key(blockers: tuple[Blocker, ...], checks: tuple[Check, ...]) -> Hashable:
+    """Blockers and checks as a value to intern them by: a Blocker's equality leaves out its detail."""
+    return tuple((b, repr(b.detail)) for b in blockers), checks
 
 
 def requirement_signature(target: PoolTarget) -> Hashable:

@@ -18,6 +18,7 @@ ranking, worded for each shape only where a target is shown (unnamed.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 
 from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL, names_pools, reads_pool_name
 from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
@@ -144,7 +145,12 @@ class PoolKinds:
                     template, words = shared[number], _Words(kind.stand_in, shape, number)
                 elif template is None:
                     template = kind.stand_in.template(shape, ("kind", number))
-                out += _bundles(shape, alike, template, words)
+                if words is None and alike is bundle:  # the same for every shape with this template
+                    out += kind.stand_in.memo.shared(
+                        ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template, None)
+                    )
+                else:
+                    out += _bundles(alike, template, words)
         return out
 
 
@@ -166,20 +172,18 @@ class _Words:
 Members = list[tuple[tuple[int, str], PoolTarget]]
 
 
-def _bundles(
-    shape: PodShape, members: Members, template: Template, words: Callable[[], Template] | None
-) -> list[Entry]:
+def _bundles(members: Members, template: Template, words: Callable[[], Template] | None) -> list[Entry]:
     """Members of one kind and bundle as ranking entries: one, or, where they have limits, those whose limits
     stop the template's fitting types and those whose limits do not (the rank and the blocker codes read
     only that much of the limits answer; each member's own answer words its evaluation)."""
     fitting = template.fitting
     first = members[0][1]
     if not first.pool.limits:
-        return [_bundle(members, template, first.limit_answer(shape, fitting), words)]
+        return [_bundle(members, template, first.limit_answer(fitting), words)]
     answers: dict[int, LimitAnswer] = {}
     parts: dict[bool, Members] = {}
     for tail, member in members:
-        answer = answers[id(member)] = member.limit_answer(shape, fitting)
+        answer = answers[id(member)] = member.limit_answer(fitting)
         parts.setdefault(answer.problem is None, []).append((tail, member))
     return [_bundle(part, template, answers[id(part[0][1])], words, answers) for part in parts.values()]
 
@@ -194,10 +198,16 @@ def _bundle(
     """An entry of members that share a template and rank alike; `answers`, when given, is each member's
     own limits answer (members whose limits stop alike may have different amounts left)."""
 
-    def make(member: PoolTarget) -> PoolCandidate:
-        return PoolCandidate(member, template, limit if answers is None else answers[id(member)], words)
+    made: dict[int, PoolCandidate] = {}  # an entry is shared by shapes (pool_kinds.entries): so are these
 
-    return Entry(PoolCandidate(members[0][1], template, limit, words), members, make, _pool_ref)
+    def make(member: PoolTarget) -> PoolCandidate:
+        found = made.get(id(member))  # members are held by the entry: their ids are not reused
+        if found is None:
+            own = limit if answers is None else answers[id(member)]
+            found = made[id(member)] = PoolCandidate(member, template, own, words)
+        return found
+
+    return Entry(make(members[0][1]), members, make, _pool_ref)
 
 
 def _pool_ref(member: PoolTarget) -> TargetRef:

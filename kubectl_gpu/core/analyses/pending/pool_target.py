@@ -11,10 +11,8 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     SPEC,
     Check,
     TargetEvaluation,
-    resources_text,
     short_quantity,
     taint_list,
-    type_names,
 )
 from kubectl_gpu.core.analyses.pending.fixes import toleration_fix
 from kubectl_gpu.core.analyses.pending.label_blockers import unknown_label_blocker
@@ -31,7 +29,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     NODEPOOL,
     Fitting,
     PoolMemo,
-    failure,
+    answer_key,
     fit_signature,
     fitting_types,
     limit_answer_of,
@@ -39,6 +37,7 @@ from kubectl_gpu.core.analyses.pending.pool_groups import (
     pool_specific,
     requirement_signature,
 )
+from kubectl_gpu.core.analyses.pending.pool_instances import instance_blockers
 from kubectl_gpu.core.analyses.pending.pool_template import (
     POOL,
     POOL_REF,
@@ -62,7 +61,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     UnknownLabel,
     nodepool_requirements,
 )
-from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, Taint, pretty, untolerated
 
 # (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
 Attempt = tuple[Requirements, list[Incompatibility], int]
@@ -105,6 +104,9 @@ class PoolTarget:
         self._group: int | None = None
         self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self._last_term_key: tuple[PodShape | None, tuple[object, ...]] = (None, ())
+        self._min_values = any(
+            r.min_values for r in self.requirements.values()
+        )  # its templates read node_reqs
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -179,7 +181,7 @@ class PoolTarget:
     def candidate(self, shape: PodShape) -> PoolCandidate:
         """This pool for the shape, on its own: its template and its limits answer."""
         template = self.template(shape, self._template_key(shape))
-        return PoolCandidate(self, template, self.limit_answer(shape, template.fitting))
+        return PoolCandidate(self, template, self.limit_answer(template.fitting))
 
     def template(self, shape: PodShape, key: Hashable) -> Template:
         """The template for the shape, once per `key` (what it depends on) in the shared memo."""
@@ -195,10 +197,41 @@ class PoolTarget:
         return ("template", requirements, self.group, self.pool.taints)
 
     def _template(self, shape: PodShape) -> Template:
-        """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`."""
+        """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`: one
+        object for every shape whose answers to those are the same ones (`_template_of`)."""
+        missing = untolerated(shape.tolerations, self.pool.taints)
+        requirement = self._requirement_answer(shape)
+        instance = self._instance_answer(shape)
+        node_reqs = self._node_requirements(shape)
+        if shape.placement or self.state.placed_with_anti_affinity:  # the pool checks read the pod itself
+            return self._template_of(shape, missing, requirement, instance, node_reqs)
+        # Else they read only the types left and, for minValues, the pool's and pod's requirements together.
+        # The answers are the memo's (alive with it, so their ids are not reused): shapes that differ only
+        # in selectors the pool answers alike share the template, and so its entries (pool_kinds.py).
+        key = (
+            "template",
+            id(self),
+            missing,
+            id(requirement),
+            id(instance),
+            self.offers(shape),
+            self.relaxed(shape),
+            id(node_reqs) if self._min_values else None,
+        )
+        return self.memo.shared(
+            key, lambda: self._template_of(shape, missing, requirement, instance, node_reqs)
+        )
+
+    def _template_of(
+        self,
+        shape: PodShape,
+        missing: tuple[Taint, ...],
+        requirement: tuple[tuple[Blocker, ...], Check],
+        instance: tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]],
+        node_reqs: Requirements,
+    ) -> Template:
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        missing = untolerated(shape.tolerations, self.pool.taints)
         if missing:
             blockers.append(
                 Blocker(
@@ -213,30 +246,35 @@ class PoolTarget:
             checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
         else:
             checks.append(Check("taints", True, self._taints_detail))
-
-        blockers += self._requirement_blockers(shape, checks)
-        fitting = self._instance_blockers(shape, blockers, checks)
-        node_reqs = self.requirements
-        if shape.requirements is not None:
-            term = self._term_requirements(shape)
-            node_reqs = self.memo.shared(
-                ("node requirements", id(self), self._term_key(shape)),
-                lambda: self.requirements.intersection(term),
-            )
-        fitting, more, more_checks = pool_checks(self, shape, fitting, node_reqs)
+        blockers += requirement[0]
+        checks.append(requirement[1])
+        blockers += instance[0]
+        checks += instance[1]
+        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs)
+        blockers += more
+        checks += more_checks
         return Template(
             offers=self.offers(shape),
-            blockers=(*blockers, *more),
-            checks=(*checks, *more_checks),
+            blockers=tuple(blockers),
+            checks=tuple(checks),
             fitting=fitting,
-            spec=sum(1 for b in (*blockers, *more) if b.cls is SPEC),
-            capacity=sum(1 for b in (*blockers, *more) if b.cls is CAPACITY),
+            spec=sum(1 for b in blockers if b.cls is SPEC),
+            capacity=sum(1 for b in blockers if b.cls is CAPACITY),
             excluded=any(
-                b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True
-                for b in (*blockers, *more)
+                b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True for b in blockers
             ),
-            codes=frozenset(b.code for b in (*blockers, *more)),
+            codes=frozenset(b.code for b in blockers),
             relaxed=self.relaxed(shape),
+        )
+
+    def _node_requirements(self, shape: PodShape) -> Requirements:
+        """The pool's requirements with the pod's attempt: what a node launched for it would have."""
+        if shape.requirements is None:
+            return self.requirements
+        term = self._term_requirements(shape)
+        return self.memo.shared(
+            ("node requirements", id(self), self._term_key(shape)),
+            lambda: self.requirements.intersection(term),
         )
 
     def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
@@ -282,17 +320,17 @@ class PoolTarget:
             checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
         return tuple(blockers), tuple(checks)
 
-    def _requirement_blockers(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
-        """Once per term (`_term_key`): the same words for every shape with these selectors."""
+    def _requirement_answer(self, shape: PodShape) -> tuple[tuple[Blocker, ...], Check]:
+        """The requirement blockers and check, once per term (`_term_key`): one object for every shape with
+        these selectors."""
         key = ("requirement blockers", self._term_key(shape), self.requirement_error)
-        blockers, check = self.memo.shared(key, lambda: self._compute_requirement_blockers(shape))
-        checks.append(check)
-        return list(blockers)
+        return self.memo.shared(key, lambda: self._compute_requirement_blockers(shape))
 
     def _compute_requirement_blockers(self, shape: PodShape) -> tuple[tuple[Blocker, ...], Check]:
+        """Interned: terms the pool answers alike (most pass) share one answer, and so their templates."""
         checks: list[Check] = []
-        found = self._requirement_blockers_of(shape, checks)
-        return tuple(found), checks[0]
+        found = tuple(self._requirement_blockers_of(shape, checks)), checks[0]
+        return self.memo.shared(("requirement answer", answer_key(found[0], found[1:])), lambda: found)
 
     def _requirement_blockers_of(self, shape: PodShape, checks: list[Check]) -> list[Blocker]:
         if self.requirement_error:
@@ -402,77 +440,34 @@ class PoolTarget:
             first + len(attempts),
         )
 
-    def _instance_blockers(
-        self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
-    ) -> tuple[IndexedType, ...]:
-        """Once per fit group, requests and ephemeral storage, and the instance fit's answer (interned:
-        `intern_fitting`), through which alone `_instance_blockers_of` reads the pod's requirements."""
+    def _instance_answer(
+        self, shape: PodShape
+    ) -> tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]:
+        """The instance-type blockers, checks and fitting types, once per fit group, requests and ephemeral
+        storage, and the instance fit's answer (interned: `intern_fitting`), through which alone
+        `instance_blockers` reads the pod's requirements."""
         # interned and held by the memo: its id is not reused
         answer = id(self.fitting(shape, self._term_requirements(shape))) if shape.wants_accelerator else None
         key = ("instance blockers", self.group, self.memo.requests_id(shape), answer)
-        found, found_checks, fitting = self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
-        blockers += found
-        checks += found_checks
-        return fitting
+        return self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
 
     def _compute_instance_blockers(
         self, shape: PodShape
     ) -> tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]:
+        """Interned, as the requirement answer is."""
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        fitting = self._instance_blockers_of(shape, blockers, checks)
-        return tuple(blockers), tuple(checks), fitting
-
-    def _instance_blockers_of(
-        self, shape: PodShape, blockers: list[Blocker], checks: list[Check]
-    ) -> tuple[IndexedType, ...]:
-        if not shape.wants_accelerator:
-            checks.append(
-                Check("instance types", None, "not evaluated: the catalog lists accelerated types only")
-            )
-            return ()
-        pool_types = self.types
-        pod_reqs = self._term_requirements(shape)
-        with_pod, fitting, known, found = self.fitting(shape, pod_reqs)
-        if found is not None:
-            checks.append(found)
-            return known or fitting
-        wanted = resources_text(shape.requests)
-        detail: dict[str, object] = {}
-        if not pool_types or not self.offers(shape):
-            kinds = ", ".join(sorted(shape.accelerators))
-            message = f"NodePool {POOL} launches no instance type with {kinds}"
-            if pool_types:
-                message += f" (it admits {type_names(pool_types)})"
-            fix = (
-                f"use a NodePool whose requirements admit instance types with {kinds}, or create one "
-                f"(see NO_ACCELERATOR_NODEPOOL in the README)"
-            )
-        elif not with_pod:
-            message = (
-                f"no instance type satisfies both NodePool {POOL} (admits {type_names(pool_types)}) "
-                f"and the pod's selectors"
-            )
-            fix = f"relax the pod's instance selectors or add matching families to NodePool {POOL}"
-            detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
-        else:
-            largest = max(with_pod, key=lambda e: tuple(self.fit.capacity(e, r) for r in shape.accelerators))
-            why = failure(self, largest, shape)
-            message = (
-                f"no instance type in NodePool {POOL} has room for {wanted}: the largest, "
-                f"{largest.it.name}, offers less ({why})"
-            )
-            fix = "request fewer accelerators per pod (shard the workload) or admit larger instance types"
-        blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, POOL_REF, message, fix, detail))
-        checks.append(Check("instance types", False, message))
-        return ()
+        fitting = instance_blockers(self, shape, self._term_requirements(shape), blockers, checks)
+        found = tuple(blockers), tuple(checks), fitting
+        key = ("instance answer", answer_key(found[0], found[1]), *map(id, fitting))  # the index's types
+        return self.memo.shared(key, lambda: found)
 
     def unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
         return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
             pod_reqs, entry
         )
 
-    def limit_answer(self, shape: PodShape, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
+    def limit_answer(self, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
         if not self.pool.limits:
             return _NO_LIMITS
         if "nodeclaims" in self.unreadable:

@@ -146,9 +146,10 @@ def test_one_evaluation_per_group_and_shape() -> None:
     before = memo.computed
     targets[COPY].evaluate(named_shape)
     # A pod that names NodePools: what depends on the copy's term is its own (the term, its requirement
-    # blockers, the node's requirements, the template); the fit of its types is still shared, and so are the
-    # instance blockers, which read the term only through that fit (`PoolTarget._interned`).
-    assert memo.computed == before + 4
+    # blockers and their interned answer, the node's requirements, the template for the shape and the one
+    # it is interned as); the fit of its types is still shared, and so are the instance blockers, which read
+    # the term only through that fit.
+    assert memo.computed == before + 6
 
 
 def test_the_analysis_names_each_pool_in_its_own_blockers() -> None:
@@ -164,3 +165,59 @@ def test_the_analysis_names_each_pool_in_its_own_blockers() -> None:
     assert limited and all(f"NodePool {COPY} " in m for m in limited)
     assert any(name == "gpu" and "NodePool gpu " in m for name, _, m in found)
     assert not any(name == "gpu" and COPY in m for name, _, m in found)
+
+
+def _selector_variants() -> list[Obj]:
+    """The scenario with copies of `many-gpus` that differ only in a nodeSelector: two the `gpu` pool
+    answers as it answers none (it requires both already), one it rules out (it launches on-demand only)."""
+    objects = items("automode-gpu")
+    base = find(objects, "Pod", "many-gpus")
+    for name, selector in (
+        ("arch-amd64", {"kubernetes.io/arch": "amd64"}),
+        ("on-demand", {"karpenter.sh/capacity-type": "on-demand"}),
+        ("spot", {"karpenter.sh/capacity-type": "spot"}),
+    ):
+        twin = copy.deepcopy(base)
+        twin["metadata"].update(name=name, uid=f"uid-{name}")
+        twin["spec"]["nodeSelector"] = selector
+        objects.append(twin)
+    return objects
+
+
+def test_shapes_a_pool_answers_alike_share_its_template_and_entries() -> None:
+    from kubectl_gpu.core.analyses.pending.analysis import _Analyser
+
+    state = state_of(_selector_variants())
+    analyser = _Analyser(state, catalog(), NOW)
+    pods = {p.name: p for p in state.pods}
+
+    def gpu_entry(name: str) -> Any:
+        entries = analyser.kinds.entries(shape_of(pods[name]))
+        return next(e for e in entries if any(m.pool.name == "gpu" for _, m in e.members))
+
+    plain, amd64, on_demand, spot = (gpu_entry(n) for n in ("many-gpus", "arch-amd64", "on-demand", "spot"))
+    assert amd64 is plain and on_demand is plain  # one entry, and so one template, for the three shapes
+    assert spot is not plain and spot.sample.template is not plain.sample.template
+    assert Verdict.REQUIREMENT_CONFLICT in spot.sample.code_set
+    assert Verdict.REQUIREMENT_CONFLICT not in plain.sample.code_set
+
+
+def test_shared_templates_answer_as_one_shape_alone_does() -> None:
+    """Every pod's answer in one analysis (templates shared across its shapes) is the one it gets analysed on
+    its own (one shape: nothing shared with another)."""
+    from kubectl_gpu.core.analyses.pending import analyse_pending
+
+    for objects in (_selector_variants(), *(items(n) for n in ("automode-capacity", "karpenter-gpu"))):
+        state = state_of(objects)
+        together = analyse_pending(state, catalog(), NOW, all_pending=True)
+        assert len(together.pods) > 5
+        for diag in together.pods:
+            pod = next(p for p in state.pods if (p.namespace, p.name) == (diag.namespace, diag.name))
+            alone = analyse_pending(state, catalog(), NOW, all_pending=True, pods=[pod]).pods[0]
+            assert (diag.verdict, diag.reason, diag.fix, diag.fix_check) == (
+                alone.verdict,
+                alone.reason,
+                alone.fix,
+                alone.fix_check,
+            ), diag.key
+            assert diag.evaluations == alone.evaluations, diag.key
