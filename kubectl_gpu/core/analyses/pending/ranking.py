@@ -261,15 +261,19 @@ class Ranked:
         """Per blocker code (in verdict order): how many targets have it, the nearest of them named."""
         counts: dict[Verdict, int] = {}
         classes: dict[Verdict, BlockerClass] = {}
+        with_code: dict[Verdict, list[Entry]] = {}  # in rank order, as `entries`
         for e in self.entries:
-            for code in e.sample.code_set:
+            for code in e.sample.code_set:  # one pass: a candidate's code set is made at each ask
                 counts[code] = counts.get(code, 0) + len(e.members)
-                if code not in classes:
+                found = with_code.get(code)
+                if found is None:
+                    with_code[code] = [e]
                     classes[code] = next(k for v, k, _ in e.sample.codes() if v is code)
+                else:
+                    found.append(e)
         out = []
         for code in sorted(counts, key=_ORDER.__getitem__):
-            with_code = [e for e in self.entries if code in e.sample.code_set]
-            named = tuple(entry.ref(member) for entry, member in _first(with_code, NAMED_TARGETS))
+            named = tuple(entry.ref(member) for entry, member in _first(with_code[code], NAMED_TARGETS))
             out.append(BlockerSummary(code, classes[code], named, counts[code]))
         return tuple(out)
 

@@ -34,8 +34,21 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
+# Events of one job share their times: each written once. By instant and offset (equal datetimes of two
+# offsets are one instant, written two ways).
+_TIME_TEXTS: dict[tuple[datetime, object], str] = {}
+
+
 def _time(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
+    if not value:
+        return None
+    key = (value, value.utcoffset())
+    found = _TIME_TEXTS.get(key)
+    if found is None:
+        found = value.isoformat().replace("+00:00", "Z")
+        if len(_TIME_TEXTS) < 65536:
+            _TIME_TEXTS[key] = found
+    return found
 
 
 class Evidence(msgspec.Struct, frozen=True):

@@ -280,3 +280,21 @@ def test_json_values() -> None:
     no_pool = diagnosis(analyse("automode-gpu"), "ml/mig-slice").to_dict()
     assert no_pool["nearest"] is None
     assert analyse("automode-gpu", now=NOW).to_dict()["evaluatedAt"] == "2026-11-29T12:00:00Z"
+
+
+def test_one_instant_in_two_offsets_is_written_in_each_its_own() -> None:
+    """Times are written once per distinct value: an instant equal to another in another offset is not the
+    other's text."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from kubectl_gpu.core.analyses.pending.report import _time
+
+    utc = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    east = utc.astimezone(timezone(timedelta(hours=2)))
+    assert utc == east
+    assert (_time(utc), _time(east), _time(utc)) == (
+        "2026-01-01T12:00:00Z",
+        "2026-01-01T14:00:00+02:00",
+        "2026-01-01T12:00:00Z",
+    )
+    assert _time(None) is None
