@@ -3,8 +3,9 @@
 A cluster with 1,200 NodePools (one per team and family) has a few dozen kinds of pool as far as a pod shape
 goes: pools with the same requirements (but their own name), instance-type fit and taints answer the pod's
 taints, requirements, instance types, host ports, minValues, topology and volumes the same way, in the same
-words but for the pool's name. That part is a `Template`, computed once per kind and shape with a placeholder
-for the name (`POOL`). What is the pool's own (limits left, NodeClass, readiness, capacity events, weight,
+words but for the pool's name. That part is a `Template`, with a placeholder for the name (`POOL`), found once
+per kind and shape and made once per kind and distinct answers (`PoolTarget._template`: shapes whose selectors
+the kind answers alike share one). What is the pool's own (limits left, NodeClass, readiness, capacity events, weight,
 name) is added per pool: `PoolCandidate` knows its rank among the targets from the template's counts and
 its own blockers, and builds the named `TargetEvaluation` only when it is asked for (the nearest targets,
 or every one for `explain`).
