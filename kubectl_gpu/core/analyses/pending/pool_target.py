@@ -65,6 +65,9 @@ from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, Taint, pretty
 
 # (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
 Attempt = tuple[Requirements, list[Incompatibility], int]
+# A template's parts, each one object for the shapes that get it (interned in the memo)
+RequirementAnswer = tuple[tuple[Blocker, ...], Check]
+InstanceAnswer = tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]  # and the types left
 _PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 _NO_LIMITS, _FORBIDDEN, _UNFITTED = LimitAnswer("none"), LimitAnswer("forbidden"), LimitAnswer("unfitted")
 
@@ -104,9 +107,8 @@ class PoolTarget:
         self._group: int | None = None
         self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self._last_term_key: tuple[PodShape | None, tuple[object, ...]] = (None, ())
-        self._min_values = any(
-            r.min_values for r in self.requirements.values()
-        )  # its templates read node_reqs
+        # minValues: then its templates read the node requirements (`_template`)
+        self._min_values = any(r.min_values for r in self.requirements.values())
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -226,8 +228,8 @@ class PoolTarget:
         self,
         shape: PodShape,
         missing: tuple[Taint, ...],
-        requirement: tuple[tuple[Blocker, ...], Check],
-        instance: tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]],
+        requirement: RequirementAnswer,
+        instance: InstanceAnswer,
         node_reqs: Requirements,
     ) -> Template:
         blockers: list[Blocker] = []
@@ -320,13 +322,13 @@ class PoolTarget:
             checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
         return tuple(blockers), tuple(checks)
 
-    def _requirement_answer(self, shape: PodShape) -> tuple[tuple[Blocker, ...], Check]:
+    def _requirement_answer(self, shape: PodShape) -> RequirementAnswer:
         """The requirement blockers and check, once per term (`_term_key`): one object for every shape with
         these selectors."""
         key = ("requirement blockers", self._term_key(shape), self.requirement_error)
         return self.memo.shared(key, lambda: self._compute_requirement_blockers(shape))
 
-    def _compute_requirement_blockers(self, shape: PodShape) -> tuple[tuple[Blocker, ...], Check]:
+    def _compute_requirement_blockers(self, shape: PodShape) -> RequirementAnswer:
         """Interned: terms the pool answers alike (most pass) share one answer, and so their templates."""
         checks: list[Check] = []
         found = tuple(self._requirement_blockers_of(shape, checks)), checks[0]
@@ -440,9 +442,7 @@ class PoolTarget:
             first + len(attempts),
         )
 
-    def _instance_answer(
-        self, shape: PodShape
-    ) -> tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]:
+    def _instance_answer(self, shape: PodShape) -> InstanceAnswer:
         """The instance-type blockers, checks and fitting types, once per fit group, requests and ephemeral
         storage, and the instance fit's answer (interned: `intern_fitting`), through which alone
         `instance_blockers` reads the pod's requirements."""
@@ -451,9 +451,7 @@ class PoolTarget:
         key = ("instance blockers", self.group, self.memo.requests_id(shape), answer)
         return self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
 
-    def _compute_instance_blockers(
-        self, shape: PodShape
-    ) -> tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]:
+    def _compute_instance_blockers(self, shape: PodShape) -> InstanceAnswer:
         """Interned, as the requirement answer is."""
         blockers: list[Blocker] = []
         checks: list[Check] = []
