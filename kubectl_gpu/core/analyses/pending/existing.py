@@ -21,7 +21,7 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -123,6 +123,32 @@ def _claim_node(
     return node, note
 
 
+class _Flying:
+    """A state node in flight: a node of Karpenter's not initialized yet, or a NodeClaim not registered, whose
+    node (labels, taints, allocatable: `_claim_node`) is made when first read. Thousands of claims in flight
+    are a few hundred classes (`_classes`), and only the first of each is read unless a shape selects by
+    name."""
+
+    __slots__ = ("_made", "_make", "claim", "key")
+
+    def __init__(
+        self,
+        claim: NodeClaim,
+        key: object,
+        make: Callable[[], tuple[NodeTarget, str | None]] | None = None,
+        made: tuple[NodeTarget, str | None] | None = None,
+    ) -> None:
+        self.claim, self.key, self._make, self._made = claim, key, make, made
+
+    @property
+    def made(self) -> tuple[NodeTarget, str | None]:
+        """The target and the note on its figures."""
+        if self._made is None:
+            assert self._make is not None
+            self._made, self._make = self._make(), None
+        return self._made
+
+
 class StateNodes:
     """Karpenter's state nodes for the pending analysis: the initialized ones (and nodes it does not own),
     which kube-scheduler places pods on, and those in flight (a NodeClaim not registered, or a node of its
@@ -130,7 +156,7 @@ class StateNodes:
 
     def __init__(self, state: ClusterState, provider: Provider, catalog: Catalog, now: datetime) -> None:
         self.existing: list[NodeTarget] = []
-        self.in_flight: list[tuple[NodeTarget, NodeClaim, str | None]] = []
+        flying: list[_Flying] = []
         seen: set[str] = set()
         for node in state.nodes:
             claim = state.nodeclaim_by_node.get(node.name)
@@ -150,28 +176,40 @@ class StateNodes:
                 self.existing.append(target)
             else:
                 assert claim is not None
-                self.in_flight.append((target, claim, None))
+                flying.append(_Flying(claim, _node_class(target, state), made=(target, None)))
         for claim in state.nodeclaims:
             if claim.name in seen or _deleted(None, claim) or _true(claim, "Initialized"):
                 continue
             created = claim.meta.created
             if created is not None and now - created > REGISTRATION_TTL and not _true(claim, "Registered"):
                 continue  # liveness deletes it
-            node, note = _claim_node(claim, state, catalog, provider)
-            taints = karpenter_taints(claim.taints, claim, False)
-            self.in_flight.append((NodeTarget(node, state, provider, catalog, taints, claim), claim, note))
-        self.in_flight.sort(key=lambda item: item[1].name)
+
+            def make(claim: NodeClaim = claim) -> tuple[NodeTarget, str | None]:
+                node, note = _claim_node(claim, state, catalog, provider)
+                taints = karpenter_taints(claim.taints, claim, False)
+                return NodeTarget(node, state, provider, catalog, taints, claim), note
+
+            flying.append(_Flying(claim, _claim_class(claim, state), make))
+        flying.sort(key=lambda item: item.claim.name)
+        self._flying = flying
         self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
         self._room: dict[tuple[object, ...], tuple[NodeClaim, str | None] | None] = {}
-        flight = [t for t, _, _ in self.in_flight]
         # Positions in the existing nodes, the NodeClaims in flight, and the first of each class of these.
-        self._lists: dict[str, tuple[list[NodeTarget], Sequence[int]]] = {
-            "existing": (self.existing, range(len(self.existing))),
-            "flight": (flight, range(len(flight))),
-            "firsts": (flight, [members[0] for members in _classes(flight, state)]),
+        self._lists: dict[str, tuple[Callable[[int], NodeTarget], Sequence[int]]] = {
+            "existing": (self.existing.__getitem__, range(len(self.existing))),
+            "flight": (self._flight_target, range(len(flying))),
+            "firsts": (self._flight_target, [members[0] for members in _classes(flying)]),
         }
         self._may: dict[tuple[object, ...], list[int]] = {}
         self._projections: dict[tuple[str, tuple[str, ...]], _Projections] = {}
+
+    @property
+    def in_flight(self) -> list[tuple[NodeTarget, NodeClaim, str | None]]:
+        """Every state node in flight by its NodeClaim's name: the target, the claim, the note on its figures."""
+        return [(item.made[0], item.claim, item.made[1]) for item in self._flying]
+
+    def _flight_target(self, position: int) -> NodeTarget:
+        return self._flying[position].made[0]
 
     def _passing(self, which: str, shape: PodShape) -> list[int]:
         """The positions in `which` (`_lists`) of the targets that pass `_may_fit`, once per tolerations and
@@ -179,8 +217,8 @@ class StateNodes:
         key = (which, shape.tolerations, tuple(shape.accelerators.items()))
         found = self._may.get(key)
         if found is None:
-            targets, positions = self._lists[which]
-            found = self._may[key] = [i for i in positions if _may_fit(targets[i], shape)]
+            target, positions = self._lists[which]
+            found = self._may[key] = [i for i in positions if _may_fit(target(i), shape)]
         return found
 
     def _selected(self, which: str, shape: PodShape) -> list[int]:
@@ -189,13 +227,13 @@ class StateNodes:
         thousand targets have a handful of values at those keys, so each distinct projection is matched once
         (`_Projections`); a selector that reads the name is matched target by target."""
         passing = self._passing(which, shape)
-        targets, positions = self._lists[which]
+        target, positions = self._lists[which]
         if _reads_node_name(shape):
-            return [i for i in passing if _selects(shape, targets[i].node)]
+            return [i for i in passing if _selects(shape, target(i).node)]
         keys = _selector_keys(shape)
         projections = self._projections.get((which, keys))
         if projections is None:
-            labels = [(i, targets[i].node.labels) for i in positions]
+            labels = [(i, target(i).node.labels) for i in positions]
             projections = self._projections[which, keys] = _Projections(keys, labels)
         chosen = projections.matching(shape)
         return [i for i in passing if i in chosen]
@@ -219,32 +257,57 @@ class StateNodes:
             # one evaluation per class of alike NodeClaims, its first (by name) answering for all, unless
             # the shape selects by name
             which = "flight" if _reads_node_name(shape) else "firsts"
-            flying = (self.in_flight[i] for i in self._selected(which, shape))
+            flying = (self._flying[i] for i in self._selected(which, shape))
             self._room[key] = next(
-                ((claim, note) for target, claim, note in flying if _sure(target.evaluate(shape))), None
+                ((item.claim, item.made[1]) for item in flying if _sure(item.made[0].evaluate(shape))), None
             )
         return self._room[key]
 
 
-def _classes(targets: list[NodeTarget], state: ClusterState) -> list[list[int]]:
-    """The targets' positions by class, each class in order and the classes by their first: targets of one
-    class are alike in everything a node's evaluation reads but the name (labels, taints, allocatable,
-    cordon), and no pod is bound by that name, so a shape that does not select by name (matchFields) gets
-    the same answer from each. Thousands of NodeClaims in flight are a few hundred classes."""
+def _classes(flying: list[_Flying]) -> list[list[int]]:
+    """The positions by class, each class in order and the classes by their first: the members of a class are
+    alike in everything a node's evaluation reads but the name (labels, taints, allocatable, cordon), and no
+    pod is bound by that name, so a shape that does not select by name (matchFields) gets the same answer
+    from each, and the first in name order that takes a shape is the first of its class. Thousands of
+    NodeClaims in flight are a few hundred classes."""
     classes: dict[object, list[int]] = {}
-    for i, t in enumerate(targets):
-        node = t.node
-        if state.pods_by_node.get(node.name) or state.requested_by_node.get(node.name):
-            key: object = ("own", i)
-        else:
-            key = (
-                frozenset(node.labels.items()),
-                t.effective_taints,
-                frozenset(node.allocatable.items()),
-                node.unschedulable,
-            )
-        classes.setdefault(key, []).append(i)
+    for i, item in enumerate(flying):
+        classes.setdefault(item.key, []).append(i)
     return sorted(classes.values(), key=lambda members: members[0])
+
+
+def _bound(name: str, state: ClusterState) -> bool:
+    """Whether pods are bound to (or request on) the node of this name: then it is a class of its own."""
+    return bool(state.pods_by_node.get(name) or state.requested_by_node.get(name))
+
+
+def _node_class(target: NodeTarget, state: ClusterState) -> object:
+    """A made node's class: what its evaluation reads but the name."""
+    node = target.node
+    if _bound(node.name, state):
+        return ("own", node.name)
+    return (
+        frozenset(node.labels.items()),
+        target.effective_taints,
+        frozenset(node.allocatable.items()),
+        node.unschedulable,
+    )
+
+
+def _claim_class(claim: NodeClaim, state: ClusterState) -> object:
+    """A NodeClaim's class by what its node is made of (`_claim_node`: its NodePool's template labels, its own
+    labels, which name its instance type, its taints and startup taints, its allocatable), before any node is
+    made: claims equal in these make nodes alike but for the name."""
+    if _bound(claim.node_name or claim.name, state):
+        return ("own claim", claim.name)
+    return (
+        "claim",
+        claim.node_pool,
+        frozenset(claim.meta.labels.items()),
+        claim.taints,
+        claim.startup_taints,
+        frozenset(claim.allocatable.items()),
+    )
 
 
 def _selects(shape: PodShape, node: Node) -> bool:

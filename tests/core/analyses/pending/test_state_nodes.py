@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending.analysis import in_scope
-from kubectl_gpu.core.analyses.pending.existing import StateNodes, _sure
+from kubectl_gpu.core.analyses.pending.existing import StateNodes, _classes, _node_class, _sure
 from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
@@ -116,3 +116,37 @@ def test_a_selector_picks_the_first_claim_by_name_of_the_labels_it_reads() -> No
         assert (found[0].name if found else None) == plain
         if first is not None:
             assert plain == first
+
+
+def test_claims_alike_share_a_class_and_only_its_first_is_made() -> None:
+    """NodeClaims are classed by what their node is made of, before it is made: every class is alike by the
+    made nodes (what an evaluation reads but the name), a claim of another type is a class of its own, and a
+    shape that does not select by name makes only the firsts of the classes."""
+    objects = items("automode-capacity")
+    claim = next(o for o in objects if o["kind"] == "NodeClaim" and o["metadata"]["name"] == "neuron-x9p2m")
+    for name in ("neuron-z1", "neuron-z2", "neuron-z3"):
+        twin = copy.deepcopy(claim)
+        twin["metadata"].update(name=name, uid=f"uid-{name}")
+        objects.append(twin)
+    other = copy.deepcopy(claim)
+    other["metadata"].update(name="neuron-z4", uid="uid-neuron-z4")
+    other["metadata"].setdefault("labels", {})[_TYPE] = "trn1.32xlarge"
+    objects.append(other)
+    state = state_of(objects)
+    nodes = StateNodes(state, cluster_provider(state), catalog(), NOW)
+    flying = nodes._flying
+    classes = _classes(flying)
+    names = [[flying[i].claim.name for i in members] for members in classes]
+    assert ["neuron-x9p2m", "neuron-z1", "neuron-z2", "neuron-z3"] in names
+    assert ["neuron-z4"] in names
+    before = sum(item._made is not None for item in flying)
+    pod = parse_object(
+        next(o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"] == "neuron-7b4c9-pq2rs")
+    )
+    assert isinstance(pod, Pod)
+    nodes.room_in_flight(shape_of(pod), ("test",))
+    made = [item.claim.name for item in flying if item._made is not None]
+    assert len(made) - before <= len(classes)
+    assert not {"neuron-z1", "neuron-z2", "neuron-z3"} & set(made)
+    for members in classes:  # alike by the made nodes: the class's first answers for every member
+        assert len({_node_class(flying[i].made[0], state) for i in members}) == 1
