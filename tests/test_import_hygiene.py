@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import pod
 
 HEAVY = ("kubernetes", "textual")
@@ -176,3 +178,30 @@ def test_jsonpath_and_yaml_are_imported_only_by_the_output_that_needs_them() -> 
     assert "jsonpath" not in plain and "yaml" not in plain
     assert "jsonpath" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "jsonpath={.apiVersion}"])
     assert "yaml" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "yaml"])
+
+
+READ_ONLY_JSON = (
+    ["nodes"],
+    ["pending", "-A"],
+    ["explain", "ml/batch-spot"],
+    ["drivers"],
+    ["nvme"],
+    ["lifecycle"],
+    ["lint"],
+    ["cost"],
+    ["diagnose"],
+    ["inventory"],
+    ["usage"],
+)
+
+
+@pytest.mark.parametrize("argv", READ_ONLY_JSON, ids=lambda argv: argv[0])
+def test_a_json_answer_imports_no_console_and_a_table_draws_its_view(argv: list[str]) -> None:
+    """rich is ~25 ms of a command's start-up (issue 22): `-o json` writes through render/documents.py and
+    imports neither rich nor the command's view, which a table still draws."""
+    demo = str(Path(__file__).resolve().parent.parent / "examples" / "automode-gpu-demo.json")
+    plain = _loaded_by_entry_point([*argv, "--snapshot", demo, "-o", "json"])
+    assert "kubectl_gpu.render.documents" in plain
+    assert not {m for m in plain if m.split(".")[0] == "rich" or m.endswith(("_view", "nodes_table"))}
+    table = _loaded_by_entry_point([*argv, "--snapshot", demo])
+    assert "rich.table" in table and {m for m in table if m.endswith(("_view", "nodes_table"))}

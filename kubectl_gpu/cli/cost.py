@@ -135,7 +135,6 @@ def cost(
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.k8s.state import Note
-    from kubectl_gpu.render.cost_view import cost_view
     from kubectl_gpu.render.printers import Listing
 
     wait = _min_idle(min_idle)
@@ -143,6 +142,12 @@ def cost(
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     # Node figures count every pod; -n narrows the namespace rows only.
     namespace = loaded.state.scope.namespace
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.cost_view import cost_view
+
+        return cost_view(report, wide=wide)
+
     return Command(
         listing=Listing("nodePools", "pools", (("NodePool", "name"),)),
         loaded=loaded,
@@ -150,7 +155,7 @@ def cost(
         analyse=lambda state, catalog, now: analysis.analyse(
             state, catalog, now, prices=prices, min_idle=wait, namespace=namespace, price_file=price_file
         ),
-        view=lambda report, wide: cost_view(report, wide=wide),
+        view=draw,
         notes=lambda report: [Note("PRICES", text) for text in report.price_notes],
         table_notes=lambda notes: table_notes(notes, shows_prices=True),
     )

@@ -33,7 +33,6 @@ def diagnose(
     report, worst first. Exit 1 when any finding reaches --fail-on (default error)."""
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import diagnose as analysis
-    from kubectl_gpu.render.diagnose_view import diagnose_view
     from kubectl_gpu.render.printers import Listing
 
     if only:  # repeatable, and (as kubectl lists) comma-separated
@@ -42,11 +41,17 @@ def diagnose(
     if unknown:
         names = ", ".join(name or "''" for name in unknown)
         raise InvalidInput(f"--only: unknown analysis {names}", f"choose from {', '.join(analysis.ANALYSES)}")
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.diagnose_view import diagnose_view
+
+        return diagnose_view(report, wide=wide)
+
     return Command(
         listing=Listing("findings", "findings"),
         kinds=analysis.kinds_for(only),
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, only=only),
-        view=lambda report, wide: diagnose_view(report, wide=wide),
+        view=draw,
         fail_on=fail_on,
     )
 

@@ -18,15 +18,19 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
     when a workload's CUDA need exceeds a driver's ceiling (an error finding)."""
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import drivers as analysis
-    from kubectl_gpu.render.drivers_view import drivers_view
     from kubectl_gpu.render.printers import Listing
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.drivers_view import drivers_view
+
+        return drivers_view(report, wide=wide)
 
     return Command(
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=analysis.analyse,
-        view=lambda report, wide: drivers_view(report, wide=wide),
+        view=draw,
     )
 
 

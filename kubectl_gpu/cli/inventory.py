@@ -38,11 +38,16 @@ def inventory(
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.render.cost_view import inventory_view
     from kubectl_gpu.render.printers import Listing
 
     loaded = load(opts, analysis.INVENTORY_KINDS, "nodes")
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.cost_view import inventory_view
+
+        return inventory_view(report, wide=wide, include_all=include_all, price_region=prices.region)
+
     return Command(
         listing=Listing("instances", "instances", (("NodeClaim", "nodeClaim"), ("Node", "node"))),
         loaded=loaded,
@@ -50,9 +55,7 @@ def inventory(
         analyse=lambda state, catalog, now: analysis.analyse_inventory(
             state, catalog, now, prices=prices, include_all=include_all
         ),
-        view=lambda report, wide: inventory_view(
-            report, wide=wide, include_all=include_all, price_region=prices.region
-        ),
+        view=draw,
         notes=lambda report: price_notes(prices, (i.instance_type for i in report.instances)),
         table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
         csv=lambda report: csv_table(COLUMNS, [i.to_dict() for i in report.instances]),

@@ -46,7 +46,6 @@ def lifecycle(
     from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
-    from kubectl_gpu.render.lifecycle_view import lifecycle_view
     from kubectl_gpu.render.printers import Listing
 
     wanted: tuple[timedelta, str] | None = None
@@ -68,6 +67,12 @@ def lifecycle(
     loaded = load(opts, analysis.KINDS, "none" if target else "nodes")
     if target is not None:
         _check_target(loaded.state, target)
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.lifecycle_view import lifecycle_view
+
+        return lifecycle_view(report, wide=wide, include_all=include_all)
+
     return Command(
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
         loaded=loaded,
@@ -75,7 +80,7 @@ def lifecycle(
         analyse=lambda state, catalog, now: analysis.analyse(
             state, catalog, now, pod=target, needs=wanted, include_all=include_all
         ),
-        view=lambda report, wide: lifecycle_view(report, wide=wide, include_all=include_all),
+        view=draw,
         verdict=wanted is not None,  # without --needs the exit code is always 0: no verdict
     )
 

@@ -56,7 +56,6 @@ def lint(
     requirements that admit nothing, NVMe left out of ephemeral storage."""
     from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import lint as analysis
-    from kubectl_gpu.render.lint_view import lint_view
     from kubectl_gpu.render.printers import Listing
 
     loaded: Loaded | None = None
@@ -70,12 +69,18 @@ def lint(
                 "pass the manifests that define them",
             )
         loaded = Loaded(state, opts.now_or(state.captured_at))
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.lint_view import lint_view
+
+        return lint_view(report, wide=wide)
+
     return Command(
         listing=Listing("findings", "findings"),
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, fail_on=fail_on),
-        view=lambda report, wide: lint_view(report, wide=wide),
+        view=draw,
         fail_on=fail_on,
     )
 

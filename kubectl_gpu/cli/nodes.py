@@ -33,11 +33,16 @@ def nodes(
     from kubectl_gpu.cli.run import Command, Loaded, load
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.render.nodes_table import nodes_view
     from kubectl_gpu.render.printers import Listing
 
     def command(loaded: Loaded) -> Command[Any]:
         prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+
+        def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+            from kubectl_gpu.render.nodes_table import nodes_view
+
+            return nodes_view(report, wide=wide, include_all=include_all, price_region=prices.region)
+
         return Command(
             listing=Listing("nodes", "nodes", (("Node", "name"),)),
             loaded=loaded,
@@ -45,9 +50,7 @@ def nodes(
             analyse=lambda state, catalog, now: analysis.analyse(
                 state, catalog, now, include_all=include_all, prices=prices
             ),
-            view=lambda report, wide: nodes_view(
-                report, wide=wide, include_all=include_all, price_region=prices.region
-            ),
+            view=draw,
             notes=lambda report: price_notes(prices, (r.instance_type for r in report.rows)),
             table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
         )

@@ -23,15 +23,19 @@ def nvme(
     (ACTIVE, DEGRADED, LIKELY_ACTIVE, NOT_USED, NO_NVME, UNKNOWN). Exit code 1 when a RAID is degraded."""
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import nvme as analysis
-    from kubectl_gpu.render.nvme_view import nvme_view
     from kubectl_gpu.render.printers import Listing
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.nvme_view import nvme_view
+
+        return nvme_view(report, wide=wide, include_all=include_all)
 
     return Command(
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
         kinds=analysis.KINDS,
         selector_on="nodes",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, include_all=include_all),
-        view=lambda report, wide: nvme_view(report, wide=wide, include_all=include_all),
+        view=draw,
     )
 
 

@@ -27,8 +27,12 @@ def pending(
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
     from kubectl_gpu.cli.run import Command, Loaded
     from kubectl_gpu.core.analyses import pending as analysis
-    from kubectl_gpu.render.pending_view import pending_view
     from kubectl_gpu.render.printers import Listing
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.pending_view import pending_view
+
+        return pending_view(report, wide=wide, all_pending=all_pending)
 
     def command(loaded: Loaded | None) -> Command[Any]:
         return Command(
@@ -39,7 +43,7 @@ def pending(
             analyse=lambda state, catalog, now: analysis.analyse(
                 state, catalog, now, all_pending=all_pending
             ),
-            view=lambda report, wide: pending_view(report, wide=wide, all_pending=all_pending),
+            view=draw,
         )
 
     if watch:
@@ -59,8 +63,12 @@ def explain(
     fix as YAML. Exit code 1 when the pod is blocked."""
     from kubectl_gpu.cli.run import Command, load, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
-    from kubectl_gpu.render.pending_view import explain_view
     from kubectl_gpu.render.printers import Listing
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.pending_view import explain_view
+
+        return explain_view(report.pod)
 
     namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
     loaded = load(opts, analysis.KINDS)
@@ -76,7 +84,7 @@ def explain(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),
-        view=lambda report, wide: explain_view(report.pod),
+        view=draw,
     )
 
 

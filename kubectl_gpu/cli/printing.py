@@ -67,7 +67,7 @@ def printed(opts: GlobalOptions, found: Answer, print_notes: Callable[..., None]
     listing = found.listing
     if listing is None or not (needs_document(opts) or opts.no_headers):
         return False
-    from kubectl_gpu.render.output import dump_json, dump_yaml
+    from kubectl_gpu.render.documents import dump_json, dump_yaml
 
     printing = printing_of(opts)
     if opts.format in (OutputFormat.json, OutputFormat.yaml) and printing.sort_by is None:

@@ -155,7 +155,7 @@ def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
     if fmt not in (OutputFormat.json, OutputFormat.yaml):
         return False
     from kubectl_gpu.kube.heap import without_collection
-    from kubectl_gpu.render.output import dump_json, dump_yaml
+    from kubectl_gpu.render.documents import dump_json, dump_yaml
 
     with without_collection():
         data = report.to_dict()

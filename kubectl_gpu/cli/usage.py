@@ -112,7 +112,6 @@ def usage(
     from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import usage as analysis
     from kubectl_gpu.core.catalog import load_catalog
-    from kubectl_gpu.render.usage_view import usage_view
 
     seconds = window_seconds(window)
     threshold = idle_threshold(idle_below)
@@ -123,13 +122,19 @@ def usage(
     loaded = load(opts, analysis.KINDS, "nodes")  # -l selects nodes, as for cost
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
     scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample)
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.usage_view import usage_view
+
+        return usage_view(report, wide=wide)
+
     return Command(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(
             state, catalog, now, scrapes=scrapes, prices=prices, idle_below=threshold, price_file=price_file
         ),
-        view=lambda report, wide: usage_view(report, wide=wide),
+        view=draw,
         notes=usage_notes,
         verdict=True,
     )

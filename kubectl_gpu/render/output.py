@@ -1,4 +1,5 @@
-"""Machine-readable output and the console the human output goes to."""
+"""The console the human output goes to, and the tables drawn on it; the `-o json|yaml` documents are
+render/documents.py (re-exported here), which a machine-readable run imports alone."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import IO
 
 import msgspec
-import orjson
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.documents import dump_json, dump_yaml
 from kubectl_gpu.render.model import Prose, View
 from kubectl_gpu.render.model import Table as ModelTable
 
@@ -90,24 +91,6 @@ def make_console(*, stderr: bool = False, no_color: bool = False) -> Console:
         width=None if color else _UNBOUNDED,
         soft_wrap=False,
     )
-
-
-def _default(value: Any) -> Any:
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
-    raise TypeError(f"cannot serialise {type(value).__name__}")
-
-
-def dump_json(data: Any) -> str:
-    return orjson.dumps(data, default=_default, option=orjson.OPT_INDENT_2).decode() + "\n"
-
-
-def dump_yaml(data: Any) -> str:
-    plain = orjson.loads(orjson.dumps(data, default=_default))
-    import yaml  # ~20 ms to import: only YAML output pays for it
-
-    return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
 def view_parts(view: RenderableType) -> Iterator[RenderableType]:
