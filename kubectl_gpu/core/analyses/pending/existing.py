@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
 import msgspec
 
@@ -123,6 +124,15 @@ def _claim_node(
     return node, note
 
 
+def _claim_target(
+    claim: NodeClaim, state: ClusterState, catalog: Catalog, provider: Provider
+) -> tuple[NodeTarget, str | None]:
+    """A NodeClaim not registered yet as a state node (`_claim_node`) with the taints Karpenter counts for it."""
+    node, note = _claim_node(claim, state, catalog, provider)
+    taints = karpenter_taints(claim.taints, claim, False)
+    return NodeTarget(node, state, provider, catalog, taints, claim), note
+
+
 class _Flying:
     """A state node in flight: a node of Karpenter's not initialized yet, or a NodeClaim not registered, whose
     node (labels, taints, allocatable: `_claim_node`) is made when first read. Thousands of claims in flight
@@ -183,12 +193,7 @@ class StateNodes:
             created = claim.meta.created
             if created is not None and now - created > REGISTRATION_TTL and not _true(claim, "Registered"):
                 continue  # liveness deletes it
-
-            def make(claim: NodeClaim = claim) -> tuple[NodeTarget, str | None]:
-                node, note = _claim_node(claim, state, catalog, provider)
-                taints = karpenter_taints(claim.taints, claim, False)
-                return NodeTarget(node, state, provider, catalog, taints, claim), note
-
+            make = partial(_claim_target, claim, state, catalog, provider)
             flying.append(_Flying(claim, _claim_class(claim, state), make))
         flying.sort(key=lambda item: item.claim.name)
         self._flying = flying
