@@ -67,6 +67,47 @@ async def test_x_asks_too(live: Live) -> None:
         assert _created(live) == [] and app.shell_job is None
 
 
+@pytest.mark.parametrize("key", ["x", "s"])
+async def test_enter_is_no(live: Live, key: str) -> None:
+    """`x` then `enter` (issue 36): the default answer is no; no privileged pod is created."""
+    app = live.app(confirm=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "n", key)
+        text = _question(app)
+        assert "y creates it" in text and "enter no (the default)" in text
+        presses = {k.action: k.keys for k in page_keys(app.screen)}
+        assert presses["answer(True)"] == ("y",) and "enter" in presses["answer(False)"]
+        await settle(pilot, "enter")
+        assert not isinstance(app.screen, (ConfirmPod, SmiScreen))
+        assert _created(live) == [] and app.shell_job is None and not app.jobs.running
+        assert any("no pod created" in text for _, _, text in app.notices)
+        await settle(pilot, key, "enter", "enter")  # enter again (habit): still nothing
+        assert _created(live) == [] and app.shell_job is None
+
+
+@pytest.mark.parametrize("no", ["n", "escape"])
+async def test_x_n_and_esc_cancel(live: Live, no: str) -> None:
+    app = live.app(confirm=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "n", "x", no)
+        assert not isinstance(app.screen, ConfirmPod)
+        assert _created(live) == [] and app.shell_job is None
+
+
+async def test_x_y_starts_the_shell(live: Live, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`y` is the one answer that creates the shell pod (kubectl exec is a stand-in that exits 0)."""
+    fake = tmp_path / "kubectl"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("KUBECTL_GPU_KUBECTL", str(fake))
+    app = live.app(confirm=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "n", "x", "y")
+        assert len(_created(live)) == 1 and app.shell_job is not None
+        assert any("shell ended (exit 0)" in text for _, _, text in app.notices)
+        assert debug_pods(live.api) == []
+
+
 async def test_the_node_page_asks_for_its_node(live: Live) -> None:
     app = live.app(confirm=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -1,6 +1,7 @@
 """The question before `s` or `x` creates a privileged debug pod: on which node(s), from which image, in
-which namespace. `y` or `enter` creates it; `n` or `esc` does not (`tui: {confirm: false}` in the config
-file skips the question)."""
+which namespace. Only `y` creates it; `n`, `esc` and `enter` do not: the answer defaults to no, so that
+`enter` (the most pressed key, often pressed again out of habit) never starts a privileged pod.
+`tui: {confirm: false}` in the config file skips the question."""
 
 from __future__ import annotations
 
@@ -41,15 +42,20 @@ def question(what: str, nodes: Sequence[str], images: Sequence[str], namespace: 
         out.append(f"{label}: ", style=theme.HEADER)
         out.append(f"{value}\n")
     out.append(
-        "\nThe pod runs privileged in the host's namespaces; it is deleted when done.", style=theme.MUTED
+        "\nThe pod runs privileged in the host's namespaces; it is deleted when done.\n", style=theme.MUTED
     )
+    out.append("\ny", style=theme.HEADER)
+    out.append(" creates it   ")
+    out.append("n esc enter", style=theme.HEADER)
+    out.append(" no (the default)")
     return out
 
 
 class ConfirmPod(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "answer(True)", "Create it"),
-        Binding("n,escape", "answer(False)", "Cancel"),
+        Binding("y", "answer(True)", "Create it"),
+        # enter is no: the default answer, never the one that creates a privileged pod
+        Binding("n,escape,enter", "answer(False)", "Cancel"),
     ]
     DEFAULT_CSS = """
     ConfirmPod { align: center middle; }
