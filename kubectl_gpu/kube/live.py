@@ -39,6 +39,7 @@ from kubectl_gpu.kube.kubeconfig import load_kubeconfig
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
 __all__ = [
+    "LIST_PAGE_MAX_BYTES",
     "MAX_PAGES",
     "PAGE_SIZE",
     "PAGE_SIZES",
@@ -61,6 +62,10 @@ def page_size(kind: str) -> int:
     """Objects a page when listing `kind` (a name of `kinds.ALL_KINDS`)."""
     return PAGE_SIZES.get(kind, PAGE_SIZE)
 
+
+#: The most one list page may hold: a page of 5,000 pods at ~5-20 KB each is 25-100 MB; a page past this is
+#: refused (ResponseTooLarge, exit 3) before it is read further, whatever the server keeps sending.
+LIST_PAGE_MAX_BYTES = 128 * 1024 * 1024
 
 #: Pages of one list at most (5 million objects): past this a server that keeps sending new `continue`
 #: tokens is going round in circles.
@@ -203,7 +208,7 @@ class LiveSource:
     # --- requests ------------------------------------------------------------------------------
 
     def _get(self, path: str, query: list[tuple[str, str | int]]) -> dict[str, Any]:
-        return self.transport.json("GET", path, query=query)
+        return self.transport.json("GET", path, query=query, max_bytes=LIST_PAGE_MAX_BYTES)
 
     def list_kind(
         self,

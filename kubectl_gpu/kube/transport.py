@@ -11,11 +11,12 @@ Non-2xx answers raise `ApiFailure` (the caller knows what a 403 or a 404 means f
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple, TypeVar
 
@@ -25,17 +26,22 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.kube.budget import LIST_BUDGET, RequestBudget
 from kubectl_gpu.kube.secret_text import strip_userinfo
 
 __all__ = [
     "DEADLINE_FACTOR",
+    "DEFAULT_MAX_BYTES",
+    "ERROR_MAX_BYTES",
     "RETRY_AFTER_MAX",
     "RETRY_LIMIT",
     "ApiFailure",
     "BodySummary",
     "Deadline",
     "DeadlineExceeded",
+    "LineStream",
     "RequestTimedOut",
+    "ResponseTooLarge",
     "Transport",
     "body_summary",
     "gather",
@@ -47,6 +53,12 @@ RETRY_LIMIT = 4
 RETRY_AFTER_MAX = 10.0
 #: Reading a cluster (every request of a read-only command together) may take this many --request-timeout.
 DEADLINE_FACTOR = 10
+#: The most a response body may hold when the caller names no cap (discovery, a GET of one object: an object
+#: is at most ~1.5 MiB in etcd). Lists name their own (`live.LIST_PAGE_MAX_BYTES`).
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: What is read of an error body (a Status is a few hundred bytes; a proxy's HTML page a few KiB).
+ERROR_MAX_BYTES = 256 * 1024
+_CHUNK = 256 * 1024  # bytes read at a time: the cap is checked between reads
 
 _CREDENTIALS_HINT = "refresh them (for EKS: aws eks update-kubeconfig, or log in to AWS again)"
 _SERVER_HINT = "the control plane, or a proxy or load balancer in front of it, failed: retry, and check the cluster's health"
@@ -55,6 +67,22 @@ _THROTTLED_HINT = "the API server is shedding load (API Priority and Fairness): 
 
 class RequestTimedOut(ClusterError):
     """One request got no answer within its timeout."""
+
+
+class ResponseTooLarge(ClusterError):
+    """A response (or one line of a stream) was larger than its cap; the rest of it was not read."""
+
+    def __init__(self, message: str, hint: str | None = None, *, limit: int) -> None:
+        super().__init__(message, hint)
+        self.limit = limit
+
+
+def _size(count: int) -> str:
+    """A byte count in the unit a person reads it in."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:g} {unit}"
+    return f"{count} bytes"
 
 
 class DeadlineExceeded(ClusterError):
@@ -204,7 +232,9 @@ class ApiFailure(Exception):
 
 class Transport:
     """Requests through the official client's `ApiClient` (auth, TLS, exec plugins): one attempt each at
-    the socket level (urllib3 would silently repeat a timed-out read), Retry-After honoured here."""
+    the socket level (urllib3 would silently repeat a timed-out read), Retry-After honoured here, a token
+    of the request budget taken first, and every body read under a time cap and a byte cap: a read that is
+    given up closes its connection, so nothing goes on reading it."""
 
     def __init__(
         self,
@@ -213,13 +243,17 @@ class Transport:
         request_timeout: float | None,
         context: str | None,
         deadline: Deadline | None = None,
+        budget: RequestBudget | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.api = api
         self.request_timeout = request_timeout
         self.context = context
         self.deadline = deadline or Deadline(None)
+        self.budget = budget or RequestBudget(LIST_BUDGET)
         self.sleep = sleep
+        self.clock = clock
         api.configuration.retries = False
         api.rest_client.pool_manager.connection_pool_kw["retries"] = False
 
@@ -235,18 +269,39 @@ class Transport:
         query: Sequence[tuple[str, str | int]] = (),
         body: dict[str, Any] | None = None,
         timeout: float | None = None,
+        max_bytes: int | None = None,
     ) -> bytes:
-        """The body of a 2xx answer; ApiFailure for any other, ClusterError when there was none."""
+        """The body of a 2xx answer (ResponseTooLarge past `max_bytes`, default DEFAULT_MAX_BYTES); ApiFailure
+        for any other answer, ClusterError when there was none. The whole answer, body included, must come
+        within the request's timeout, as kubectl's --request-timeout bounds it."""
+        cap = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
         for attempt in range(RETRY_LIMIT + 1):
-            status, reason, headers, data = self._once(method, path, query, body, timeout)
-            if 200 <= status < 300:
-                return data
-            failure = ApiFailure.of(status, reason, headers, data)
+            raw, limit = self._send(method, path, query, body, timeout)
+            if 200 <= raw.status < 300:
+                return self._read(raw, cap, limit, method, path, strict=True)
+            data = self._read(raw, ERROR_MAX_BYTES, limit, method, path, strict=False)
+            failure = ApiFailure.of(raw.status, str(raw.reason or ""), raw.headers, data)
             wait = self._retry_wait(failure, attempt)
             if wait is None:
                 raise failure
             self.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def stream(
+        self,
+        path: str,
+        *,
+        query: Sequence[tuple[str, str | int]] = (),
+        seconds: float,
+        max_line_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> LineStream:
+        """A GET answered as a stream of lines (a watch), read as the lines arrive, for `seconds` at most;
+        ApiFailure for a non-2xx answer. Close it (or use it in a `with`) to stop reading."""
+        raw, limit = self._send("GET", path, query, None, seconds)
+        if not 200 <= raw.status < 300:
+            data = self._read(raw, ERROR_MAX_BYTES, limit, "GET", path, strict=False)
+            raise ApiFailure.of(raw.status, str(raw.reason or ""), raw.headers, data)
+        return LineStream(self, raw, path, seconds=seconds, max_line_bytes=max_line_bytes)
 
     def _retry_wait(self, failure: ApiFailure, attempt: int) -> float | None:
         """Seconds to wait before trying again, or None: give up. As client-go: a 429 or a 5xx that says
@@ -259,18 +314,22 @@ class Transport:
             return None
         return wait
 
-    def _once(
+    def _send(
         self,
         method: str,
         path: str,
         query: Sequence[tuple[str, str | int]],
         body: dict[str, Any] | None,
         timeout: float | None,
-    ) -> tuple[int, str, Any, bytes]:
+    ) -> tuple[Any, float | None]:
+        """Send one request, once a token of the budget is there; the response with its body unread (a
+        urllib3 response) and the request's time limit."""
         headers = {"Accept": "application/json, */*"}
         if body is not None:
             headers["Content-Type"] = "application/json"
         limit = self.deadline.timeout(timeout if timeout is not None else self.request_timeout, self.server)
+        if not self.budget.take(self.deadline.remaining()):
+            raise self.deadline.error(self.server)
         verb, url, header_params, payload, post = self.api.param_serialize(
             method=method,
             resource_path=path,
@@ -283,14 +342,64 @@ class Transport:
             response = self.api.call_api(
                 verb, url, header_params=header_params, body=payload, post_params=post, _request_timeout=limit
             )
-            data: bytes = response.read()  # type: ignore[no-untyped-call]
         except ApiException as exc:  # the client wraps TLS failures as status 0
             raise self.transport_error(exc, method, path, limit) from None
         except urllib3.exceptions.HTTPError as exc:
             raise self.transport_error(exc, method, path, limit) from None
         except ValueError as exc:  # http.client refuses a header value; its message quotes the value
             raise self._header_error(exc) from None
-        return response.status, str(response.reason or ""), response.headers, data
+        return response.response, limit
+
+    def _read(
+        self, raw: Any, cap: int, limit: float | None, method: str, path: str, *, strict: bool
+    ) -> bytes:
+        """The body, read a chunk at a time under `cap` bytes and `limit` seconds. Past the cap: strict,
+        ResponseTooLarge; else what was read so far (an error body is only summarised). Either way, and on
+        any failure, the connection is closed rather than handed back with unread bytes on it."""
+        chunks: list[bytes] = []
+        total = 0
+        end = None if limit is None else self.clock() + limit
+        try:
+            while True:
+                chunk = raw.read1(_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > cap:
+                    raw.close()
+                    if strict:
+                        raise self.too_large(method, path, cap)
+                    chunks.append(chunk[: len(chunk) - (total - cap)])
+                    break
+                chunks.append(chunk)
+                if end is not None and self.clock() > end:
+                    raw.close()
+                    raise self._too_slow(method, path, limit)
+        except urllib3.exceptions.HTTPError as exc:
+            raw.close()
+            raise self.transport_error(exc, method, path, limit) from None
+        except OSError as exc:
+            raw.close()
+            raise self.transport_error(exc, method, path, limit) from None
+        raw.release_conn()
+        return b"".join(chunks)
+
+    def too_large(self, method: str, path: str, cap: int) -> ResponseTooLarge:
+        return ResponseTooLarge(
+            f"{method} {path}: the answer from {self.server} was larger than {_size(cap)}, and was not read "
+            "further",
+            "a proxy or a misbehaving server may be sending without end; retry, or check what is in front of "
+            "the API server",
+            limit=cap,
+        )
+
+    def _too_slow(self, method: str, path: str, limit: float | None) -> ClusterError:
+        if self.deadline.expired():
+            return self.deadline.error(self.server)
+        return RequestTimedOut(
+            f"{method} {path}: the answer from {self.server} did not end within {limit or 0:g}s",
+            "raise --request-timeout or check your network path to the cluster",
+        )
 
     def _header_error(self, exc: ValueError) -> ClusterError:
         if isinstance(exc, UnicodeError) or "header" in str(exc).lower():
@@ -374,6 +483,61 @@ class Transport:
             )
         hint = _SERVER_HINT if failure.status >= 500 or failure.html else None
         return ClusterError(f"{what}: the API server at {self.server} answered {failure}", hint)
+
+
+class LineStream:
+    """The lines of a streamed answer (a watch), each under a byte cap, for a time at most: reading stops
+    (and the connection is closed) at the first of the end of the stream, the time running out, a line too
+    long, or `close()`. Iterating yields each complete line as it arrives (never a partial one)."""
+
+    def __init__(
+        self, transport: Transport, raw: Any, path: str, *, seconds: float, max_line_bytes: int
+    ) -> None:
+        self.transport = transport
+        self.raw = raw
+        self.path = path
+        self.seconds = seconds
+        self.max_line_bytes = max_line_bytes
+        self.timed_out = False  # the time ran out before the server ended the stream
+        self.bytes_read = 0
+
+    def __enter__(self) -> LineStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # a response that already broke
+            self.raw.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        end = self.transport.clock() + self.seconds
+        pending = b""
+        try:
+            while True:
+                if self.transport.clock() > end:
+                    self.timed_out = True
+                    return
+                try:
+                    chunk = self.raw.read1(_CHUNK)
+                except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+                    self.timed_out = True
+                    return
+                except (urllib3.exceptions.HTTPError, OSError) as exc:
+                    raise self.transport.transport_error(exc, "GET", self.path, self.seconds) from None
+                if not chunk:
+                    if pending.strip():
+                        yield pending
+                    return
+                self.bytes_read += len(chunk)
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                yield from (line for line in lines if line.strip())
+                if len(pending) > self.max_line_bytes:
+                    raise self.transport.too_large("GET", self.path, self.max_line_bytes)
+        finally:
+            self.close()
 
 
 T = TypeVar("T")

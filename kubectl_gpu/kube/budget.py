@@ -1,0 +1,78 @@
+"""A client-side request budget, as client-go's token-bucket rate limiter (`flowcontrol.NewTokenBucketRateLimiter`).
+
+Every request through a `Transport` takes a token first: `burst` tokens are there at the start, and they come
+back at `qps` a second. A command that reads the cluster once (discovery, ~10 kinds, ~10 event lists) fits in
+the burst and never waits; a loop that reads again and again (`-w`, the TUI, a failure that repeats) is held
+to `qps` requests a second whatever happens. The wait is on the caller's thread and never past its deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import msgspec
+
+__all__ = ["LIST_BUDGET", "BudgetSettings", "RequestBudget"]
+
+
+class BudgetSettings(msgspec.Struct, frozen=True):
+    """Sustained requests a second, and how many may go at once after a quiet spell."""
+
+    qps: float
+    burst: int
+
+    def describe(self) -> str:
+        return f"{self.qps:g} requests/s, burst {self.burst}"
+
+
+#: Reads of the cluster (lists, watches, discovery, GETs). client-go's defaults are 5 and 10; the burst here
+#: holds one whole read (~25 requests) so a one-shot command never waits, while any loop is held to 5/s.
+LIST_BUDGET = BudgetSettings(qps=5.0, burst=30)
+
+
+class RequestBudget:
+    """A token bucket shared by the threads of one connection."""
+
+    def __init__(
+        self,
+        settings: BudgetSettings = LIST_BUDGET,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.settings = settings
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._tokens = float(settings.burst)
+        self._stamp = clock()
+        self.taken = 0  # requests let through
+        self.waited = 0.0  # seconds spent waiting for a token, all threads together
+
+    def reserve(self) -> float:
+        """Take a token; the seconds to wait before using it (0 when one was there)."""
+        with self._lock:
+            now = self._clock()
+            rate, burst = self.settings.qps, float(self.settings.burst)
+            self._tokens = min(burst, self._tokens + (now - self._stamp) * rate)
+            self._stamp = now
+            self._tokens -= 1.0
+            self.taken += 1
+            wait = 0.0 if self._tokens >= 0 else -self._tokens / rate
+            self.waited += wait
+            return wait
+
+    def take(self, limit: float | None = None) -> bool:
+        """Wait for a token; False (the token given back) when that would take longer than `limit` seconds."""
+        wait = self.reserve()
+        if limit is not None and wait > limit:
+            with self._lock:
+                self._tokens += 1.0
+                self.taken -= 1
+                self.waited -= wait
+            return False
+        if wait > 0:
+            self._sleep(wait)
+        return True
