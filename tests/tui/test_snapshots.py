@@ -71,3 +71,8 @@ def test_confirm_looks(snap_compare: SnapCompare, live: Live, size: tuple[int, i
 def test_readonly_looks(snap_compare: SnapCompare, live: Live) -> None:
     """Read-only, live: no s, no x in the footer."""
     assert snap_compare(live.app(readonly=True), terminal_size=(80, 24), run_before=_keys("n"))
+
+
+def test_readonly_snapshot_looks(snap_compare: SnapCompare) -> None:
+    """Read-only on a snapshot at 80 columns: READ-ONLY in the header's first line, the context shortened."""
+    assert snap_compare(demo_app(readonly=True), terminal_size=(80, 24), run_before=_keys())

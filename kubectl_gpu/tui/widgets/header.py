@@ -100,13 +100,17 @@ def elide(text: str, width: int) -> str:
 
 
 def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
-    """Mode, cluster, namespace and context first (always shown, as in k9s: the context shortened in its
-    middle when narrow), then where the data comes from and how fresh it is (shorter when narrow)."""
+    """Mode, READ-ONLY (when it is), cluster, namespace and context first (always shown, as in k9s: the
+    context shortened in its middle when narrow), then where the data comes from and how fresh it is
+    (shorter when narrow)."""
     config, snap = state.config, state.snapshot
     context = snap.state.context if snap and snap.state.context else config.context
     head = Text(no_wrap=True, overflow="ellipsis")
     if snap is not None:
         head.append(f" {snap.mode} ", style="reverse " + (theme.INFO if snap.mode != "static" else ""))
+        head.append(" ")
+    if config.readonly:  # --readonly, or the config file's: no key creates a pod (always shown, first)
+        head.append(" READ-ONLY ", style="reverse " + theme.WARNING)
         head.append(" ")
     # The context and the cluster come from the kubeconfig or the bundle: shown made safe.
     context = safe_line(context) if context else context
@@ -123,7 +127,7 @@ def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
     if shown_context and fixed + len("ctx ") + len(shown_context) + tail.cell_len > budget:
         tail = _source(state, now, short=True)
     if shown_context:
-        room = max(12, budget - fixed - len("ctx ") - tail.cell_len)
+        room = max(8, budget - fixed - len("ctx ") - tail.cell_len)  # 8: "arn…prod", READ-ONLY at 80
         head.append(SEP)
         head.append(f"ctx {elide(shown_context, room)}", style=theme.MUTED)
     elif fixed + tail.cell_len > budget:
@@ -189,6 +193,14 @@ class ClusterHeader(Static):
 
     def on_resize(self) -> None:
         self.update(self._content())
+
+    @property
+    def plain(self) -> str:
+        """The two lines as shown, without styles (tests read it)."""
+        width = self.content_region.width or 200
+        return "\n".join(
+            line.plain for line in (_line_one(self.state, self.clock(), width), _line_two(self.state))
+        )
 
     def _content(self) -> RenderableType:
         width = self.content_region.width or 200
