@@ -111,8 +111,10 @@ def _evaluations(diag: PodDiagnosis) -> list[Part]:
         title = f"{evaluation.target.kind} {evaluation.target.name}"
         if not evaluation.offers:
             title += "  (cannot offer the requested accelerator)"
+        # A check's detail is one sentence that may quote a condition's or an Event's message: one line, so
+        # that a line break in that message cannot start a line of its own (render.safe).
         rows = tuple(
-            Row(f"{index}:{n}", (Cell(check.name), _mark(check.ok), Cell(check.detail, block=True)))
+            Row(f"{index}:{n}", (Cell(check.name), _mark(check.ok), Cell(check.detail)))
             for n, check in enumerate(evaluation.checks)
         )
         parts += [Table(f"target:{index}", _CHECK_COLUMNS, rows, title=title, show_header=False), prose("")]
@@ -138,8 +140,9 @@ def _events(diag: PodDiagnosis) -> Part:
 
 def explain_view(diag: PodDiagnosis) -> View:
     parts: list[Part] = [_head(diag), *_evaluations(diag), _events(diag)]
-    parts += [prose((f"Disagreement: {line}", theme.WARNING)) for line in diag.disagreements]
-    parts += [prose((f"Note: {note}", theme.MUTED)) for note in diag.notes]
+    # Each is one line that may quote an Event's message (a disagreement) or a note's: made safe as a line.
+    parts += [prose((f"Disagreement: {safe_line(line)}", theme.WARNING)) for line in diag.disagreements]
+    parts += [prose((f"Note: {safe_line(note)}", theme.MUTED)) for note in diag.notes]
     if diag.fix:
         parts += [prose(""), fix_block(diag)]
     return View.of(parts)
