@@ -2,7 +2,9 @@
 
 One live source stays open: `LiveSource.load` answers the state it answered before, the same object, until
 a short watch from each list's resourceVersion sees a change (`kube.changes`), so the loop re-analyses
-only when the cluster changed. Then the rows that are new or read differently are printed under the
+only when the cluster changed. When watches fail the source backs off, and when watching is forbidden it
+polls (`kube.pacing`): the loop then sleeps until the source may ask again, never spinning, and the note
+that says so is printed once. Then the rows that are new or read differently are printed under the
 first table, without a header (a row that disappears is not printed: kubectl -w prints no deletions
 either). Ctrl-C ends it: `cli.app.main` turns KeyboardInterrupt into exit 130, without a traceback.
 """
@@ -10,6 +12,7 @@ either). Ctrl-C ends it: `cli.app.main` turns KeyboardInterrupt into exit 130, w
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -86,6 +89,14 @@ def _changed_rows(opts: GlobalOptions, found: Answer, keys: Iterable[str]) -> No
     sys.stdout.flush()
 
 
+def _pause(source: object) -> None:
+    """Wait until the source may ask the API server again (it backs off, polls, or paces its watches)."""
+    wait = getattr(source, "wait", None)
+    seconds = wait() if callable(wait) else 0.0
+    if seconds > 0:
+        time.sleep(seconds)
+
+
 def watch(
     opts: GlobalOptions,
     command: str,
@@ -107,6 +118,7 @@ def watch(
     while True:
         latest = source.load(kinds)  # waits on a short watch of each list while nothing changes
         if latest is state:
+            _pause(source)
             continue
         state = latest
         found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))

@@ -1,15 +1,23 @@
-"""Has anything a read listed changed since? One short watch per list, from the list's resourceVersion.
+"""Has anything a read listed changed since? One watch per list, from the list's resourceVersion.
 
 A list's `metadata.resourceVersion` is the cluster's revision when it was read; a watch from it
 (`?watch=1&resourceVersion=RV`) replays every change since to the objects that list selects, then waits
-for more until `timeoutSeconds`. So a watch that ends having sent nothing but bookmarks means the list
-would read the same objects again. Anything else (an event, a 410 "too old", 403 without the `watch`
-verb, an error) counts as changed: the caller lists again, which answers definitively.
+for more until `timeoutSeconds`. The watch is read event by event as the bytes arrive: the first event
+that is not a bookmark answers "changed" and the stream is closed at once; a watch that ends (or runs out
+of its time, whatever the server does with `timeoutSeconds`) having sent nothing but bookmarks answers
+"unchanged". Nothing is kept but the current line, so a stream that never ends costs no memory.
+
+What else a watch can answer is told apart, because each asks for something different (see
+`live.ReadPacer`): 410 Gone (the revision was compacted: list once more, then watch from the new one),
+403 (no `watch` verb: poll instead, and say so), and anything else (a 5xx, garbage, a broken stream:
+back off before trying again, as client-go's reflector does).
 
 Comparing the revision of two lists would not do: it is global, and moves with every lease renewal.
 """
 
 from __future__ import annotations
+
+import enum
 
 import msgspec
 import orjson
@@ -17,10 +25,22 @@ import orjson
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube.transport import ApiFailure, Transport
 
-__all__ = ["WATCH_SECONDS", "ListMark", "changed_since"]
+__all__ = ["WATCH_EVENT_MAX_BYTES", "WATCH_SECONDS", "ListMark", "WatchAnswer", "changed_since"]
 
-#: How long the server keeps each watch open when nothing changed (its timeoutSeconds: whole seconds).
+#: How long the server keeps each watch open when nothing changed (its timeoutSeconds: whole seconds). The
+#: stream is read for this long plus `_GRACE` at most, whatever the server does.
 WATCH_SECONDS = 1
+_GRACE = 2.0
+#: One watch event (an object is at most ~1.5 MiB in etcd; its JSON a little more).
+WATCH_EVENT_MAX_BYTES = 4 * 1024 * 1024
+
+
+class WatchAnswer(enum.Enum):
+    UNCHANGED = "unchanged"  # only bookmarks, then the end of the watch
+    CHANGED = "changed"  # an ADDED, MODIFIED or DELETED event
+    EXPIRED = "expired"  # 410 Gone, as an answer or as an ERROR event: list again
+    FORBIDDEN = "forbidden"  # 403: this identity may list but not watch
+    FAILED = "failed"  # anything else: an error answer, a broken stream, garbage
 
 
 class ListMark(msgspec.Struct, frozen=True):
@@ -31,26 +51,49 @@ class ListMark(msgspec.Struct, frozen=True):
     resource_version: str
 
 
-def changed_since(transport: Transport, mark: ListMark) -> bool:
-    """True unless a watch from the mark's resourceVersion ends with no change."""
+def _event_answer(line: bytes) -> WatchAnswer | None:
+    """What one event line says; None for a bookmark (nothing changed, keep reading)."""
+    try:
+        event = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return WatchAnswer.FAILED
+    if not isinstance(event, dict):
+        return WatchAnswer.FAILED
+    kind = event.get("type")
+    if kind == "BOOKMARK":
+        return None
+    if kind == "ERROR":
+        status = event.get("object")
+        code = status.get("code") if isinstance(status, dict) else None
+        return WatchAnswer.EXPIRED if code == 410 else WatchAnswer.FAILED
+    if kind in ("ADDED", "MODIFIED", "DELETED"):
+        return WatchAnswer.CHANGED
+    return WatchAnswer.FAILED
+
+
+def changed_since(transport: Transport, mark: ListMark, seconds: int = WATCH_SECONDS) -> WatchAnswer:
+    """What a watch from the mark's resourceVersion says, read event by event for `seconds` (+ grace)."""
     query = [
         *mark.query,
         ("watch", "1"),
         ("resourceVersion", mark.resource_version),
         ("allowWatchBookmarks", "true"),
-        ("timeoutSeconds", WATCH_SECONDS),
+        ("timeoutSeconds", seconds),
     ]
     try:
-        data = transport.request("GET", mark.path, query=query)
-    except (ApiFailure, ClusterError):
-        return True
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return True
-        if not isinstance(event, dict) or event.get("type") != "BOOKMARK":
-            return True
-    return False
+        with transport.stream(
+            mark.path, query=query, seconds=seconds + _GRACE, max_line_bytes=WATCH_EVENT_MAX_BYTES
+        ) as stream:
+            for line in stream:
+                answer = _event_answer(line)
+                if answer is not None:
+                    return answer
+    except ApiFailure as exc:
+        if exc.status == 410:
+            return WatchAnswer.EXPIRED
+        if exc.status == 403 and not exc.html:
+            return WatchAnswer.FORBIDDEN
+        return WatchAnswer.FAILED
+    except ClusterError:
+        return WatchAnswer.FAILED
+    return WatchAnswer.UNCHANGED

@@ -25,7 +25,7 @@ import random
 import re
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
@@ -224,18 +224,20 @@ class FakeKubeAPI:
         headers: Mapping[str, str] | None = None,
         drop: bool = False,
         seconds: float | None = None,
+        stream: Callable[[], Iterator[bytes]] | None = None,
     ) -> None:
         """Misbehave on requests whose method matches (`*`: any) and whose URL path `re.search`es `path`:
         sleep `delay` seconds, then answer `status` with `body` (default: a `Status` for that code), or with
         `raw` as it is (an HTML error page, broken JSON; `content_type`; status 200 unless given), adding
         `headers` (`Retry-After`); or declare the full Content-Length, send half the body and close
         (`truncate`); or close the connection without a word (`drop`). `times`: how many requests (None: all);
-        `seconds`: only during that many seconds from the first request it matches (an outage). The first
+        `seconds`: only during that many seconds from the first request it matches (an outage); `stream`: a
+        body sent chunk by chunk as the iterator yields (a watch that never ends, an endless body). The first
         matching fault wins."""
         data = raw.encode() if isinstance(raw, str) else raw
         fault = Fault(
             method.upper(), re.compile(path), status, body, delay, truncate, times,
-            data, content_type, dict(headers or {}), drop, seconds,
+            data, content_type, dict(headers or {}), drop, seconds, stream=stream,
         )  # fmt: skip
         with self._lock:
             self._faults.append(fault)

@@ -233,26 +233,43 @@ def test_an_expired_resource_version_reads_again(apiserver: FakeKubeAPI, kubecon
     assert second is not first and [n.name for n in second.nodes] == ["n1"]
 
 
-def test_a_read_with_a_note_is_never_reused(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
-    """A forbidden kind may become readable: a read that could not see everything is done again."""
+def test_a_read_with_a_note_is_read_again_at_the_recheck(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    """A forbidden kind may become readable: a read that could not see everything is read again, but only
+    every RECHECK_SECONDS (issue 36: not on every loop); in between its lists are watched like any other."""
+    from kubectl_gpu.kube.pacing import RECHECK_SECONDS, ReadPacer
+
+    now = [0.0]
     apiserver.install_crds(*CRDS)
     apiserver.add(node("n1"))
     apiserver.fault(path=r"/apis/karpenter\.sh/v1/nodeclaims", status=403)
     source = _source(kubeconfig)
+    source.pacer = ReadPacer(clock=lambda: now[0])
     first, _ = source.load(["nodes", "nodeclaims"])
     assert [n.code for n in first.notes] == ["FORBIDDEN"]
     apiserver.clear_faults()
+    now[0] += 5
+    assert source.load(["nodes", "nodeclaims"])[0] is first
+    now[0] += RECHECK_SECONDS
     second, _ = source.load(["nodes", "nodeclaims"])
     assert second is not first and not second.notes
 
 
-def test_a_failing_watch_reads_again(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+def test_a_forbidden_watch_turns_to_polling_with_a_note(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    from kubectl_gpu.kube.pacing import POLL_SECONDS, ReadPacer
+
+    now = [0.0]
     apiserver.add(node("n1"))
     source = _source(kubeconfig)
+    source.pacer = ReadPacer(clock=lambda: now[0])
     first, _ = source.load(["nodes"])
     apiserver.fault(path=r"^/api/v1/nodes$", status=403, times=1)  # the watch: no `watch` verb
     second, _ = source.load(["nodes"])
-    assert second is not first and [n.name for n in second.nodes] == ["n1"]
+    assert [n.code for n in second.notes] == ["POLLING"] and second.nodes == first.nodes
+    assert source.wait() == POLL_SECONDS
+    now[0] += POLL_SECONDS
+    apiserver.add(node("n2"))
+    third, _ = source.load(["nodes"])
+    assert sorted(n.name for n in third.nodes) == ["n1", "n2"] and [n.code for n in third.notes] == ["POLLING"]
 
 
 def test_kinds_may_be_any_iterable(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:

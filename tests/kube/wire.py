@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -76,6 +77,9 @@ class Response:
     body: bytes
     content_type: str = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
+    #: a body sent chunk by chunk as the iterator yields (chunked encoding), until it ends, the server stops
+    #: or the client hangs up; `body` is then ignored. The iterator must end by itself (bounded in count).
+    stream: Callable[[], Iterator[bytes]] | None = None
 
 
 def json_response(code: int, obj: Obj) -> Response:
@@ -85,13 +89,19 @@ def json_response(code: int, obj: Obj) -> Response:
 @dataclass
 class RecordedRequest:
     """One request as the server received it; `query` keeps the last value of each parameter and header
-    names are lower-case."""
+    names are lower-case (the last value of a name); `header_lines` are the headers as sent, in order, each
+    repeated name (one `Impersonate-Group` per group) and its spelling kept."""
 
     method: str
     path: str
     query: dict[str, str]
     headers: dict[str, str]
     body: bytes
+    header_lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def all_values(self, name: str) -> list[str]:
+        """Every value sent under header `name` (any case), in order."""
+        return [value for key, value in self.header_lines if key.lower() == name.lower()]
 
 
 @dataclass
@@ -111,6 +121,7 @@ class Fault:
     drop: bool = False  # close the connection without answering
     seconds: float | None = None  # active this long after the first request it matched
     until: float | None = None  # set at the first match when `seconds` is given
+    stream: Callable[[], Iterator[bytes]] | None = None  # a body sent chunk by chunk (see Response.stream)
 
     def matches(self, method: str, path: str) -> bool:
         return self.method in ("*", method) and self.path.search(path) is not None
@@ -127,6 +138,8 @@ class Fault:
     def response(self, method: str, path: str) -> Response:
         """The answer this fault gives in place of the server's (status set, or a raw body)."""
         code = self.status if self.status is not None else 200
+        if self.stream is not None:
+            return Response(code, b"", self.content_type, dict(self.headers), stream=self.stream)
         if self.raw is not None:
             return Response(code, self.raw, self.content_type, dict(self.headers))
         message = f"injected fault: {method} {path}"
@@ -203,7 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         headers = {k.lower(): v for k, v in self.headers.items()}
-        owner.backend.record(RecordedRequest(self.command, url.path, query, headers, body))
+        lines = list(self.headers.items())
+        owner.backend.record(RecordedRequest(self.command, url.path, query, headers, body, lines))
         fault = owner.backend.take_fault(self.command, url.path)
         if fault is not None and fault.delay and owner.stopping.wait(fault.delay):
             self.close_connection = True  # the server is stopping: answer nothing
@@ -213,13 +227,33 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.request.shutdown(socket.SHUT_RDWR)
             return
-        if fault is not None and (fault.status is not None or fault.raw is not None):
+        if fault is not None and (fault.status is not None or fault.raw is not None or fault.stream):
             response = fault.response(self.command, url.path)
         else:
             response = owner.backend.handle(self.command, url.path, query, headers, body)
         self._send(response, truncate=fault is not None and fault.truncate)
 
+    def _send_stream(self, response: Response, chunks: Iterator[bytes]) -> None:
+        self.send_response(response.code)
+        self.send_header("Content-Type", response.content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for chunk in chunks:
+                if self.server.owner.stopping.is_set():
+                    return
+                if chunk:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client hung up: what a client that gives up a stream does
+            return
+
     def _send(self, response: Response, truncate: bool) -> None:
+        if response.stream is not None:
+            self._send_stream(response, response.stream())
+            return
         self.send_response(response.code)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
