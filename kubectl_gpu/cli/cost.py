@@ -152,6 +152,7 @@ def cost(
         listing=Listing("nodePools", "pools", (("NodePool", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
+        needs=("nodes",),
         analyse=lambda state, catalog, now: analysis.analyse(
             state, catalog, now, prices=prices, min_idle=wait, namespace=namespace, price_file=price_file
         ),

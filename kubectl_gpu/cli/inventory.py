@@ -52,6 +52,7 @@ def inventory(
         listing=Listing("instances", "instances", (("NodeClaim", "nodeClaim"), ("Node", "node"))),
         loaded=loaded,
         kinds=analysis.INVENTORY_KINDS,
+        needs=("nodes", "nodeclaims"),
         analyse=lambda state, catalog, now: analysis.analyse_inventory(
             state, catalog, now, prices=prices, include_all=include_all
         ),

@@ -77,6 +77,7 @@ def lifecycle(
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
         loaded=loaded,
         kinds=analysis.KINDS,
+        needs=("nodes",),
         analyse=lambda state, catalog, now: analysis.analyse(
             state, catalog, now, pod=target, needs=wanted, include_all=include_all
         ),

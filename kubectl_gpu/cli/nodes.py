@@ -47,6 +47,7 @@ def nodes(
             listing=Listing("nodes", "nodes", (("Node", "name"),)),
             loaded=loaded,
             kinds=analysis.KINDS,
+            needs=("nodes",),
             analyse=lambda state, catalog, now: analysis.analyse(
                 state, catalog, now, include_all=include_all, prices=prices
             ),

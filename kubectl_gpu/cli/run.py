@@ -77,6 +77,9 @@ class Command(msgspec.Struct, Generic[R], frozen=True, dict=True):
     loaded: Loaded | None = None
     #: its objects, for kubectl's printers (-o name|jsonpath=|custom-columns=, --sort-by; cli.printing)
     listing: Listing | None = None
+    #: the kinds its rows are made of: one that could not be listed is exit 4 even where the code is no
+    #: verdict (`nodes` with nodes forbidden is "could not look", never an empty table and exit 0)
+    needs: tuple[str, ...] = ()
 
 
 class Answer(msgspec.Struct, frozen=True):
@@ -176,7 +179,12 @@ def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
         report = command.analyse(loaded.state, load_catalog(), loaded.now)
     notes = [*loaded.state.notes, *(command.notes(report) if command.notes else ())]
     code = verdict_exit_code(
-        report, loaded.state.notes, command.kinds, fail_on=command.fail_on, verdict=command.verdict
+        report,
+        loaded.state.notes,
+        command.kinds,
+        fail_on=command.fail_on,
+        verdict=command.verdict,
+        needs=command.needs,
     )
     csv = command.csv
     return Answer(

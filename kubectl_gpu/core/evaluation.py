@@ -25,15 +25,21 @@ def verdict_exit_code(
     *,
     fail_on: FailOn | None = None,
     verdict: bool | None = None,
+    needs: Iterable[str] = (),
 ) -> ExitCode:
     """The report's exit code, except that a clean verdict (0) is INCOMPLETE (4) when a kind the analysis
     reads (`kinds`; None: every kind) could not be listed: "clean" and "could not look" never share a code.
 
     `verdict`: whether the code is a verdict on the cluster (None: when the report has a rule that can fail,
-    or `fail_on` is given)."""
+    or `fail_on` is given). `needs`: the kinds a command's rows are made of (nodes for `nodes`): when one of
+    them could not be listed, the answer is INCOMPLETE whatever the command, never an empty all-clear."""
     code = report.exit_code(fail_on)
     if verdict is None:
         verdict = fail_on is not None or getattr(report, "default_fail_on", None) is not None
+    notes = list(notes)
     if code == ExitCode.OK and verdict and could_not_look(notes, kinds):
+        return ExitCode.INCOMPLETE
+    needed = list(needs)
+    if code == ExitCode.OK and needed and could_not_look(notes, needed):
         return ExitCode.INCOMPLETE
     return code

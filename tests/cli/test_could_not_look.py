@@ -3,7 +3,8 @@
 A kind the command reads that may not be listed (403) still lets the report answer, with a warning; but a
 command whose exit code is a verdict (pending, explain, drivers, nvme, lint, diagnose, lifecycle --needs)
 then exits 4 instead of 0. Findings (1) and errors (3) outrank it; commands that never exit 1 (nodes,
-cost, inventory, lifecycle without --needs) stay 0. A snapshot taken under the same RBAC answers the same,
+cost, inventory, lifecycle without --needs) stay 0, unless the kind their rows are made of is the one
+forbidden (issue 36: `nodes` with nodes forbidden exits 4, with the server's message). A snapshot taken under the same RBAC answers the same,
 and a note about a kind the command does not read changes nothing."""
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def _forbid(api: FakeKubeAPI, resource: str) -> None:
         (("lint", "--fail-on", "warning"), "pods", 4),
         (("lifecycle", "--pod", "ml/train", "--needs", "1h"), "events", 4),
         (("nodes",), "pods", 0),
-        (("inventory",), "nodes", 0),
+        (("nodes",), "nodes", 4),  # issue 36: the rows' own kind forbidden is never an empty all-clear
+        (("inventory",), "nodes", 4),
+        (("cost",), "nodes", 4),
         (("cost",), "pods", 0),
         (("lifecycle",), "events", 0),
     ],
@@ -87,3 +90,22 @@ def test_json_output_carries_the_note_and_the_same_exit_code(
     assert result.code == 4
     notes = json.loads(result.out)["notes"]
     assert [(n["code"], n["kind"]) for n in notes] == [("FORBIDDEN", "events")]
+
+
+def test_nodes_forbidden_is_said_with_the_servers_message_and_exit_4(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    """Issue 36: listing nodes answered 403 and `nodes` printed "No nodes with accelerators" with exit 0."""
+    apiserver.add(node("n1"))
+    apiserver.fault(
+        path=r"^/api/v1/nodes$",
+        status=403,
+        body={
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
+            "message": 'nodes is forbidden: User "alice" cannot list resource "nodes" in API group "" '
+            "at the cluster scope",
+        },
+    )  # fmt: skip
+    result = cli("nodes", "--kubeconfig", str(kubeconfig))
+    assert result.code == 4, result.err
+    assert 'the server said: nodes is forbidden: User "alice" cannot list resource "nodes"' in result.err
