@@ -113,10 +113,13 @@ PROCESS_COLUMNS = _columns("NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD")
 
 
 def _status(result: SmiResult) -> Cell:
+    """error, findings, partial (some GPU's processes could not be read: a note says why), or ok."""
     if result.error:
         return Cell("error", style=theme.ERROR)
     if any(f.severity == "error" for f in result.findings):
         return Cell("findings", style=theme.WARNING)
+    if result.processes_unknown:
+        return Cell("partial", style=theme.WARNING)
     return Cell("ok", style=theme.GOOD)
 
 

@@ -295,19 +295,32 @@ _ILLEGAL_REF_RE = re.compile(
 )
 #: An ``&`` that starts no reference XML knows (nvidia-smi writes process names as they are).
 _BARE_AMP_RE = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
+#: A process name on its line, as nvidia-smi writes it: a ``<`` or ``>`` in it is the name's, not markup.
+_PROCESS_NAME_RE = re.compile(r"(<process_name>)([^\n]*?)(</process_name>)")
+
+
+def _escape_brackets(match: re.Match[str]) -> str:
+    name = match.group(2).replace("<", "&lt;").replace(">", "&gt;")
+    return f"{match.group(1)}{name}{match.group(3)}"
 
 
 def _repaired(document: str) -> tuple[str, str] | None:
     """The document with what makes it ill-formed replaced (illegal characters by U+FFFD, a stray ``&`` by
-    ``&amp;``), and what was done; None when none of that is there."""
+    ``&amp;``, a ``<`` or ``>`` in a process name by its reference), and what was done; None when none of
+    that is there."""
     fixed, raw = _ILLEGAL_RE.subn("\ufffd", document)
     fixed, refs = _ILLEGAL_REF_RE.subn("&#xfffd;", fixed)
     fixed, amps = _BARE_AMP_RE.subn("&amp;", fixed)
+    names = sum(1 for m in _PROCESS_NAME_RE.finditer(fixed) if "<" in m.group(2) or ">" in m.group(2))
+    if names:
+        fixed = _PROCESS_NAME_RE.sub(_escape_brackets, fixed)
     done = []
     if raw + refs:
         done.append(f"{raw + refs} character(s) XML cannot hold (control characters) replaced by U+FFFD")
     if amps:
         done.append(f"{amps} unescaped '&' escaped")
+    if names:
+        done.append(f"{names} process name(s) with '<' or '>' escaped")
     return (fixed, "XML was not well-formed, recovered: " + "; ".join(done)) if done else None
 
 

@@ -155,6 +155,26 @@ def _node_findings(result: ProbeResult) -> list[Finding]:
     return out
 
 
+#: Issues of the XML section that left it unread (the GPU facts then come from CSV or `-L`, with no processes).
+_UNREAD = ("parse", "failed", "empty", "missing", "truncated")
+
+
+def read_notes(result: ProbeResult) -> list[str]:
+    """What was not read as nvidia-smi wrote it: an XML document recovered from what made it ill-formed (a
+    control character in a process name), and GPUs whose processes are unknown, with why."""
+    notes = [f"nvidia-smi's {i.message}" for i in result.issues if i.kind == "recovered"]
+    unknown = [gpu.index for gpu in result.gpus if not gpu.processes_known]
+    if unknown:
+        xml = next((i for i in result.issues if i.section == "nvidia-smi-xml" and i.kind in _UNREAD), None)
+        why = f"the nvidia-smi XML could not be read ({xml.message}); " if xml is not None else ""
+        which = "every GPU" if len(unknown) == len(result.gpus) else f"GPU {', '.join(map(str, unknown))}"
+        notes.append(
+            f"processes of {which} unknown (PROCS ?), not none: {why}GPU facts from "
+            f"{result.gpu_source or 'an unknown source'}, which lists no processes"
+        )
+    return notes
+
+
 @dataclass(frozen=True, slots=True)
 class SmiResult:
     """One node's `smi` outcome: the parsed collector output, or the error that prevented it."""
@@ -183,9 +203,16 @@ class SmiResult:
         """PID -> `namespace/name` of the processes attributed to a pod."""
         return {p.pid: p.pod for p in self.attribution() if p.pid is not None and p.pod is not None}
 
+    @property
+    def processes_unknown(self) -> bool:
+        """Whether some GPU's processes could not be read (the XML failed and the GPU facts came from a source
+        that lists none): the node's status is then `partial`, never `ok`, and a note says why."""
+        return self.probe is not None and any(not gpu.processes_known for gpu in self.probe.gpus)
+
     def all_notes(self) -> tuple[str, ...]:
         notes = list(self.notes)
         if self.probe is not None:
+            notes += read_notes(self.probe)
             notes += attribution_notes(
                 self.attribution(),
                 section_problem=cgroups_problem(self.probe),
