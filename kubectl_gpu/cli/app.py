@@ -137,9 +137,30 @@ def _say_interrupted() -> None:
         typer.echo("interrupted", err=True)
 
 
+def _debug_requests() -> None:
+    """--debug: what each connection sent, against its request budget (kube.budget), on stderr at exit."""
+    if "kubectl_gpu.kube.budget" not in sys.modules:
+        return  # nothing was asked of a cluster
+    from kubectl_gpu.kube.budget import budgets_used
+
+    with contextlib.suppress(OSError):
+        for line in budgets_used():
+            typer.echo(_scrub(f"debug: {line}"), err=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turn every expected failure into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if "kubectl_gpu.kube.budget" in sys.modules:  # run again in one process (tests): count afresh
+        sys.modules["kubectl_gpu.kube.budget"].budgets_used()
+    try:
+        _main(args)
+    finally:
+        if _debug_requested(args):
+            _debug_requests()
+
+
+def _main(args: list[str]) -> None:
     debug = _debug_requested(args)
     command = typer.main.get_command(app)
     try:
@@ -149,6 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     except KubectlGpuError as exc:
         if debug:  # the traceback, and still the documented exit code (uncaught, Python would exit 1)
             _traceback()
+            _debug_requests()  # before the error, which stays the last line
         _error(exc.line())
         sys.exit(int(exc.exit_code))
     except typer.Exit as exc:

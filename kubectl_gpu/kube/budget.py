@@ -14,7 +14,11 @@ from collections.abc import Callable
 
 import msgspec
 
-__all__ = ["LIST_BUDGET", "BudgetSettings", "RequestBudget"]
+__all__ = ["LIST_BUDGET", "BudgetSettings", "RequestBudget", "budgets_used"]
+
+#: (what is paced, its settings) -> [requests, seconds waited], over the whole process: for --debug
+_TOTALS: dict[tuple[str, BudgetSettings], list[float]] = {}
+_TOTALS_LOCK = threading.Lock()
 
 
 class BudgetSettings(msgspec.Struct, frozen=True):
@@ -50,6 +54,7 @@ class RequestBudget:
         self._stamp = clock()
         self.taken = 0  # requests let through
         self.waited = 0.0  # seconds spent waiting for a token, all threads together
+        self.label = ""  # what it paces (the server), for --debug
 
     def reserve(self) -> float:
         """Take a token; the seconds to wait before using it (0 when one was there)."""
@@ -62,7 +67,11 @@ class RequestBudget:
             self.taken += 1
             wait = 0.0 if self._tokens >= 0 else -self._tokens / rate
             self.waited += wait
-            return wait
+        with _TOTALS_LOCK:
+            total = _TOTALS.setdefault((self.label, self.settings), [0, 0.0])
+            total[0] += 1
+            total[1] += wait
+        return wait
 
     def take(self, limit: float | None = None) -> bool:
         """Wait for a token; False (the token given back) when that would take longer than `limit` seconds."""
@@ -72,7 +81,23 @@ class RequestBudget:
                 self._tokens += 1.0
                 self.taken -= 1
                 self.waited -= wait
+            with _TOTALS_LOCK:
+                total = _TOTALS[(self.label, self.settings)]
+                total[0] -= 1
+                total[1] -= wait
             return False
         if wait > 0:
             self._sleep(wait)
         return True
+
+
+def budgets_used() -> list[str]:
+    """One line per budget that let a request through since the last call: for `--debug`."""
+    with _TOTALS_LOCK:
+        totals = sorted(_TOTALS.items(), key=lambda item: item[0][0])
+        _TOTALS.clear()
+    return [
+        f"{label or 'requests'}: {int(taken)} requests, budget {settings.describe()}, waited {waited:.2f}s for it"
+        for (label, settings), (taken, waited) in totals
+        if taken
+    ]

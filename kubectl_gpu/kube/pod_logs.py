@@ -62,7 +62,8 @@ def pod_log_tail(
     if container:
         query.append(("container", container))
     try:
-        data = transport.request("GET", path, query=query, timeout=TIMEOUT)
+        # limitBytes is the server's to honour; the cap holds if it does not (a proxy, a broken kubelet)
+        data = transport.request("GET", path, query=query, timeout=TIMEOUT, max_bytes=limit_bytes + 65536)
     except ApiFailure as exc:
         return LogTail(error=_why(exc), container=container)
     except KubectlGpuError as exc:

@@ -252,6 +252,7 @@ class Transport:
         self.context = context
         self.deadline = deadline or Deadline(None)
         self.budget = budget or RequestBudget(LIST_BUDGET)
+        self.budget.label = self.budget.label or self.server
         self.sleep = sleep
         self.clock = clock
         api.configuration.retries = False

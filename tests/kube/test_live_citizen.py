@@ -17,6 +17,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -296,3 +297,11 @@ def test_a_budget_wait_never_passes_the_deadline(apiserver: FakeKubeAPI, kubecon
     source.transport.budget = RequestBudget(BudgetSettings(qps=0.01, burst=1))
     with pytest.raises(ClusterError, match="took longer than"):
         source.load(["nodes"])
+
+
+def test_debug_shows_the_request_budget(cli: Any, apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    apiserver.add(node("n1"))
+    result = cli("nodes", "--kubeconfig", str(kubeconfig), "--debug")
+    assert result.code == 0, result.err
+    (line,) = [x for x in result.err.splitlines() if x.startswith("debug: ")]
+    assert f"debug: {apiserver.url}: " in line and "budget 5 requests/s, burst 30" in line, line
