@@ -146,7 +146,7 @@ def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
 
     console = make_console(stderr=True, no_color=no_color)
     for note in notes:  # a bundle's notes, and usage's, carry text from the cluster: shown safe
-        style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL") else "dim"
+        style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL", "POLLING") else "dim"
         console.print(f"warning: {shown(note.message)}", style=style, markup=False, highlight=False)
 
 

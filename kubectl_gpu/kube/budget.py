@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import msgspec
 
-__all__ = ["LIST_BUDGET", "BudgetSettings", "RequestBudget", "budgets_used"]
+__all__ = ["DEBUG_PODS_BUDGET", "LIST_BUDGET", "BudgetSettings", "RequestBudget", "budgets_used"]
 
 #: (what is paced, its settings) -> [requests, seconds waited], over the whole process: for --debug
 _TOTALS: dict[tuple[str, BudgetSettings], list[float]] = {}
@@ -34,6 +34,9 @@ class BudgetSettings(msgspec.Struct, frozen=True):
 #: Reads of the cluster (lists, watches, discovery, GETs). client-go's defaults are 5 and 10; the burst here
 #: holds one whole read (~25 requests) so a one-shot command never waits, while any loop is held to 5/s.
 LIST_BUDGET = BudgetSettings(qps=5.0, burst=30)
+#: The debug pods' own requests (create, a GET per pod polled, log, delete): `smi --all` on 40 nodes creates
+#: 40 pods at once and polls each; no list is sent in a loop, and a delete must not queue behind polls.
+DEBUG_PODS_BUDGET = BudgetSettings(qps=20.0, burst=100)
 
 
 class RequestBudget:

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from kubernetes import client
 
 from kubectl_gpu.core.debugpod import CONTAINER
+from kubectl_gpu.kube.budget import DEBUG_PODS_BUDGET, RequestBudget
 from kubectl_gpu.kube.live import PAGE_SIZE, list_pages
 from kubectl_gpu.kube.transport import ApiFailure, RequestTimedOut, Transport
 
@@ -35,7 +36,12 @@ class PodApi(Transport):
     """JSON requests through the official client's `ApiClient` (auth, TLS, exec plugins), nothing more."""
 
     def __init__(self, api: client.ApiClient, *, request_timeout: float | None, context: str | None) -> None:
-        super().__init__(api, request_timeout=request_timeout, context=context)
+        super().__init__(
+            api,
+            request_timeout=request_timeout,
+            context=context,
+            budget=RequestBudget(DEBUG_PODS_BUDGET),
+        )
 
     def allow_concurrency(self, workers: int) -> None:
         """Keep one pooled connection per worker (urllib3 warns and reconnects otherwise)."""
