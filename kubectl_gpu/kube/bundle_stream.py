@@ -26,6 +26,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from kubectl_gpu.kube.snapshot_decode import max_snapshot_bytes
+
 __all__ = ["BundleStream", "NotStreamable", "bundle_head", "open_bundle"]
 
 _PREFIX = b'{\n  "'  # the first line and the indentation of the first key
@@ -49,12 +51,21 @@ class BundleStream:
     Iterating parses the objects a run at a time as they are reached and closes the file at the end; it can
     be iterated once."""
 
-    def __init__(self, path: Path, head: dict[str, Any], file: BinaryIO, buf: bytearray, start: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        head: dict[str, Any],
+        file: BinaryIO,
+        buf: bytearray,
+        start: int,
+        limit: int | None = None,
+    ) -> None:
         self.path = path
         self.head = head
         self._file: BinaryIO | None = file
         self._buf = buf
         self._start = start
+        self._limit = limit  # the size cap: a file that grows past it while read is read whole (and refused)
 
     def close(self) -> None:
         if self._file is not None:
@@ -65,7 +76,7 @@ class BundleStream:
         if self._file is None:
             raise NotStreamable(f"{self.path}: already read")
         try:
-            yield from _runs(self._file, self._buf, self._start)
+            yield from _runs(self._file, self._buf, self._start, self._limit)
         finally:
             self.close()
 
@@ -99,6 +110,9 @@ def _open(path: Path, file: BinaryIO) -> BundleStream | None:
     size = os.fstat(file.fileno()).st_size
     if size < len(_PREFIX) + len(_OBJECTS) + len(_CLOSE) + len(_TAIL):
         return None
+    limit = max_snapshot_bytes()
+    if limit is not None and size > limit:
+        return None  # the whole-file read refuses it, from its size, before reading it
     file.seek(size - len(_CLOSE) - len(_TAIL))
     if file.read() != _CLOSE + _TAIL:  # also refuses a truncated file before anything is parsed
         return None
@@ -123,12 +137,13 @@ def _open(path: Path, file: BinaryIO) -> BundleStream | None:
     if not isinstance(head, dict) or "objects" in head:
         return None
     del buf[:start]
-    return BundleStream(path, head, file, buf, 0)
+    return BundleStream(path, head, file, buf, 0, limit)
 
 
-def _runs(file: BinaryIO, buf: bytearray, pos: int) -> Iterator[Any]:
+def _runs(file: BinaryIO, buf: bytearray, pos: int, limit: int | None = None) -> Iterator[Any]:
     """Each entry of the `objects` array, from `buf[pos]` on, parsed a run of whole blocks at a time: as
-    much as is buffered, up to the last block end in it (one `rfind` a chunk, no scan for every block)."""
+    much as is buffered, up to the last block end in it (one `rfind` a chunk, no scan for every block).
+    Past `limit` bytes read (the file grew), NotStreamable: the whole-file read then refuses it."""
     at_end = False
     searched = pos
     while True:
@@ -144,6 +159,8 @@ def _runs(file: BinaryIO, buf: bytearray, pos: int) -> Iterator[Any]:
             searched -= pos
             pos = 0
             chunk = file.read(max(_CHUNK, len(buf)))  # an object longer than a chunk: read as much again
+            if limit is not None and file.tell() > limit:
+                raise NotStreamable("past the size cap")
             at_end = not chunk
             buf += chunk
             continue

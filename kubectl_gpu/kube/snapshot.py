@@ -10,6 +10,11 @@ A bundle as `write_bundle` lays it out is parsed one run of objects at a time as
 (`kube/bundle_stream.py`), so neither the file nor its parsed tree is ever in memory whole; every other
 input is read whole, and so is a bundle a part of which does not read that way: from the start, so that
 its answer or its error is the one the whole-file read gives.
+
+Inputs far past any real cluster are refused before they are read: all the files together (a directory's
+too) over `snapshot_decode.MAX_SNAPSHOT_BYTES` (2 GiB; `KUBECTL_GPU_MAX_SNAPSHOT_BYTES` raises it), from
+their sizes, and every read counts its bytes against the same cap (a file that grows meanwhile, stdin).
+Compressed files are not read (nothing inflates past the cap).
 """
 
 from __future__ import annotations
@@ -34,7 +39,15 @@ from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load, retain_input
 from kubectl_gpu.kube.redaction import redact
-from kubectl_gpu.kube.snapshot_decode import PartsList, decode_any, read_documents, read_file
+from kubectl_gpu.kube.snapshot_decode import (
+    PartsList,
+    check_total,
+    decode_any,
+    max_snapshot_bytes,
+    read_documents,
+    read_file,
+    too_big,
+)
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.usage.scrape import ScrapeSet
@@ -179,6 +192,7 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
     file is one cluster's bundle: the commands that have a fleet mode then read each apart."""
     with bulk_load():
         files = list(_files(paths))
+        check_total(files)  # far past any real cluster: refused from the sizes, before a byte is read
         names = ", ".join(str(p) for p in files)
         whole: set[Path] = set()  # files to read whole: a part of them did not read one object at a time
         while True:
@@ -260,8 +274,12 @@ def cluster_groups(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, t
 
 
 def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
-    """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`)."""
+    """The same, from text (e.g. `kustomize build` output piped to `kubectl gpu lint -f -`; read it with
+    `snapshot_decode.read_stream`, which refuses input over the size cap as it reads)."""
     data = text.encode() if isinstance(text, str) else text
+    cap = max_snapshot_bytes()
+    if cap is not None and len(data) > cap:  # read already, but not parsed (several times its size)
+        raise too_big(source, len(data), cap)
     documents, json = decode_any(data, source)
     return _load([(source, documents, False, json)], source)
 

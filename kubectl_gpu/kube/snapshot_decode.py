@@ -3,22 +3,32 @@ the tree is JSON's own (no node shared between two places: `snapshot._objects` m
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from kubectl_gpu.core.errors import InvalidInput
 
 __all__ = [
+    "MAX_SNAPSHOT_BYTES",
+    "MAX_SNAPSHOT_BYTES_ENV",
     "MAX_YAML_BYTES",
     "PartsList",
     "WholeItems",
+    "check_total",
     "decode",
     "decode_any",
+    "max_snapshot_bytes",
+    "read_bytes",
     "read_documents",
     "read_file",
+    "read_stream",
+    "too_big",
 ]
 
 
@@ -48,9 +58,92 @@ _MAX_EXPANDED_NODES = 1_000_000
 MAX_YAML_BYTES = 512 * 1024 * 1024
 
 
-def _looks_like_yaml(path: Path) -> bool:
-    with path.open("rb") as handle:
-        head = handle.read(65536).lstrip()
+#: What a snapshot may weigh, all its files together (or stdin), before any of it is read into memory. A
+#: cluster at Kubernetes' scalability limits (5,000 nodes, 150,000 pods) is ~1.5 GB of JSON (bench/README.md,
+#: shape L: pods of ~10 KB, as `kubectl get -o json` writes them); reading one takes several times its size
+#: in memory. Past this cap an input is not a real cluster's, or is one this tool cannot read on a laptop:
+#: it is refused (exit 2) at once, from the file's size, instead of after gigabytes of memory.
+MAX_SNAPSHOT_BYTES = 2 << 30
+#: Raises (or, `0`, lifts) the cap: bytes, or with a unit (`4Gi`, `3G`, `512Mi`).
+MAX_SNAPSHOT_BYTES_ENV = "KUBECTL_GPU_MAX_SNAPSHOT_BYTES"
+
+_SIZE_RE = re.compile(r"\s*([0-9]+)\s*(Ki|Mi|Gi|Ti|k|K|M|G|T)?B?\s*")
+_UNITS = {None: 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+_UNITS |= {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+
+
+def max_snapshot_bytes() -> int | None:
+    """The cap on a snapshot's bytes (None: none): `KUBECTL_GPU_MAX_SNAPSHOT_BYTES`, else 2 GiB.
+    InvalidInput (exit 2) when the variable is not a size."""
+    text = os.environ.get(MAX_SNAPSHOT_BYTES_ENV)
+    if text is None or not text.strip():
+        return MAX_SNAPSHOT_BYTES
+    match = _SIZE_RE.fullmatch(text)
+    if match is None:
+        raise InvalidInput(
+            f"{MAX_SNAPSHOT_BYTES_ENV}: not a size: {text!r}",
+            "give bytes, or a size with a unit such as 4Gi or 3G; 0 lifts the cap",
+        )
+    value = int(match.group(1)) * _UNITS[match.group(2)]
+    return value or None
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
+
+
+def too_big(source: str, size: int, cap: int, *, at_least: bool = False) -> InvalidInput:
+    """The one-line refusal of an input over the cap (`at_least`: read up to the cap, and there was more)."""
+    over = f"over the {_size(cap)} input cap ({MAX_SNAPSHOT_BYTES_ENV})"
+    return InvalidInput(
+        f"{source}: {over}; read no further" if at_least else f"{source}: {_size(size)}, {over}; not read",
+        "a cluster at Kubernetes' limits (5,000 nodes, 150,000 pods) is about 1.5 GB of JSON; to read a "
+        f"larger input, raise the cap, e.g. {MAX_SNAPSHOT_BYTES_ENV}=4Gi (0 lifts it)",
+    )
+
+
+def check_total(paths: Sequence[Path]) -> None:
+    """Refuse files whose sizes together are over the cap, before any is read (a file that cannot be
+    stat'ed counts nothing here: its read says why)."""
+    cap = max_snapshot_bytes()
+    if cap is None:
+        return
+    total = 0
+    for path in paths:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            continue
+    if total > cap:
+        source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files ({paths[0]}, ...)"
+        raise too_big(source, total, cap)
+
+
+def read_stream(stream: BinaryIO, source: str = "<stdin>") -> bytes:
+    """All of `stream` (stdin), counted as it is read: refused once past the cap, never read whole first."""
+    return _read_counted(stream, source, max_snapshot_bytes())
+
+
+def _read_counted(stream: BinaryIO, source: str, cap: int | None, head: bytes = b"") -> bytes:
+    """`head` and the rest of `stream`, a chunk at a time, refused once past `cap` bytes in all."""
+    if cap is None:
+        return head + stream.read()
+    if len(head) > cap:
+        raise too_big(source, len(head), cap, at_least=True)
+    chunks, seen = [head], len(head)
+    while chunk := stream.read(min(1 << 20, cap + 1 - seen)):
+        chunks.append(chunk)
+        seen += len(chunk)
+        if seen > cap:
+            raise too_big(source, seen, cap, at_least=True)
+    return head if len(chunks) == 1 else b"".join(chunks)
+
+
+def _looks_like_yaml(head: bytes) -> bool:
+    head = head.lstrip()
     return bool(head) and head[:1] not in (b"{", b"[")
 
 
@@ -60,19 +153,60 @@ def read_documents(path: Path) -> list[Any]:
 
 def read_file(path: Path, *, parts_read: bool = False, whole_later: bool = False) -> tuple[list[Any], bool]:
     """The file's documents, and whether they are JSON (a tree no two places of which share a node);
-    `parts_read` and `whole_later`: see `decode_any`."""
+    `parts_read` and `whole_later`: see `decode_any`. A file over the cap (`max_snapshot_bytes`) is refused
+    from its size, and its bytes are counted as they are read (a file that grows, or whose size says 0)."""
+    cap = max_snapshot_bytes()
     try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES and _looks_like_yaml(path):
-            raise InvalidInput(
-                f"{path}: YAML of {size / 2**30:.1f} GiB is too big to read "
-                f"(over {MAX_YAML_BYTES >> 20} MiB: YAML is parsed whole)",
-                "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
-            )
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if cap is not None and size > cap:
+                raise too_big(str(path), size, cap)
+            if size > MAX_YAML_BYTES and _looks_like_yaml(handle.read(65536)):
+                raise InvalidInput(
+                    f"{path}: YAML of {size / 2**30:.1f} GiB is too big to read "
+                    f"(over {MAX_YAML_BYTES >> 20} MiB: YAML is parsed whole)",
+                    "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
+                )
+            handle.seek(0)
+            data = _read_handle(handle, str(path), cap)
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     return decode_any(data, str(path), parts_read=parts_read, whole_later=whole_later)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, under the same cap as a snapshot's (a saved nvidia-smi output, `smi --from-file`)."""
+    try:
+        with path.open("rb") as handle:
+            return _read_handle(handle, str(path), max_snapshot_bytes())
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _read_handle(handle: BinaryIO, source: str, cap: int | None) -> bytes:
+    """The rest of an open file: refused from its size when that is over `cap`, else read as one (as much as
+    its size says, and a byte more: more, and it grew, or its size says 0 as /proc's do; the rest is then
+    counted as it is read)."""
+    size = os.fstat(handle.fileno()).st_size
+    if cap is not None and size > cap:
+        raise too_big(source, size, cap)
+    data = handle.read(size + 1)
+    if len(data) > size:
+        data = _read_counted(handle, source, cap, data)
+    return data
+
+
+#: The first bytes of the compressed formats a snapshot may be mistaken for: they are not decompressed (a
+#: small file can inflate past any cap), and say what they are instead of "not valid YAML".
+_COMPRESSED = re.compile(
+    rb"(?P<gzip>\x1f\x8b)|(?P<zstd>\x28\xb5\x2f\xfd)|(?P<bzip2>BZh[1-9]1AY&SY)|(?P<xz>\xfd7zXZ\x00)"
+    rb"|(?P<zip>PK\x03\x04)"
+)
+
+
+def _compressed(data: bytes) -> str | None:
+    found = _COMPRESSED.match(data)
+    return found.lastgroup if found is not None else None
 
 
 def decode(data: bytes, source: str) -> list[Any]:
@@ -90,6 +224,12 @@ def decode_any(
     stripped = data.lstrip()
     if not stripped:
         raise InvalidInput(f"{source}: no input" if source == "<stdin>" else f"{source}: file is empty")
+    if (compression := _compressed(data)) is not None:
+        raise InvalidInput(
+            f"{source}: {compression}-compressed; snapshots are read uncompressed",
+            "decompress it first (e.g. gunzip -k FILE.gz); compressed input is not read, so it cannot inflate "
+            "past the size cap",
+        )
     if stripped[:1] in (b"{", b"["):
         if parts_read and len(data) >= PARTS_READ_FROM and (found := _parts_read(data)) is not None:
             found.whole = WholeItems(data) if whole_later else None

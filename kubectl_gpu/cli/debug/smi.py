@@ -84,6 +84,21 @@ def _print_errors(errors: Sequence[str], no_color: bool) -> None:
         err.print(f"error: {error}", style="red", markup=False, highlight=False, soft_wrap=True)
 
 
+def _read_saved(path: str) -> str:
+    """The saved output at `path` (`-`: stdin), refused past the snapshot size cap before it is read whole
+    (`KUBECTL_GPU_MAX_SNAPSHOT_BYTES`: a file from its size, stdin as it is read)."""
+    from kubectl_gpu.kube.snapshot_decode import read_bytes, read_stream
+
+    if path != "-":
+        return read_bytes(Path(path)).decode("utf-8", errors="replace")
+    stream = getattr(sys.stdin, "buffer", None)
+    try:
+        data = read_stream(stream, "<stdin>") if stream is not None else sys.stdin.read().encode()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return data.decode("utf-8", errors="replace")
+
+
 def _from_file(path: str) -> SmiResult:
     from kubectl_gpu.core.analyses.smi import SmiResult, sees_accelerator, unseen_reason
     from kubectl_gpu.core.debugpod import Accelerator as Acc
@@ -91,10 +106,7 @@ def _from_file(path: str) -> SmiResult:
     from kubectl_gpu.core.probe import ProbeParseError
     from kubectl_gpu.core.probe.nvidia_errors import NVIDIA_SMI_ERROR
 
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = _read_saved(path)
     if not text.strip():
         raise InvalidInput(f"{path}: file is empty")
     hint = "pass nvidia-smi -q -x, --query-gpu CSV, or kubectl gpu smi --raw output"
