@@ -5,7 +5,11 @@ Layout (the texts are kept raw, as read, so `usage` re-runs offline on them):
     "usage": {"windowSeconds": 300, "looked": true, "notes": ["..."],
               "scrapes": [{"source": "dcgm", "namespace": "gpu-operator", "pod": "nvidia-dcgm-exporter-abcde",
                            "node": "i-0...", "port": 9400, "path": "/metrics", "server": null,
-                           "takenAt": "2026-...Z", "text": "...", "error": null, "forbidden": false}]}
+                           "takenAt": "2026-...Z", "text": "...", "error": null, "forbidden": false}],
+              "exporterNamespaces": ["gpu-operator"]}
+
+`exporterNamespaces` (the namespaces whose exporters the reader was told to believe) is written only when
+some were named.
 """
 
 from __future__ import annotations
@@ -44,12 +48,15 @@ def scrape_to_dict(scrape: Scrape) -> dict[str, Any]:
 
 def scrapes_to_dict(scrapes: ScrapeSet) -> dict[str, Any]:
     """The bundle's `usage` value."""
-    return {
+    out: dict[str, Any] = {
         "windowSeconds": scrapes.window_s,
         "looked": scrapes.looked,
         "notes": list(scrapes.notes),
         "scrapes": [scrape_to_dict(s) for s in scrapes.scrapes],
     }
+    if scrapes.exporter_namespaces:
+        out["exporterNamespaces"] = list(scrapes.exporter_namespaces)
+    return out
 
 
 def _optional_str(obj: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -116,11 +123,16 @@ def scrapes_from_dict(obj: object, where: str) -> ScrapeSet:
     scrapes = [] if scrapes is None else scrapes
     if not isinstance(scrapes, list):
         raise InvalidInput(f"{where}: scrapes must be a list")
+    namespaces = obj.get("exporterNamespaces")
+    namespaces = [] if namespaces is None else namespaces
+    if not isinstance(namespaces, list) or not all(isinstance(n, str) and n for n in namespaces):
+        raise InvalidInput(f"{where}: exporterNamespaces must be a list of namespace names")
     return ScrapeSet(
         window_s=float(window),
         scrapes=tuple(scrape_from_dict(s, f"{where}.scrapes[{i}]") for i, s in enumerate(scrapes)),
         looked=looked,
         notes=tuple(notes),
+        exporter_namespaces=tuple(namespaces),
     )
 
 
@@ -133,4 +145,5 @@ def merge_scrapes(first: ScrapeSet, second: ScrapeSet) -> ScrapeSet:
         scrapes=(*first.scrapes, *second.scrapes),
         looked=first.looked and second.looked,
         notes=notes,
+        exporter_namespaces=tuple(dict.fromkeys((*first.exporter_namespaces, *second.exporter_namespaces))),
     )

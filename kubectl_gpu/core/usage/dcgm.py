@@ -12,6 +12,10 @@ Fields (dcgm-exporter's default counters, `etc/default-counters.csv`; units as i
   pod-resources API in the GPU Operator; empty when no pod holds the GPU or attribution is off).
 
 A series without `gpu` and `UUID` (a "dummy" line some test texts carry) names no GPU and is ignored.
+
+A figure outside what the field can be (`RANGES`: a ratio above 1, a negative utilisation, memory past any
+GPU's, power past any board's, a negative energy counter) is not believed: that field of that GPU is left
+unknown and the reading counts it in `rejected`, as a NaN or an infinity (`metrics.usable`) is.
 """
 
 from __future__ import annotations
@@ -20,7 +24,16 @@ import msgspec
 
 from kubectl_gpu.core.usage.metrics import Metrics, Series
 
-__all__ = ["GPU_UTIL", "GR_ENGINE_ACTIVE", "GpuKey", "GpuReading", "PodRef", "dcgm_readings"]
+__all__ = [
+    "GPU_UTIL",
+    "GR_ENGINE_ACTIVE",
+    "MAX_POWER_W",
+    "RANGES",
+    "GpuKey",
+    "GpuReading",
+    "PodRef",
+    "dcgm_readings",
+]
 
 GR_ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
@@ -29,6 +42,18 @@ FB_FREE = "DCGM_FI_DEV_FB_FREE"
 POWER = "DCGM_FI_DEV_POWER_USAGE"
 ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
 _FIELDS = (GR_ENGINE_ACTIVE, GPU_UTIL, FB_USED, FB_FREE, POWER, ENERGY)
+#: The most one GPU board draws, with room to spare (a B200 is 1 kW, a GB200 superchip 2.7 kW).
+MAX_POWER_W = 10_000.0
+#: What each field can be, inclusive: a value outside is not believed. Memory: 16 TiB in MiB (an H200 has
+#: 141 GiB); energy: mJ in an unsigned 64-bit counter, never below 0.
+RANGES: dict[str, tuple[float, float]] = {
+    GR_ENGINE_ACTIVE: (0.0, 1.01),  # a ratio; a hair over 1 is rounding (shown as 100%)
+    GPU_UTIL: (0.0, 100.0),
+    FB_USED: (0.0, 16 * 1024 * 1024),
+    FB_FREE: (0.0, 16 * 1024 * 1024),
+    POWER: (0.0, MAX_POWER_W),
+    ENERGY: (0.0, float(2**64)),
+}
 
 # (UUID or "index:<gpu>", MIG instance id or ""): one GPU, or one MIG instance of it.
 GpuKey = tuple[str, str]
@@ -56,6 +81,7 @@ class GpuReading(msgspec.Struct, frozen=True):
     power_w: float | None
     energy_mj: float | None
     pods: tuple[PodRef, ...]  # the pods the exporter attributes the GPU to (several: time-slicing)
+    rejected: int = 0  # values of this GPU outside their field's range (RANGES), not believed
 
     @property
     def memory_total_mib(self) -> float | None:
@@ -90,12 +116,17 @@ class _Gpu:
         self.labels: dict[str, str] = {}
         self.values: dict[str, float] = {}
         self.pods: set[PodRef] = set()
+        self.rejected = 0
 
     def add(self, field: str, series: Series) -> None:
         for name, value in series.labels.items():
             self.labels.setdefault(name, value)
-        # Time-slicing: one series per pod sharing the GPU, with the same device figure: keep the first.
-        self.values.setdefault(field, series.value)
+        low, high = RANGES[field]
+        if low <= series.value <= high:
+            # Time-slicing: one series per pod sharing the GPU, with the same device figure: keep the first.
+            self.values.setdefault(field, series.value)
+        else:
+            self.rejected += 1
         pod = _pod(series)
         if pod is not None:
             self.pods.add(pod)
@@ -115,13 +146,14 @@ class _Gpu:
             model=labels.get("modelName") or None,
             hostname=labels.get("Hostname") or labels.get("hostname") or None,
             mig_profile=labels.get("GPU_I_PROFILE") or None,
-            util_percent=None if util is None else min(max(util, 0.0), 100.0),
+            util_percent=None if util is None else min(util, 100.0),
             util_field=util_field,
             memory_used_mib=values.get(FB_USED),
             memory_free_mib=values.get(FB_FREE),
             power_w=values.get(POWER),
             energy_mj=values.get(ENERGY),
             pods=tuple(sorted(self.pods)),
+            rejected=self.rejected,
         )
 
 

@@ -14,17 +14,24 @@ The counters, as each server documents them (cumulative since the server started
 A NIM built on vLLM exports vLLM's names: the adapter's `server` hint ("nim") is kept then. Counters are
 summed over their label sets (engines, models) of one pod. A text that matches none of these is
 "not recognised"; a recognised server without a token counter says so.
+
+A counter is never below 0 and counts whole tokens: a series below 0, or at 2^53 or above (where a float
+no longer counts one by one; a server at a million tokens a second takes 285 years to get there), is not
+believed and counted in `rejected`; the counter is then unknown in that read (a sum without one of its
+series would read as a reset), as it is when one of its series was NaN or infinite (`distrusted`: the
+server is still one that counts tokens, its rate is unknown).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 import msgspec
 
 from kubectl_gpu.core.usage.metrics import Metrics
 
-__all__ = ["SERVER_NAMES", "TokenReading", "token_reading"]
+__all__ = ["MAX_TOKENS", "SERVER_NAMES", "TokenReading", "token_reading"]
 
 SERVER_NAMES: Final = {
     "vllm": "vLLM",
@@ -52,6 +59,20 @@ class TokenReading(msgspec.Struct, frozen=True):
     output_tokens: float | None
     prompt_tokens: float | None
     model: str | None = None
+    rejected: int = 0  # counter series not believed (below 0, or past MAX_TOKENS)
+    distrusted: bool = False  # a token counter was there but not believed (rejected, or NaN, an infinity)
+
+
+#: The largest token counter believed (exclusive).
+MAX_TOKENS = float(2**53)
+
+
+def _counter(metrics: Metrics, name: str, labels: dict[str, str]) -> tuple[float | None, int]:
+    """The sum of the counter's series that carry `labels`, and how many series were not believed."""
+    values = [s.value for s in metrics.get(name) if all(s.labels.get(k) == v for k, v in labels.items())]
+    good = [v for v in values if 0 <= v < MAX_TOKENS]
+    rejected = len(values) - len(good)
+    return (math.fsum(good) if good and not rejected else None), rejected
 
 
 def _recognise(metrics: Metrics, hint: str | None) -> str | None:
@@ -87,9 +108,11 @@ def token_reading(metrics: Metrics, hint: str | None = None) -> TokenReading:
         output, prompt, labels = _COUNTERS[server]
     else:
         return TokenReading(server, None, None)
-    return TokenReading(
-        server,
-        metrics.total(output, **labels),
-        metrics.total(prompt, **labels),
-        _model(metrics, output),
-    )
+    output_tokens, output_rejected = _counter(metrics, output, labels)
+    prompt_tokens, prompt_rejected = _counter(metrics, prompt, labels)
+    rejected = output_rejected + prompt_rejected
+    distrusted = bool(rejected) or metrics.had_unusable(output) or metrics.had_unusable(prompt)
+    if distrusted:  # a sum without one of its series is no count of the server's tokens
+        output_tokens = None if output_rejected or metrics.had_unusable(output) else output_tokens
+        prompt_tokens = None if prompt_rejected or metrics.had_unusable(prompt) else prompt_tokens
+    return TokenReading(server, output_tokens, prompt_tokens, _model(metrics, output), rejected, distrusted)

@@ -8,6 +8,11 @@ parse are kept and the others counted in `skipped`, so one bad line never hides 
 The parser appends `_total` to the samples of a family typed `counter` (DCGM's
 `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION` comes back as `..._TOTAL_ENERGY_CONSUMPTION_total`); `Metrics.get`
 looks a name up with and without that suffix, so callers use the names the exporters document.
+
+Values are what a pod wrote, so they are checked before anything adds them up: `NaN`, `+Inf`, `-Inf` (valid
+in the format) and a magnitude of 2^63 or more (no exporter's counter or gauge reaches it: `1e308` is a lie,
+and two of them overflow a sum) are dropped and counted in `unusable`, never raised. Each field's own range
+(a utilisation from 0 to 100, a counter never below 0) is its reader's to check (`dcgm`, `inference`).
 """
 
 from __future__ import annotations
@@ -18,11 +23,19 @@ from collections.abc import Iterable, Mapping
 
 import msgspec
 
-__all__ = ["Metrics", "Series", "parse_metrics"]
+__all__ = ["ABSURD", "Metrics", "Series", "parse_metrics", "usable"]
+
+#: A value this large (or larger, either sign) is not believed: past int64, where every exporter counts.
+ABSURD = float(2**63)
+
+
+def usable(value: float) -> bool:
+    """Finite and below `ABSURD` in magnitude: a value worth reading at all."""
+    return math.isfinite(value) and -ABSURD < value < ABSURD
 
 
 class Series(msgspec.Struct, frozen=True):
-    """One sample line: its name, labels and value (never NaN: those are dropped as unknown)."""
+    """One sample line: its name, labels and value (always `usable`: the others are dropped)."""
 
     name: str
     labels: Mapping[str, str]
@@ -30,10 +43,13 @@ class Series(msgspec.Struct, frozen=True):
 
 
 class Metrics(msgspec.Struct, frozen=True):
-    """The series of one `/metrics` text, by name; `skipped`: lines that did not parse."""
+    """The series of one `/metrics` text, by name; `skipped`: lines that did not parse; `unusable`: samples
+    dropped for a value that is not `usable` (NaN, an infinity, 1e308)."""
 
     by_name: Mapping[str, tuple[Series, ...]] = msgspec.field(default_factory=dict)
     skipped: int = 0
+    unusable: int = 0
+    unusable_names: frozenset[str] = frozenset()  # the names of those samples
 
     def get(self, name: str) -> tuple[Series, ...]:
         """The series named `name` (also found as `name_total`, or without `_total`)."""
@@ -42,6 +58,10 @@ class Metrics(msgspec.Struct, frozen=True):
             if found:
                 return found
         return ()
+
+    def had_unusable(self, name: str) -> bool:
+        """Whether a sample named `name` (or `name_total`, or without `_total`) was dropped as not usable."""
+        return any(n in self.unusable_names for n in (name, f"{name}_total", name.removesuffix("_total")))
 
     def has_prefix(self, prefix: str) -> bool:
         return any(name.startswith(prefix) for name in self.by_name)
@@ -52,18 +72,22 @@ class Metrics(msgspec.Struct, frozen=True):
         return math.fsum(values) if values else None
 
 
-def _families(text: str) -> Iterable[Series]:
+def _families(text: str) -> Iterable[Series | str]:
+    """Each sample of `text`; the name alone of one whose value is not `usable`."""
     from prometheus_client.parser import text_string_to_metric_families
 
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            value = float(sample.value)
-            if not math.isnan(value):
-                yield Series(sample.name, dict(sample.labels), value)
+            try:
+                value = float(sample.value)
+            except (OverflowError, ValueError, TypeError):  # an integer past any float
+                yield sample.name
+                continue
+            yield Series(sample.name, dict(sample.labels), value) if usable(value) else sample.name
 
 
-def _line_by_line(text: str) -> tuple[list[Series], int]:
-    series: list[Series] = []
+def _line_by_line(text: str) -> tuple[list[Series | str], int]:
+    series: list[Series | str] = []
     skipped = 0
     for line in text.splitlines():
         stripped = line.strip()
@@ -71,18 +95,24 @@ def _line_by_line(text: str) -> tuple[list[Series], int]:
             continue
         try:
             series.extend(_families(stripped + "\n"))
-        except (ValueError, IndexError, KeyError, TypeError):
+        except (ValueError, IndexError, KeyError, TypeError, OverflowError):
             skipped += 1
     return series, skipped
 
 
 def parse_metrics(text: str) -> Metrics:
-    """Every series of `text`; lines that do not parse are skipped and counted, never raised."""
+    """Every series of `text`; lines that do not parse are skipped and counted, values that are not
+    `usable` dropped and counted; nothing is raised."""
     try:
         series, skipped = list(_families(text)), 0
-    except (ValueError, IndexError, KeyError, TypeError):
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError):
         series, skipped = _line_by_line(text)
     by_name: dict[str, list[Series]] = defaultdict(list)
+    unusable: list[str] = []
     for one in series:
-        by_name[one.name].append(one)
-    return Metrics({name: tuple(found) for name, found in by_name.items()}, skipped)
+        if isinstance(one, str):
+            unusable.append(one)
+        else:
+            by_name[one.name].append(one)
+    found = {name: tuple(found) for name, found in by_name.items()}
+    return Metrics(found, skipped, len(unusable), frozenset(unusable))

@@ -4,7 +4,8 @@ A counter's increase is the sum of its rises from one sample to the next; a drop
 restarted (the server or exporter restarted), so the increase over that step is the value after the drop
 (it counted up from zero), as Prometheus's `increase()` treats it. The rate is the increase over the time
 from the first sample to the last; with fewer than two good samples, or no time between them, it is
-unknown (None), never zero.
+unknown (None), never zero. A good sample is finite and not below 0 (a counter never is): the others are
+left out, so an increase or a rate is never negative, whatever a pod wrote.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Point(msgspec.Struct, frozen=True, order=True):
 
 
 def _sorted(points: Iterable[Point]) -> list[Point]:
-    return sorted(p for p in points if math.isfinite(p.value))
+    return sorted(p for p in points if math.isfinite(p.value) and p.value >= 0)
 
 
 def counter_increase(points: Iterable[Point]) -> float | None:

@@ -42,9 +42,11 @@ class ScrapeSet(msgspec.Struct, frozen=True):
 
     `looked` is False when the adapter could not even list the candidates (pods/services forbidden):
     utilisation is then unknown, never zero. `notes` are one-line facts for the user ("no DCGM exporter
-    found", "--sample not given")."""
+    found", "--sample not given"). `exporter_namespaces`: the namespaces whose DCGM exporters the reader
+    was told to believe (`core.usage.trust`), kept so that a saved window is judged as it was read."""
 
     window_s: float
     scrapes: tuple[Scrape, ...] = ()
     looked: bool = True
     notes: tuple[str, ...] = msgspec.field(default_factory=tuple)
+    exporter_namespaces: tuple[str, ...] = ()

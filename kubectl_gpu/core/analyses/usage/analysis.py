@@ -11,12 +11,16 @@ a node with no GPU pod has every GPU idle whatever its utilisation. Namespaces a
 pods. Findings: USAGE_IDLE_GPUS per idle pod, USAGE_EMPTY_GPU_NODE per node without GPU pods,
 USAGE_READ_FAILED per endpoint that could not be read, USAGE_SERVER_UNRECOGNISED per inference workload
 without a token rate it could be priced by.
+
+Only what is believed is counted (`core.usage.trust`): DCGM exporters owned by a DaemonSet or in an
+`exporter_namespaces` namespace (with those the window was read with), one exporter per GPU, a GPU on the
+node its ResourceSlice names; what is not believed is said in the notes, naming the pods.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from decimal import Decimal
 
@@ -42,6 +46,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.overlay_prices import node_price, overlay_notes
 from kubectl_gpu.core.usage.rates import gauge_mean
 from kubectl_gpu.core.usage.scrape import ScrapeSet
+from kubectl_gpu.core.usage.trust import gpu_homes, scrape_rank
 from kubectl_gpu.core.usage.window import GpuWindow, Window, read_window
 
 __all__ = ["NOT_READ", "analyse"]
@@ -190,6 +195,12 @@ def _notes(window: Window) -> tuple[str, ...]:
         ]
     if window.skipped_lines:
         notes.append(f"{window.skipped_lines} /metrics line(s) did not parse and were skipped")
+    if window.rejected_values:
+        notes.append(
+            f"{window.rejected_values} /metrics value(s) were not believed (NaN, infinite, negative or out of "
+            "their field's range) and were left out"
+        )
+    notes.extend(window.trust_notes)
     return tuple(notes)
 
 
@@ -214,10 +225,13 @@ def analyse(
     prices: PriceBook | None = None,
     idle_below: float = DEFAULT_IDLE_BELOW,
     price_file: str | None = None,
+    exporter_namespaces: Collection[str] = (),
 ) -> UsageReport:
-    """The usage report of the window `scrapes` holds, at `now`. -n narrows pods and groups, never nodes."""
+    """The usage report of the window `scrapes` holds, at `now`. -n narrows pods and groups, never nodes.
+    `exporter_namespaces`: where DCGM exporters are believed whatever owns them (`core.usage.trust`)."""
     book = prices or PriceBook(catalog)
-    window = read_window(scrapes)
+    named = frozenset((*exporter_namespaces, *scrapes.exporter_namespaces))
+    window = read_window(scrapes, rank=scrape_rank(state.pods, named), homes=gpu_homes(state.resourceslices))
     by_node: dict[str | None, list[GpuWindow]] = defaultdict(list)
     for gpu in window.gpus:
         by_node[gpu.node].append(gpu)
