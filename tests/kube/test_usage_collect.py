@@ -18,7 +18,7 @@ from kubectl_gpu.core.k8s.state import ClusterState, Scope
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
 from kubectl_gpu.kube.source import LiveClusterSource, SourceOptions
 from kubectl_gpu.kube.usage import FORBIDDEN_ERROR, NO_SAVED_WINDOW, collect
-from kubectl_gpu.kube.usage.window import SAMPLE_NOT_DONE, SAMPLE_READONLY
+from kubectl_gpu.kube.usage.window import SAMPLE_NOT_DONE, SAMPLE_READONLY, Pacer
 from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig
@@ -45,11 +45,23 @@ VLLM_RESET = _reset(VLLM_TEXT)
 T0 = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
 
 
-def _exporter(name: str, node: str, *, port_name: str = "metrics") -> dict[str, Any]:
-    obj = pod(name, "gpu-operator", node_name=node, labels={"app": "nvidia-dcgm-exporter"},
+def daemonset_owned(obj: dict[str, Any], daemonset: str = "nvidia-dcgm-exporter") -> dict[str, Any]:
+    """`obj` (a pod) as its DaemonSet controller makes it: ownerReferences kind DaemonSet."""
+    obj["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": daemonset, "uid": f"uid-{daemonset}",
+         "controller": True, "blockOwnerDeletion": True}
+    ]  # fmt: skip
+    return obj
+
+
+def _exporter(
+    name: str, node: str, *, port_name: str = "metrics", namespace: str = "gpu-operator", owned: bool = True
+) -> dict[str, Any]:
+    """The GPU Operator's exporter pod (a DaemonSet's, unless not `owned`: a look-alike)."""
+    obj = pod(name, namespace, node_name=node, labels={"app": "nvidia-dcgm-exporter"},
               image="nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")  # fmt: skip
     obj["spec"]["containers"][0]["ports"] = [{"name": port_name, "containerPort": 9400}]
-    return obj
+    return daemonset_owned(obj) if owned else obj
 
 
 def _vllm(name: str, node: str, namespace: str = "inference") -> dict[str, Any]:
@@ -116,8 +128,9 @@ def test_two_samples_over_the_window_through_the_pod_proxy(
     proxy.serve("gpu-operator", "nvidia-dcgm-exporter-b", 9400, DCGM_TEXT)
     proxy.serve("inference", "llama-0", 8000, vllm_first, vllm_second)
     waits = Waits()
-    got = collect(options, _state(options), window_s=300, samples=2, wait=waits, clock=Clock())
-    assert waits == [300.0]
+    pacer = Pacer(waits, monotonic=lambda: 0.0)  # the schedule's time moves only by what it waits
+    got = collect(options, _state(options), window_s=300, samples=2, pacer=pacer, clock=Clock())
+    assert waits == [300.0]  # every endpoint's first read started at 0: one wait, to their second reads
     assert got.looked and got.window_s == 300
     assert got.notes == ("--sample not given",)
     by_pod = _by_pod(got)
@@ -300,7 +313,7 @@ class _Stalled:
         self.blocked = blocked
         self.release = threading.Event()
 
-    def request(self, method: str, path: str, *, timeout: float) -> bytes:
+    def request(self, method: str, path: str, *, timeout: float, max_bytes: int) -> bytes:
         if any(f"/pods/{name}:" in path for name in self.blocked):
             self.release.wait(3600)
         return b"DCGM_FI_DEV_GPU_UTIL 1\n"
@@ -313,15 +326,17 @@ def test_a_read_that_outlasts_the_round_is_abandoned_and_the_others_kept() -> No
     endpoints = [Endpoint("dcgm", "gpu-operator", f"e-{i}", f"n-{i}", 9400) for i in range(3)]
     stub = _Stalled({"e-1"})
     try:
-        got = read_round(stub, endpoints, 5.0, Clock(), budget_s=0.3)  # type: ignore[arg-type]
+        got = read_round(stub, endpoints, 5.0, Clock(), limit_s=0.3)  # type: ignore[arg-type]
     finally:
         stub.release.set()
     assert [s.pod for s in got] == ["e-0", "e-1", "e-2"]
     assert [s.text is not None for s in got] == [True, False, True]
-    assert got[1].error == "no answer within the round's 0.3s (the read went on past its timeout)"
+    assert got[1].error == "no answer within the window's 0.3s (not read)"
 
 
-def test_the_round_budget_grows_with_the_batches() -> None:
-    from kubectl_gpu.kube.usage.window import round_budget
+def test_the_schedule_limit_is_the_window_and_two_timeouts_per_batch_of_reads_in_flight() -> None:
+    from kubectl_gpu.kube.usage.window import MAX_IN_FLIGHT, schedule_limit
 
-    assert round_budget(1, 5.0) == 10.0 and round_budget(8, 5.0) == 10.0 and round_budget(9, 5.0) == 20.0
+    assert schedule_limit(1, 1, 0.0, 5.0) == 20.0
+    assert schedule_limit(MAX_IN_FLIGHT, 2, 300.0, 5.0) == 300.0 + 2 * 5.0 * 3
+    assert schedule_limit(500, 2, 5.0, 1.0) == 5.0 + 2 * 1.0 * (1 + 16)

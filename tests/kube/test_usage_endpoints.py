@@ -1,4 +1,5 @@
-"""Which pods `usage` reads `/metrics` from (kube/usage/endpoints.py): no request, only the pods read."""
+"""Which pods `usage` reads `/metrics` from (kube/usage/endpoints.py): no request, only the pods read; a DCGM
+exporter look-alike is read only when a DaemonSet owns it or it runs in a named namespace."""
 
 from __future__ import annotations
 
@@ -8,8 +9,15 @@ import pytest
 
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
-from kubectl_gpu.kube.usage.endpoints import Endpoint, dcgm_endpoints, inference_endpoints
+from kubectl_gpu.kube.usage.endpoints import (
+    Endpoint,
+    dcgm_endpoints,
+    find_endpoints,
+    inference_endpoints,
+    untrusted_exporters,
+)
 from tests.helpers import pod
+from tests.kube.test_usage_collect import daemonset_owned
 
 
 def _pod(obj: dict[str, Any], ports: list[dict[str, Any]] | None = None) -> Pod:
@@ -30,7 +38,8 @@ def _pod(obj: dict[str, Any], ports: list[dict[str, Any]] | None = None) -> Pod:
     ],
 )
 def test_dcgm_exporters_by_their_usual_labels(labels: dict[str, str]) -> None:
-    found = dcgm_endpoints([_pod(pod("e", "gpu-operator", node_name="n1", labels=labels, image="x/y:1"))])
+    obj = daemonset_owned(pod("e", "gpu-operator", node_name="n1", labels=labels, image="x/y:1"))
+    found = dcgm_endpoints([_pod(obj)])
     assert found == [Endpoint("dcgm", "gpu-operator", "e", "n1", 9400)]
 
 
@@ -38,7 +47,7 @@ def test_dcgm_exporter_by_image_and_its_named_port() -> None:
     obj = pod(
         "e", "monitoring", node_name="n1", image="nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04"
     )
-    found = dcgm_endpoints([_pod(obj, [{"name": "metrics", "containerPort": 9500}])])
+    found = dcgm_endpoints([_pod(daemonset_owned(obj), [{"name": "metrics", "containerPort": 9500}])])
     assert [(e.port, e.proxy_path) for e in found] == [
         (9500, "/api/v1/namespaces/monitoring/pods/e:9500/proxy/metrics")
     ]
@@ -47,9 +56,9 @@ def test_dcgm_exporter_by_image_and_its_named_port() -> None:
 def test_only_running_pods_on_a_node_are_read() -> None:
     labels = {"app": "nvidia-dcgm-exporter"}
     pods = [
-        _pod(pod("pending", labels=labels, phase="Pending")),
-        _pod(pod("unscheduled", labels=labels)),
-        _pod(pod("done", labels=labels, node_name="n1", phase="Succeeded")),
+        _pod(daemonset_owned(pod("pending", labels=labels, phase="Pending"))),
+        _pod(daemonset_owned(pod("unscheduled", labels=labels))),
+        _pod(daemonset_owned(pod("done", labels=labels, node_name="n1", phase="Succeeded"))),
         _pod(pod("other", node_name="n1")),
     ]
     assert dcgm_endpoints(pods) == []
@@ -95,3 +104,45 @@ def test_an_unknown_pod_without_a_gpu_or_a_metrics_port_is_not_read() -> None:
 def test_names_are_escaped_into_their_segment() -> None:
     endpoint = Endpoint("dcgm", "ns", "a/../b", "n1", 9400)
     assert endpoint.proxy_path == "/api/v1/namespaces/ns/pods/a%2F..%2Fb:9400/proxy/metrics"
+
+
+# --- trust: labels are no proof (issue 36 item 2) ---------------------------------------------------------
+
+
+def _lookalike(name: str, namespace: str, owner: str | None = None) -> Pod:
+    obj = pod(
+        name, namespace, node_name="n1", labels={"app": "dcgm-exporter"}, requests={"nvidia.com/gpu": "1"}
+    )
+    obj["spec"]["containers"][0]["ports"] = [{"name": "metrics", "containerPort": 9400}]
+    if owner is not None:
+        obj["metadata"]["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": owner, "name": "x", "uid": "u"}
+        ]
+    return _pod(obj)
+
+
+def test_a_labelled_pod_in_a_tenant_namespace_is_not_read_as_an_exporter_nor_as_a_server() -> None:
+    tenant = _lookalike("fake-dcgm", "team-a")  # a bare pod: `kubectl run` with the label
+    deployed = _lookalike("fake-dcgm-2", "team-a", owner="ReplicaSet")
+    real = _lookalike("nvidia-dcgm-exporter-x", "gpu-operator", owner="DaemonSet")
+    pods = [tenant, deployed, real]
+    assert [e.pod for e in dcgm_endpoints(pods)] == ["nvidia-dcgm-exporter-x"]
+    assert inference_endpoints(pods) == []  # it asks for a GPU and names a metrics port: still not read
+    assert untrusted_exporters(pods) == [("team-a", "fake-dcgm"), ("team-a", "fake-dcgm-2")]
+
+
+def test_a_named_namespace_is_believed_whatever_owns_its_exporter() -> None:
+    static = _lookalike("dcgm-exporter-static", "monitoring")  # no owner: a hand-made pod
+    assert dcgm_endpoints([static]) == []
+    assert [e.pod for e in dcgm_endpoints([static], ("monitoring",))] == ["dcgm-exporter-static"]
+    assert untrusted_exporters([static], ("monitoring",)) == []
+
+
+def test_find_endpoints_passes_the_namespaces_on() -> None:
+    from kubectl_gpu.core.k8s.state import StateBuilder
+
+    builder = StateBuilder()
+    builder.add([_lookalike("dcgm-exporter-static", "monitoring")])
+    state = builder.build()
+    assert find_endpoints(state) == []
+    assert [e.pod for e in find_endpoints(state, ["monitoring"])] == ["dcgm-exporter-static"]

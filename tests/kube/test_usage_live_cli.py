@@ -13,6 +13,7 @@ from tests.conftest import Result
 from tests.helpers import node, pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.pod_proxy import forbidden_body
+from tests.kube.test_usage_collect import daemonset_owned
 
 Cli = Callable[..., Result]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "metrics"
@@ -25,6 +26,7 @@ def _objects() -> list[dict[str, Any]]:
     exporter = pod("nvidia-dcgm-exporter-a", "gpu-operator", node_name="gpu-1", labels={"app": "nvidia-dcgm-exporter"},
                    image="nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")  # fmt: skip
     exporter["spec"]["containers"][0]["ports"] = [{"name": "metrics", "containerPort": 9400}]
+    daemonset_owned(exporter)
     worker = pod("train-0", "ml", node_name="gpu-1", requests={"nvidia.com/gpu": "1"})
     return [gpu_node, exporter, worker]
 

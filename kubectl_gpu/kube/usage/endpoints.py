@@ -13,17 +13,22 @@ the proxy cannot reach any other.
   NVIDIA NIM (`nvcr.io/nim/`, `/v1/metrics`).
   A pod that asks for a GPU and names a port `metrics` but runs none of these is read as `server=None`:
   the analysis lists it as an unknown server.
+
+Labels are no proof: a DCGM exporter look-alike is read only when it is owned by a DaemonSet or runs in one
+of the namespaces the user names (`core.usage.trust`); the others are listed by `untrusted_exporters`, for a
+note, and never read (as an inference server either).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import msgspec
 
 from kubectl_gpu.core.k8s.models import Container, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.usage.scrape import SourceKind
+from kubectl_gpu.core.usage.trust import UNTRUSTED, exporter_rank
 
 __all__ = [
     "DCGM_LABELS",
@@ -33,6 +38,7 @@ __all__ = [
     "find_endpoints",
     "inference_endpoints",
     "server_of",
+    "untrusted_exporters",
 ]
 
 DCGM_PORT = 9400
@@ -102,14 +108,24 @@ def _is_dcgm(pod: Pod) -> bool:
     return any("dcgm-exporter" in (c.image or "").lower() for c in pod.containers)
 
 
-def dcgm_endpoints(pods: Iterable[Pod]) -> list[Endpoint]:
-    """The DCGM exporters among `pods`, one endpoint each (its named `metrics` port, else 9400)."""
+def dcgm_endpoints(pods: Iterable[Pod], namespaces: Collection[str] = ()) -> list[Endpoint]:
+    """The DCGM exporters among `pods` that are believed (owned by a DaemonSet, or in `namespaces`), one
+    endpoint each (its named `metrics` port, else 9400)."""
     found = []
     for pod in pods:
-        if _readable(pod) and _is_dcgm(pod):
+        if _readable(pod) and _is_dcgm(pod) and exporter_rank(pod, namespaces) != UNTRUSTED:
             port = _named_port(pod.containers) or DCGM_PORT
             found.append(Endpoint("dcgm", pod.namespace, pod.name, pod.node_name, port))
     return found
+
+
+def untrusted_exporters(pods: Iterable[Pod], namespaces: Collection[str] = ()) -> list[tuple[str, str]]:
+    """(namespace, name) of the Running pods that look like a DCGM exporter but are not believed."""
+    return [
+        (pod.namespace, pod.name)
+        for pod in pods
+        if _readable(pod) and _is_dcgm(pod) and exporter_rank(pod, namespaces) == UNTRUSTED
+    ]
 
 
 def server_of(container: Container) -> str | None:
@@ -152,6 +168,7 @@ def inference_endpoints(pods: Iterable[Pod]) -> list[Endpoint]:
     return found
 
 
-def find_endpoints(state: ClusterState) -> list[Endpoint]:
-    """Every endpoint to read: DCGM exporters cluster-wide, then the inference servers in scope."""
-    return dcgm_endpoints(state.pods) + inference_endpoints(state.listed_pods)
+def find_endpoints(state: ClusterState, namespaces: Collection[str] = ()) -> list[Endpoint]:
+    """Every endpoint to read: the believed DCGM exporters cluster-wide (`namespaces`: where exporters are
+    believed whatever owns them), then the inference servers in scope."""
+    return dcgm_endpoints(state.pods, namespaces) + inference_endpoints(state.listed_pods)
