@@ -14,13 +14,32 @@ Replaced by `<redacted>` (the field and its place kept, so the shape and counts 
 
 Kept: names, labels, images, resources, scheduling fields, statuses, events, NodePool and NodeClass specs
 otherwise. docs/security.md lists it for whoever is sent a bundle.
+
+A `/metrics` text saved with `snapshot --usage-window` (`redact_metrics`) is a pod's own words: it keeps what
+`usage` reads (metric names, values, `# TYPE` lines, the labels of `METRICS_KEPT_LABELS`) and loses the
+rest of what could carry a credential: the value of a label whose name says secret (`api_key`, `token`,
+`password`, `authorization`, ...), and in every other label value, `# HELP` text and comment, what looks like
+one (`redact_text`: `Authorization: ...`, `Bearer ...`, `key=value` with a secret's name, a URL's
+user:password, the shapes of AWS, OpenAI, Hugging Face, GitHub and Slack tokens, JWTs).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["KEPT_ANNOTATIONS", "KEPT_ENV", "REDACTED", "USER_DATA_WORDS", "redact"]
+from kubectl_gpu.kube.secret_text import scrub, strip_userinfo
+
+__all__ = [
+    "KEPT_ANNOTATIONS",
+    "KEPT_ENV",
+    "METRICS_KEPT_LABELS",
+    "REDACTED",
+    "USER_DATA_WORDS",
+    "redact",
+    "redact_metrics",
+    "redact_text",
+]
 
 REDACTED = "<redacted>"
 #: Annotations whose values the analyses read (karpenter, cost and lint: do-not-disrupt; smi: mirror pods;
@@ -118,3 +137,79 @@ def redact(obj: dict[str, Any]) -> dict[str, Any]:
     if isinstance(template, dict):
         _annotations(template.get("metadata"))
     return obj
+
+
+#: The labels of a /metrics text that `usage` reads (core/usage/dcgm.py, inference.py; `le` and `quantile`
+#: shape histograms and summaries): names, never credentials, kept as written.
+METRICS_KEPT_LABELS = frozenset(
+    {
+        "gpu", "UUID", "uuid", "device", "modelName", "Hostname", "hostname", "GPU_I_ID", "GPU_I_PROFILE",
+        "pod", "namespace", "container", "exported_pod", "exported_namespace", "exported_container",
+        "model_name", "model", "le", "quantile",
+    }
+)  # fmt: skip
+_SECRET_WORDS = (
+    r"api[_-]?key|apikey|access[_-]?key|secret|passw(?:or)?d|passwd|pwd|token|auth|authorization"
+    r"|credentials?|cookie|session[_-]?id|private[_-]?key|signature"
+)
+#: A label whose name is (or has, between underscores) one of the words: its value is dropped whole.
+_SECRET_LABEL = re.compile(rf"(?i)(?:^|[_-])(?:{_SECRET_WORDS})(?:$|[_-])")
+_SECRET_SHAPES = (
+    # Authorization: anything (in a HELP text or a comment: to the end of the line)
+    (re.compile(r"(?i)\b((?:proxy-)?authorization)(\s*[:=]\s*)[^\n]*"), rf"\1\2{REDACTED}"),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]{6,}=*"), rf"\1 {REDACTED}"),
+    # key=value, key: value with a secret's name (api_key=..., ?token=..., password: ...)
+    (
+        re.compile(rf"(?i)\b([\w.-]*(?:{_SECRET_WORDS})[\w.-]*)(\s*[=:]\s*)([\"']?)[^\s\"'&,;]+"),
+        rf"\1\2\3{REDACTED}",
+    ),
+    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),  # AWS access key ids
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),  # JWTs
+    (re.compile(r"\b(?:sk|rk|pk)-(?:proj-|live-|test-)?[A-Za-z0-9_]{20,}"), REDACTED),  # OpenAI-style keys
+    (re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,})"), REDACTED),
+    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), REDACTED),  # Slack
+)
+_METRIC_NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
+_BARE_SAMPLE = re.compile(r"\s*[A-Za-z_:][A-Za-z0-9_:]*\s+[-+0-9.eEINnaf]+(?:\s+-?[0-9]+)?\s*")
+_LABEL_PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*")((?:[^"\\]|\\.)*)(")')
+
+
+def redact_text(text: str) -> str:
+    """`text` (a line, a label value, an error) without what looks like a credential (module docstring),
+    nor any credential this process holds (`secret_text.scrub`)."""
+    for pattern, replacement in _SECRET_SHAPES:
+        text = pattern.sub(replacement, text)
+    return scrub(strip_userinfo(text))
+
+
+def _label(match: re.Match[str]) -> str:
+    name, eq, value, end = match.groups()
+    if name in METRICS_KEPT_LABELS:
+        return match.group(0)
+    if _SECRET_LABEL.search(name):
+        return f"{name}{eq}{REDACTED}{end}"
+    return f"{name}{eq}{redact_text(value)}{end}"
+
+
+def _metrics_line(line: str) -> str:
+    stripped = line.lstrip()
+    if stripped.startswith("#"):
+        words = stripped.split(None, 3)
+        if len(words) >= 3 and words[1] == "TYPE":
+            return line  # a metric name and its type: read by the parser
+        if len(words) >= 3 and words[1] == "HELP":
+            return f"# HELP {words[2]} {redact_text(words[3]) if len(words) > 3 else ''}".rstrip()
+        return redact_text(line)
+    if _BARE_SAMPLE.match(line):
+        return line  # a name and a figure: nothing else to hide in
+    head, brace, rest = line.partition("{")
+    if not brace or not _METRIC_NAME.fullmatch(head.strip()):
+        return redact_text(line)  # not a sample line: words, as a comment's
+    return head + brace + _LABEL_PAIR.sub(_label, rest)
+
+
+def redact_metrics(text: str) -> str:
+    """A `/metrics` text as a redacted bundle keeps it (module docstring): each line parses as it did, every
+    figure `usage` reads stays, what could be a credential goes."""
+    lines = text.split("\n")
+    return scrub("\n".join(_metrics_line(line) for line in lines))

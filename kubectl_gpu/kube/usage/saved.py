@@ -5,10 +5,13 @@ Redaction (kube/redaction.py) leaves out what can carry a credential except what
 `/metrics` texts of the DCGM exporters and of the inference servers we recognise are what `usage` reads:
 they hold metric names, figures and labels (pod, namespace and container names, node host names, GPU
 models and UUIDs, driver versions, the model a server serves), the same kinds of names, labels and images a
-redacted bundle keeps, so they are kept as read (passed through the credential scrubber, which removes any
-credential this process holds). A text that `core.usage` does not recognise as a server's (by its counter
-names, whatever the image) is read by no analysis and may hold anything: a redacted bundle keeps that it was
-found, not what it said. `--no-redact` keeps it too.
+redacted bundle keeps. A pod writes them, though, so they are kept as `redaction.redact_metrics` keeps them:
+every figure and label `usage` reads as read, and out of the rest (other labels' values, HELP texts,
+comments) what could be a credential (an `api_key` label, `Authorization: ...`, a bearer token, a URL's
+password; and any credential this process holds). The one-line errors are passed through
+`redaction.redact_text` (a pod's error page may quote a header). A text that `core.usage` does not
+recognise as a server's (by its counter names, whatever the image) is read by no analysis and may hold
+anything: a redacted bundle keeps that it was found, not what it said. `--no-redact` keeps it all.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from kubectl_gpu.core.k8s.state import ClusterState, Note, StateBuilder
 from kubectl_gpu.core.usage.inference import token_reading
 from kubectl_gpu.core.usage.metrics import parse_metrics
 from kubectl_gpu.core.usage.scrape import Scrape, ScrapeSet
+from kubectl_gpu.kube.redaction import redact_metrics, redact_text
 from kubectl_gpu.kube.secret_text import scrub
 
 __all__ = ["UNKNOWN_SERVER_REDACTED", "pods_state", "redact_scrapes"]
@@ -55,13 +59,16 @@ def pods_state(objects: Iterable[dict[str, Any]], notes: Iterable[Note]) -> Clus
 
 def _redacted(scrape: Scrape) -> Scrape:
     if scrape.text is None:
-        return scrape
+        error = None if scrape.error is None else redact_text(scrape.error)
+        return scrape if error == scrape.error else msgspec.structs.replace(scrape, error=error)
     if (
         scrape.source == "inference"
         and token_reading(parse_metrics(scrape.text), scrape.server).server is None
     ):
         return msgspec.structs.replace(scrape, text=None, error=UNKNOWN_SERVER_REDACTED)
-    return msgspec.structs.replace(scrape, text=scrub(scrape.text))
+    if scrape.source == "smi":  # the tool's own debug pod's nvidia-smi output, not a pod's words
+        return msgspec.structs.replace(scrape, text=scrub(scrape.text))
+    return msgspec.structs.replace(scrape, text=redact_metrics(scrape.text))
 
 
 def redact_scrapes(scrapes: ScrapeSet) -> ScrapeSet:
