@@ -30,6 +30,12 @@ from kubectl_gpu.core.errors import ClusterError, ExitCode, Interrupted
 
 __all__ = ["register", "shell"]
 
+#: What the first signal and every later one say (a second Ctrl-C or CI's SIGTERM cannot stop the delete).
+_CLEANING = "interrupted: cleaning up, deleting the debug pod...\n"
+_STILL_CLEANING = (
+    "interrupted again: still deleting the debug pod (at most a minute); SIGKILL would leave it on the node\n"
+)
+
 
 def shell(
     ctx: typer.Context,
@@ -50,7 +56,7 @@ def shell(
     """An interactive debug shell on the node (privileged, host namespaces, the node's / at /host, GPU
     tools), through kubectl exec. The pod is deleted when the shell exits or on Ctrl-C."""
     from kubectl_gpu.cli.debug.dry_run import print_dry_run
-    from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm
+    from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, say
     from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, run_in_foreground
     from kubectl_gpu.render.output import make_console
 
@@ -73,7 +79,10 @@ def shell(
     runner = DebugRunner(api, RunnerSettings(namespace=namespace, timeout=seconds))
     err = make_console(stderr=True, no_color=opts.no_color)
     try:
-        with interrupts_on_sigterm(), runner.shell_pod(target, strategy) as pod:
+        with (
+            interrupts_on_sigterm(on_first=say(_CLEANING), on_again=say(_STILL_CLEANING)),
+            runner.shell_pod(target, strategy) as pod,
+        ):
             for line in greeting(target, pod):
                 err.print(line, markup=False, highlight=False, soft_wrap=True)
             argv = exec_argv(kubectl, kubectl_flags(opts, api.context), pod, tty=sys.stdin.isatty())

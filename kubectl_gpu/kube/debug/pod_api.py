@@ -20,7 +20,10 @@ from kubectl_gpu.kube.budget import DEBUG_PODS_BUDGET, RequestBudget
 from kubectl_gpu.kube.live import PAGE_SIZE, list_pages
 from kubectl_gpu.kube.transport import ApiFailure, RequestTimedOut, Transport
 
-__all__ = ["ApiFailure", "PodApi", "RequestTimedOut", "field_value"]
+__all__ = ["DELETE_TIMEOUT", "ApiFailure", "PodApi", "RequestTimedOut", "field_value"]
+
+#: Seconds one DELETE of a debug pod may take when requests have no timeout (--request-timeout 0).
+DELETE_TIMEOUT = 30.0
 
 
 def _segment(text: str) -> str:
@@ -78,10 +81,13 @@ class PodApi(Transport):
         return data.decode("utf-8", "replace")
 
     def delete_pod(self, namespace: str, name: str) -> None:
+        """Delete at once (no grace, Background propagation), within the request timeout, or DELETE_TIMEOUT
+        with none (--request-timeout 0): a delete during cleanup after Ctrl-C must end, answered or not."""
         self.call(
             "DELETE",
             f"{self._pods(namespace)}/{_segment(name)}",
             query=[("propagationPolicy", "Background"), ("gracePeriodSeconds", 0)],
+            timeout=self.request_timeout or DELETE_TIMEOUT,
         )
 
     def list_pods(

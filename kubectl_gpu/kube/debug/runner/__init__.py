@@ -23,7 +23,7 @@ from kubectl_gpu.kube.debug.runner.errors import (
 from kubectl_gpu.kube.debug.runner.parallel import run_parallel
 from kubectl_gpu.kube.debug.runner.runner import DebugRunner
 from kubectl_gpu.kube.debug.runner.settings import Leftover, NodeTarget, RunnerSettings, ShellPod
-from kubectl_gpu.kube.debug.runner.signals import interrupts_on_sigterm
+from kubectl_gpu.kube.debug.runner.signals import interrupts_on_sigterm, say
 from kubectl_gpu.kube.debug.runner.tracker import PodTracker, random_suffix
 
 __all__ = [
@@ -43,4 +43,5 @@ __all__ = [
     "interrupts_on_sigterm",
     "random_suffix",
     "run_parallel",
+    "say",
 ]

@@ -5,21 +5,27 @@ mid-request."""
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["interrupts_on_sigterm", "uninterruptible"]
+__all__ = ["interrupts_on_sigterm", "say", "uninterruptible"]
 
 
 @contextlib.contextmanager
-def interrupts_on_sigterm(on_again: Callable[[int], None] | None = None) -> Iterator[None]:
+def interrupts_on_sigterm(
+    on_again: Callable[[int], None] | None = None, *, on_first: Callable[[int], None] | None = None
+) -> Iterator[None]:
     """For the duration: Ctrl-C, SIGTERM and SIGHUP raise `KeyboardInterrupt` once, so that `finally`
-    cleanup runs; every later one, until the block ends, only calls `on_again(signum)` (say that debug
-    pods are still being deleted). A second Ctrl-C or a supervisor's SIGTERM cannot cut the deletes short,
+    cleanup runs (`on_first(signum)` first: say that debug pods are being deleted); every later one, until
+    the block ends, only calls `on_again(signum)` (say that they are still being deleted). A second Ctrl-C
+    or a supervisor's SIGTERM (CI cancelling a job sends SIGINT, then SIGTERM) cannot cut the deletes short,
     nor can the default handler kill the process mid-cleanup: the block holds the handlers until its end,
-    cleanup included. The deletes are bounded (RunnerSettings.delete_budget); SIGKILL still ends it all.
+    cleanup included. The deletes are bounded (RunnerSettings.delete_budget, and each request its
+    timeout); SIGKILL still ends it all. A callback that fails (stderr gone with the terminal, a write
+    interrupted mid-write) is ignored: a message must never cut the cleanup short either.
 
     Only the main thread may install handlers; elsewhere (tests driving a runner) this does nothing.
     """
@@ -31,10 +37,12 @@ def interrupts_on_sigterm(on_again: Callable[[int], None] | None = None) -> Iter
     def interrupt(signum: int, frame: object) -> None:
         nonlocal seen
         seen += 1
+        said = on_first if seen == 1 else on_again
+        if said is not None:
+            with contextlib.suppress(Exception):
+                said(signum)
         if seen == 1:
             raise KeyboardInterrupt
-        if on_again is not None:
-            on_again(signum)
 
     # A signal ignored on purpose (nohup ignores SIGHUP; `cmd &` in a script ignores SIGINT) stays ignored.
     wanted = [
@@ -42,12 +50,27 @@ def interrupts_on_sigterm(on_again: Callable[[int], None] | None = None) -> Iter
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
         if signal.getsignal(sig) is not signal.SIG_IGN
     ]
-    saved = {sig: signal.signal(sig, interrupt) for sig in wanted}
-    try:
+    saved: dict[signal.Signals, Any] = {}
+    try:  # installed one by one inside the `try`: a signal between two installs still restores the first
+        for sig in wanted:
+            saved[sig] = signal.signal(sig, interrupt)
         yield
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+def say(text: str) -> Callable[[int], None]:
+    """A signal callback writing `text` (a line) straight to stderr's file descriptor: no buffer a write
+    interrupted by the signal holds (Python refuses a reentrant write to it), no lock, no exception (a
+    terminal gone after SIGHUP)."""
+    data = text.encode("utf-8", "replace")
+
+    def write(signum: int) -> None:
+        with contextlib.suppress(OSError):
+            os.write(2, data)
+
+    return write
 
 
 R = TypeVar("R")

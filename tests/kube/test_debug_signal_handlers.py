@@ -1,0 +1,87 @@
+"""The signal handling around debug pods, in-process (issue 36, item 5): the first signal interrupts, every
+later one only says so, a message that cannot be written never cuts the cleanup short, the handlers are
+restored after the block, and a DELETE always has a timeout (also with --request-timeout 0)."""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+import pytest
+from kubernetes import client
+
+from kubectl_gpu.kube.debug import pod_api
+from kubectl_gpu.kube.debug.pod_api import DELETE_TIMEOUT, PodApi
+from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm, say
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def test_the_first_signal_interrupts_the_later_ones_only_say_so() -> None:
+    before = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    said: list[tuple[str, int]] = []
+    with (
+        pytest.raises(KeyboardInterrupt),
+        interrupts_on_sigterm(
+            on_again=lambda signum: said.append(("again", signum)),
+            on_first=lambda signum: said.append(("first", signum)),
+        ),
+    ):
+        try:
+            signal.raise_signal(signal.SIGINT)
+            raise AssertionError("not interrupted")
+        finally:  # the cleanup, which later signals cannot stop
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                signal.raise_signal(sig)
+            said.append(("cleaned up", 0))
+    hup = [("again", signal.SIGHUP)] if before[signal.SIGHUP] is not signal.SIG_IGN else []  # under nohup
+    assert said == [
+        ("first", signal.SIGINT),
+        ("again", signal.SIGTERM),
+        ("again", signal.SIGINT),
+        *hup,
+        ("cleaned up", 0),
+    ]
+    assert {sig: signal.getsignal(sig) for sig in SIGNALS} == before
+
+
+def test_a_message_that_cannot_be_written_does_not_stop_the_cleanup() -> None:
+    def broken(signum: int) -> None:
+        raise OSError(5, "Input/output error")  # stderr gone with the terminal (SIGHUP)
+
+    def reentrant(signum: int) -> None:
+        raise RuntimeError("reentrant call inside <_io.BufferedWriter name='<stderr>'>")
+
+    cleaned = False
+    with pytest.raises(KeyboardInterrupt), interrupts_on_sigterm(on_again=reentrant, on_first=broken):
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        finally:
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGHUP)
+            cleaned = True
+    assert cleaned
+
+
+def test_say_writes_to_the_descriptor_and_never_raises(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    say("interrupted again: still deleting\n")(signal.SIGTERM)
+    assert capfd.readouterr().err == "interrupted again: still deleting\n"
+
+    def closed(fd: int, data: bytes) -> int:
+        raise OSError(9, "Bad file descriptor")
+
+    monkeypatch.setattr("os.write", closed)
+    say("lost\n")(signal.SIGHUP)  # nothing raised
+
+
+@pytest.mark.parametrize(("request_timeout", "expected"), [(None, DELETE_TIMEOUT), (7.0, 7.0)])
+def test_a_delete_always_has_a_timeout(
+    monkeypatch: pytest.MonkeyPatch, request_timeout: float | None, expected: float
+) -> None:
+    api = PodApi(client.ApiClient(client.Configuration()), request_timeout=request_timeout, context=None)
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(pod_api.PodApi, "call", lambda self, method, path, **kw: sent.append(kw) or b"")
+    api.delete_pod("default", "gpu-debug-i-0aaa-abcde")
+    assert [kw["timeout"] for kw in sent] == [expected]
