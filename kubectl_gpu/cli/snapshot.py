@@ -71,6 +71,7 @@ def snapshot(
         from kubectl_gpu.cli.capture import snapshot_fleet
 
         return snapshot_fleet(opts, out, redacted=not no_redact)
+    namespaces = _exporter_namespaces() if window_s is not None else ()  # a bad config: before the capture
     # Before the capture, which may take minutes on a large cluster: where it goes, and --now.
     to_stdout = _check_target(out)
     captured_at = opts.now_or(datetime.now(UTC))
@@ -83,7 +84,7 @@ def snapshot(
 
         probes, probe_warnings, pods_left = probe_for_snapshot(opts)
     # After the probes (seconds), not before them: the window takes minutes and creates nothing.
-    usage = None if window_s is None else _usage(opts, taken, window_s, redacted=not no_redact)
+    usage = None if window_s is None else _usage(opts, taken, window_s, namespaces, redacted=not no_redact)
     _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes, usage=usage), out)
     console = make_console(stderr=True, no_color=opts.no_color)
     for note in taken.notes:
@@ -145,20 +146,32 @@ def _window(text: str) -> float | None:
     return parse_seconds(text, "--usage-window")
 
 
-def _usage(opts: GlobalOptions, taken: Capture, window_s: float, *, redacted: bool) -> ScrapeSet:
-    """A window of /metrics samples of the exporters and servers among the pods just captured."""
+def _exporter_namespaces() -> tuple[str, ...]:
+    """The config file's usage.exporterNamespaces (kube/usage/config.py)."""
+    from kubectl_gpu.kube.usage.config import exporter_namespaces
+
+    return exporter_namespaces()
+
+
+def _usage(
+    opts: GlobalOptions, taken: Capture, window_s: float, namespaces: tuple[str, ...], *, redacted: bool
+) -> ScrapeSet:
+    """A window of /metrics samples of the exporters (believed as `usage` believes them: a DaemonSet's, or
+    in the config file's usage.exporterNamespaces) and servers among the pods just captured."""
     from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.kube.usage import collect, find_endpoints
     from kubectl_gpu.kube.usage.saved import pods_state, redact_scrapes
     from kubectl_gpu.render.output import make_console
 
     state = pods_state(taken.objects, taken.notes)
-    found = len(find_endpoints(state))
+    found = len(find_endpoints(state, namespaces))
     if found:
         make_console(stderr=True, no_color=opts.no_color).print(
             f"reading /metrics of {found} pods twice over {window_s:g}s (--usage-window)", markup=False
         )
-    scrapes = collect(source_options(opts), state, window_s=window_s, samples=2)
+    scrapes = collect(
+        source_options(opts), state, window_s=window_s, samples=2, exporter_namespaces=namespaces
+    )
     return redact_scrapes(scrapes) if redacted else scrapes
 
 

@@ -46,8 +46,16 @@ def idle_threshold(value: float) -> float:
     return value
 
 
-def scrapes_for(opts: GlobalOptions, state: ClusterState, *, window_s: float, sample: bool) -> ScrapeSet:
-    """The window the analysis reads: a snapshot's saved one, else read now from the live cluster."""
+def scrapes_for(
+    opts: GlobalOptions,
+    state: ClusterState,
+    *,
+    window_s: float,
+    sample: bool,
+    exporter_namespaces: tuple[str, ...] = (),
+) -> ScrapeSet:
+    """The window the analysis reads: a snapshot's saved one, else read now from the live cluster (DCGM
+    exporters believed when a DaemonSet owns them, or in `exporter_namespaces`)."""
     from kubectl_gpu.core.usage import ScrapeSet
 
     if opts.snapshot:
@@ -57,7 +65,14 @@ def scrapes_for(opts: GlobalOptions, state: ClusterState, *, window_s: float, sa
     from kubectl_gpu.kube.usage import collect
 
     sampler = smi_sampler(opts) if sample else None
-    return collect(source_options(opts), state, window_s=window_s, sample=sample, sampler=sampler)
+    return collect(
+        source_options(opts),
+        state,
+        window_s=window_s,
+        sample=sample,
+        sampler=sampler,
+        exporter_namespaces=exporter_namespaces,
+    )
 
 
 def usage_notes(report: UsageReport) -> list[Note]:
@@ -100,6 +115,15 @@ def usage(
             help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
         ),
     ] = False,
+    exporter_namespace: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exporter-namespace",
+            help="Believe the DCGM exporters in this namespace whatever owns them, and over others of a "
+            "GPU (repeatable or comma-separated; default: usage.exporterNamespaces in the config file). "
+            "Otherwise only exporters owned by a DaemonSet are read.",
+        ),
+    ] = None,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
     *,
@@ -112,16 +136,18 @@ def usage(
     from kubectl_gpu.cli.run import Command, load
     from kubectl_gpu.core.analyses import usage as analysis
     from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.kube.usage.config import exporter_namespaces
 
     seconds = window_seconds(window)
     threshold = idle_threshold(idle_below)
+    namespaces = exporter_namespaces(exporter_namespace)
     if sample and not opts.snapshot:
         from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 
         refuse_pods_when_readonly("--sample", readonly)
     loaded = load(opts, analysis.KINDS, "nodes")  # -l selects nodes, as for cost
     prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample)
+    scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample, exporter_namespaces=namespaces)
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.usage_view import usage_view
@@ -132,7 +158,14 @@ def usage(
         loaded=loaded,
         kinds=analysis.KINDS,
         analyse=lambda state, catalog, now: analysis.analyse(
-            state, catalog, now, scrapes=scrapes, prices=prices, idle_below=threshold, price_file=price_file
+            state,
+            catalog,
+            now,
+            scrapes=scrapes,
+            prices=prices,
+            idle_below=threshold,
+            price_file=price_file,
+            exporter_namespaces=namespaces,
         ),
         view=draw,
         notes=usage_notes,

@@ -2,7 +2,12 @@
 
 Live, each refresh reads every DCGM exporter and inference server once (`kube.usage.rounds`: a short
 timeout, no pod created, never `--sample`), while the other analyses run, and keeps a rolling window of the
-last rounds: the last `MAX_AGE_S` seconds, at most `MAX_ROUNDS` rounds. The usage analysis then reads that
+last rounds: the last `MAX_AGE_S` seconds, at most `MAX_ROUNDS` rounds and `MAX_TEXT_BYTES` of texts. Every
+read is bounded as `kubectl gpu usage`'s are (the read timeout, `METRICS_MAX_BYTES`, `MAX_IN_FLIGHT` at once,
+`METRICS_BUDGET` a second), and a round ends before the next begins: what the TUI reads on its own, from
+the moment it opens, is bounded whatever the pods send. DCGM exporters are believed as `usage` believes them
+(owned by a DaemonSet, or in the config file's `usage.exporterNamespaces`; a bad value there is said in the
+view's notes and ignored). The usage analysis then reads that
 window with core's own functions (`core.usage.window`: means of the gauges, counter rates across resets),
 so utilisation and tokens per second appear from the second refresh on; the first says `SAMPLING` (what
 failed in it, a 403 included, is shown at once). A context or namespace switch reads another source: its
@@ -28,10 +33,21 @@ if TYPE_CHECKING:
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.kube.usage.rounds import MetricsRound, RoundReader
 
-__all__ = ["MAX_AGE_S", "MAX_ROUNDS", "SAMPLING", "Usage", "UsageRead", "UsageWindow", "roll", "start"]
+__all__ = [
+    "MAX_AGE_S",
+    "MAX_ROUNDS",
+    "MAX_TEXT_BYTES",
+    "SAMPLING",
+    "Usage",
+    "UsageRead",
+    "UsageWindow",
+    "roll",
+    "start",
+]
 
 MAX_AGE_S = 300.0  # what `kubectl gpu usage --window 5m` would watch
 MAX_ROUNDS = 30  # and never more rounds than this, however often `r` is pressed
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # nor more /metrics text than this (the oldest rounds go first)
 SAMPLING = "sampling: utilisation from the next refresh"
 #: as `kube.usage.NO_SAVED_WINDOW` says it (not imported from there: that imports the kubernetes client)
 NO_SAVED_WINDOW = "the snapshot saved no usage window (kubectl gpu snapshot --usage-window 5m saves one)"
@@ -47,6 +63,8 @@ class UsageWindow(msgspec.Struct, frozen=True, dict=True):
     notes: tuple[str, ...] = ()
     endpoints: int = 0
     saved: ScrapeSet | None = None  # a snapshot's window, read as saved
+    exporter_namespaces: tuple[str, ...] = ()  # the config file's usage.exporterNamespaces
+    config_note: str | None = None  # what was wrong with it, when it was
 
     @property
     def sampling(self) -> bool:
@@ -58,11 +76,14 @@ class UsageWindow(msgspec.Struct, frozen=True, dict=True):
         if self.saved is not None:
             return self.saved
         scrapes = [s for one in self.rounds for s in one]
+        said = (self.config_note,) if self.config_note else ()
+        namespaces = self.exporter_namespaces
         if self.sampling:
-            return ScrapeSet(0.0, tuple(s for s in scrapes if s.text is None), self.looked, (SAMPLING,))
+            failed = tuple(s for s in scrapes if s.text is None)
+            return ScrapeSet(0.0, failed, self.looked, (SAMPLING, *said), namespaces)
         times = [s.taken_at for s in scrapes]
         span = (max(times) - min(times)).total_seconds() if times else 0.0
-        return ScrapeSet(round(span, 1), tuple(scrapes), self.looked, self.notes)
+        return ScrapeSet(round(span, 1), tuple(scrapes), self.looked, (*self.notes, *said), namespaces)
 
 
 class Usage:
@@ -104,13 +125,32 @@ def roll(
     *,
     max_age_s: float = MAX_AGE_S,
     max_rounds: int = MAX_ROUNDS,
+    max_bytes: int = MAX_TEXT_BYTES,
 ) -> tuple[tuple[Scrape, ...], ...]:
-    """`rounds` with `new` last: the last `max_rounds`, none that began over `max_age_s` before `new`."""
+    """`rounds` with `new` last: the last `max_rounds`, none that began over `max_age_s` before `new`, and
+    no older round once their texts reach `max_bytes` (`new` is always kept)."""
     kept = (*rounds, new) if new else rounds
     newest = _newest(new)
     if newest is not None:
         kept = tuple(r for r in kept if (newest - min(s.taken_at for s in r)).total_seconds() <= max_age_s)
-    return kept[-max_rounds:]
+    kept = kept[-max_rounds:]
+    total = 0
+    for first in range(len(kept) - 1, -1, -1):
+        total += sum(len(s.text or "") for s in kept[first])
+        if total > max_bytes and first < len(kept) - 1:
+            return kept[first + 1 :]
+    return kept
+
+
+def _namespaces() -> tuple[tuple[str, ...], str | None]:
+    """The config file's usage.exporterNamespaces, and what was wrong with it (then none)."""
+    from kubectl_gpu.core.errors import InvalidInput
+    from kubectl_gpu.kube.usage.config import exporter_namespaces
+
+    try:
+        return exporter_namespaces(), None
+    except InvalidInput as exc:
+        return (), f"{exc.message}: ignored"
 
 
 def _continued(previous: Usage | None, source: ClusterSource) -> UsageWindow:
@@ -120,7 +160,9 @@ def _continued(previous: Usage | None, source: ClusterSource) -> UsageWindow:
         return UsageWindow(source, None)
     from kubectl_gpu.kube.usage.rounds import reader_for
 
-    return UsageWindow(source, reader_for(source))
+    namespaces, note = _namespaces()
+    reader = reader_for(source, exporter_namespaces=namespaces)
+    return UsageWindow(source, reader, exporter_namespaces=namespaces, config_note=note)
 
 
 class UsageRead:
@@ -156,7 +198,9 @@ class UsageRead:
         got = self._round
         assert got is not None
         rounds = roll(base.rounds, got.scrapes)
-        return UsageWindow(base.source, base.reader, rounds, got.looked, got.notes, got.endpoints)
+        return msgspec.structs.replace(
+            base, rounds=rounds, looked=got.looked, notes=got.notes, endpoints=got.endpoints
+        )
 
     def result(self, catalog: Catalog, now: datetime) -> Usage:
         """The window read, and its report to compute (priced as `cost` prices: the cluster's region)."""
