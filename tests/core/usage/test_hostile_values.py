@@ -56,6 +56,7 @@ def test_figures_out_of_their_range_are_not_believed() -> None:
         ("ours__vllm-infinite-counter.txt", 1, 0),
         ("ours__vllm-absurd-counter.txt", 1, 0),  # 1e308: past 2^63, not believed at all
         ("ours__vllm-negative-counter.txt", 0, 1),
+        ("ours__vllm-two-series-1e308.txt", 2, 0),  # before: OverflowError in the sum
     ],
 )
 def test_a_token_counter_that_is_no_count_is_unknown(name: str, unusable: int, rejected: int) -> None:
@@ -120,6 +121,7 @@ HOSTILE_VLLM = [
     "ours__vllm-infinite-counter.txt",
     "ours__vllm-absurd-counter.txt",
     "ours__vllm-negative-counter.txt",
+    "ours__vllm-two-series-1e308.txt",
 ]
 
 
