@@ -1,10 +1,12 @@
 """The signal handling around debug pods, in-process (issue 36, item 5): the first signal interrupts, every
-later one only says so, a message that cannot be written never cuts the cleanup short, the handlers are
-restored after the block, and a DELETE always has a timeout (also with --request-timeout 0)."""
+later one only says so, a message that cannot be written never cuts the cleanup short (nor the fan-out's
+wait for its workers' deletes), the handlers are restored after the block, and a DELETE always has a
+timeout (also with --request-timeout 0)."""
 
 from __future__ import annotations
 
 import signal
+import threading
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from kubernetes import client
 
 from kubectl_gpu.kube.debug import pod_api
 from kubectl_gpu.kube.debug.pod_api import DELETE_TIMEOUT, PodApi
-from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm, say
+from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm, run_parallel, say
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -85,3 +87,31 @@ def test_a_delete_always_has_a_timeout(
     monkeypatch.setattr(pod_api.PodApi, "call", lambda self, method, path, **kw: sent.append(kw) or b"")
     api.delete_pod("default", "gpu-debug-i-0aaa-abcde")
     assert [kw["timeout"] for kw in sent] == [expected]
+
+
+def test_a_failing_interrupt_message_still_gives_the_workers_their_time() -> None:
+    """Ctrl-C with stderr gone (CI's log reader, a closed terminal): printing "deleting debug pods" fails,
+    and the workers are still waited for (they delete their pods), and the interrupt still propagates."""
+    cancel, running = threading.Event(), threading.Event()
+    deleted: list[str] = []
+
+    def work(item: str) -> str:
+        if item == "i-0aaa":
+            running.wait()  # done only once the other runs (an item not started yet is cancelled instead)
+            return item
+        running.set()
+        cancel.wait()  # the runner's checkpoint: cancelled
+        deleted.append(item)  # the pod's delete, in the worker's `finally`
+        return item
+
+    def done(item: str, result: str) -> None:
+        raise KeyboardInterrupt  # Ctrl-C, landing on the main thread while it waits for the others
+
+    def message() -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(KeyboardInterrupt):
+        run_parallel(
+            ["i-0aaa", "i-0bbb"], work, concurrency=2, cancel=cancel, on_done=done, on_interrupt=message
+        )
+    assert cancel.is_set() and deleted == ["i-0bbb"]

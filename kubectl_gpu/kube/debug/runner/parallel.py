@@ -3,6 +3,7 @@ there, cancels the workers and gives them time to delete their pods."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -43,7 +44,8 @@ def run_parallel(
     except KeyboardInterrupt:
         cancel.set()
         if on_interrupt is not None:
-            on_interrupt()
+            with contextlib.suppress(Exception):  # stderr gone (CI's log reader, a closed terminal): the
+                on_interrupt()  # message is lost, never the workers' time to delete their pods
         for future in futures:
             future.cancel()
         wait(futures, timeout=grace)
