@@ -278,7 +278,7 @@ def load_text(text: str | bytes, source: str = "<stdin>") -> ClusterState:
     `snapshot_decode.read_stream`, which refuses input over the size cap as it reads)."""
     data = text.encode() if isinstance(text, str) else text
     cap = max_snapshot_bytes()
-    if cap is not None and len(data) > cap:  # read already, but not parsed (several times its size)
+    if cap is not None and len(data) > cap:  # read already, but not parsed (more than its size again)
         raise too_big(source, len(data), cap)
     documents, json = decode_any(data, source)
     return _load([(source, documents, False, json)], source)

@@ -60,9 +60,9 @@ MAX_YAML_BYTES = 512 * 1024 * 1024
 
 #: What a snapshot may weigh, all its files together (or stdin), before any of it is read into memory. A
 #: cluster at Kubernetes' scalability limits (5,000 nodes, 150,000 pods) is ~1.5 GB of JSON (bench/README.md,
-#: shape L: pods of ~10 KB, as `kubectl get -o json` writes them); reading one takes several times its size
-#: in memory. Past this cap an input is not a real cluster's, or is one this tool cannot read on a laptop:
-#: it is refused (exit 2) at once, from the file's size, instead of after gigabytes of memory.
+#: shape L: pods of ~10 KB, as `kubectl get -o json` writes them), read at 1.3-1.6 times its size in memory
+#: (a bundle; other JSON more, YAML some ten times). Past a third more than that, an input is not a real
+#: cluster's: it is refused (exit 2) at once, from the file's size, instead of after gigabytes of memory.
 MAX_SNAPSHOT_BYTES = 2 << 30
 #: Raises (or, `0`, lifts) the cap: bytes, or with a unit (`4Gi`, `3G`, `512Mi`).
 MAX_SNAPSHOT_BYTES_ENV = "KUBECTL_GPU_MAX_SNAPSHOT_BYTES"
