@@ -162,7 +162,10 @@ def main() -> None:
 
         if not caused_by_interrupt(exc):
             raise
-        sys.stderr.write("interrupted\n")
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # stderr gone: the exit code says it all the same
+            sys.stderr.write("interrupted\n")
         _forget_interrupt()
         sys.exit(_INTERRUPTED)
 

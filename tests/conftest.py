@@ -19,7 +19,14 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
 
-_LEAKY = ("KUBECONFIG", "NO_COLOR", "KUBECTL_GPU_IMAGE", "KUBECTL_GPU_NEURON_IMAGE", "KUBECTL_GPU_CONFIG")
+_LEAKY = (
+    "KUBECONFIG",
+    "NO_COLOR",
+    "KUBECTL_GPU_IMAGE",
+    "KUBECTL_GPU_NEURON_IMAGE",
+    "KUBECTL_GPU_CONFIG",
+    "KUBECTL_GPU_MAX_SNAPSHOT_BYTES",
+)
 
 
 @pytest.fixture(autouse=True)

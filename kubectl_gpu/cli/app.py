@@ -179,10 +179,11 @@ def _main(args: list[str]) -> None:
         _error(_usage_line(exc))
         sys.exit(ExitCode.USAGE)
     except Interrupted as exc:
-        typer.echo(_scrub(f"interrupted: {exc}" if str(exc) else "interrupted"), err=True)
+        with contextlib.suppress(OSError):  # stderr gone (a CI log reader that left): 130 all the same
+            typer.echo(_scrub(f"interrupted: {exc}" if str(exc) else "interrupted"), err=True)
         sys.exit(ExitCode.INTERRUPTED)
     except (KeyboardInterrupt, typer.Abort):
-        typer.echo("interrupted", err=True)
+        _say_interrupted()
         sys.exit(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         sys.exit(ExitCode.OK)

@@ -21,12 +21,15 @@ __all__ = ["register"]
 def _from_files(paths: list[str]) -> ClusterState:
     from kubectl_gpu.core.k8s.state import StateBuilder
     from kubectl_gpu.kube.snapshot import load_snapshot, load_text
+    from kubectl_gpu.kube.snapshot_decode import read_stream
 
     files = [p for p in paths if p != "-"]
     inputs = [load_snapshot(files)] if files else []
     if "-" in paths:
         # Bytes where there is a buffer: binary input is then an InvalidInput, not a UnicodeEncodeError.
-        inputs.append(load_text(getattr(sys.stdin, "buffer", sys.stdin).read()))
+        stream = getattr(sys.stdin, "buffer", None)
+        data = read_stream(stream) if stream is not None else sys.stdin.read()  # counted against the cap
+        inputs.append(load_text(data))
     builder = StateBuilder()
     for state in inputs:
         builder.extend(state)
