@@ -89,6 +89,24 @@ def usage_notes(report: UsageReport) -> list[Note]:
     return notes
 
 
+ReadonlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--readonly",
+        help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
+    ),
+]
+ExporterNamespaceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exporter-namespace",
+        help="Believe the DCGM exporters in this namespace whatever owns them, and over others of a "
+        "GPU (repeatable or comma-separated; default: usage.exporterNamespaces in the config file). "
+        "Otherwise only exporters owned by a DaemonSet are read.",
+    ),
+]
+
+
 def usage(
     ctx: typer.Context,
     window: Annotated[
@@ -108,22 +126,8 @@ def usage(
             help="Also sample nvidia-smi in debug pods on nodes no DCGM exporter covers (creates pods).",
         ),
     ] = False,
-    readonly: Annotated[
-        bool,
-        typer.Option(
-            "--readonly",
-            help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
-        ),
-    ] = False,
-    exporter_namespace: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--exporter-namespace",
-            help="Believe the DCGM exporters in this namespace whatever owns them, and over others of a "
-            "GPU (repeatable or comma-separated; default: usage.exporterNamespaces in the config file). "
-            "Otherwise only exporters owned by a DaemonSet are read.",
-        ),
-    ] = None,
+    readonly: ReadonlyOption = False,
+    exporter_namespace: ExporterNamespaceOption = None,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
     *,

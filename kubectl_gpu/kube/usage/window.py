@@ -291,6 +291,18 @@ def read_schedule(
         if failures:
             raise failures[0]
         finished = dict(done)
+    return _in_order(endpoints, samples, finished, limit, clock)
+
+
+def _in_order(
+    endpoints: Sequence[Endpoint],
+    samples: int,
+    finished: dict[tuple[int, int], Scrape],
+    limit: float,
+    clock: Callable[[], datetime],
+) -> list[Scrape]:
+    """The scrapes first reads first, each round in the endpoints' order; a read not done is a late error,
+    and an endpoint that refused (403) is left out of the rounds after."""
     late = f"no answer within the window's {limit:g}s (not read)"
     late_at: list[datetime] = []  # the clock is read once, and only when a read is late
     scrapes = []
