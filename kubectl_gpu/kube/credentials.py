@@ -23,7 +23,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kubernetes import client, config
 from kubernetes.config import kube_config
@@ -34,7 +34,10 @@ from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.kube import secret_text
 from kubectl_gpu.kube.kubeconfig import Kubeconfig
 
-__all__ = ["PLUGIN_TIMEOUT_MARK", "load_client"]
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.connection import Connection
+
+__all__ = ["PLUGIN_TIMEOUT_MARK", "connect", "impersonate", "load_client"]
 
 _BEARER = "Bearer "
 #: In the message of a plugin that timed out (how the hint tells it from one that failed).
@@ -129,9 +132,9 @@ def _end(process: subprocess.Popen[str], grouped: bool) -> None:
 _warned: set[str] = set()
 
 
-def _warn_unverified(server: str, context: str) -> None:
+def _warn_unverified(server: str, why: str) -> None:
     """`insecure-skip-tls-verify`: one line, once per server, instead of urllib3's warning (with its
-    advice URL) on every request, 14 lines for one command."""
+    advice URL) on every request, 14 lines for one command. `why`: where it was set."""
     import urllib3
 
     warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
@@ -139,10 +142,7 @@ def _warn_unverified(server: str, context: str) -> None:
         if server in _warned:
             return
         _warned.add(server)
-    sys.stderr.write(
-        f"warning: the TLS certificate of {secret_text.scrub(server)} is not verified "
-        f"(insecure-skip-tls-verify in context {context!r})\n"
-    )
+    sys.stderr.write(f"warning: the TLS certificate of {secret_text.scrub(server)} is not verified ({why})\n")
 
 
 _install_lock = threading.Lock()
@@ -224,8 +224,11 @@ def _checked(refresh: Callable[[Any], None], context: str | None) -> Callable[[A
     return hook
 
 
-def load_client(kubeconfig: Kubeconfig, context: str, plugin_timeout: float | None) -> client.ApiClient:
-    """An ApiClient for `context` of the merged `kubeconfig` (`kube.kubeconfig`: kubectl's merge)."""
+def load_client(
+    kubeconfig: Kubeconfig, context: str, plugin_timeout: float | None, *, unverified: str | None = None
+) -> client.ApiClient:
+    """An ApiClient for `context` of the merged `kubeconfig` (`kube.kubeconfig`: kubectl's merge);
+    `unverified`: where `insecure-skip-tls-verify` was set, for its warning (default: the context)."""
     _install(plugin_timeout)
     try:
         with _client_log() as logged:
@@ -239,8 +242,80 @@ def load_client(kubeconfig: Kubeconfig, context: str, plugin_timeout: float | No
         raise ClusterError(f"cannot use context {context!r}: {exc.strerror or exc}") from None
     _normalise(api.configuration)
     if not api.configuration.verify_ssl:
-        _warn_unverified(str(api.configuration.host), context)
+        _warn_unverified(
+            str(api.configuration.host), unverified or f"insecure-skip-tls-verify in context {context!r}"
+        )
     refresh = api.configuration.refresh_api_key_hook
     if refresh is not None:  # re-runs the plugin when its token expires: the same failure, later
         api.configuration.refresh_api_key_hook = _checked(refresh, context)
     return api
+
+
+def connect(connection: Connection) -> client.ApiClient:
+    """An ApiClient for a resolved connection (`kube.connection.resolve`): its effective cluster and user
+    as a one-context kubeconfig for the official client, and its impersonation headers on every request."""
+    context = connection.context
+    cluster = connection.cluster_name or "cluster"
+    body = {"cluster": cluster} | ({"user": connection.user_name} if connection.user_name else {})
+    single = Kubeconfig(
+        files=connection.kubeconfig.files,
+        clusters={cluster: connection.cluster},
+        users={connection.user_name: connection.user} if connection.user_name else {},
+        contexts={context: body},
+        current_context=context,
+    )
+    secret_text.remember(connection.flags.token)
+    if connection.flags.debug:
+        sys.stderr.write("".join(line + "\n" for line in connection.describe()))
+    if connection.withheld:
+        _warn_withheld(connection.server, connection.user_name, connection.withheld)
+    flag = connection.flags.insecure_skip_tls_verify
+    api = load_client(
+        single, context, connection.request_timeout, unverified="--insecure-skip-tls-verify" if flag else None
+    )
+    impersonate(api, connection.impersonation.headers())
+    return api
+
+
+_warned_http: set[str] = set()
+
+
+def _warn_withheld(server: str, user: str, fields: tuple[str, ...]) -> None:
+    """Credentials not sent to an http server: one line, once per server (kubectl is silent, and the
+    401 or 403 that follows would not say why)."""
+    with _install_lock:
+        if server in _warned_http:
+            return
+        _warned_http.add(server)
+    sys.stderr.write(
+        f"warning: {secret_text.scrub(server)} is not https: the {'/'.join(fields)} of user {user!r} is not "
+        "sent (as kubectl, credentials go over TLS only)\n"
+    )
+
+
+class _Impersonating:
+    """A pool manager's `urlopen` that adds the impersonation headers to every request, several of the
+    same name where client-go sends several (one `Impersonate-Group` per group): the client's own
+    headers are a dict, one value a name. A request that names its own `Impersonate-User` is left alone,
+    as client-go's `ImpersonatingRoundTripper` leaves it."""
+
+    def __init__(self, urlopen: Callable[..., Any], headers: list[tuple[str, str]]) -> None:
+        self.urlopen = urlopen
+        self.headers = headers
+
+    def __call__(self, method: str, url: str, *args: Any, **kw: Any) -> Any:
+        import urllib3
+
+        headers = urllib3.HTTPHeaderDict(kw.get("headers") or {})
+        if "Impersonate-User" not in headers:
+            for name, value in self.headers:
+                headers.add(name, value)
+        kw["headers"] = headers
+        return self.urlopen(method, url, *args, **kw)
+
+
+def impersonate(api: client.ApiClient, headers: list[tuple[str, str]]) -> None:
+    """Send `headers` (`Impersonation.headers`) with every request of `api`."""
+    if headers:
+        manager = api.rest_client.pool_manager
+        manager.urlopen = _Impersonating(manager.urlopen, headers)  # type: ignore[method-assign]

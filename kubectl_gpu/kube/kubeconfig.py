@@ -13,8 +13,8 @@ the merged result (`client_dict`):
 - `current-context` (any field outside those lists): the first file to set it to a non-empty value.
 - Relative paths (`certificate-authority`, `client-certificate`, `client-key`, `tokenFile`, an exec
   `command` with a `/`) are resolved against the directory of the file the entry came from.
-- `--context` overrides `current-context`; the context's `namespace` is the default namespace, as
-  kubectl's (`-n` overrides it).
+- `--context` overrides `current-context`. What kubectl's other flags change (`--server`, `--token`, `--as`,
+  `-n` over the context's `namespace`, ...) is applied in `kube.connection`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,14 @@ import yaml
 
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 
-__all__ = ["NO_CONFIG_HINT", "Kubeconfig", "context_namespace", "kubeconfig_files", "load_kubeconfig"]
+__all__ = [
+    "NO_CONFIG_HINT",
+    "Kubeconfig",
+    "context_namespace",
+    "files_stamp",
+    "kubeconfig_files",
+    "load_kubeconfig",
+]
 
 NO_CONFIG_HINT = "set KUBECONFIG or --kubeconfig, or analyse a saved cluster with --snapshot"
 #: The lists merged by name: (top-level key, the key of each entry's body).
@@ -99,6 +106,20 @@ def kubeconfig_files(explicit: str | None, env: Mapping[str, str] | None = None)
     if listed:
         return tuple(dict.fromkeys(p for p in listed.split(os.pathsep) if p))
     return (os.path.join(os.path.expanduser("~"), ".kube", "config"),)
+
+
+def files_stamp(explicit: str | None) -> tuple[tuple[str, int, int], ...]:
+    """(path, modification time, size) of each file kubectl would read ((path, 0, -1): none there): what
+    a connection resolved from them is kept by (`cli.options`), so that a changed file is read again."""
+    stamp = []
+    for path in kubeconfig_files(explicit):
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            stamp.append((path, 0, -1))
+        else:
+            stamp.append((path, info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
 
 
 def load_kubeconfig(explicit: str | None, env: Mapping[str, str] | None = None) -> Kubeconfig:
@@ -219,6 +240,8 @@ def _absolute(path: Any, base: str) -> Any:
 
 
 def context_namespace(explicit: str | None, context: str | None) -> str:
-    """The namespace kubectl uses without `-n`: that of `context` (else the current one), else `default`."""
-    merged = load_kubeconfig(explicit)
-    return merged.namespace(merged.choose(context))
+    """The namespace kubectl uses without `-n`: that of `context` (else the current one), else `default`;
+    decided, and checked, by `kube.connection` (the one place that does)."""
+    from kubectl_gpu.kube.connection import resolve
+
+    return resolve(explicit, context, None).namespace

@@ -31,11 +31,10 @@ from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
 from kubectl_gpu.kube.changes import ListMark, changed_since
-from kubectl_gpu.kube.credentials import load_client
+from kubectl_gpu.kube.connection import Connection, ConnectionFlags, resolve
 from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
-from kubectl_gpu.kube.kubeconfig import load_kubeconfig
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
 __all__ = [
@@ -86,6 +85,8 @@ class LiveOptions(msgspec.Struct, frozen=True, dict=True):
         default_factory=Scope
     )  # -n, -l; pods read cluster-wide where allowed (_fetch_pods)
     keep_manifests: bool = False  # keep each object as read (ClusterState.manifest), for a YAML view
+    flags: ConnectionFlags = msgspec.field(default_factory=ConnectionFlags)  # --server, --token, --as...
+    connection: Connection | None = None  # resolved already (the debug pods'), else from the fields above
 
 
 class Fetched(msgspec.Struct, dict=True):
@@ -168,8 +169,9 @@ class LiveSource:
     def __init__(self, options: LiveOptions) -> None:
         self.options = options
         self.deadline = Deadline.for_reading(options.request_timeout)
-        self.context, self.default_namespace = self._context()
-        self.api: client.ApiClient = load_client(self.kubeconfig, self.context, options.request_timeout)
+        self.connection = self._context()
+        self.context, self.default_namespace = self.connection.context, self.connection.default_namespace
+        self.api: client.ApiClient = self.connection.client()
         self.transport = Transport(
             self.api, request_timeout=options.request_timeout, context=self.context, deadline=self.deadline
         )
@@ -190,11 +192,10 @@ class LiveSource:
 
     # --- configuration -------------------------------------------------------------------------
 
-    def _context(self) -> tuple[str, str]:
-        """The context kubectl would use and its namespace, from the files merged as kubectl merges them."""
-        self.kubeconfig = load_kubeconfig(self.options.kubeconfig)
-        name = self.kubeconfig.choose(self.options.context)
-        return name, self.kubeconfig.namespace(name)
+    def _context(self) -> Connection:
+        """The connection kubectl would make (`kube.connection.resolve`), unless handed one."""
+        opts = self.options
+        return opts.connection or resolve(opts.kubeconfig, opts.context, opts.request_timeout, opts.flags)
 
     @property
     def server(self) -> str:

@@ -17,6 +17,7 @@ import msgspec
 
 from kubectl_gpu.core.k8s.selectors import matches_selector
 from kubectl_gpu.core.k8s.state import ClusterState, Scope
+from kubectl_gpu.kube.connection import ConnectionFlags
 
 NO_SCOPE = Scope()
 
@@ -39,6 +40,8 @@ class SourceOptions(msgspec.Struct, frozen=True, dict=True):
     request_timeout: float | None = 30.0
     scope: Scope = msgspec.field(default_factory=Scope)
     keep_manifests: bool = False  # keep each object as read (ClusterState.manifest): the TUI's YAML view
+    #: kubectl's flags over the kubeconfig (--server, --token, --as, -n as the namespace...): `kube.connection`
+    flags: ConnectionFlags = msgspec.field(default_factory=ConnectionFlags)
 
 
 class ClusterSource(Protocol):
@@ -120,6 +123,7 @@ class LiveClusterSource:
                 request_timeout=options.request_timeout,
                 scope=options.scope,
                 keep_manifests=options.keep_manifests,
+                flags=options.flags,
             )
         )
 

@@ -59,8 +59,8 @@ def write_exec_kubeconfig(path: Path, server: str, token: str, *, ca_pem: bytes 
 
     The plugin is a small Python script written next to `path` that prints a
     `client.authentication.k8s.io/v1` ExecCredential with `token`. kubectl runs the plugin only for an
-    https server, so pass `FakeKubeAPI(tls=True)`'s `url` and `ca_pem` (the Python client also runs it
-    for http)."""
+    https server, and so does kubectl-gpu (`kube.connection`): pass `FakeKubeAPI(tls=True)`'s `url` and
+    `ca_pem`."""
     plugin = path.with_name(path.stem + "-credential.py")
     credential = {
         "apiVersion": "client.authentication.k8s.io/v1",

@@ -38,17 +38,18 @@ def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _hanging_plugin(tmp_path: Path, server: str) -> Path:
-    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", server, "unused")
+def _hanging_plugin(tmp_path: Path, api: FakeKubeAPI) -> Path:
+    """An https server's (as kubectl, no plugin runs for an http one)."""
+    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", api.url, "unused", ca_pem=api.ca_pem)
     (tmp_path / "kubeconfig-credential.py").write_text("import time\ntime.sleep(600)\n")
     return kubeconfig
 
 
 @pytest.mark.parametrize("command", [("nodes",), ("smi", "i-0aaa"), ("cleanup",)], ids=lambda c: c[0])
 def test_a_hanging_credential_plugin_ends_at_the_request_timeout(
-    apiserver: FakeKubeAPI, tmp_path: Path, command: tuple[str, ...]
+    tls_apiserver: FakeKubeAPI, tmp_path: Path, command: tuple[str, ...]
 ) -> None:
-    kubeconfig = _hanging_plugin(tmp_path, apiserver.url)
+    kubeconfig = _hanging_plugin(tmp_path, tls_apiserver)
     result = _run(*command, "--kubeconfig", str(kubeconfig), "--request-timeout", "1s")
     assert result.returncode == 3, result.stderr
     (line,) = result.stderr.splitlines()
@@ -75,13 +76,15 @@ FORKING_PLUGINS = {
 
 @pytest.mark.parametrize("script", list(FORKING_PLUGINS.values()), ids=list(FORKING_PLUGINS))
 def test_a_plugin_that_forks_is_ended_with_its_children(
-    apiserver: FakeKubeAPI, tmp_path: Path, script: str
+    tls_apiserver: FakeKubeAPI, tmp_path: Path, script: str
 ) -> None:
     """Issue 21 item 4: the whole process group is killed at the timeout and nothing waits on its pipes:
     before, `sleep` kept the command running (for as long as it slept: here, a day)."""
     import json
 
-    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, "unused")
+    kubeconfig = write_exec_kubeconfig(
+        tmp_path / "kubeconfig", tls_apiserver.url, "unused", ca_pem=tls_apiserver.ca_pem
+    )
     plugin, pids = tmp_path / "plugin.sh", tmp_path / "pids"
     plugin.write_text(script.format(pids=pids))
     plugin.chmod(0o755)

@@ -8,6 +8,7 @@ line, and an unexpected error whose text happens to hold the token (the net in `
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -27,11 +28,15 @@ REPO = Path(__file__).resolve().parents[2]
 TOKEN = "k8s-aws-v1.c2VjcmV0LXRva2VuLXZhbHVl"
 
 
-def _kubeconfig(path: Path, server: str, user: dict[str, Any]) -> Path:
+def _kubeconfig(path: Path, server: str, user: dict[str, Any], ca_pem: bytes | None = None) -> Path:
+    """`ca_pem`: the TLS server's certificate (credentials go to an https server only, as kubectl's)."""
+    cluster: dict[str, Any] = {"server": server}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "c", "cluster": {"server": server}}],
+        "clusters": [{"name": "c", "cluster": cluster}],
         "users": [{"name": "u", "user": user}],
         "contexts": [{"name": "test", "context": {"cluster": "c", "user": "u"}}],
         "current-context": "test",
@@ -40,10 +45,10 @@ def _kubeconfig(path: Path, server: str, user: dict[str, Any]) -> Path:
     return path
 
 
-def _token_file(tmp_path: Path, server: str, content: str) -> Path:
+def _token_file(tmp_path: Path, api: FakeKubeAPI, content: str) -> Path:
     token = tmp_path / "token"
     token.write_text(content)
-    return _kubeconfig(tmp_path / "kubeconfig", server, {"tokenFile": str(token)})
+    return _kubeconfig(tmp_path / "kubeconfig", api.url, {"tokenFile": str(token)}, api.ca_pem)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -60,22 +65,22 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_token_file_with_a_final_newline_is_trimmed_as_kubectl_does(
-    cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path
+    cli: Cli, tls_apiserver: FakeKubeAPI, tmp_path: Path
 ) -> None:
-    apiserver.require_token = TOKEN
-    apiserver.add(node("n1"))
-    kubeconfig = _token_file(tmp_path, apiserver.url, f"{TOKEN}\n")
+    tls_apiserver.require_token = TOKEN
+    tls_apiserver.add(node("n1"))
+    kubeconfig = _token_file(tmp_path, tls_apiserver, f"{TOKEN}\n")
     result = cli("nodes", "--kubeconfig", str(kubeconfig), "-o", "json")
     assert result.code == 0, result.err
-    sent = {r.headers.get("authorization") for r in apiserver.requests}
+    sent = {r.headers.get("authorization") for r in tls_apiserver.requests}
     assert sent == {f"Bearer {TOKEN}"}
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
 def test_a_token_no_header_can_carry_is_one_line_and_never_printed(
-    apiserver: FakeKubeAPI, tmp_path: Path, debug: bool
+    tls_apiserver: FakeKubeAPI, tmp_path: Path, debug: bool
 ) -> None:
-    kubeconfig = _token_file(tmp_path, apiserver.url, f"{TOKEN[:12]}\n{TOKEN[12:]}\n")
+    kubeconfig = _token_file(tmp_path, tls_apiserver, f"{TOKEN[:12]}\n{TOKEN[12:]}\n")
     result = _run("nodes", "--kubeconfig", str(kubeconfig), *(["--debug"] if debug else []))
     assert result.returncode == 3, result.stderr
     for part in (TOKEN[:12], TOKEN[12:]):
@@ -88,22 +93,24 @@ def test_a_token_no_header_can_carry_is_one_line_and_never_printed(
 
 
 def test_exec_plugin_token_with_a_newline_is_trimmed(
-    cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path
+    cli: Cli, tls_apiserver: FakeKubeAPI, tmp_path: Path
 ) -> None:
-    apiserver.require_token = TOKEN
-    apiserver.add(node("n1"))
-    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, f"{TOKEN}\n")
+    tls_apiserver.require_token = TOKEN
+    tls_apiserver.add(node("n1"))
+    kubeconfig = write_exec_kubeconfig(
+        tmp_path / "kubeconfig", tls_apiserver.url, f"{TOKEN}\n", ca_pem=tls_apiserver.ca_pem
+    )
     result = cli("nodes", "--kubeconfig", str(kubeconfig))
     assert result.code == 0, result.err
     assert TOKEN not in result.err + result.out
 
 
 def test_an_error_holding_the_token_is_scrubbed(
-    cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, tls_apiserver: FakeKubeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The net under every message: an unexpected error quoting the token prints it redacted."""
-    apiserver.require_token = TOKEN
-    kubeconfig = _token_file(tmp_path, apiserver.url, TOKEN)
+    tls_apiserver.require_token = TOKEN
+    kubeconfig = _token_file(tmp_path, tls_apiserver, TOKEN)
 
     def fetch(self: object, kinds: object = None) -> None:
         raise RuntimeError(f"boom while sending Authorization: Bearer {TOKEN}")
@@ -133,10 +140,13 @@ def test_a_kubeconfig_yaml_error_does_not_quote_the_line(cli: Cli, tmp_path: Pat
 
 
 def test_a_failing_plugin_says_what_failed_not_rejected_credentials(
-    apiserver: FakeKubeAPI, tmp_path: Path
+    tls_apiserver: FakeKubeAPI, tmp_path: Path
 ) -> None:
     """Wording (item 5): the plugin failed; the server never saw, let alone rejected, a credential."""
-    kubeconfig = write_exec_kubeconfig(tmp_path / "kubeconfig", apiserver.url, "unused")
+    apiserver = tls_apiserver
+    kubeconfig = write_exec_kubeconfig(
+        tmp_path / "kubeconfig", apiserver.url, "unused", ca_pem=apiserver.ca_pem
+    )
     (tmp_path / "kubeconfig-credential.py").write_text(
         "import sys\nsys.stderr.write('no SSO session\\n')\nsys.exit(1)\n"
     )

@@ -15,8 +15,9 @@ from tests.kube.conftest import write_exec_kubeconfig
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _failing_plugin_kubeconfig(tmp_path: Path, server: str) -> Path:
-    path = write_exec_kubeconfig(tmp_path / "kubeconfig", server, "unused")
+def _failing_plugin_kubeconfig(tmp_path: Path, api: FakeKubeAPI) -> Path:
+    """An https server's: as kubectl, no plugin runs for an http one."""
+    path = write_exec_kubeconfig(tmp_path / "kubeconfig", api.url, "unused", ca_pem=api.ca_pem)
     plugin = tmp_path / "kubeconfig-credential.py"
     assert json.loads(path.read_text())["users"][0]["user"]["exec"]["args"] == [str(plugin)]
     plugin.write_text(
@@ -39,9 +40,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_failing_exec_plugin_is_one_line_and_exit_3(apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+def test_failing_exec_plugin_is_one_line_and_exit_3(tls_apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+    apiserver = tls_apiserver
     apiserver.require_token = "secret"
-    kubeconfig = _failing_plugin_kubeconfig(tmp_path, apiserver.url)
+    kubeconfig = _failing_plugin_kubeconfig(tmp_path, apiserver)
     result = _run("--kubeconfig", str(kubeconfig), "nodes")
     assert result.returncode == 3, result.stderr
     lines = result.stderr.splitlines()
@@ -54,10 +56,12 @@ def test_failing_exec_plugin_is_one_line_and_exit_3(apiserver: FakeKubeAPI, tmp_
     assert not [r for r in apiserver.requests if r.path.startswith("/api/v1/nodes")]
 
 
-def test_plugin_failing_when_its_token_expires_is_one_line(apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+def test_plugin_failing_when_its_token_expires_is_one_line(
+    tls_apiserver: FakeKubeAPI, tmp_path: Path
+) -> None:
     """The client re-runs the plugin when the token it gave expires (mid-command, for a long one)."""
-    apiserver.require_token = "secret"
-    kubeconfig = _failing_plugin_kubeconfig(tmp_path, apiserver.url)
+    tls_apiserver.require_token = "secret"
+    kubeconfig = _failing_plugin_kubeconfig(tmp_path, tls_apiserver)
     credential = {
         "apiVersion": "client.authentication.k8s.io/v1",
         "kind": "ExecCredential",

@@ -138,15 +138,18 @@ def test_nodes_reads_the_cluster_kubectl_reads(
 
 
 def test_a_relative_token_file_is_read_beside_its_kubeconfig(
-    cli: Cli, apiserver: FakeKubeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, tls_apiserver: FakeKubeAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """client-go resolves relative paths against the file the entry came from, not the working directory."""
-    apiserver.require_token = "s3cret-token"
+    """client-go resolves relative paths against the file the entry came from, not the working directory
+    (the token file's and the CA's; a token goes to an https server only, as kubectl's)."""
+    tls_apiserver.require_token = "s3cret-token"
     second = tmp_path / "elsewhere"
     second.mkdir()
     (second / "token").write_text("s3cret-token\n")
+    (second / "ca.pem").write_bytes(tls_apiserver.ca_pem or b"")
     first = _config({}, {"ctx": {"cluster": "c"}}, "ctx", users={})
-    user = _config({"c": apiserver.url}, {}, users={"u": {"tokenFile": "token"}})
+    user = _config({"c": tls_apiserver.url}, {}, users={"u": {"tokenFile": "token"}})
+    user["clusters"][0]["cluster"]["certificate-authority"] = "ca.pem"
     (tmp_path / "first").write_text(json.dumps(first))
     (second / "config").write_text(json.dumps(user))
     monkeypatch.setenv("KUBECONFIG", os.pathsep.join([str(tmp_path / "first"), str(second / "config")]))

@@ -3,6 +3,7 @@ and in no TUI screen or notice, with and without --debug (issue 18: one error se
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -21,13 +22,15 @@ REPO = Path(__file__).resolve().parents[2]
 TOKEN = "k8s-aws-v1.ZWNoby10aGlzLXRva2VuLWJhY2s"
 
 
-def _kubeconfig(path: Path, server: str) -> Path:
+def _kubeconfig(path: Path, server: str, ca_pem: bytes) -> Path:
+    """An https server's (kubectl and we send a token over TLS only)."""
+    cluster = {"server": server, "certificate-authority-data": base64.b64encode(ca_pem).decode()}
     path.write_text(
         json.dumps(
             {
                 "apiVersion": "v1",
                 "kind": "Config",
-                "clusters": [{"name": "c", "cluster": {"server": server}}],
+                "clusters": [{"name": "c", "cluster": cluster}],
                 "users": [{"name": "u", "user": {"token": TOKEN}}],
                 "contexts": [{"name": "test", "context": {"cluster": "c", "user": "u"}}],
                 "current-context": "test",
@@ -39,12 +42,12 @@ def _kubeconfig(path: Path, server: str) -> Path:
 
 @pytest.fixture
 def leaky(tmp_path: Path) -> tuple[FakeKubeAPI, Path]:
-    api = FakeKubeAPI().start()
+    api = FakeKubeAPI(tls=True).start()
     api.install_crds(*CRDS)
     api.add(*demo_objects())
     api.require_token = TOKEN
     api.echo_authorization = re.compile(r"/pods$")
-    yield api, _kubeconfig(tmp_path / "kubeconfig", api.url)
+    yield api, _kubeconfig(tmp_path / "kubeconfig", api.url, api.ca_pem or b"")
     api.stop()
 
 
