@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
 import msgspec
 import typer
@@ -21,6 +21,9 @@ import typer
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration, parse_time
+
+if TYPE_CHECKING:
+    from kubectl_gpu.kube.connection import Connection, ConnectionFlags
 
 __all__ = ["GLOBAL_PANEL", "GlobalOptions", "OutputFormat", "with_global_options"]
 
@@ -59,6 +62,17 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
     now: str | None = None
     no_color: bool = False
     debug: bool = False
+    # kubectl's connection flags, over the kubeconfig (`kube.connection`: kubectl's precedence)
+    cluster: str | None = None
+    user: str | None = None
+    server: str | None = None
+    token: str | None = None
+    certificate_authority: str | None = None
+    insecure_skip_tls_verify: bool = False
+    tls_server_name: str | None = None
+    as_user: str | None = None
+    as_group: tuple[str, ...] = msgspec.field(default_factory=tuple)
+    as_uid: str | None = None
     #: these are one cluster's options in a fleet run (set by `cli.fleet`, never by a flag)
     fleet_member: bool = False
 
@@ -69,8 +83,8 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
             value = getattr(later, name)
             if isinstance(value, bool):
                 changes[name] = value or getattr(self, name)
-            elif name == "snapshot":
-                changes[name] = self.snapshot + later.snapshot
+            elif name in _REPEATED:  # kubectl's repeatable flags add up, wherever they are written
+                changes[name] = getattr(self, name) + value
             elif value is not None:
                 changes[name] = value
         return msgspec.structs.replace(self, **changes)
@@ -115,14 +129,25 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
         return path or None
 
     def default_namespace(self) -> str:
-        """-n, else the namespace kubectl would use: the context's (live), else `default` (snapshots)."""
-        if self.namespace:
-            return self.namespace
+        """-n, else the namespace kubectl would use: the context's (live: `connection()`), else `default`
+        (snapshots)."""
         if self.snapshot:
-            return "default"
-        from kubectl_gpu.kube.kubeconfig import context_namespace
+            return self.namespace or "default"
+        return self.connection().namespace
 
-        return context_namespace(self.kubeconfig_path(), self.context)
+    def connection_flags(self) -> ConnectionFlags:
+        """kubectl's flags that override the kubeconfig, for `kube.connection` (and `-n`, `--debug`)."""
+        from kubectl_gpu.kube.connection import ConnectionFlags
+
+        same = {name: getattr(self, name) for name in _CONNECTION_FIELDS}
+        return ConnectionFlags(**same, as_groups=self.as_group, namespace=self.namespace, debug=self.debug)
+
+    def connection(self) -> Connection:
+        """The live connection these options make (`kube.connection.resolve`), resolved once per options
+        and kubeconfig files: server, identity, TLS, namespace and timeouts, as kubectl resolves them."""
+        from kubectl_gpu.kube.kubeconfig import files_stamp
+
+        return _resolved(self, files_stamp(self.kubeconfig))
 
     def now_or(self, fallback: datetime | None) -> datetime:
         """The instant time-based analysis uses: --now, else the snapshot's capture time, else now
@@ -151,12 +176,30 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
 
 
 _MAX_TIMEOUT_S = 86400.0
+_REPEATED = ("snapshot", "as_group")
+_CONNECTION_FIELDS: tuple[str, ...] = ("cluster", "user", "server", "token", "certificate_authority")
+_CONNECTION_FIELDS += ("insecure_skip_tls_verify", "tls_server_name", "as_user", "as_uid")
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(opts: GlobalOptions, _files: tuple[tuple[str, int, int], ...]) -> Connection:
+    from kubectl_gpu.kube.connection import resolve
+
+    return resolve(opts.kubeconfig_path(), opts.context, opts.timeout_seconds, opts.connection_flags())
+
+
 _NOW_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _NOW_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
 _HELP = "Global options (also accepted before the subcommand)"
 GLOBAL_PANEL = _HELP  # the panel of the global options (cli.help_style lists them apart)
+
+
+def _text(*names: str, help: str) -> tuple[Any, None]:  # noqa: A002 (typer's name)
+    """A global option taking a string, unset by default (kubectl's connection flags)."""
+    return Annotated[str | None, typer.Option(*names, help=help, rich_help_panel=_HELP)], None
+
 
 # name -> (annotation, default). Defaults are "unset" so that merging can tell who set what.
 _PARAMS: dict[str, tuple[Any, Any]] = {
@@ -272,18 +315,53 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
         False,
     ),
     "debug": (
-        Annotated[bool, typer.Option("--debug", help="Show tracebacks.", rich_help_panel=_HELP)],
+        Annotated[
+            bool,
+            typer.Option(
+                "--debug", help="Show tracebacks and the resolved connection.", rich_help_panel=_HELP
+            ),
+        ],
         False,
     ),
+    "cluster": _text("--cluster", help="Kubeconfig cluster (instead of the context's)."),
+    "user": _text("--user", help="Kubeconfig user (instead of the context's)."),
+    "server": _text("--server", "-s", help="API server URL (instead of the cluster's)."),
+    "token": _text("--token", help="Bearer token (sent over https only)."),
+    "certificate_authority": _text("--certificate-authority", help="CA file for the server."),
+    "insecure_skip_tls_verify": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--insecure-skip-tls-verify",
+                help="Do not verify the server's certificate (insecure).",
+                rich_help_panel=_HELP,
+            ),
+        ],
+        False,
+    ),
+    "tls_server_name": _text("--tls-server-name", help="Server name to verify the certificate for."),
+    "as_user": _text("--as", help="Impersonate this user."),
+    "as_group": (
+        Annotated[
+            list[str] | None,
+            typer.Option("--as-group", help="Impersonate this group (repeatable).", rich_help_panel=_HELP),
+        ],
+        None,
+    ),
+    "as_uid": _text("--as-uid", help="Impersonate this UID."),
 }
 
 
 def collect(values: dict[str, Any]) -> GlobalOptions:
-    snapshot = values.pop("snapshot", None) or []
+    repeated: dict[str, Any] = {name: tuple(values.pop(name, None) or ()) for name in _REPEATED}
     given = {k: values.pop(k) for k in list(_PARAMS) if k in values}
     if given.get("output") is not None:
         given["output"], given["output_spec"] = output_format(given["output"])
-    return GlobalOptions(snapshot=tuple(snapshot), **given)
+    if given.get("token"):
+        from kubectl_gpu.kube.secret_text import remember
+
+        remember(given["token"])  # never printed, from the first error on
+    return GlobalOptions(**repeated, **given)
 
 
 def output_format(text: str) -> tuple[OutputFormat, str | None]:
@@ -361,6 +439,7 @@ def with_global_options(
             parse_printing(opts.output, opts.output_spec, opts.sort_by, no_headers=opts.no_headers)
         if opts.namespace == "":  # else it would mean every namespace (cleanup --yes would delete in all)
             raise InvalidInput("-n/--namespace: empty namespace", "name one, or use -A for all namespaces")
+        _check_connection_flags(opts)
         if opts.selector:  # as kubectl: a malformed -l fails here, not as the API server's 400 (exit 3)
             try:
                 parse_selector(opts.selector)
@@ -388,6 +467,22 @@ def with_global_options(
         *(("csv",) if csv else ()),
     )
     return wrapper
+
+
+def _check_connection_flags(opts: GlobalOptions) -> None:
+    """-n a namespace name (kubectl's words), before anything is read; in fleet mode, no flag that would
+    point every context at one cluster or one identity."""
+    from kubectl_gpu.kube.connection import check_namespace
+
+    if opts.namespace:
+        check_namespace(opts.namespace)
+    pinned = opts.connection_flags().pinned() if opts.fleet else []
+    if pinned:
+        raise InvalidInput(
+            f"{', '.join(pinned)} and --contexts/--all-contexts: fleet mode reads each context's own "
+            "cluster and user",
+            "read one cluster with --context NAME",
+        )
 
 
 def _refuse_printers(opts: GlobalOptions, command: str) -> None:

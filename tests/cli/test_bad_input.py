@@ -67,7 +67,8 @@ def closed_port(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["nodes", "--bogus"], "No such option: --bogus; see 'kubectl-gpu nodes -h'"),
+        # (`--bogus` is close enough to `--user` for click to suggest it)
+        (["nodes", "--frobnicate"], "No such option: --frobnicate; see 'kubectl-gpu nodes -h'"),
         (["-o", "bogus", "nodes"], "-o bogus: unknown output format"),
         (["explain"], "Missing argument 'pod'"),
         (["bogus"], "No such command 'bogus'"),

@@ -51,12 +51,16 @@ def test_a_node_name_never_reaches_a_field_selector_unescaped(
 
 
 def test_a_namespace_stays_one_path_segment(cli: Cli, cluster: tuple[FakeKubeAPI, Path]) -> None:
-    """-n as typed: with pods forbidden cluster-wide, the namespaced list is read, in its own segment."""
+    """-n that is no path segment is refused before anything is read, in kubectl's words (issue 36); one
+    that is a segment but no namespace name is refused too (the API server would never have it)."""
     api, kubeconfig = cluster
     api.fault(path=r"^/api/v1/pods$", status=403)
     result = cli("pending", "-n", "ml/../../nodes", "--kubeconfig", str(kubeconfig))
-    assert result.code == 0, result.err
-    assert "/api/v1/namespaces/ml%2F..%2F..%2Fnodes/pods" in {r.path for r in api.requests}
+    assert result.code == 2, result.err
+    assert result.err.startswith('error: invalid namespace "ml/../../nodes": [may not contain \'/\']')
+    assert not api.requests
+    result = cli("pending", "-n", "ML", "--kubeconfig", str(kubeconfig))
+    assert result.code == 2 and 'invalid namespace "ML": [a lowercase RFC 1123 label' in result.err
 
 
 def test_smi_dry_run_of_a_missing_node_is_an_error(cli: Cli, cluster: tuple[FakeKubeAPI, Path]) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
@@ -67,21 +69,29 @@ _MAX_SECONDS = 86400.0
 
 
 def connect(opts: GlobalOptions) -> PodApi:
+    """The pod API of the connection the options make (`opts.connection()`: resolved once, the same one
+    `namespace_of` takes the namespace from)."""
     if opts.snapshot:
         raise InvalidInput("debug pods need a live cluster; --snapshot cannot be used here")
-    return debug_setup.connect(opts.kubeconfig_path(), opts.context, opts.timeout_seconds)
+    return debug_setup.open_pod_api(opts.connection())
 
 
 def namespace_of(opts: GlobalOptions) -> str:
-    """Where debug pods go: -n, else the context's namespace, as `kubectl debug` would put them."""
+    """Where debug pods go: -n, else the context's namespace, else `default`, as `kubectl debug` would
+    put them (`kube.connection` decides)."""
     return opts.default_namespace()
 
 
-def kubectl_flags(opts: GlobalOptions, context: str | None) -> list[str]:
-    """Pin the kubeconfig and context we used, so a context switch meanwhile cannot retarget anything."""
+def kubectl_flags(opts: GlobalOptions, context: str | None, *, token: bool = False) -> list[str]:
+    """Pin the kubeconfig and context we used, so a context switch meanwhile cannot retarget anything, and
+    pass on kubectl's connection flags (--server, --as, ...), so that kubectl connects as we do. `--token`
+    only with `token` (a kubectl we run): a command line printed for the user never holds it."""
     from kubectl_gpu.kube.debug.shell import kubectl_flags as flags_of
 
-    return flags_of(opts.kubeconfig, context)
+    flags = opts.connection_flags()
+    if not token:
+        flags = msgspec.structs.replace(flags, token=None)
+    return flags_of(opts.kubeconfig, context) + flags.argv()
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
@@ -109,8 +119,10 @@ def cleanup_command(opts: GlobalOptions, context: str | None, namespace: str, na
     """The exact `kubectl gpu cleanup` line that deletes these pods (and no other), for copy and paste."""
     import shlex
 
+    from kubectl_gpu.kube.secret_text import scrub
+
     argv = ["kubectl", "gpu", "cleanup", *kubectl_flags(opts, context), "-n", namespace, "--yes", *names]
-    return shlex.join(argv)
+    return shlex.join(scrub(arg) for arg in argv)
 
 
 def pods_left_error(left: Sequence[Leftover], opts: GlobalOptions, context: str | None) -> ClusterError:

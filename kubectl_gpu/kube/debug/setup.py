@@ -16,6 +16,7 @@ from kubectl_gpu.core.debugpod import Accelerator, ImageChoice, Mode, resolve_im
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from kubectl_gpu.kube.connection import Connection, ConnectionFlags
     from kubectl_gpu.kube.debug.pod_api import PodApi
     from kubectl_gpu.kube.debug.preflight import Targets
 
@@ -25,6 +26,7 @@ __all__ = [
     "connect",
     "find_targets",
     "image_chooser",
+    "open_pod_api",
     "preflight",
     "read_config",
 ]
@@ -85,13 +87,28 @@ def collector_script() -> str:
     return resources.files("kubectl_gpu.data").joinpath("collector.sh").read_text(encoding="utf-8")
 
 
-def connect(kubeconfig: str | None, context: str | None, request_timeout: float | None) -> PodApi:
-    """The pod API of a kubeconfig context (the live cluster; debug pods need one)."""
+def connect(
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: float | None,
+    flags: ConnectionFlags | None = None,
+) -> PodApi:
+    """The pod API of a kubeconfig context (the live cluster; debug pods need one), with kubectl's `flags`
+    over the kubeconfig."""
+    from kubectl_gpu.kube.connection import resolve
+
+    return open_pod_api(resolve(kubeconfig, context, request_timeout, flags))
+
+
+def open_pod_api(connection: Connection) -> PodApi:
+    """The pod API of a resolved connection (`kube.connection`): its server, identity, TLS and timeout;
+    the debug pods go to its `namespace`."""
     from kubectl_gpu.kube.debug.pod_api import PodApi
     from kubectl_gpu.kube.live import LiveOptions, LiveSource
 
-    source = LiveSource(LiveOptions(kubeconfig=kubeconfig, context=context, request_timeout=request_timeout))
-    api = PodApi(source.api, request_timeout=request_timeout, context=source.context)
+    timeout = connection.request_timeout
+    source = LiveSource(LiveOptions(request_timeout=timeout, connection=connection))
+    api = PodApi(source.api, request_timeout=timeout, context=source.context)
     api.prove()  # a 404 from a web server must not read as "node not found" or "no debug pods"
     return api
 
