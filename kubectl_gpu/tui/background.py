@@ -5,6 +5,9 @@ threads when it closes: `q` during a slow refresh waited for the refresh (3-8 s 
 server). Here the work runs in a daemon thread and an async worker awaits its result: quitting cancels the
 worker, the thread is abandoned (it only reads; its result is dropped) and the process ends at once.
 Tests still wait for it as for any worker (`app.workers.wait_for_complete()`).
+
+A worker started with `exit_on_error=False` keeps the app running when it fails, and Textual then drops the
+error: each such worker catches its errors and shows them (`failure_line`), on its page or as a notification.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["off_thread"]
+from kubectl_gpu.core.errors import KubectlGpuError
+
+__all__ = ["failure_line", "off_thread"]
 
 T = TypeVar("T")
 
@@ -43,3 +48,11 @@ async def off_thread(name: str, fn: Callable[[], T]) -> T:
 
     threading.Thread(target=run, name=name, daemon=True).start()
     return await future
+
+
+def failure_line(exc: BaseException) -> str:
+    """One line for an error out of a worker: the tool's own words, else the exception's kind and text."""
+    if isinstance(exc, KubectlGpuError):
+        return exc.line()
+    detail = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__

@@ -1,15 +1,28 @@
 """The App's object keys: `y` (the selected row's object as YAML) and `e` (its events), on a detail page
-over the main screen; pages post `ShowObject` for the object they show."""
+over the main screen; pages post `ShowObject` for the object they show. The page opens at once and its
+body is built in a worker thread (`DetailScreen.fill`): an object at the API's size limits never holds the
+keys."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.text import Text
 from textual import on
 from textual.app import App
 
+from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.render import theme
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.widgets.grid import Row
+
+if TYPE_CHECKING:  # the page's module is imported on the first `y` / `e`
+    from kubectl_gpu.tui.screens.detail import Body
 
 __all__ = ["ObjectKeys"]
 
@@ -47,11 +60,20 @@ class ObjectKeys(App[int]):
         if self.snapshot is None:
             return
         state, ref = self.snapshot.state, message.ref
+        what = "the YAML" if message.what == "yaml" else "the events"
+        waiting = Text(f"building {what}...", style=theme.MUTED)
+        build: Callable[[], Body]
         if message.what == "yaml":
-            body, text = yaml_view(state, ref)
-            page = DetailScreen(
-                f"YAML {ref}", body, copy=text, copy_what="the YAML", subject=ref, shows="yaml"
-            )
+            page = DetailScreen(f"YAML {ref}", waiting, copy_what=what, subject=ref, shows="yaml")
+            build = partial(yaml_view, state, ref)
         else:
-            page = DetailScreen(f"events {ref}", events_view(state, ref), subject=ref, shows="events")
+            page = DetailScreen(f"events {ref}", waiting, subject=ref, shows="events")
+            build = partial(_no_copy, events_view, state, ref)
         self.push_screen(page)
+        page.fill(build, what)
+
+
+def _no_copy(
+    view: Callable[[ClusterState, ObjectRef], RenderableType], state: ClusterState, ref: ObjectRef
+) -> Body:
+    return view(state, ref), None

@@ -1,11 +1,12 @@
-"""`y` and `e`: an object's YAML and its events, from the refresh's state (no API call per row)."""
+"""`y` and `e`: an object's YAML and its events, from the refresh's state (no API call per row). Both are
+built in a worker thread (`DetailScreen.fill`) and bounded (`tui.page_text`): an object at the API's size
+limits opens as fast as any, and the page's keys work while it is built."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -13,10 +14,14 @@ from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table
 from kubectl_gpu.render.output import dump_yaml
-from kubectl_gpu.render.safe import safe_block, safe_line
+from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.page_text import cut_line, yaml_text
 from kubectl_gpu.tui.widgets.fitted import FittedTable
 
-__all__ = ["events_view", "find_raw", "yaml_view"]
+__all__ = ["EVENTS_SHOWN", "events_view", "find_raw", "yaml_view"]
+
+#: the most events a page shows (the newest; an object's events are aggregated, so this is rarely reached)
+EVENTS_SHOWN = 500
 
 
 def find_raw(state: ClusterState, ref: ObjectRef) -> dict[str, Any] | None:
@@ -27,16 +32,16 @@ def find_raw(state: ClusterState, ref: ObjectRef) -> dict[str, Any] | None:
 
 
 def yaml_view(state: ClusterState, ref: ObjectRef) -> tuple[RenderableType, str | None]:
-    """(what to show, the YAML text to copy)."""
+    """(what to show, the YAML text to copy): the copy exact, what is shown cut where a value is too long
+    (`tui.page_text`). Run in a worker thread: a big object takes a moment."""
     raw = find_raw(state, ref)
     if raw is None:
         why = safe_line(
             f"{ref} is not in this refresh's data (a kind the tool does not read, or not readable)"
         )
         return Text(why, style=theme.MUTED), None
-    text = dump_yaml(raw)  # exact, for the clipboard; shown made safe (a value may hold an escape)
-    shown = safe_block(text)
-    return Syntax(shown, "yaml", theme="ansi_dark", background_color="default", word_wrap=True), text
+    # exact, for the clipboard; shown made safe (a value may hold an escape) and bounded
+    return yaml_text(raw), dump_yaml(raw)
 
 
 def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
@@ -46,6 +51,8 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
         read = "events" in state.absent or any(n.kind == "events" for n in state.notes)
         why = "events could not be read" if read else "no events recorded for it"
         return Text(safe_line(f"{ref}: {why}"), style=theme.MUTED)
+    older = max(0, len(events) - EVENTS_SHOWN)
+    events = events[older:]
     columns = (
         Column("last_seen", "LAST SEEN"),
         Column("type", "TYPE", Kind.CODE),
@@ -63,10 +70,12 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
             Cell(event.reason or "-"),
             Cell(event.component or "-"),
             Cell(str(event.count), event.count),
-            Cell(event.message or ""),
+            Cell(cut_line(event.message or "")),
         )
         rows.append(Row(str(index), cells))
-    title = Text(safe_line(f"{len(events)} event(s) for {ref}"), style=theme.MUTED)
+    title = Text(safe_line(f"{len(events) + older} event(s) for {ref}"), style=theme.MUTED)
+    if older:
+        title.append(f"; the oldest {older:,} not shown", style=theme.WARNING)
     # Fitted to the page: MESSAGE always shown (it wraps); FROM, then COUNT, go first when narrow.
     priorities = {"message": 0, "reason": 1, "type": 2, "last_seen": 3, "count": 4, "from": 5}
     table = FittedTable(

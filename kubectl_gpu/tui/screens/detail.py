@@ -4,14 +4,20 @@
 A page about one object (its `subject`: a node, a pod) takes the keys about it: `y` its YAML, `e` its
 events, and on a node `s` / `x` (the app asks first, and offers neither when read-only). Only the keys
 that do something are bound: no `y` on its own YAML page, no `e` on its events page.
+
+A page whose body takes a moment (a YAML at the API's size limits, a pod's log) opens at once, saying what
+it is reading, and `fill` builds its body in a worker thread: `esc` leaves while it is built (what it was
+building is dropped), and an error shows on the page and as a notification, never silently.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -21,11 +27,15 @@ from textual.widgets import Static
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui.background import failure_line, off_thread
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
-__all__ = ["DetailScreen"]
+__all__ = ["Body", "DetailScreen"]
+
+#: what `DetailScreen.fill` builds: the page's body and the text `c` copies (None: nothing)
+Body = tuple[RenderableType, str | None]
 
 
 class DetailScreen(Screen[None]):
@@ -64,25 +74,59 @@ class DetailScreen(Screen[None]):
         self.subject = subject
         self.node = node or (subject.name if subject is not None and subject.kind == "Node" else None)
         self.shows = shows
+        #: `fill` is building the body (tests wait on the app's workers)
+        self.building = False
+        self._drawn: RenderableType | None = None  # the body the page's widget shows
 
-    def compose(self) -> ComposeResult:
+    def _title(self) -> Text:
         title = Text(self.page_title, style=theme.HEADER, no_wrap=True, overflow="ellipsis")
         hint = "  esc back" + (f"  c copy {self.copy_what}" if self.copy_text else "")
         title.append(hint, style=theme.MUTED)
-        yield Static(title, classes="page-title")
+        return title
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), classes="page-title")
         with VerticalScroll(classes="page") as page:
             page.can_focus = False  # its keys are the page's (j k space b g G), not the scroller's
             yield Static(self.body, classes="page-body")
         yield KeyBar()
+        self._drawn = self.body
 
     def show_body(self, body: RenderableType, copy: str | None) -> None:
-        """New content for the page (a refresh), where the reader was (the scroll stays)."""
+        """New content for the page (a refresh, `fill`), where the reader was (the scroll stays). Before the
+        page is mounted it is kept: `on_mount` shows it (a body built faster than the page mounts)."""
         self.body, self.copy_text = body, copy
         if self.is_mounted:
-            self.query_one(".page-body", Static).update(body)
-            self.call_after_refresh(self.refresh_bindings)
+            self._draw_body()
+
+    def _draw_body(self) -> None:
+        self._drawn = self.body
+        self.query_one(".page-title", Static).update(self._title())
+        self.query_one(".page-body", Static).update(self.body)
+        self.call_after_refresh(self.refresh_bindings)
+
+    def fill(self, build: Callable[[], Body], what: str) -> None:
+        """Build the body (and what `c` copies) in a worker thread: `build` may take a moment (a YAML at
+        the API's size limits, a log read over the network); the page stays responsive meanwhile. `what`
+        names it in an error (`the YAML`)."""
+        self.building = True
+        self._fill(build, what)
+
+    @work(group="page", exclusive=True, exit_on_error=False)
+    async def _fill(self, build: Callable[[], Body], what: str) -> None:
+        """In a thread that leaving the page (or quitting) does not wait for (`tui.background`)."""
+        try:
+            body, copy = await off_thread("page", build)
+        except Exception as exc:  # shown, never dropped: the page would say "building..." forever
+            line = f"could not show {what}: {failure_line(exc)}"
+            self.notify(line, severity="error", timeout=10)
+            body, copy = Text(safe_line(line), style=theme.ERROR), None
+        self.building = False
+        self.show_body(body, copy)
 
     def on_mount(self) -> None:
+        if self._drawn is not self.body:  # `show_body` came between compose and mount
+            self._draw_body()
         self.call_after_refresh(self.refresh_bindings)  # the scrolling keys: once the page is laid out
 
     def on_resize(self) -> None:

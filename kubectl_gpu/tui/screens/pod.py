@@ -5,6 +5,7 @@ explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log li
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -22,11 +23,21 @@ from kubectl_gpu.render.node_pods_view import owner_text
 from kubectl_gpu.render.safe import safe_block, safe_line
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.messages import ShowObject
-from kubectl_gpu.tui.screens.detail import DetailScreen
+from kubectl_gpu.tui.page_text import log_text
+from kubectl_gpu.tui.screens.detail import Body, DetailScreen
 from kubectl_gpu.tui.screens.explain import explain_parts
 from kubectl_gpu.tui.views.base import lines, object_detail
 
-__all__ = ["PodScreen", "find_pod", "log_container", "log_page", "pod_body", "show_logs"]
+__all__ = [
+    "PodScreen",
+    "find_pod",
+    "log_body",
+    "log_container",
+    "log_page",
+    "log_title",
+    "pod_body",
+    "show_logs",
+]
 
 
 def log_container(pod: Pod) -> str | None:
@@ -69,17 +80,26 @@ def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis |
     return Group(*parts)
 
 
-def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
-    """The log's last lines as a page (made safe: a log is cluster text), or the one line why not."""
-    title = f"logs {ref}" + (f" ({tail.container})" if tail.container else "")
+def log_title(ref: ObjectRef, container: str | None) -> str:
+    return f"logs {ref}" + (f" ({container})" if container else "")
+
+
+def log_body(tail: LogTail) -> Body:
+    """The log's last lines (made safe: a log is cluster text; bounded, the newest kept: `tui.page_text`)
+    and the text `c` copies, whole; or the one line why there is none."""
     if tail.text is None:
-        return DetailScreen(title, Text(safe_line(tail.error or "no log"), style=theme.WARNING))
+        return Text(safe_line(tail.error or "no log"), style=theme.WARNING), None
     note = f"the last {TAIL_LINES} lines, at most {LIMIT_BYTES // 1024} KiB" + (
         " (cut at that size: older lines are left out)" if tail.cut else ""
     )
     text = safe_block(tail.text) or "(the log is empty)"
-    body = Group(Text(note, style=theme.MUTED), Text(text))
-    return DetailScreen(title, body, copy=text, copy_what="the log lines")
+    return Group(Text(note, style=theme.MUTED), log_text(text)), text
+
+
+def log_page(ref: ObjectRef, tail: LogTail) -> DetailScreen:
+    """The log's last lines as a page, built here (`show_logs` builds it in a worker thread)."""
+    body, copy = log_body(tail)
+    return DetailScreen(log_title(ref, tail.container), body, copy=copy, copy_what="the log lines")
 
 
 def find_pod(drill: Drill, ref: ObjectRef) -> Pod | None:
@@ -89,20 +109,21 @@ def find_pod(drill: Drill, ref: ObjectRef) -> Pod | None:
 
 
 def show_logs(screen: Screen[Any], drill: Drill, ref: ObjectRef, pod: Pod | None) -> None:
-    """`l` (k9s' logs key) on a pod or a list of pods: its last log lines on a page, read in a thread
-    (live only; a snapshot has none, and says so)."""
+    """`l` (k9s' logs key) on a pod or a list of pods: its last log lines on a page that opens at once and
+    reads them in a worker thread (`esc` leaves meanwhile); live only: a snapshot has none, and says so."""
     app = screen.app
     if not drill.live:
         app.push_screen(log_page(ref, LogTail(error="logs are not in a snapshot")))
         return
-    screen.notify(f"reading the last {TAIL_LINES} log lines...", timeout=2)
     container = log_container(pod) if pod is not None else None
+    waiting = Text(f"reading the last {TAIL_LINES} log lines...", style=theme.MUTED)
+    page = DetailScreen(log_title(ref, container), waiting, copy_what="the log lines")
+    app.push_screen(page)
+    page.fill(partial(_read_log, drill, ref, container), "the log")
 
-    def read() -> None:
-        tail = drill.logs(ref.namespace or "", ref.name, container)
-        app.call_from_thread(app.push_screen, log_page(ref, tail))
 
-    screen.run_worker(read, thread=True, group="pod-logs", exclusive=True, exit_on_error=False)
+def _read_log(drill: Drill, ref: ObjectRef, container: str | None) -> Body:
+    return log_body(drill.logs(ref.namespace or "", ref.name, container))
 
 
 class PodScreen(DetailScreen):
