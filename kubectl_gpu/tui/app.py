@@ -39,7 +39,7 @@ from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.render.model import finding_item
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
-from kubectl_gpu.tui.background import off_thread
+from kubectl_gpu.tui.background import failure_line, off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import ContextMemory, TuiConfig, initial_theme
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
@@ -248,7 +248,10 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         kubeconfig = self.config.source.kubeconfig
         try:
             contexts = await off_thread("contexts", lambda: self.contexts_loader(kubeconfig))
-        except KubectlGpuError:
+        except KubectlGpuError:  # the refresh says what is wrong with the kubeconfig
+            return
+        except Exception as exc:  # a bug: said, not dropped (`:ctx` completes nothing meanwhile)
+            self.notify(failure_line(exc), title="reading the kubeconfig's contexts", severity="error")
             return
         self._set_contexts(contexts)
 

@@ -3,6 +3,7 @@
 A job runs in a worker thread (the API calls block); the UI thread only cancels it. The runner deletes each
 pod in a `finally`, also when cancelled; `DebugJobs.cleanup()` is the last resort, run when the app ends
 (also after a crash), for any pod still tracked. Offline (`--snapshot`), `s` reads the stored probes.
+A job never raises: whatever goes wrong is its outcome's `error`, shown by the page or a notification.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kubectl_gpu.core.analyses.smi import SmiResult, stored_results
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.tui.background import failure_line
 from kubectl_gpu.tui.config import TuiConfig
 
 if TYPE_CHECKING:  # the runner and the pod API load the kubernetes client: only when a debug pod is made
@@ -152,6 +154,8 @@ class SmiJob(_Job):
             self.outcome.results = finished + self.outcome.results
         except KubectlGpuError as exc:
             self.outcome.error = exc.line()
+        except Exception as exc:  # a bug: said, and the job still ends (its pods deleted, `done` set)
+            self.outcome.error = f"internal error (please report it): {failure_line(exc)}"
         return self._finish()
 
 
@@ -188,6 +192,8 @@ class ShellJob(_Job):
             self.outcome.cancelled = True
         except KubectlGpuError as exc:
             self.outcome.error = exc.line()
+        except Exception as exc:  # a bug: said, and the job still ends (its pods deleted, `done` set)
+            self.outcome.error = f"internal error (please report it): {failure_line(exc)}"
         return self._finish()
 
     def _greeting(self, target: NodeTarget, pod: ShellPod) -> list[str]:

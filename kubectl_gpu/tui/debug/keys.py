@@ -139,10 +139,10 @@ class DebugKeys(App[int]):
 
     @work(thread=True, group="debug", exit_on_error=False)
     def _run_smi(self, job: SmiJob, screen: SmiScreen) -> None:
+        """A job never raises (its errors are its outcome's); posting to a page gone never fails."""
         from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 
-        outcome = job.run()
-        screen.post_message(SmiScreen.Finished(outcome))
+        screen.post_message(SmiScreen.Finished(job.run()))
 
     def action_shell(self) -> None:
         nodes = self._target_nodes()
@@ -218,8 +218,10 @@ class DebugKeys(App[int]):
 
     @work(thread=True, group="quit", exit_on_error=False)
     def _quit_after_jobs(self) -> None:
-        self.jobs.wait(60.0)
-        self.call_from_thread(self.action_quit_now)
+        try:
+            self.jobs.wait(60.0)
+        finally:  # quit whatever happened: `launch` deletes any pod still tracked
+            self.call_from_thread(self.action_quit_now)
 
     def action_quit_now(self) -> None:
         self._quitting = True

@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
-from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
-from kubectl_gpu.tui.background import off_thread
+from kubectl_gpu.tui.background import failure_line, off_thread
 from kubectl_gpu.tui.config import TuiConfig
 
 if TYPE_CHECKING:  # imported on the first `:ctx` (start-up imports only the first screen's modules)
@@ -53,8 +52,8 @@ class FleetKeys(App[int]):
 
         try:
             overview = await off_thread("fleet", read)
-        except KubectlGpuError as exc:
-            self.notify(exc.line(), severity="error")
+        except Exception as exc:  # the tool's words, or a bug's: said, never dropped
+            self.notify(failure_line(exc), title="fleet", severity="error")
             return
         self._show_fleet(overview)
 
