@@ -19,6 +19,7 @@ whether anything changed since (see `changes`), and returns the same state when 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable
@@ -30,11 +31,12 @@ from kubernetes import client
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
-from kubectl_gpu.kube.changes import ListMark, changed_since
+from kubectl_gpu.kube.changes import ListMark, WatchAnswer, changed_since
 from kubectl_gpu.kube.connection import Connection, ConnectionFlags, resolve
 from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
+from kubectl_gpu.kube.pacing import ReadPacer
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
 __all__ = [
@@ -181,6 +183,7 @@ class LiveSource:
         self._groups_read = False
         self._marks: list[ListMark] = []
         self._previous: _Previous | None = None
+        self.pacer = ReadPacer()
         self._reserve_connections(max(_WORKERS + _EVENT_WORKERS + 1, _CHECK_WORKERS))
 
     def _reserve_connections(self, count: int) -> None:
@@ -378,7 +381,7 @@ class LiveSource:
         result = Fetched()
         for spec, outcome in zip(specs, outcomes, strict=True):
             if isinstance(outcome, ApiFailure) and outcome.status == 403 and outcome.status_body:
-                note = self._forbidden(spec)
+                note = self._forbidden(spec, outcome)
                 if spec.optional:  # noticed, not analysed: unknown, but not "could not look" (exit 4)
                     note = Note("UNCHECKED", note.message, spec.name)
                 result.notes.append(note)
@@ -391,11 +394,14 @@ class LiveSource:
         result.notes.extend(self._notes)
         return result
 
-    def _forbidden(self, spec: KindSpec) -> Note:
+    def _forbidden(self, spec: KindSpec, failure: ApiFailure) -> Note:
+        """The note of a kind that may not be listed, with what the server said (kubectl prints it too)."""
         scope = f"in namespace {self.namespace}" if spec.namespaced and self.namespace else "cluster-wide"
+        said = f"; the server said: {failure.message}" if failure.message else ""
         return Note(
             "FORBIDDEN",
-            f"forbidden to list {spec.resource} {scope}: {spec.impact} (needs RBAC verb 'list' on {spec.resource})",
+            f"forbidden to list {spec.resource} {scope}: {spec.impact} (needs RBAC verb 'list' on "
+            f"{spec.resource}){said}",
             spec.name,
         )
 
@@ -405,40 +411,74 @@ class LiveSource:
         return exc
 
     def load(self, kinds: Iterable[str] | None = None) -> tuple[ClusterState, Fetched]:
-        """The state of `kinds` (default: all); the previous one, the same object, when nothing changed."""
+        """The state of `kinds` (default: all); the previous one, the same object, when nothing changed or
+        when the pacer says not to read yet (see `kube.pacing`: backoff, polling, rechecks)."""
         kinds = None if kinds is None else list(kinds)  # read twice below: not an iterator
         key = None if kinds is None else frozenset(by_name(k).name for k in kinds)
-        previous, self._previous = self._previous, None
-        if previous is not None and previous.key == key and not self._changed(previous):
-            self._previous = previous
-            return previous.state, previous.fetched
-        del previous  # not kept alive while the new one is read
+        previous = self._previous
+        if previous is not None and previous.key == key and not self._read_again(previous):
+            return self._with_pacer_notes(previous)
+        self._previous = previous = None  # not kept alive while the new one is read
         with bulk_load():
             state, fetched = self._load(kinds)
-        if self._complete(fetched, state):
-            self._previous = _Previous(key, state, fetched, self._groups, tuple(self._marks))
+        self.pacer.read_done(complete=self._complete(fetched, state))
+        self._previous = _Previous(key, state, fetched, self._groups, tuple(self._marks))
         return state, fetched
+
+    def wait(self) -> float:
+        """Seconds until a `load` may send a request again (0: now)."""
+        return self.pacer.wait()
+
+    def _read_again(self, previous: _Previous) -> bool:
+        """Whether to read whole now: the pacer allows a request, and it must (polling, a recheck, after a
+        failed watch) or a watch of the previous read's lists says something changed."""
+        if self.pacer.wait() > 0:
+            return False
+        if self.pacer.must_relist():
+            return True
+        started = self.pacer.clock()
+        return self.pacer.answered(self._changed(previous), started)
+
+    def _with_pacer_notes(self, previous: _Previous) -> tuple[ClusterState, Fetched]:
+        """The previous state, with the pacer's notes (polling) added when they changed since."""
+        notes = self.pacer.notes()
+        state = previous.state
+        kept = [n for n in state.notes if n.code != "POLLING"]
+        if kept + notes != list(state.notes):
+            state = dataclasses.replace(state, notes=(*kept, *notes))
+            self._previous = msgspec.structs.replace(previous, state=state)
+        return state, previous.fetched
 
     def _complete(self, fetched: Fetched, state: ClusterState) -> bool:
         """Whether a read saw everything it asked for: no note (a forbidden kind may become readable), and
         the API groups known when a group kind was asked for (else a CRD installed later would go unseen)."""
-        if fetched.notes or state.notes:
+        if any(n.code != "POLLING" for n in [*fetched.notes, *state.notes]):
             return False
         return self._groups is not None or not self._groups_read
 
-    def _changed(self, previous: _Previous) -> bool:
-        """Whether a list of the previous read would answer differently now (True when unsure)."""
+    def _changed(self, previous: _Previous) -> list[WatchAnswer]:
+        """What a watch of each list of the previous read answers (and `/apis`, compared)."""
         self.deadline = self.transport.deadline = Deadline.for_reading(self.options.request_timeout)
-        tasks: list[Callable[[], bool]] = [
+        tasks: list[Callable[[], WatchAnswer]] = [
             functools.partial(changed_since, self.transport, m) for m in previous.marks
         ]
         if previous.groups is not None:
-            tasks.append(lambda: self._read_api_groups() != previous.groups)
+            tasks.append(self._groups_answer(previous.groups))
         try:
             outcomes = gather(tasks, workers=_CHECK_WORKERS, deadline=self.deadline, server=self.server)
         except ClusterError:
-            return True
-        return any(outcome is not False for outcome in outcomes)
+            return [WatchAnswer.FAILED]
+        return [o if isinstance(o, WatchAnswer) else WatchAnswer.FAILED for o in outcomes]
+
+    def _groups_answer(self, groups: dict[str, set[str]]) -> Callable[[], WatchAnswer]:
+        def answer() -> WatchAnswer:
+            try:
+                now = self._read_api_groups()
+            except (ApiFailure, ClusterError):
+                return WatchAnswer.FAILED
+            return WatchAnswer.UNCHANGED if now == groups else WatchAnswer.CHANGED
+
+        return answer
 
     def _load(self, kinds: Iterable[str] | None) -> tuple[ClusterState, Fetched]:
         fetched = self.fetch(kinds)
@@ -455,5 +495,6 @@ class LiveSource:
                 state.keep(model, obj)
         state.add(models)
         state.notes.extend(fetched.notes)
+        state.notes.extend(self.pacer.notes())
         state.absent |= fetched.absent
         return state.build(source=f"context {self.context} ({self.server})", context=self.context), fetched

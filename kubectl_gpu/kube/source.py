@@ -131,6 +131,10 @@ class LiveClusterSource:
     def description(self) -> str:
         return f"context {self.live.context} ({self.live.server})"
 
+    def wait(self) -> float:
+        """Seconds until a `load` may ask the API server anything again (backoff, polling; 0: now)."""
+        return self.live.wait()
+
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
         state, _ = self.live.load(kinds)
         if self._scoped is not None and self._scoped[0] is state:  # nothing changed (see kube.live)
