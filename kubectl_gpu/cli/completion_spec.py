@@ -25,7 +25,9 @@ OPTION_VALUES: dict[str, str] = {
     "--context": "context",
     "--contexts": "context",  # the first name of the comma-separated list
     "--kubeconfig": "file",
+    "--certificate-authority": "file",
     "--namespace": "namespace",
+    "--exporter-namespace": "namespace",
     "--snapshot": "file",
     "--price-file": "file",
     "--out": "file",

@@ -116,6 +116,7 @@ def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") ->
         context=opts.context,
         request_timeout=opts.timeout_seconds,
         scope=scope,
+        flags=opts.connection_flags(),
     )
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "ConnectionFlags",
     "Impersonation",
     "check_namespace",
+    "context_namespace",
     "go_quote",
     "namespace_problems",
     "resolve",
@@ -442,3 +443,9 @@ def _impersonation(user: dict[str, Any], name: str, flags: ConnectionFlags) -> I
         if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
             raise InvalidInput(f"{header}: a control character cannot be sent in a header")
     return found
+
+
+def context_namespace(explicit: str | None, context: str | None) -> str:
+    """The namespace kubectl uses without `-n`: that of `context` (else the current one), else `default`,
+    checked to be a namespace name."""
+    return resolve(explicit, context, None).namespace

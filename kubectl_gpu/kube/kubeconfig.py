@@ -34,7 +34,6 @@ from kubectl_gpu.core.errors import ClusterError, InvalidInput
 __all__ = [
     "NO_CONFIG_HINT",
     "Kubeconfig",
-    "context_namespace",
     "files_stamp",
     "kubeconfig_files",
     "load_kubeconfig",
@@ -237,11 +236,3 @@ def _absolute(path: Any, base: str) -> Any:
     if isinstance(path, str) and path and not os.path.isabs(path):
         return os.path.join(base, path)
     return path
-
-
-def context_namespace(explicit: str | None, context: str | None) -> str:
-    """The namespace kubectl uses without `-n`: that of `context` (else the current one), else `default`;
-    decided, and checked, by `kube.connection` (the one place that does)."""
-    from kubectl_gpu.kube.connection import resolve
-
-    return resolve(explicit, context, None).namespace

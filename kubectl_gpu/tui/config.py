@@ -47,7 +47,7 @@ class TuiConfig(msgspec.Struct, frozen=True, dict=True):
         context's (as kubectl), else default."""
         if self.source.scope.namespace or self.source.snapshot:
             return self.source.scope.namespace or "default"
-        from kubectl_gpu.kube.kubeconfig import context_namespace
+        from kubectl_gpu.kube.connection import context_namespace
 
         return context_namespace(self.source.kubeconfig, self.source.context)
 

@@ -231,10 +231,6 @@ def test_dry_run_prints_the_flags_but_not_the_token(cli: Cli, tls_api: FakeKubeA
     assert TOKEN not in result.out + result.err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli/run.py source_options must pass flags=opts.connection_flags() to SourceOptions (issue 36)",
-)
 def test_the_read_only_commands_connect_with_the_flags(
     cli: Cli, tls_api: FakeKubeAPI, tmp_path: Path
 ) -> None:

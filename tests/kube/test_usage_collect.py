@@ -222,9 +222,13 @@ def test_inference_servers_are_looked_for_in_scope_exporters_everywhere(
     assert sorted(_by_pod(got)) == ["nvidia-dcgm-exporter-a", "nvidia-dcgm-exporter-b", "other-0"]
 
 
-def test_errors_hold_no_credential(apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+def test_errors_hold_no_credential(tls_apiserver: FakeKubeAPI, tmp_path: Path) -> None:
+    """(An https server: a token goes over TLS only, as kubectl's.)"""
+    apiserver = tls_apiserver
     token = "s3cr3t-t0ken-for-the-proxy-test"
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", apiserver.url, token=token)
+    kubeconfig = write_kubeconfig(
+        tmp_path / "kubeconfig", apiserver.url, ca_pem=apiserver.ca_pem, token=token
+    )
     apiserver.add(_exporter("nvidia-dcgm-exporter-a", "gpu-1"))
     options = SourceOptions(kubeconfig=str(kubeconfig), context="test")
     state = _state(options)

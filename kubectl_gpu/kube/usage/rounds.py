@@ -104,5 +104,6 @@ def reader_for(
         context=live.context,
         request_timeout=live.request_timeout,
         scope=live.scope,
+        flags=live.flags,
     )
     return RoundReader(options, timeout_s=timeout_s, exporter_namespaces=exporter_namespaces)

@@ -204,12 +204,11 @@ def nodes_to_sample(state: ClusterState, endpoints: Sequence[Endpoint]) -> list[
 def _transport(options: SourceOptions, timeout_s: float) -> Transport:
     """A Transport on the ApiClient the live source would use (kube.live.LiveSource._context), with a
     connection per read in flight and the metrics reads' own budget."""
-    from kubectl_gpu.kube.credentials import load_client
-    from kubectl_gpu.kube.kubeconfig import load_kubeconfig
+    from kubectl_gpu.kube.connection import resolve
 
-    kubeconfig = load_kubeconfig(options.kubeconfig)
-    context = kubeconfig.choose(options.context)
-    api = load_client(kubeconfig, context, options.request_timeout)
+    connection = resolve(options.kubeconfig, options.context, options.request_timeout, options.flags)
+    context = connection.context
+    api = connection.client()
     kw = api.rest_client.pool_manager.connection_pool_kw
     kw["maxsize"] = max(int(kw.get("maxsize") or 1), MAX_IN_FLIGHT + 1)
     budget = RequestBudget(METRICS_BUDGET)

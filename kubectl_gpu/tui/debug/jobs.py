@@ -71,7 +71,7 @@ class _Job:
         from kubectl_gpu.kube.debug.setup import connect, find_targets, image_chooser, preflight
 
         source = self.config.source
-        api = connect(source.kubeconfig, source.context, source.request_timeout)
+        api = connect(source.kubeconfig, source.context, source.request_timeout, source.flags)
         targets = find_targets(
             api, self.nodes, selector=None, all_nodes=False, chooser=image_chooser(None, None)
         )
