@@ -18,8 +18,8 @@ from typing import Any
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, Command, Loaded, answer, print_notes, source_options, write
-from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.core.k8s.state import SelectorTarget
+from kubectl_gpu.core.errors import ClusterError, InvalidInput
+from kubectl_gpu.core.k8s.state import Note, SelectorTarget
 
 __all__ = ["check_watch", "watch"]
 
@@ -115,8 +115,17 @@ def watch(
     write(opts, found)
     sys.stdout.flush()
     before, notes = _rows(opts, found), list(found.table_notes)
+    trouble: str | None = None  # what the source last said was failing, printed once
     while True:
-        latest = source.load(kinds)  # waits on a short watch of each list while nothing changes
+        try:
+            latest = source.load(kinds)  # waits on a short watch of each list while nothing changes
+        except ClusterError as exc:  # watches failing: the source backs off; said once, not per try
+            if exc.message != trouble:
+                trouble = exc.message
+                print_notes([Note("PARTIAL", exc.message)], no_color=opts.no_color)
+            _pause(source)
+            continue
+        trouble = None
         if latest is state:
             _pause(source)
             continue

@@ -71,8 +71,12 @@ def _event_answer(line: bytes) -> WatchAnswer | None:
     return WatchAnswer.FAILED
 
 
-def changed_since(transport: Transport, mark: ListMark, seconds: int = WATCH_SECONDS) -> WatchAnswer:
-    """What a watch from the mark's resourceVersion says, read event by event for `seconds` (+ grace)."""
+def changed_since(
+    transport: Transport, mark: ListMark, seconds: int = WATCH_SECONDS, problems: list[str] | None = None
+) -> WatchAnswer:
+    """What a watch from the mark's resourceVersion says, read event by event for `seconds` (+ grace); what
+    went wrong, when it FAILED, is added to `problems` (one line)."""
+    said = problems if problems is not None else []
     query = [
         *mark.query,
         ("watch", "1"),
@@ -86,6 +90,8 @@ def changed_since(transport: Transport, mark: ListMark, seconds: int = WATCH_SEC
         ) as stream:
             for line in stream:
                 answer = _event_answer(line)
+                if answer is WatchAnswer.FAILED:
+                    said.append(f"watching {mark.path}: the server sent something that is no watch event")
                 if answer is not None:
                     return answer
     except ApiFailure as exc:
@@ -93,7 +99,9 @@ def changed_since(transport: Transport, mark: ListMark, seconds: int = WATCH_SEC
             return WatchAnswer.EXPIRED
         if exc.status == 403 and not exc.html:
             return WatchAnswer.FORBIDDEN
+        said.append(f"watching {mark.path}: the API server at {transport.server} answered {exc}")
         return WatchAnswer.FAILED
-    except ClusterError:
+    except ClusterError as exc:
+        said.append(exc.line())
         return WatchAnswer.FAILED
     return WatchAnswer.UNCHANGED

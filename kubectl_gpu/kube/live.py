@@ -37,6 +37,7 @@ from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
 from kubectl_gpu.kube.pacing import ReadPacer
+from kubectl_gpu.kube.paging import MAX_PAGES, list_pages
 from kubectl_gpu.kube.transport import ApiFailure, Deadline, Transport, gather
 
 __all__ = [
@@ -68,9 +69,6 @@ def page_size(kind: str) -> int:
 #: refused (ResponseTooLarge, exit 3) before it is read further, whatever the server keeps sending.
 LIST_PAGE_MAX_BYTES = 128 * 1024 * 1024
 
-#: Pages of one list at most (5 million objects): past this a server that keeps sending new `continue`
-#: tokens is going round in circles.
-MAX_PAGES = 10_000
 _WORKERS = 8  # kinds listed at once
 _EVENT_WORKERS = 5  # event lists at once, within the kind `events`
 #: Watches at once when asking whether anything changed: one per list (kinds and event selectors), all
@@ -107,64 +105,6 @@ class _Previous(msgspec.Struct, frozen=True, dict=True):
     fetched: Fetched
     groups: dict[str, set[str]] | None  # None: no group kind was read
     marks: tuple[ListMark, ...]
-
-
-def _page(page: dict[str, Any], what: str, server: str) -> tuple[list[dict[str, Any]], str | None]:
-    """A list page's items and its `continue` token; ClusterError when it is not shaped as a list."""
-    items, meta = page.get("items", ...), page.get("metadata")
-    problem = None
-    if items is ...:
-        problem = "no items"
-    elif items is not None and not isinstance(items, list):
-        problem = f"items is a {type(items).__name__}, not a list"
-    elif meta is not None and not isinstance(meta, dict):
-        problem = f"metadata is a {type(meta).__name__}, not an object"
-    elif not all(isinstance(item, dict) for item in items or []):
-        problem = "an item is not an object"
-    token = (meta or {}).get("continue") if problem is None else None
-    if problem is None and token is not None and not isinstance(token, str):
-        problem = "metadata.continue is not a string"
-    if problem is not None:
-        raise ClusterError(
-            f"the API server at {server} sent a malformed list for {what} ({problem})", _PROXY_HINT
-        )
-    return list(items or []), token or None
-
-
-def list_pages(
-    get: Callable[[list[tuple[str, str | int]]], dict[str, Any]],
-    query: list[tuple[str, str | int]],
-    what: str,
-    server: str,
-) -> list[dict[str, Any]]:
-    """Every item of a list, page by page (`get(query)` fetches one); a repeated `continue` token or more
-    than MAX_PAGES pages is a ClusterError, never an endless loop. A `continue` token that expired (410: its
-    resourceVersion was compacted while we paged) restarts the list from the first page, once, as
-    client-go's pager does; a second expiry is the error it is."""
-    items: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    token: str | None = None
-    restarted = False
-    for _ in range(MAX_PAGES):
-        try:
-            page = get([*query, *([("continue", token)] if token else [])])
-        except ApiFailure as exc:
-            if exc.status != 410 or token is None or restarted:
-                raise
-            items, seen, token, restarted = [], set(), None, True
-            continue
-        page_items, token = _page(page, what, server)
-        items.extend(page_items)
-        if token is None:
-            return items
-        if token in seen:
-            raise ClusterError(
-                f"the API server at {server} sent the same continue token twice while listing {what}: "
-                "the list would never end",
-                _PROXY_HINT,
-            )
-        seen.add(token)
-    raise ClusterError(f"listing {what} from {server} did not end after {MAX_PAGES} pages", _PROXY_HINT)
 
 
 class LiveSource:
@@ -432,12 +372,21 @@ class LiveSource:
     def _read_again(self, previous: _Previous) -> bool:
         """Whether to read whole now: the pacer allows a request, and it must (polling, a recheck, after a
         failed watch) or a watch of the previous read's lists says something changed."""
-        if self.pacer.wait() > 0:
-            return False
-        if self.pacer.must_relist():
+        if self.pacer.wait() == 0 and self.pacer.must_relist():
             return True
-        started = self.pacer.clock()
-        return self.pacer.answered(self._changed(previous), started)
+        if self.pacer.wait() == 0:
+            problems: list[str] = []
+            started = self.pacer.clock()
+            if self.pacer.answered(self._changed(previous, problems), started, problems):
+                return True
+        failing = self.pacer.failing()
+        if failing is not None:  # said, not hidden: the caller keeps what it shows and tells why
+            raise ClusterError(failing, f"check the API server at {self.server}")
+        return False
+
+    def urge(self) -> None:
+        """A person asked to read now: the next `load` skips the pacer's wait (never the request budget)."""
+        self.pacer.urge()
 
     def _with_pacer_notes(self, previous: _Previous) -> tuple[ClusterState, Fetched]:
         """The previous state, with the pacer's notes (polling) added when they changed since."""
@@ -456,17 +405,19 @@ class LiveSource:
             return False
         return self._groups is not None or not self._groups_read
 
-    def _changed(self, previous: _Previous) -> list[WatchAnswer]:
-        """What a watch of each list of the previous read answers (and `/apis`, compared)."""
+    def _changed(self, previous: _Previous, problems: list[str]) -> list[WatchAnswer]:
+        """What a watch of each list of the previous read answers (and `/apis`, compared); what the failed
+        ones met goes to `problems`."""
         self.deadline = self.transport.deadline = Deadline.for_reading(self.options.request_timeout)
         tasks: list[Callable[[], WatchAnswer]] = [
-            functools.partial(changed_since, self.transport, m) for m in previous.marks
+            functools.partial(changed_since, self.transport, m, problems=problems) for m in previous.marks
         ]
         if previous.groups is not None:
             tasks.append(self._groups_answer(previous.groups))
         try:
             outcomes = gather(tasks, workers=_CHECK_WORKERS, deadline=self.deadline, server=self.server)
-        except ClusterError:
+        except ClusterError as exc:
+            problems.append(exc.line())
             return [WatchAnswer.FAILED]
         return [o if isinstance(o, WatchAnswer) else WatchAnswer.FAILED for o in outcomes]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from kubectl_gpu.core.k8s.state import Note
 from kubectl_gpu.kube.changes import WatchAnswer
@@ -78,6 +78,7 @@ class ReadPacer:
         self.relist_now = False  # the next load lists again without watching first
         self._after_expiry = False  # the read before was caused by a 410
         self.failures = 0  # failed watches in a row
+        self.problem = ""  # what the last failed watch met, one line
         self.reads = 0  # whole reads done
 
     def wait(self) -> float:
@@ -87,11 +88,22 @@ class ReadPacer:
     def read_done(self, *, complete: bool) -> None:
         """A whole read ended; `complete`: it saw every kind it asked for."""
         self.reads += 1
+        self.failures = 0
         now = self.clock()
         self.relist_now = False
         self.recheck_at = None if complete else now + RECHECK_SECONDS
         if self.polling:
             self.not_before = now + POLL_SECONDS
+
+    def urge(self) -> None:
+        """A person asked to read now (the TUI's `r`): the wait is skipped once, the budget still holds."""
+        self.not_before = 0.0
+
+    def failing(self) -> str | None:
+        """While backing off after a failed watch: what failed, and when the next try is."""
+        if not self.failures or self.wait() <= 0:
+            return None
+        return f"{self.problem or 'watching the cluster failed'}; showing the last state, next try in {self.wait():.1f}s"
 
     def must_relist(self) -> bool:
         """Whether the next load reads whole without watching (polling, a recheck, or after a failure)."""
@@ -99,8 +111,10 @@ class ReadPacer:
             return True
         return self.recheck_at is not None and self.clock() >= self.recheck_at
 
-    def answered(self, answers: list[WatchAnswer], started: float) -> bool:
-        """Take what the watches begun at `started` answered; True: read again now."""
+    def answered(self, answers: list[WatchAnswer], started: float, problems: Sequence[str] = ()) -> bool:
+        """Take what the watches begun at `started` answered (and what the failed ones met); True: read
+        again now."""
+        self.problem = problems[0] if problems else ""
         self.not_before = max(self.not_before, started + MIN_CHECK_SECONDS)
         expired = WatchAnswer.EXPIRED in answers
         if WatchAnswer.CHANGED in answers or (expired and not self._after_expiry):
@@ -112,6 +126,8 @@ class ReadPacer:
             self.not_before = self.clock() + POLL_SECONDS
             return False
         if expired or WatchAnswer.FAILED in answers:
+            if expired and not self.problem:
+                self.problem = "the watch's revision was compacted again right after listing (410 Gone)"
             self._after_expiry = self._after_expiry or expired  # a 410 after this failure is one too
             self.failures += 1
             self.not_before = self.clock() + self.backoff.next()

@@ -135,6 +135,10 @@ class LiveClusterSource:
         """Seconds until a `load` may ask the API server anything again (backoff, polling; 0: now)."""
         return self.live.wait()
 
+    def urge(self) -> None:
+        """A person asked to read now (the TUI's `r`): the next `load` skips the backoff or poll wait."""
+        self.live.urge()
+
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
         state, _ = self.live.load(kinds)
         if self._scoped is not None and self._scoped[0] is state:  # nothing changed (see kube.live)

@@ -61,6 +61,16 @@ def _endless_line(chunks: int, sent: list[int]) -> Iterator[bytes]:
         yield chunk
 
 
+def _load(source: LiveSource, kinds: list[str]) -> str | None:
+    """One load of a kept-open source, as `-w` and the TUI do: what it said was failing, if anything (the
+    last state stays shown)."""
+    try:
+        source.load(kinds)
+    except ClusterError as exc:
+        return exc.message
+    return None
+
+
 def _watch_requests(api: FakeKubeAPI) -> list[str]:
     return [r.path for r in api.requests if r.query.get("watch")]
 
@@ -204,10 +214,12 @@ def test_410_relists_once_then_backs_off(apiserver: FakeKubeAPI, kubeconfig: Pat
     first, _ = source.load(["nodes"])
     second, _ = source.load(["nodes"])  # 410: list again at once
     assert second is not first
+    said = set()
     for _ in range(20):
         clock[0] += 0.1
-        source.load(["nodes"])  # a second 410 straight after: a failure, backed off
+        said.add(_load(source, ["nodes"]))  # a second 410 straight after: a failure, backed off
     assert len(_list_requests(apiserver)) <= 3, _list_requests(apiserver)
+    assert any(s and "compacted again right after listing (410 Gone)" in s for s in said), said
 
 
 @pytest.mark.parametrize(
@@ -226,17 +238,32 @@ def test_failing_watches_back_off_as_client_go(
     _watch_answer(apiserver, answer)
     source = _source(kubeconfig, clock)
     source.load(["nodes"])
-    waits = []
+    waits, said = [], set()
     for _ in range(8):
-        source.load(["nodes"])  # a watch that fails: wait before anything else
+        said.add(_load(source, ["nodes"]))  # a watch that fails: said, and a wait before anything else
         waits.append(source.wait())
         for _ in range(5):
-            source.load(["nodes"])  # nothing sent while waiting
+            said.add(_load(source, ["nodes"]))  # nothing sent while waiting, and the failure said again
         clock[0] += source.wait()
         source.load(["nodes"])  # then list (and watch) again
     assert waits == pytest.approx([0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0])
     assert len(_list_requests(apiserver)) == 1 + 8
     assert len(_watch_requests(apiserver)) == 8
+    assert None not in said and all("watching /api/v1/nodes: " in s and "next try in" in s for s in said)
+
+
+def test_a_person_asking_skips_the_backoff_once(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    """The TUI's `r`: read now, even while backing off (the request budget still holds)."""
+    clock = [0.0]
+    apiserver.add(node("n1"))
+    source = _source(kubeconfig, clock)
+    source.load(["nodes"])
+    apiserver.fault(path=r"^/api/v1/nodes$", status=500, times=1)  # the watch fails once
+    assert _load(source, ["nodes"]) is not None and source.wait() > 0
+    source.urge()
+    apiserver.add(node("n2"))
+    state, _ = source.load(["nodes"])
+    assert sorted(n.name for n in state.nodes) == ["n1", "n2"]
 
 
 def test_the_backoff_resets_after_two_quiet_minutes() -> None:
@@ -303,5 +330,5 @@ def test_debug_shows_the_request_budget(cli: Any, apiserver: FakeKubeAPI, kubeco
     apiserver.add(node("n1"))
     result = cli("nodes", "--kubeconfig", str(kubeconfig), "--debug")
     assert result.code == 0, result.err
-    (line,) = [x for x in result.err.splitlines() if x.startswith("debug: ")]
+    (line,) = [x for x in result.err.splitlines() if x.startswith("debug: ") and "budget" in x]
     assert f"debug: {apiserver.url}: " in line and "budget 5 requests/s, burst 30" in line, line
