@@ -37,6 +37,7 @@ from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.render.model import finding_item
+from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import failure_line, off_thread
@@ -139,6 +140,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         self._notes_seen: set[str] = set()
         self._quitting = False
         self.notices: list[tuple[str, str, str]] = []
+        self._namespace_said: tuple[str, str] | None = None  # the namespace answer last notified
 
     def notify(
         self,
@@ -279,12 +281,14 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
                 if view.view_id in message.models:
                     view.show(message.models[view.view_id])
             self._header()
+            self._scope_said(message.snapshot)
             return
         replaced = (self.snapshot, [view.model for view in self.views()])
         self.snapshot = message.snapshot
         for view in self.views():
             view.show(message.models[view.view_id])
         self._header()
+        self._scope_said(message.snapshot)
         follow_refresh(self.screen_stack, self.drill)  # open drill-down pages show the new data
         self._notify_notes(message.snapshot)
         release_later(*replaced)  # not here: freeing it all at once would freeze the screen
@@ -335,6 +339,31 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
                     severity="warning",
                     timeout=8,
                 )
+
+    def _scope_said(self, snapshot: data.Refresh) -> None:
+        """The namespace in scope does not exist (or could not be checked): every view's title says so,
+        and a notification, once per namespace and answer."""
+        check = snapshot.namespace
+        missing = snapshot.namespace_missing
+        note = safe_line(f"ns {missing}: not found") if missing else ""
+        for view in self.views():
+            view.set_scope_note(note)
+        said = (check.name, check.status) if check is not None else None
+        if said == self._namespace_said:
+            return
+        self._namespace_said = said
+        if check is not None and check.status == "missing":
+            where = "in this snapshot" if not self.config.live else "in this cluster"
+            self.notify(
+                f'namespace "{check.name}" not found {where}: no pod to show\n:ns all shows every namespace',
+                title=":ns",
+                severity="error",
+                timeout=10,
+            )
+        elif check is not None and check.status == "unknown":
+            self.notify(
+                check.why or "could not check the namespace", title=":ns", severity="warning", timeout=8
+            )
 
     def _header(self) -> None:
         cluster = self.contexts.clusters.get(self.config.context or self.contexts.current or "")

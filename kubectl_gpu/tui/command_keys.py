@@ -9,6 +9,8 @@ from textual import on
 from textual.app import App
 from textual.widgets import Label
 
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.kube.connection import check_namespace
 from kubectl_gpu.tui.commands import parse
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.views import TableView
@@ -100,8 +102,19 @@ class CommandLineKeys(App[int]):
         elif kind == "ctx":
             self.open_fleet()
         elif kind == "ns":
-            self.refresh_data(self.config.with_namespace(arg))
+            self._namespace(arg)
         elif kind == "refresh":
             self.action_refresh()
         elif kind == "help":
             self.action_help()
+
+    def _namespace(self, name: str | None) -> None:
+        """`:ns NAME` (None: all): a name that cannot be a namespace is refused in kubectl's words, before
+        anything is read; one that does not exist is said once read (`GpuApp._scope_said`)."""
+        if name is not None:
+            try:
+                check_namespace(name, "e.g. :ns ml, or :ns all for every namespace")
+            except InvalidInput as exc:
+                self.notify(exc.line(), title=":ns", severity="error", timeout=10)
+                return
+        self.refresh_data(self.config.with_namespace(name))

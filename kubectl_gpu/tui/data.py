@@ -38,6 +38,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.heap import without_collection
+from kubectl_gpu.kube.namespaces import NamespaceCheck, namespace_check
 from kubectl_gpu.kube.source import ClusterSource
 from kubectl_gpu.tui import usage_window
 
@@ -84,6 +85,13 @@ class Refresh(msgspec.Struct, frozen=True, dict=True, weakref=True):  # weakref:
     reused: bool = False
     #: the Usage view's window and report (`usage_window`); None: not read (a Refresh built by hand)
     usage: usage_window.Usage | None = None
+    #: whether the namespace in scope (`-n`, `:ns`) exists (`kube.namespaces`); None: every namespace
+    namespace: NamespaceCheck | None = None
+
+    @property
+    def namespace_missing(self) -> str | None:
+        """The namespace in scope when it does not exist (views say so rather than show nothing)."""
+        return self.namespace.name if self.namespace and self.namespace.status == "missing" else None
 
     @property
     def mode(self) -> str:
@@ -188,10 +196,13 @@ def load(
     A source returns the very state it returned before when nothing it reads changed (see `kube.live`,
     `SnapshotSource`); evaluated at the same instant as `previous`, its reports are `previous`'s (`reused`).
     At a new instant (live, without --now) they are computed again: time-based findings move on. The usage
-    window is read each time (live: one round, while the analyses run); a new round is a new refresh."""
+    window is read each time (live: one round, while the analyses run); a new round is a new refresh. With a
+    namespace in scope, whether it exists is checked each time (live: one GET; `kube.namespaces`)."""
     started = time.perf_counter()
     wall = clock or (lambda: datetime.now(UTC))
     state = source.load(KINDS)
+    scope = state.scope.namespace
+    namespace = namespace_check(source, scope, state) if scope else None  # live: one GET
     loaded_at = wall()
     instant = evaluation_instant(now, state.captured_at, loaded_at)
     reading = usage_window.start(previous.usage if previous else None, source, state)  # live: in a thread
@@ -199,11 +210,12 @@ def load(
         used = reading.result(load_catalog(), instant)
         seconds = time.perf_counter() - started
         return msgspec.structs.replace(
-            previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used
+            previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used, namespace=namespace
         )
     # The analyses make millions of short-lived objects and no cycles: with the collector on they took
     # twice the CPU on 20,000 Pending pods (bench/README.md), as in a one-shot command (cli/run.py).
     with without_collection():
         refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
     used = reading.result(load_catalog(), instant)
-    return msgspec.structs.replace(refresh, usage=used, seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return msgspec.structs.replace(refresh, usage=used, seconds=seconds, namespace=namespace)

@@ -43,6 +43,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "node-page": ("n", "enter"),
     "node-events": ("n", "e"),
     "smi-gpus": ("n", "G", "s"),
+    # issue 36: a namespace that does not exist is said, not shown as `Pending 0`
+    "pending-ns-not-found": ("p", "colon", *"ns nosuch", "enter"),
 }
 
 

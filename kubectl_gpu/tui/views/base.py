@@ -127,6 +127,8 @@ class TableView(Vertical):
         #: the Overview); until then `show` and `set_filter` only keep what they are given
         self.composed = False
         self._kept_filter = ""
+        #: what the title says about the scope read (`ns nosuch: not found`), "" for nothing
+        self.scope_note = ""
 
     @staticmethod
     def build(snapshot: Refresh) -> ViewModel:
@@ -178,6 +180,12 @@ class TableView(Vertical):
             grid.set_filter(text)
         self._title()
 
+    def set_scope_note(self, note: str) -> None:
+        """Say `note` in the title (the namespace in scope does not exist), or nothing (`""`)."""
+        self.scope_note = note
+        if self.composed:
+            self._title()
+
     @property
     def filter_text(self) -> str:
         return self.grid.filter_text if self.composed else self._kept_filter
@@ -202,9 +210,12 @@ class TableView(Vertical):
                     style="" if index == self.section else theme.MUTED,
                 )
         shown, total = len(grid.view), len(grid.table.rows)
-        title.append(f"  {shown}" if shown == total else f"  {shown} of {total}", style=theme.MUTED)
+        if total or not self.scope_note:  # no `0` where the namespace read does not exist: the note says it
+            title.append(f"  {shown}" if shown == total else f"  {shown} of {total}", style=theme.MUTED)
         if note := self.count_note():
             title.append(f"  {note}", style=theme.MUTED)
+        if self.scope_note:
+            title.append(f"  {self.scope_note}", style=theme.ERROR)
         if grid.filter_text:
             title.append(f"  /{grid.filter_text}", style=theme.WARNING)
         if grid.marks:

@@ -18,7 +18,7 @@ from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.fixes import is_command, pasteable
 from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
 from kubectl_gpu.render.pending_view import pending_table, requests_text
-from kubectl_gpu.render.safe import safe_block
+from kubectl_gpu.render.safe import safe_block, safe_line
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -124,16 +124,28 @@ class PendingModel(ViewModel, frozen=True, dict=True):
 
     table: model.Table | None = None
     groups: tuple[PendingGroup, ...] = msgspec.field(default=())
+    #: what the table says when it has no row
+    empty: str = EMPTY
 
 
-def grid_of(table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str]) -> Table:
+def empty_text(snapshot: Refresh) -> str:
+    """No row: none Pending, or the namespace in scope does not exist (never `0` as if all were fine)."""
+    missing = snapshot.namespace_missing
+    if missing is None:
+        return EMPTY
+    return safe_line(f'Namespace "{missing}" not found: no pod to show (:ns all shows every namespace).')
+
+
+def grid_of(
+    table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str], empty: str = EMPTY
+) -> Table:
     if table is None:
-        return to_grid(None, fits=FITS, empty=EMPTY)
+        return to_grid(None, fits=FITS, empty=empty)
     return to_grid(
         table.with_rows(grouped_rows(table, groups, expanded)),
         fits=FITS,
         detail=partial(_row_detail, table),
-        empty=EMPTY,
+        empty=empty,
     )
 
 
@@ -162,12 +174,16 @@ class PendingView(TableView):
         report = snapshot.pending
         table = pending_table(report, wide=True) if report.pods else None
         groups = tuple(pending_groups(table, snapshot.state)) if table is not None else ()
-        return PendingModel((Section("Pods", grid_of(table, groups, set())),), table=table, groups=groups)
+        empty = empty_text(snapshot)
+        section = Section("Pods", grid_of(table, groups, set(), empty))
+        return PendingModel((section,), table=table, groups=groups, empty=empty)
 
     def show(self, model: ViewModel) -> None:
         if isinstance(model, PendingModel) and self.expanded:  # groups stay open across refreshes
-            section = Section("Pods", grid_of(model.table, model.groups, self.expanded))
-            model = PendingModel((section,), model.summary, model.notes, model.table, model.groups)
+            section = Section("Pods", grid_of(model.table, model.groups, self.expanded, model.empty))
+            model = PendingModel(
+                (section,), model.summary, model.notes, model.table, model.groups, model.empty
+            )
         super().show(model)
 
     def open_row(self, row: Row) -> bool:
@@ -176,7 +192,7 @@ class PendingView(TableView):
         if not row.key.startswith("group:") or not isinstance(model, PendingModel):
             return False
         self.expanded ^= {row.key}
-        self.grid.set_table(grid_of(model.table, model.groups, self.expanded))
+        self.grid.set_table(grid_of(model.table, model.groups, self.expanded, model.empty))
         self.grid.move_to(row.key)
         self._title()
         return True

@@ -119,7 +119,8 @@ def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
     if name:
         head.append(name, style=theme.HEADER)
         head.append(SEP)
-    head.append(safe_line(f"ns {config.namespace or 'all'}"))
+    missing = snap is not None and snap.namespace_missing  # red; line two and the views say why
+    head.append(safe_line(f"ns {config.namespace or 'all'}"), style=theme.ERROR if missing else "")
     shown_context = context if context and context != name else None
     budget = width
     tail = _source(state, now, short=False)
@@ -154,7 +155,10 @@ def _line_two(state: HeaderState) -> Text:
             out.append(f" ({_count(idle)} idle)", style=theme.WARNING)
         out.append(SEP)
         pending = len(snap.pending.pods)
-        out.append(f"Pending {pending}", style=theme.ERROR if snap.pending.blocking else "")
+        if snap.namespace_missing:  # not `Pending 0`, as if all were fine
+            out.append("Pending ? (ns not found)", style=theme.ERROR)
+        else:
+            out.append(f"Pending {pending}", style=theme.ERROR if snap.pending.blocking else "")
         out.append(SEP)
         # the counts of the line every command ends with, less its total (the Findings tab has it)
         for span in summary_spans(snap.diagnose.findings)[1:]:
