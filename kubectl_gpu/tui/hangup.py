@@ -1,13 +1,17 @@
-"""The terminal went away (SIGHUP): the app leaves as `q` does, so that every debug pod is deleted.
+"""The terminal went away: the app leaves as `q` does, so that every debug pod is deleted.
 
-Before, SIGHUP was caught (`launch` turns it into KeyboardInterrupt for its cleanup) but the event loop
-never saw it: the process outlived its terminal. Here the app's own handler hands it to the loop, which
-cancels the debug jobs (each deletes its pod) and exits 130; `launch`'s cleanup then deletes any pod still
-tracked, with its own handler back in place.
+Two ways to see it. SIGHUP: before, it was caught (`launch` turns it into KeyboardInterrupt for its
+cleanup) but the event loop never saw it, and the process outlived its terminal. Here the app's own handler
+hands it to the loop, which cancels the debug jobs (each deletes its pod) and exits 130; `launch`'s cleanup
+then deletes any pod still tracked, with its own handler back in place. And when SIGHUP is ignored (`nohup`,
+`trap '' HUP`: a signal ignored on purpose stays so) no signal comes at all: Textual's input thread then
+reads end-of-file from the hung-up terminal in a loop (seen: 56% CPU for minutes). So a watcher thread
+(`TerminalWatch`) asks every `WATCH_S` whether the descriptors that were terminals at start still are
+(a hung-up terminal is none: `isatty` fails), and ends the app the same way when one is not.
 
 When the terminal is gone the loop may be stuck: Textual's writer thread dies on the closed pty, the loop
 then blocks on its full queue, and the handler's call never runs (seen: processes alive for an hour at 40%
-CPU, their debug pods kept). So the handler also starts `last_resort`: if the app has not unmounted within
+CPU, their debug pods kept). So the hang-up also starts `last_resort`: if the app has not unmounted within
 `HANGUP_GRACE_S`, it deletes the tracked pods itself and ends the process (exit 130).
 """
 
@@ -25,10 +29,12 @@ from textual.app import App
 
 from kubectl_gpu.tui.debug.jobs import DebugJobs
 
-__all__ = ["HANGUP_GRACE_S", "HangUp", "last_resort"]
+__all__ = ["HANGUP_GRACE_S", "WATCH_S", "HangUp", "TerminalWatch", "last_resort", "terminal_fds"]
 
 #: how long the loop has to leave by its own path after SIGHUP before `last_resort` ends the process
 HANGUP_GRACE_S = 10.0
+#: how often the watcher asks whether the terminal is still there (one `isatty` per descriptor)
+WATCH_S = 0.5
 
 
 def last_resort(
@@ -53,6 +59,53 @@ def last_resort(
     end(130)
 
 
+def terminal_fds() -> tuple[int, ...]:
+    """The standard descriptors that are terminals now (the TUI's input and output among them)."""
+    found = []
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd):
+                found.append(fd)
+        except OSError:
+            continue
+    return tuple(found)
+
+
+class TerminalWatch:
+    """A daemon thread that calls `gone()` once, when one of `fds` is no longer a terminal (hung up,
+    closed), asking every `interval` seconds until `stop`."""
+
+    def __init__(self, fds: tuple[int, ...], gone: Callable[[], object], interval: float = WATCH_S) -> None:
+        self.fds = fds
+        self.gone = gone
+        self.interval = interval
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="terminal-watch", daemon=True)
+
+    def start(self) -> TerminalWatch:
+        if self.fds:
+            self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def present(self) -> bool:
+        for fd in self.fds:
+            try:
+                if not os.isatty(fd):
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def _run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            if not self.present():
+                self.gone()
+                return
+
+
 class HangUp(App[int]):
     """What `GpuApp` gives it: the debug jobs and the quitting flag."""
 
@@ -60,30 +113,48 @@ class HangUp(App[int]):
     _quitting: bool
     _saved_hangup: signal._HANDLER = None
     _unmounted: threading.Event | None = None
+    _watch: TerminalWatch | None = None
+    _hung_up: threading.Lock | None = None
 
     if TYPE_CHECKING:  # DebugKeys' (a stub here would shadow it in GpuApp's MRO)
 
         def run_cleanup(self) -> list[str]: ...
 
     def _catch_hangup(self) -> None:
-        """Install the handler (only the main thread may; a signal ignored on purpose, nohup, stays so)."""
+        """Install the SIGHUP handler (only the main thread may; a signal ignored on purpose, nohup, stays
+        so) and the terminal watch (on a real terminal: not headless, not in tests)."""
+        loop = asyncio.get_running_loop()
+        self._unmounted = threading.Event()
+        self._hung_up = threading.Lock()
+
+        def gone() -> None:  # from a signal handler or the watch's thread: once
+            assert self._hung_up is not None and self._unmounted is not None
+            if not self._hung_up.acquire(blocking=False):
+                return
+            try:
+                loop.call_soon_threadsafe(self.hang_up)
+            except RuntimeError:  # the loop is closed: the app is leaving anyway
+                return
+            args = (self._unmounted, HANGUP_GRACE_S, self.run_cleanup)
+            threading.Thread(target=last_resort, args=args, name="hangup", daemon=True).start()
+
+        if not self.is_headless:
+            self._watch = TerminalWatch(terminal_fds(), gone).start()
         if threading.current_thread() is not threading.main_thread():
             return
         previous = signal.getsignal(signal.SIGHUP)
         if previous is signal.SIG_IGN:
             return
-        loop = asyncio.get_running_loop()
-        unmounted = self._unmounted = threading.Event()
 
         def hangup(signum: int, frame: object) -> None:
-            loop.call_soon_threadsafe(self.hang_up)
-            args = (unmounted, HANGUP_GRACE_S, self.run_cleanup)
-            threading.Thread(target=last_resort, args=args, name="hangup", daemon=True).start()
+            gone()
 
         signal.signal(signal.SIGHUP, hangup)
         self._saved_hangup = previous
 
     def on_unmount(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         if self._unmounted is not None:
             self._unmounted.set()
         if self._saved_hangup is not None:  # `launch`'s handler again, for its cleanup

@@ -49,6 +49,13 @@ class Terminal:
         self.proc, self.leader = spawn_on_pty(args, new_session=True, controlling=controlling)
         self.raw = b""
 
+    @classmethod
+    def attach(cls, proc: subprocess.Popen[bytes], leader: int) -> Terminal:
+        """A process already started on a pty (its leader fd), read as `wait_for` reads."""
+        term = cls.__new__(cls)
+        term.proc, term.leader, term.raw = proc, leader, b""
+        return term
+
     def _read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.leader], [], [], timeout)
         if not ready:

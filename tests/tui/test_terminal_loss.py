@@ -4,10 +4,18 @@ processes were seen alive an hour later at 40% CPU)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import signal
+import struct
+import subprocess
+import sys
+import termios
 import threading
 
-from kubectl_gpu.tui.hangup import last_resort
+from kubectl_gpu.tui.hangup import TerminalWatch, last_resort
+from tests.hostile.terminal import REPO, SIZE
 from tests.tui.conftest import DEMO
 from tests.tui.test_hostile_pty import Terminal
 
@@ -41,6 +49,35 @@ def test_the_last_resort_ends_even_when_the_cleanup_fails() -> None:
     assert ended == [130]
 
 
+def test_the_watch_sees_a_terminal_hang_up() -> None:
+    """A pty's follower is a terminal until its leader closes (the window is gone): the watch then calls
+    `gone`, once. Nothing is timed: the test waits for the call (bounded only against a hang)."""
+    leader, follower = pty.openpty()
+    gone = threading.Event()
+    calls: list[int] = []
+
+    def said() -> None:
+        calls.append(1)
+        gone.set()
+
+    watch = TerminalWatch((follower,), said, interval=0.05)
+    try:
+        assert watch.present()
+        watch.start()
+        os.close(leader)
+        assert gone.wait(60)
+        watch.thread.join(60)
+        assert calls == [1] and not watch.present()
+    finally:
+        watch.stop()
+        os.close(follower)
+
+
+def test_a_watch_without_a_terminal_does_nothing() -> None:
+    watch = TerminalWatch((), lambda: None).start()
+    assert not watch.thread.is_alive() and watch.present()
+
+
 def test_closing_the_terminal_ends_the_process() -> None:
     """A real process on a pty: the terminal's side is closed (the window is gone; the kernel sends SIGHUP
     to the session leader). The process must end: the suite's timeout catches a hang, no margin here."""
@@ -49,6 +86,45 @@ def test_closing_the_terminal_ends_the_process() -> None:
         term.wait_for("NODEPOOL", 0)
         os.close(term.leader)
         code = term.proc.wait()
+    finally:
+        term.kill()
+    assert code == 130
+
+
+def _ignore_hangup_and_take_the_tty() -> None:
+    """In the child: SIGHUP ignored (as under `nohup`, or `trap '' HUP`), the pty its controlling terminal."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def test_closing_the_terminal_ends_the_process_with_sighup_ignored() -> None:
+    """SIGHUP ignored (issue 36: a TUI under nohup spun at 56% CPU for minutes after its terminal closed):
+    the app sees the terminal go (its tty no longer one) and ends as on SIGHUP. The wait is a bound for a
+    hang, not a measure of how fast."""
+    leader, follower = pty.openpty()
+    columns, lines = SIZE
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(lines)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kubectl_gpu", "tui", "--snapshot", str(DEMO)],
+        cwd=REPO,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        close_fds=True,
+        start_new_session=True,
+        preexec_fn=_ignore_hangup_and_take_the_tty,
+    )
+    os.close(follower)
+    term = Terminal.attach(proc, leader)
+    try:
+        term.wait_for("NODEPOOL", 0)
+        os.close(leader)
+        try:
+            code = proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the TUI outlived its terminal (SIGHUP ignored)") from None
     finally:
         term.kill()
     assert code == 130
