@@ -38,7 +38,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.heap import without_collection
-from kubectl_gpu.kube.namespaces import NamespaceCheck, namespace_check
+from kubectl_gpu.kube.namespaces import NamespaceCheck, namespace_check, namespaces_in
 from kubectl_gpu.kube.source import ClusterSource
 from kubectl_gpu.tui import usage_window
 
@@ -184,6 +184,18 @@ def analyse(
     )
 
 
+def _namespace(source: ClusterSource, state: ClusterState) -> NamespaceCheck | None:
+    """Whether the namespace in scope exists (None: every namespace): live, one GET; a namespace the
+    objects just read are in exists whatever a 404 says (a real API server never has pods without it)."""
+    name = state.scope.namespace
+    if not name:
+        return None
+    check = namespace_check(source, name, state)
+    if check.status == "missing" and name in namespaces_in(state):
+        return NamespaceCheck(name, "exists")
+    return check
+
+
 def load(
     source: ClusterSource,
     *,
@@ -201,8 +213,7 @@ def load(
     started = time.perf_counter()
     wall = clock or (lambda: datetime.now(UTC))
     state = source.load(KINDS)
-    scope = state.scope.namespace
-    namespace = namespace_check(source, scope, state) if scope else None  # live: one GET
+    namespace = _namespace(source, state)
     loaded_at = wall()
     instant = evaluation_instant(now, state.captured_at, loaded_at)
     reading = usage_window.start(previous.usage if previous else None, source, state)  # live: in a thread

@@ -90,6 +90,17 @@ async def test_live_missing_and_existing(live: Live) -> None:
     assert "/api/v1/namespaces/nosuch" in asked and "/api/v1/namespaces/ml" in asked
 
 
+async def test_live_a_namespace_with_pods_read_is_never_not_found(live: Live) -> None:
+    """The suite's API server holds the demo's pods in `serving` but no Namespace object (a real one never
+    does): the pods read are proof enough, whatever the 404."""
+    app = live.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "p", *_ns("serving"))
+        assert app.config.namespace == "serving" and _errors(app) == []
+        assert "not found" not in _header(app) and "not found" not in _title(app)
+    assert "/api/v1/namespaces/serving" in [r.path for r in live.api.requests]
+
+
 async def test_live_forbidden_is_a_warning_not_not_found(live: Live) -> None:
     live.api.fault(path=r"^/api/v1/namespaces/ml$", status=403)
     app = live.app()
