@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
-from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.errors import CouldNotLook, InvalidInput
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
 from kubectl_gpu.core.report import FailOn, Report
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.catalog import Catalog
-    from kubectl_gpu.kube.source import SourceOptions
+    from kubectl_gpu.kube.source import ClusterSource, SourceOptions
     from kubectl_gpu.render.model import View
     from kubectl_gpu.render.printers import Listing
 
@@ -126,9 +126,33 @@ def load(opts: GlobalOptions, kinds: Iterable[str] | None, selector_on: Selector
     from kubectl_gpu.kube.source import open_source
 
     with inputs_kept_until_exit():  # the files read whole, too (issue 22)
-        state = open_source(source_options(opts, selector_on)).load(kinds)
+        source = open_source(source_options(opts, selector_on))
+        state = source.load(kinds)
+    if state.scope.namespace:
+        _namespace_exists(source, state)
     keep_until_exit(state)  # freed by the process's exit, not one object at a time on return
     return Loaded(state, opts.now_or(state.captured_at))
+
+
+def _namespace_exists(source: ClusterSource, state: ClusterState) -> None:
+    """-n NAME for a namespace that does not exist is said (exit 4), never an empty all-clear: live, one
+    GET of the namespace (404); a snapshot, no object of it captured. A check that could not be made (no
+    RBAC to get namespaces) says nothing: the answer stands on what was read."""
+    from kubectl_gpu.kube.namespaces import namespace_check
+    from kubectl_gpu.kube.source import SnapshotSource
+
+    name = state.scope.namespace or ""
+    check = namespace_check(source, name, state)
+    if check.status != "missing":
+        return
+    if isinstance(source, SnapshotSource):
+        raise CouldNotLook(
+            f'namespace "{name}" is not in the snapshot: nothing of it was captured',
+            "check the name (-n), or capture the cluster again; -A reads every namespace",
+        )
+    raise CouldNotLook(
+        f'namespaces "{name}" not found', "check the name (-n): kubectl get namespaces lists them"
+    )
 
 
 def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tuple[str, str]:

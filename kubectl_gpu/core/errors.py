@@ -9,6 +9,7 @@ from enum import IntEnum
 
 __all__ = [
     "ClusterError",
+    "CouldNotLook",
     "ExitCode",
     "Interrupted",
     "InvalidInput",
@@ -50,6 +51,12 @@ class InvalidInput(KubectlGpuError, ValueError):
 
 class ClusterError(KubectlGpuError):
     exit_code = ExitCode.CLUSTER
+
+
+class CouldNotLook(KubectlGpuError):
+    """What was asked about could not be looked at: a namespace that does not exist. Exit code 4."""
+
+    exit_code = ExitCode.INCOMPLETE
 
 
 class Interrupted(Exception):

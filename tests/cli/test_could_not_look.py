@@ -109,3 +109,34 @@ def test_nodes_forbidden_is_said_with_the_servers_message_and_exit_4(
     result = cli("nodes", "--kubeconfig", str(kubeconfig))
     assert result.code == 4, result.err
     assert 'the server said: nodes is forbidden: User "alice" cannot list resource "nodes"' in result.err
+
+
+@pytest.mark.parametrize("command", [("pending",), ("diagnose",), ("nodes",)], ids=lambda c: c[0])
+def test_a_namespace_that_does_not_exist_is_said_live(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, command: tuple[str, ...]
+) -> None:
+    """Issue 36: `pending -n nosuchns` printed "No Pending pods requesting accelerators." and exited 0."""
+    apiserver.add(node("n1"), pod("waiting", "default", phase="Pending", requests={"nvidia.com/gpu": "1"}))
+    result = cli(*command, "-n", "nosuchns", "--kubeconfig", str(kubeconfig))
+    assert result.code == 4, result.err
+    assert result.err.startswith('error: namespaces "nosuchns" not found'), result.err
+    assert not result.out
+    assert cli(*command, "-n", "default", "--kubeconfig", str(kubeconfig)).code != 4
+
+
+def test_a_namespace_that_cannot_be_checked_is_no_error(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    """A read-only role without `get namespaces`: the answer stands on what was read."""
+    apiserver.add(node("n1"), pod("train", "ml", node_name="n1"))
+    apiserver.fault(path=r"^/api/v1/namespaces/ml$", status=403)
+    assert cli("nodes", "-n", "ml", "--kubeconfig", str(kubeconfig)).code == 0
+
+
+def test_a_namespace_not_in_a_snapshot_is_said(cli: Cli) -> None:
+    DEMO = Path(__file__).resolve().parents[2] / "examples" / "automode-gpu-demo.json"
+    result = cli("pending", "-n", "nosuchns", "--snapshot", str(DEMO))
+    assert result.code == 4
+    assert result.err.startswith('error: namespace "nosuchns" is not in the snapshot'), result.err
+    assert cli("pending", "-n", "ml", "--snapshot", str(DEMO)).code == 1
+    assert cli("pending", "-A", "--snapshot", str(DEMO)).code == 1
