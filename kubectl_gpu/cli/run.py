@@ -138,10 +138,12 @@ def _namespace_exists(source: ClusterSource, state: ClusterState) -> None:
     """-n NAME for a namespace that does not exist is said (exit 4), never an empty all-clear: live, one
     GET of the namespace (404); a snapshot, no object of it captured. A check that could not be made (no
     RBAC to get namespaces) says nothing: the answer stands on what was read."""
-    from kubectl_gpu.kube.namespaces import namespace_check
+    from kubectl_gpu.kube.namespaces import namespace_check, namespaces_in
     from kubectl_gpu.kube.source import SnapshotSource
 
     name = state.scope.namespace or ""
+    if name in namespaces_in(state):  # its objects were just read: no request needed, whatever a 404 says
+        return
     check = namespace_check(source, name, state)
     if check.status != "missing":
         return
