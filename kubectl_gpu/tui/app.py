@@ -37,7 +37,6 @@ from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import shown, shown_block
 from kubectl_gpu.render.model import finding_item
-from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
 from kubectl_gpu.tui.background import failure_line, off_thread
@@ -50,6 +49,7 @@ from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ViewsBuilt
+from kubectl_gpu.tui.notices import DataNotices
 from kubectl_gpu.tui.object_keys import ObjectKeys
 from kubectl_gpu.tui.release import release_later
 from kubectl_gpu.tui.views import VIEWS, TableView, build_changed, build_first, build_rest
@@ -82,7 +82,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, HangUp):
+class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, HangUp, DataNotices):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -329,42 +329,6 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         self.notify(message.error, title=title, severity="error", timeout=8)
         self._header()
 
-    def _notify_notes(self, snapshot: data.Refresh) -> None:
-        for note in snapshot.state.notes:
-            if note.code in ("FORBIDDEN", "PARTIAL") and note.message not in self._notes_seen:
-                self._notes_seen.add(note.message)
-                self.notify(
-                    note.message,
-                    title=f"{note.code.lower()}: {note.kind or 'data'}",
-                    severity="warning",
-                    timeout=8,
-                )
-
-    def _scope_said(self, snapshot: data.Refresh) -> None:
-        """The namespace in scope does not exist (or could not be checked): every view's title says so,
-        and a notification, once per namespace and answer."""
-        check = snapshot.namespace
-        missing = snapshot.namespace_missing
-        note = safe_line(f"ns {missing}: not found") if missing else ""
-        for view in self.views():
-            view.set_scope_note(note)
-        said = (check.name, check.status) if check is not None else None
-        if said == self._namespace_said:
-            return
-        self._namespace_said = said
-        if check is not None and check.status == "missing":
-            where = "in this snapshot" if not self.config.live else "in this cluster"
-            self.notify(
-                f'namespace "{check.name}" not found {where}: no pod to show\n:ns all shows every namespace',
-                title=":ns",
-                severity="error",
-                timeout=10,
-            )
-        elif check is not None and check.status == "unknown":
-            self.notify(
-                check.why or "could not check the namespace", title=":ns", severity="warning", timeout=8
-            )
-
     def _header(self) -> None:
         cluster = self.contexts.clusters.get(self.config.context or self.contexts.current or "")
         state = HeaderState(self.config, self.snapshot, self.error, self.loading, cluster)
@@ -476,6 +440,9 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         if self.loading or self.rest_of is not None:  # the first refresh's other views: still building
             self.notify("a refresh is already running", timeout=2)
             return
+        urge = getattr(self._source(self.config.source), "urge", None)
+        if callable(urge):  # a person asked: a live source skips its backoff or poll wait (kube.pacing)
+            urge()
         self.refresh_data()
 
     def action_go_back(self) -> None:

@@ -85,7 +85,9 @@ def shell(
         ):
             for line in greeting(target, pod):
                 err.print(line, markup=False, highlight=False, soft_wrap=True)
-            argv = exec_argv(kubectl, kubectl_flags(opts, api.context, token=True), pod, tty=sys.stdin.isatty())
+            argv = exec_argv(
+                kubectl, kubectl_flags(opts, api.context, token=True), pod, tty=sys.stdin.isatty()
+            )
             rc = run_in_foreground(argv)
     except KeyboardInterrupt:
         left = runner.left_behind()

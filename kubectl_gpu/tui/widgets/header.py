@@ -168,6 +168,8 @@ def _line_two(state: HeaderState) -> Text:
     notes = [n for n in snap.state.notes if n.code in ("FORBIDDEN", "PARTIAL")] if snap else []
     if notes:
         out.append(f"  {len(notes)} kind(s) unreadable", style=theme.WARNING)
+    if snap and any(n.code == "POLLING" for n in snap.state.notes):  # watch forbidden (kube.pacing)
+        out.append("  polling", style=theme.WARNING)
     if state.error:
         out.append(f"  {shown(state.error)}", style=theme.ERROR)
     return out

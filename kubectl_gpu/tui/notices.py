@@ -1,0 +1,65 @@
+"""What the App says about the data it shows, once each: the notes of a read (a kind forbidden, pods read in
+one namespace only, watching forbidden so the cluster is polled) and whether the namespace in scope exists."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.tui import data
+from kubectl_gpu.tui.config import TuiConfig
+
+if TYPE_CHECKING:
+    from kubectl_gpu.tui.views import TableView
+
+__all__ = ["DataNotices"]
+
+
+class DataNotices(App[int]):
+    """What `GpuApp` gives it: its config, its views, and the notes and namespace answer already said."""
+
+    config: TuiConfig
+    _notes_seen: set[str]
+    _namespace_said: tuple[str, str] | None
+
+    if TYPE_CHECKING:  # given by GpuApp (a stub here would shadow it in the MRO)
+
+        def views(self) -> list[TableView]: ...
+
+    def _notify_notes(self, snapshot: data.Refresh) -> None:
+        for note in snapshot.state.notes:
+            if note.code in ("FORBIDDEN", "PARTIAL", "POLLING") and note.message not in self._notes_seen:
+                self._notes_seen.add(note.message)
+                self.notify(
+                    note.message,
+                    title=f"{note.code.lower()}: {note.kind or 'data'}",
+                    severity="warning",
+                    timeout=8,
+                )
+
+    def _scope_said(self, snapshot: data.Refresh) -> None:
+        """The namespace in scope does not exist (or could not be checked): every view's title says so,
+        and a notification, once per namespace and answer."""
+        check = snapshot.namespace
+        missing = snapshot.namespace_missing
+        note = safe_line(f"ns {missing}: not found") if missing else ""
+        for view in self.views():
+            view.set_scope_note(note)
+        said = (check.name, check.status) if check is not None else None
+        if said == self._namespace_said:
+            return
+        self._namespace_said = said
+        if check is not None and check.status == "missing":
+            where = "in this snapshot" if not self.config.live else "in this cluster"
+            self.notify(
+                f'namespace "{check.name}" not found {where}: no pod to show\n:ns all shows every namespace',
+                title=":ns",
+                severity="error",
+                timeout=10,
+            )
+        elif check is not None and check.status == "unknown":
+            self.notify(
+                check.why or "could not check the namespace", title=":ns", severity="warning", timeout=8
+            )
