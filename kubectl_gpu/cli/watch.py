@@ -132,8 +132,9 @@ def watch(
         state = latest
         found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
         if list(found.table_notes) != notes:
+            fresh = [n for n in found.table_notes if n not in notes]  # each note said once, as it comes
             notes = list(found.table_notes)
-            print_notes(notes, no_color=opts.no_color)
+            print_notes(fresh, no_color=opts.no_color)
         rows = _rows(opts, found)
         changed = [key for key, cells in rows.items() if before.get(key) != cells]
         if changed:

@@ -124,6 +124,7 @@ class LiveSource:
         self._marks: list[ListMark] = []
         self._previous: _Previous | None = None
         self.pacer = ReadPacer()
+        self._events_forbidden = False  # the last read of events was refused: ask one selector first
         self._reserve_connections(max(_WORKERS + _EVENT_WORKERS + 1, _CHECK_WORKERS))
 
     def _reserve_connections(self, count: int) -> None:
@@ -261,17 +262,28 @@ class LiveSource:
 
     def _fetch_events(self, spec: KindSpec) -> list[dict[str, Any]]:
         """One field-selected list per reason and component (field selectors have no OR), concurrently;
-        the first failure, in selector order, is the kind's."""
+        the first failure, in selector order, is the kind's. Once events were forbidden, a read asks one
+        selector first and the rest only if it answers (a read-only role's reads stay ~10 requests)."""
         selectors = [f"reason={r}" for r in EVENT_REASONS]
         selectors += [f"reportingComponent={c}" for c in EVENT_COMPONENTS]
         tasks = [functools.partial(self.list_kind, spec, fields=selector) for selector in selectors]
+        outcomes: list[Any] = []
+        if self._events_forbidden:
+            outcomes.append(gather(tasks[:1], workers=1, deadline=self.deadline, server=self.server)[0])
+            if isinstance(outcomes[0], Exception):
+                raise outcomes[0]
+            tasks = tasks[1:]
+        outcomes += gather(tasks, workers=_EVENT_WORKERS, deadline=self.deadline, server=self.server)
         found: dict[str, dict[str, Any]] = {}
-        for outcome in gather(tasks, workers=_EVENT_WORKERS, deadline=self.deadline, server=self.server):
+        for outcome in outcomes:
+            if isinstance(outcome, ApiFailure) and outcome.status == 403:
+                self._events_forbidden = True
             if isinstance(outcome, Exception):
                 raise outcome
             for item in outcome or []:
                 meta = item.get("metadata") or {}
                 found[str(meta.get("uid") or (meta.get("namespace"), meta.get("name")))] = item
+        self._events_forbidden = False
         return list(found.values())
 
     def _fetch_pods(self, spec: KindSpec) -> list[dict[str, Any]] | None:

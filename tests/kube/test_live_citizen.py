@@ -332,3 +332,22 @@ def test_debug_shows_the_request_budget(cli: Any, apiserver: FakeKubeAPI, kubeco
     assert result.code == 0, result.err
     (line,) = [x for x in result.err.splitlines() if x.startswith("debug: ") and "budget" in x]
     assert f"debug: {apiserver.url}: " in line and "budget 5 requests/s, burst 30" in line, line
+
+
+def test_forbidden_events_cost_one_request_a_read_after_the_first(
+    apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    clock = [0.0]
+    apiserver.add(node("n1"))
+    apiserver.fault(path=r"^/api/v1/events$", status=403)
+    source = _source(kubeconfig, clock)
+    source.load(["nodes", "events"])
+    first = len([p for p in _list_requests(apiserver) if p == "/api/v1/events"])
+    clock[0] += 61  # the recheck of the kinds it missed
+    source.load(["nodes", "events"])
+    again = len([p for p in _list_requests(apiserver) if p == "/api/v1/events"]) - first
+    assert first > 1 and again == 1
+    apiserver.clear_faults()
+    clock[0] += 61
+    state, _ = source.load(["nodes", "events"])
+    assert not state.notes  # allowed again: every selector listed, the note gone
