@@ -61,6 +61,7 @@ class ServerWindow(msgspec.Struct, frozen=True):
     samples: int  # good reads
     resets: int
     counted: bool = False  # some read carried a token counter
+    unread: str | None = None  # a series that looks like a token counter but was not read (the last read's)
 
 
 class FailedRead(msgspec.Struct, frozen=True):
@@ -175,6 +176,7 @@ def _server_window(first: Scrape, reads: list[tuple[datetime, TokenReading]]) ->
         samples=len(reads),
         resets=resets(output),
         counted=bool(output or prompt) or any(r.distrusted for _, r in reads),
+        unread=next((r.unread for _, r in reversed(reads) if r.unread), None),
     )
 
 

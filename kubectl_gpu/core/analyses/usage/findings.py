@@ -82,12 +82,19 @@ def _unrecognised(row: TokenCost) -> Finding | None:
     if message is None:
         return None
     w = row.workload
+    fix = "expose vLLM-style token counters (e.g. vllm:generation_tokens_total) on its /metrics"
+    if row.unread:  # it counts tokens already: telling it to expose them cannot help
+        message += f"; it does export {row.unread}, a token counter under a name this tool does not read"
+        fix = (
+            "nothing to change on the server; kubectl-gpu reads the counters of vLLM, SGLang, TGI, "
+            "TensorRT-LLM and NIM, also behind a gateway prefix (ray_vllm:generation_tokens_total)"
+        )
     return Finding(
         code="USAGE_SERVER_UNRECOGNISED",
         severity=Severity.INFO,
         object=ObjectRef(w.kind, w.name, w.namespace),
         message=message,
-        fix="expose vLLM-style token counters (e.g. vllm:generation_tokens_total) on its /metrics",
+        fix=fix,
         source=_SOURCE,
     )
 

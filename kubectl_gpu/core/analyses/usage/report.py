@@ -214,6 +214,7 @@ class TokenCost(msgspec.Struct, frozen=True):
     prompt_tokens_per_s: float | None
     cost_per_hour: Decimal | None  # the share of its nodes' prices its pods' GPUs represent
     resets: int
+    unread: str | None = None  # a token-counter-like series its /metrics has and this tool does not read
 
     @property
     def usd_per_million_output_tokens(self) -> Decimal | None:

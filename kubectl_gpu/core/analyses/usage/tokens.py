@@ -69,6 +69,7 @@ def token_costs(
                 prompt_tokens_per_s=_sum([s.prompt_tokens_per_s for s in members]),
                 cost_per_hour=cost,
                 resets=sum(s.resets for s in members),
+                unread=next((s.unread for s in members if s.unread), None),
             )
         )
     rows.sort(key=lambda r: (-(r.usd_per_million_output_tokens or Decimal(-1)), str(r.workload)))
