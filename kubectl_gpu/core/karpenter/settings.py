@@ -26,6 +26,8 @@ __all__ = [
     "consolidation_policy_of",
     "expire_after_of",
     "is_builtin_pool",
+    "is_static",
+    "never_consolidated",
     "setting_duration",
     "termination_grace_of",
 ]
@@ -106,6 +108,24 @@ def consolidate_after_of(pool: NodePool | None) -> Setting:
 def consolidation_disabled(pool: NodePool) -> bool:
     """`consolidateAfter: Never`: Karpenter never consolidates the pool's nodes."""
     return pool.consolidate_after == "Never"
+
+
+def is_static(pool: NodePool) -> bool:
+    """A static-capacity NodePool (`spec.replicas` set: Karpenter's static capacity, EKS Auto Mode's too).
+
+    Karpenter keeps `replicas` nodes whatever the pods ask, and never consolidates them: its disruption
+    controller skips a candidate `OwnedByStaticNodePool()` for consolidation and for emptiness
+    (kubernetes-sigs/karpenter pkg/controllers/disruption/consolidation.go and emptiness.go, `ShouldDisrupt`),
+    the NodeClaim disruption controller never marks its claims Consolidatable
+    (pkg/controllers/nodeclaim/disruption/controller.go), and the NodePool API says `consolidationPolicy`
+    and `consolidateAfter` are ignored when replicas is set (pkg/apis/v1/nodepool.go). Drift still replaces
+    its nodes (pkg/controllers/disruption/staticdrift.go), and expiry still applies."""
+    return pool.replicas is not None
+
+
+def never_consolidated(pool: NodePool) -> bool:
+    """Karpenter never consolidates the pool's nodes: `consolidateAfter: Never`, or a static pool."""
+    return consolidation_disabled(pool) or is_static(pool)
 
 
 def setting_duration(setting: Setting) -> timedelta | None:

@@ -89,7 +89,7 @@ def _pool_settings(pool: NodePool) -> list[KeptBy]:
                 f"lower spec.replicas on NodePool {pool.name}",
             )
         )
-    if consolidation_disabled(pool):
+    if consolidation_disabled(pool) and pool.replicas is None:  # a static pool ignores consolidateAfter
         kept.append(
             KeptBy(
                 "consolidation-disabled",
@@ -214,6 +214,10 @@ def what_keeps(
     if isinstance(pool, KeptBy):
         return (*kept, pool), None, others
     kept += _pool_settings(pool)
+    if pool.replicas is not None:
+        # A static pool is never consolidated (Karpenter's disruption controller skips it), so its policy,
+        # its pods, do-not-disrupt and its budgets keep nothing more: lowering replicas is the only way.
+        return tuple(kept), pool, others
     policy = str(consolidation_policy_of(pool).value)
     by_pods, reason = _other_pods(pool, policy, others)
     kept += by_pods

@@ -27,6 +27,7 @@ from kubectl_gpu.core.karpenter.settings import (
     consolidate_after_of,
     consolidation_policy_of,
     expire_after_of,
+    is_static,
     setting_duration,
     termination_grace_of,
 )
@@ -102,6 +103,11 @@ def _notes(
         )
     elif pool is None:
         notes.append(f"NodePool {pool_name} was not read: budgets and consolidation policy unknown")
+    elif is_static(pool):
+        notes.append(
+            f"NodePool {pool_name} is static (replicas {pool.replicas}): Karpenter never consolidates its nodes "
+            "(its consolidationPolicy is ignored); drift and expiry still replace them"
+        )
     if pool_name and claim is None and "nodeclaims" not in state.absent:
         notes.append(
             "no NodeClaim for this node was read: drift status and the NodeClaim's own settings unknown"
@@ -165,6 +171,7 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
     consolidation_enabled = (
         policy.value in ("WhenEmptyOrUnderutilized", "Balanced")
         and after.value != "Never"
+        and (pool is None or not is_static(pool))  # a static pool is never consolidated
         and not blocks_disruption(node.meta.annotations)
     )
     node_class = None

@@ -9,7 +9,7 @@ from kubectl_gpu.core.analyses.lint.facts import INSTANCE_TYPE_KEYS, PREFIX, har
 from kubectl_gpu.core.analyses.lint.fixes import accelerator_fix_candidates, verified_fix
 from kubectl_gpu.core.catalog import InstanceType
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets
-from kubectl_gpu.core.karpenter.settings import consolidation_disabled, consolidation_policy_of
+from kubectl_gpu.core.karpenter.settings import consolidation_policy_of, is_static, never_consolidated
 from kubectl_gpu.core.report import Severity
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ def accelerator_checks(lint: PoolLint, types: list[InstanceType], training: tupl
 def _consolidation(lint: PoolLint, types: list[InstanceType]) -> None:
     pool = lint.pool
     policy = consolidation_policy_of(pool).value
-    if consolidation_disabled(pool) or PoolBudgets(pool.budgets).blocked_always("Underutilized"):
+    # A static pool (spec.replicas) is never consolidated: its consolidationPolicy is ignored.
+    if never_consolidated(pool) or PoolBudgets(pool.budgets).blocked_always("Underutilized"):
         return
     if policy not in ("WhenEmptyOrUnderutilized", "Balanced"):
         return
@@ -63,10 +64,12 @@ def _taint(lint: PoolLint, types: list[InstanceType]) -> None:
     else:
         key = "nvidia.com/gpu"
     word = pool_word(types)
+    # A static pool keeps its nodes whatever runs on them: ordinary pods take their room, nothing more.
+    harm = "take room meant for" if is_static(pool) else "keep them alive and block consolidation of"
     lint.add(
         "LINT_GPU_POOL_NO_TAINT",
-        f"{word} NodePool {pool.name} has no NoSchedule taint: ordinary pods can land on its {word} nodes, keep "
-        "them alive and block consolidation of expensive capacity",
+        f"{word} NodePool {pool.name} has no NoSchedule taint: ordinary pods can land on its {word} nodes, "
+        f"{harm} expensive capacity",
         f"taints: [{{key: {key}, effect: NoSchedule}}]  # and tolerate it in {word} pods",
     )
 
@@ -117,18 +120,25 @@ def _training_window(lint: PoolLint, training: tuple[str, ...]) -> None:
         return
     policy = consolidation_policy_of(pool).value
     repacks = (
-        policy != "WhenEmpty"
-        and not consolidation_disabled(pool)
-        and not budgets.blocked_always("Underutilized")
+        policy != "WhenEmpty" and not never_consolidated(pool) and not budgets.blocked_always("Underutilized")
     )
     if budgets.blocked_always("Drifted") and not repacks:
         return
     what = "the default 10% budget" if budgets.defaulted else "budgets without a schedule"
+    # A static pool is never consolidated; drift still replaces its nodes (Karpenter's StaticDrift).
+    by, reasons = (
+        ("drift (e.g. a new AMI)", "[Drifted]")
+        if is_static(pool)
+        else (
+            "drift (e.g. a new AMI) and consolidation",
+            "[Drifted, Underutilized]",
+        )
+    )
     lint.add(
         "LINT_TRAINING_POOL_NO_BUDGET_WINDOW",
-        f"NodePool {pool.name} looks like a training pool ({'; '.join(training)}) but has {what}: drift "
-        "(e.g. a new AMI) and consolidation may replace its nodes at any hour, killing multi-day jobs",
+        f"NodePool {pool.name} looks like a training pool ({'; '.join(training)}) but has {what}: {by} "
+        "may replace its nodes at any hour, killing multi-day jobs",
         "add a blocking window, e.g. no voluntary disruption on weekdays (UTC):\n"
-        'disruption:\n  budgets:\n  - nodes: "0"\n    reasons: [Drifted, Underutilized]\n'
+        f'disruption:\n  budgets:\n  - nodes: "0"\n    reasons: {reasons}\n'
         '    schedule: "0 0 * * mon-fri"\n    duration: 24h\n  - nodes: "1"',
     )

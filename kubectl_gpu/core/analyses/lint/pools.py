@@ -20,6 +20,7 @@ from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity, overlay_accele
 from kubectl_gpu.core.analyses.lint.hygiene import accelerator_checks
 from kubectl_gpu.core.analyses.lint.report import PoolFacts, lint_finding
 from kubectl_gpu.core.analyses.lint.schema_checks import schema_checks, unknown_name_checks
+from kubectl_gpu.core.analyses.lint.static import static_checks
 from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
 from kubectl_gpu.core.k8s.models import NodePool, Raw
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -76,6 +77,7 @@ class PoolLint:
                 f"nodeClassRef: {{group: {PREFIX[provider]}, kind: {kind}, name: default}}",
             )
         schema_checks(self)
+        static_checks(self)
         self._wrong_provider()
         self._budgets()
         try:
@@ -242,8 +244,8 @@ class PoolLint:
         if not limits:
             return
 
-        def fits(it: InstanceType) -> bool:
-            return all(raw_capacity_of(it, r) <= limit for r, limit in limits.items())
+        def fits(it: InstanceType) -> bool:  # `nodes` counts nodes (one each), not a resource of the type
+            return all(raw_capacity_of(it, r) <= limit for r, limit in limits.items() if r != "nodes")
 
         fitting = [it for it in types if fits(it)]
         text = ", ".join(f"{r}={format_resource(v, r)}" for r, v in sorted(limits.items()))

@@ -46,6 +46,11 @@ CODES: dict[str, tuple[str, str]] = {
     ),
     "LINT_UNKNOWN_INSTANCE_NAME": ("warning", "an accelerated family, size or type that does not exist"),
     "LINT_DUPLICATE_OBJECT": ("error", "two objects of one kind with the same name in the input"),
+    "LINT_STATIC_POOL_FIELD": (
+        "error",
+        "a static NodePool (spec.replicas) sets limits other than nodes, or weight (info: consolidation "
+        "settings it ignores)",
+    ),
 }
 
 
