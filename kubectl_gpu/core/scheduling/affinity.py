@@ -15,8 +15,9 @@ kube-scheduler (`component-helpers/scheduling/corev1/nodeaffinity`, `NodeAffinit
   matchFields are ANDed. Empty terms are skipped, so an empty list, or a list of only empty terms, matches
   *no* node (API validation rejects an empty list, so only hand-made specs hit this). A term whose
   expressions do not parse (unknown operator such as Gte/Lte, In/NotIn without values, Gt/Lt without exactly
-  one integer) matches nothing. `matchFields` only knows `metadata.name` (In/NotIn, one value): it is checked
-  when the caller passes `node_name`, skipped (and said so) otherwise.
+  one integer, a value that is not a valid label value: `labels.NewRequirement`) matches nothing, NotIn
+  too. `matchFields` only knows `metadata.name` (In/NotIn, one value): it is checked when the caller passes
+  `node_name`, skipped (and said so) otherwise.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     Requirement,
     RequirementError,
     Requirements,
+    label_value_error,
 )
 
 __all__ = [
@@ -87,6 +89,12 @@ def _k8s_expression_error(req: Requirement) -> str | None:
         return f"operator {op} needs at least one value"
     if op in (EXISTS, DOES_NOT_EXIST) and req.values:
         return f"operator {op} takes no values"
+    # apimachinery labels.NewRequirement validates every value as a label value (IsValidLabelValue): one that
+    # is not makes the term a parse error, which matches no node, NotIn included (LazyErrorNodeSelector).
+    for value in req.values:
+        why = label_value_error(value)
+        if why is not None:
+            return f"value {value!r} is not a valid label value: {why}"
     return None
 
 

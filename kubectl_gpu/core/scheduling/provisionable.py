@@ -19,7 +19,10 @@ Karpenter (`pkg/controllers/provisioning/provisioner.go`):
 
 kube-scheduler (`component-helpers/scheduling/corev1/nodeaffinity`): required terms are ORed, a term that does
 not convert to a selector (an invalid operator, In/NotIn without values, Gt/Lt without one integer) or is
-empty matches nothing; when no term can ever match, no node fits: the selector is invalid.
+empty matches nothing; when no term can ever match, no node fits: the selector is invalid. A value that is not
+a valid label value (`IsValidLabelValue`) is such an error (apimachinery `labels.NewRequirement`); the API server
+rejects it in a new pod's required node affinity (`ValidateNodeSelectorRequirement`, current releases) but keeps
+pods created before, and Karpenter's `ValidateRequirement` rejects it in a nodeSelector or required term.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     NOT_IN,
     Requirement,
     go_atoi,
+    label_value_error,
 )
 
 __all__ = [
@@ -125,6 +129,10 @@ def _requirement_errors(req: Requirement, provider: str | None = None) -> list[s
         out.append(
             f"using label {key} is not allowed as it might interfere with the internal provisioning logic"
         )
+    for given in req.values:
+        why = label_value_error(given)
+        if why is not None:
+            out.append(f"invalid value {given} for key {key}, {why}")
     if op == IN and not req.values:
         out.append(f"key {key} with operator {op} must have a value defined")
     if op in _BOUNDS:
@@ -172,6 +180,9 @@ def _term_never_matches(term: NodeSelectorTerm) -> str | None:
             return f"{req.key} {op}: needs at least one value"
         if op in (GT, LT) and (len(req.values) != 1 or go_atoi(req.values[0]) is None):
             return f"{req.key} {op} {' '.join(req.values)}: needs exactly one integer value"
+        bad = [v for v in req.values if label_value_error(v) is not None]
+        if bad:
+            return f"{req.key} {op}: {', '.join(map(repr, bad))} is not a valid label value"
     return None
 
 

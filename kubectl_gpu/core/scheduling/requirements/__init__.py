@@ -35,7 +35,7 @@ from .incompatibility import (
     UnknownLabel,
     label_hint,
 )
-from .labels import CORE_WELL_KNOWN_LABELS, NORMALIZED_LABELS, RESTRICTED_LABELS
+from .labels import CORE_WELL_KNOWN_LABELS, NORMALIZED_LABELS, RESTRICTED_LABELS, label_value_error
 from .nodepool import nodepool_requirements
 from .normalized import NormalizedRequirement, intersects
 from .operators import (
@@ -79,5 +79,6 @@ __all__ = [
     "go_atoi",
     "intersects",
     "label_hint",
+    "label_value_error",
     "nodepool_requirements",
 ]
