@@ -58,9 +58,17 @@ def label_selector(value: object) -> LabelSelector | None:
     return LabelSelector(tuple(terms))
 
 
+def _port_containers(spec: Raw) -> list[Any]:
+    """The containers whose host ports the pod holds (kube-scheduler `pkg/scheduler/util` `GetHostPorts`, which
+    the NodePorts plugin reads for the pod and for the pods on a node): the restartable init containers
+    (sidecars, `restartPolicy: Always`), which run as long as the pod, and the app containers."""
+    sidecars = [c for c in _list(spec.get("initContainers")) if _dict(c).get("restartPolicy") == "Always"]
+    return sidecars + _list(spec.get("containers"))
+
+
 def _host_ports(spec: Raw) -> tuple[HostPort, ...]:
     out = []
-    for container in _list(spec.get("containers")):
+    for container in _port_containers(spec):
         for port in _list(_dict(container).get("ports")):
             port = _dict(port)
             host = port.get("hostPort")
@@ -144,7 +152,8 @@ def interesting(spec: Raw) -> bool:
         for volume in spec.get("volumes") or ():
             if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
                 return True
-        for container in spec.get("containers") or ():
+        sidecars = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+        for container in [*sidecars, *(spec.get("containers") or ())]:
             if isinstance(container, dict):
                 for port in container.get("ports") or ():
                     if isinstance(port, dict) and port.get("hostPort"):

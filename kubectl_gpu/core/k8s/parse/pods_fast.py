@@ -84,7 +84,9 @@ class _Template:
         self.init = slim(init, INIT_KEYS)
         # Whether the parts of a Placement the template holds (spread, pod affinity, host ports) are there:
         # then each pod's placement is read whole; else only its volumes can hold one (claims).
-        parts = {k: spec.get(k) for k in ("topologySpreadConstraints", "affinity", "containers")}
+        parts = {
+            k: spec.get(k) for k in ("topologySpreadConstraints", "affinity", "containers", "initContainers")
+        }
         self.placement = interesting(parts)
 
 
