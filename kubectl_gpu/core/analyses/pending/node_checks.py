@@ -1,8 +1,9 @@
 """An existing node's checks beyond taints, selectors and accelerators (kube-scheduler's filter plugins):
 
-* `noderesources` Fit (`fitsRequest`): cpu, memory and ephemeral-storage requested by the pods bound to the node
-  plus the pod's must stay within allocatable, and one more pod within allocatable `pods` ->
-  `INSUFFICIENT_RESOURCES` (accelerators stay `INSUFFICIENT_ACCELERATOR`);
+* `noderesources` Fit (`fitsRequest`): cpu, memory, ephemeral-storage and every other resource the pod requests
+  (extended resources such as `vpc.amazonaws.com/efa`, `hugepages-*`: one the node does not advertise is
+  allocatable 0) requested by the pods bound to the node plus the pod's must stay within allocatable, and one
+  more pod within allocatable `pods` -> `INSUFFICIENT_RESOURCES` (accelerators stay `INSUFFICIENT_ACCELERATOR`);
 * `nodeports` Fit (`fitsPorts`): a host port (protocol, port, IP or the wildcard) another pod on the node
   uses -> `HOST_PORT_CONFLICT`;
 * `podtopologyspread`, `interpodaffinity`: see `topology.py`; `volumebinding`: see `volumes.py`.
@@ -24,10 +25,12 @@ from kubectl_gpu.core.k8s.state import ClusterState
 __all__ = ["node_checks"]
 
 _RESOURCES = ("cpu", "memory", "ephemeral-storage")
+_NONE = "the node has none"
 
 
 def _quantity(value: Decimal, resource: str) -> str:
-    return short_quantity(value, "memory" if resource == "ephemeral-storage" else resource)
+    memory_like = resource == "ephemeral-storage" or resource.startswith("hugepages-")
+    return short_quantity(value, "memory" if memory_like else resource)
 
 
 def _resources(state: ClusterState, shape: PodShape, node: Node) -> tuple[list[str], list[str]]:
@@ -49,6 +52,13 @@ def _resources(state: ClusterState, shape: PodShape, node: Node) -> tuple[list[s
             short.append(
                 f"{resource}: {_quantity(max(free, ZERO), resource)} free, {_quantity(want, resource)} wanted"
             )
+    for resource, want in shape.scalars:
+        have = node.allocatable.get(resource, ZERO)
+        free = have - requested.get(resource, ZERO)
+        if want > free:
+            # fitsRequest: a scalar resource the node does not advertise is allocatable 0 ("Insufficient X")
+            now = _NONE if have <= 0 else f"{_quantity(max(free, ZERO), resource)} free"
+            short.append(f"{resource}: {now}, {_quantity(want, resource)} wanted")
     pods = node.allocatable.get("pods")
     if pods is not None:
         bound = sum(1 for p in state.pods_by_node.get(node.name, ()) if not p.terminated)
@@ -79,16 +89,15 @@ def node_checks(
         unknown.append(f"pods on the node unknown ({unread})")
     if short:
         message = f"node {node.name}: " + "; ".join(short)
-        blockers.append(
-            Blocker(
-                Verdict.INSUFFICIENT_RESOURCES,
-                CAPACITY,
-                ref,
-                message,
-                "free room on this node (kubectl describe node shows its allocated resources), request less, or "
-                "add capacity",
-            )
+        absent = [s.split(":", 1)[0] for s in short if _NONE in s]
+        fix = (
+            f"run the pod on nodes that offer {', '.join(absent)} (a NodePool whose instance types have it), or "
+            "drop the request"
+            if absent
+            else "free room on this node (kubectl describe node shows its allocated resources), request less, "
+            "or add capacity"
         )
+        blockers.append(Blocker(Verdict.INSUFFICIENT_RESOURCES, CAPACITY, ref, message, fix))
         checks.append(Check("resources", False, "; ".join(short)))
     elif unknown:
         checks.append(Check("resources", None, "; ".join(unknown)))

@@ -41,6 +41,9 @@ class PodShape(msgspec.Struct, frozen=True):
     namespace: str = ""
     labels: tuple[tuple[str, str], ...] = ()
     ephemeral_storage: Decimal = Decimal(0)  # requests.ephemeral-storage, not in `requests` (see fit.py)
+    # Every other resource the pod requests but accelerators (extended resources such as EFA, hugepages-*):
+    # kube-scheduler's NodeResourcesFit checks each against an existing node (node_checks.py).
+    scalars: tuple[tuple[str, Decimal], ...] = ()
 
     @property
     def wants_accelerator(self) -> bool:
@@ -48,6 +51,18 @@ class PodShape(msgspec.Struct, frozen=True):
 
 
 _RELEVANT = ("cpu", "memory", EFA_RESOURCE)
+_NOT_SCALAR = frozenset({"cpu", "memory", "ephemeral-storage", "storage", "pods"})
+
+
+def _scalars(pod: Pod, accelerators: dict[str, Decimal]) -> tuple[tuple[str, Decimal], ...]:
+    """noderesources `fitsRequest`'s scalar resources of the pod (non-zero), accelerators left out."""
+    return tuple(
+        sorted(
+            (name, value)
+            for name, value in pod.requests.items()
+            if value > 0 and name not in _NOT_SCALAR and name not in accelerators
+        )
+    )
 
 
 def _requests(pod: Pod) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
@@ -59,7 +74,7 @@ def _requests(pod: Pod) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
     return requests, accelerators
 
 
-def _key(pod: Pod, requests: dict[str, Decimal]) -> tuple[Any, ...]:
+def _key(pod: Pod, requests: dict[str, Decimal], accelerators: dict[str, Decimal]) -> tuple[Any, ...]:
     placement = pod.placement
     return (
         tuple(sorted(requests.items())),
@@ -69,18 +84,19 @@ def _key(pod: Pod, requests: dict[str, Decimal]) -> tuple[Any, ...]:
         placement,
         (pod.namespace, tuple(sorted(pod.meta.labels.items()))) if placement else None,
         pod.requests.get("ephemeral-storage", Decimal(0)),
+        _scalars(pod, accelerators),
     )
 
 
 def shape_key_of(pod: Pod) -> tuple[Any, ...]:
     """`shape_of(pod).key`, without reading the requirements (a pod's key is asked for per pod)."""
-    return _key(pod, _requests(pod)[0])
+    return _key(pod, *_requests(pod))
 
 
 def shape_of(pod: Pod) -> PodShape:
     requests, accelerators = _requests(pod)
     placement = pod.placement
-    key = _key(pod, requests)
+    key = _key(pod, requests, accelerators)
     try:
         reqs: PodSchedulingRequirements | None = scheduling_requirements(pod.node_selector, pod.node_affinity)
         error = None
@@ -99,4 +115,5 @@ def shape_of(pod: Pod) -> PodShape:
         pod.namespace,
         tuple(sorted(pod.meta.labels.items())),
         pod.requests.get("ephemeral-storage", Decimal(0)),
+        key[-1],
     )
