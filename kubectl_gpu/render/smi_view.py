@@ -87,6 +87,8 @@ def _mig(gpu: Gpu) -> str:
         if all(profiles):
             return f"{gpu.mig_mode} ({', '.join(p for p in profiles if p)})"
         return f"{gpu.mig_mode} ({len(profiles)} instances)"
+    if not gpu.mig_devices_known and gpu.mig_mode == "Enabled":
+        return f"{gpu.mig_mode} (instances ?)"  # a CSV lists no MIG devices: unknown, not none
     return gpu.mig_mode
 
 

@@ -211,8 +211,10 @@ def _pod_row(p: PodUsage, marked: bool, idle_below: float) -> Row:
 
 def _gpu_row(g: GpuUsage, idle_below: float) -> Row:
     name = f"{g.node or '?'}/{g.index if g.index is not None else g.uuid or '?'}"
-    if g.mig_profile:
-        name += f" ({g.mig_profile})"
+    # A MIG instance by its profile and GPU instance id: two instances of one profile stay two rows apart.
+    mig = ", ".join(x for x in (g.mig_profile, f"GI {g.mig_instance}" if g.mig_instance else None) if x)
+    if mig:
+        name += f" ({mig})"
     cells = (
         Cell(name),
         Cell(g.model or "-"),

@@ -354,11 +354,14 @@ def _merge_list(gpus: tuple[Gpu, ...], listed: tuple[ListedGpu, ...]) -> tuple[G
             candidate = by_index.get(gpu.index)
             if candidate is not None and (gpu.uuid is None or candidate.uuid is None):
                 entry = candidate
-        if entry is None or not entry.mig_devices:
+        if entry is None:
             out.append(gpu)
             continue
+        if not entry.mig_devices:  # `-L` lists every MIG device under its GPU: none listed is none
+            out.append(msgspec.structs.replace(gpu, mig_devices_known=True))
+            continue
         if not gpu.mig_devices:
-            out.append(msgspec.structs.replace(gpu, mig_devices=_listed_migs(entry)))
+            out.append(msgspec.structs.replace(gpu, mig_devices=_listed_migs(entry), mig_devices_known=True))
             continue
         migs = {m.index: m for m in entry.mig_devices}
         merged: list[MigDevice] = []
@@ -374,7 +377,7 @@ def _merge_list(gpus: tuple[Gpu, ...], listed: tuple[ListedGpu, ...]) -> tuple[G
                     uuid=mig.uuid or line.uuid,
                 )
             )
-        out.append(msgspec.structs.replace(gpu, mig_devices=tuple(merged)))
+        out.append(msgspec.structs.replace(gpu, mig_devices=tuple(merged), mig_devices_known=True))
     return tuple(out)
 
 

@@ -256,6 +256,8 @@ def _gpu(order: int, rec: dict[str, str]) -> Gpu:
         clock_event_reasons=decode_clock_event_reasons(rec.get("clocks_throttle_reasons.active")),
         errors=tuple(errors),
         processes_known=False,  # --query-gpu lists no processes: unknown, not none
+        # --query-gpu has no MIG device fields: none only where MIG is read as Disabled, else unknown.
+        mig_devices_known=_first(rec, "mig.mode.current") == "Disabled",
     )
 
 

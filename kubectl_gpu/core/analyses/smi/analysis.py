@@ -21,15 +21,17 @@ from kubectl_gpu.core.probe.attribution import (
     attribution_notes,
     cgroups_problem,
 )
-from kubectl_gpu.core.probe.models import JsonValue
+from kubectl_gpu.core.probe.models import Gpu, JsonValue
 from kubectl_gpu.core.probe.nvidia_errors import NVIDIA_SMI_ERROR
 
 __all__ = [
+    "MIG_RESERVED_MAX_MIB",
     "Finding",
     "ProbeHealthReport",
     "SmiResult",
     "analyse",
     "findings",
+    "mig_reservation_only",
     "sees_accelerator",
     "unseen_reason",
 ]
@@ -115,6 +117,19 @@ def findings(result: ProbeResult) -> tuple[Finding, ...]:
     return tuple(out)
 
 
+#: The memory a MIG-enabled GPU shows in use with no process on it: MIG's own reservation. Real idle
+#: captures (tests/fixtures/probe, nvidia_gpu_exporter, driver 590.48.01): H100 80GB HBM3 with 4 instances
+#: 59 MiB, H200 with 5 instances 55 MiB, "Processes: None"; the same boards with MIG disabled: 0 MiB.
+#: A CUDA context alone takes hundreds of MiB, so up to this much is no sign of a process.
+MIG_RESERVED_MAX_MIB = 64
+
+
+def mig_reservation_only(gpu: Gpu) -> bool:
+    """A MIG-enabled GPU whose memory in use is no more than MIG's own reservation."""
+    used = gpu.memory_used_mib
+    return gpu.mig_mode == "Enabled" and used is not None and used <= MIG_RESERVED_MAX_MIB
+
+
 def _node_findings(result: ProbeResult) -> list[Finding]:
     """What is wrong with nvidia-smi's view of the node as a whole: it fails (its own error text, or a
     failing section while the driver is loaded), it lists fewer GPUs than it counts as attached, or GPU
@@ -140,7 +155,11 @@ def _node_findings(result: ProbeResult) -> list[Finding]:
                 + ("" if ours else ", unless the output was asked for some GPUs only (-i)"),
             )
         )
-    busy = [g for g in result.gpus if not g.processes_known and (g.memory_used_mib or 0) > 0]
+    busy = [
+        g
+        for g in result.gpus
+        if not g.processes_known and (g.memory_used_mib or 0) > 0 and not mig_reservation_only(g)
+    ]
     if busy:
         used = sum(g.memory_used_mib or 0 for g in busy)
         out.append(

@@ -96,7 +96,9 @@ def _node(
     util = gauge_mean(g.util_percent for g in gpus)
     if not pods:
         state = "empty"
-        idle_cost = price.usd_per_hour if price else None
+        # Measured above zero, the GPUs are not idle (something outside the GPU pods uses them).
+        busy = util is not None and util > 0
+        idle_cost = price.usd_per_hour if price and not busy else None
     else:
         state = "unknown" if util is None else ("idle" if util < idle_below else "busy")
         idle_parts = [p.idle_cost_per_hour for p in pod_rows if p.idle is not None]
@@ -255,7 +257,8 @@ def analyse(
     costs = {(p.namespace, p.name): p.held_cost_per_hour for p in pods}
     servers = [s for s in window.servers if scope is None or s.namespace == scope]
     inference = token_costs(servers, by_key, workload_of, lambda p: costs.get((p.namespace, p.name)))
-    findings = findings_of(nodes, listed, inference, window.failed, catalog, idle_below)
+    static = {p.name for p in state.nodepools if p.replicas is not None}  # never consolidated
+    findings = findings_of(nodes, listed, inference, window.failed, catalog, idle_below, static)
     return UsageReport(
         now=now,
         window_s=window.window_s,

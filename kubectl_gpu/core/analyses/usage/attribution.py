@@ -81,6 +81,7 @@ def gpu_rows(windows: Sequence[GpuWindow], held_all: Pod | None) -> list[GpuUsag
                 power_w=w.power_w if w.power_w is not None else w.energy_power_w,
                 pods=pods,
                 attribution=how,
+                mig_instance=w.key[1] or None,
             )
         )
     return rows

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from decimal import Decimal
 
 from kubectl_gpu.core.analyses.usage.fixes import idle_fix
@@ -38,17 +38,30 @@ def _idle(pod: PodUsage, node: NodeUsage | None, catalog: Catalog, idle_below: f
     )
 
 
-def _empty(node: NodeUsage) -> Finding:
+def _empty(node: NodeUsage, static_pools: Collection[str]) -> Finding:
     what = f"{count(node.gpus)} x {node.model or 'GPU'}"
+    if node.util_percent is not None and node.util_percent > 0:
+        # Measured busy: something the pods do not show uses the GPUs; never call them idle.
+        message = (
+            f"{node.instance_type or 'node'} ({what}) runs no GPU pod, yet its GPUs were measured at "
+            f"{node.util_percent:.1f}% utilisation ({node.source}): something outside the GPU pods uses them "
+            f"(a pod without a GPU request, a process on the host), {_per_hour(node.price_per_hour)}"
+        )
+        fix = f"find what runs there before removing the node: kubectl gpu smi {node.name}"
+    else:
+        message = (
+            f"{node.instance_type or 'node'} ({what}) runs no GPU pod: every GPU is paid for and idle, "
+            f"{_per_hour(node.price_per_hour)}"
+        )
+        fix = "let Karpenter consolidate it (kubectl gpu cost says what keeps it), or delete the node"
+    if node.node_pool in static_pools:  # a static pool is never consolidated: only fewer replicas help
+        fix = f"lower spec.replicas on NodePool {node.node_pool} (a static pool keeps its nodes)"
     return Finding(
         code="USAGE_EMPTY_GPU_NODE",
         severity=Severity.WARNING,
         object=ObjectRef("Node", node.name),
-        message=(
-            f"{node.instance_type or 'node'} ({what}) runs no GPU pod: every GPU is paid for and idle, "
-            f"{_per_hour(node.price_per_hour)}"
-        ),
-        fix="let Karpenter consolidate it (kubectl gpu cost says what keeps it), or delete the node",
+        message=message,
+        fix=fix,
         source=_SOURCE,
     )
 
@@ -106,10 +119,11 @@ def findings_of(
     failed: Sequence[FailedRead],
     catalog: Catalog,
     idle_below: float,
+    static_pools: Collection[str] = (),
 ) -> tuple[Finding, ...]:
     by_name = {n.name: n for n in nodes}
     found = [_idle(p, by_name.get(p.node), catalog, idle_below) for p in pods if p.idle]
-    found += [_empty(n) for n in nodes if n.state == "empty" and n.gpus > 0]
+    found += [_empty(n, static_pools) for n in nodes if n.state == "empty" and n.gpus > 0]
     found += [_failed(f) for f in failed]
     found += [f for row in inference if (f := _unrecognised(row)) is not None]
     return tuple(sorted(found, key=Finding.sort_key))

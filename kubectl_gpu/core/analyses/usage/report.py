@@ -62,6 +62,7 @@ class GpuUsage(msgspec.Struct, frozen=True):
     power_w: float | None
     pods: tuple[str, ...]  # namespace/name
     attribution: str | None  # exporter | allocation | None (not known)
+    mig_instance: str | None = None  # the MIG GPU instance id (DCGM's GPU_I_ID); None: a whole GPU
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +71,7 @@ class GpuUsage(msgspec.Struct, frozen=True):
             "uuid": self.uuid,
             "model": self.model,
             "migProfile": self.mig_profile,
+            "migInstance": self.mig_instance,
             "source": self.source,
             "utilizationPercent": number(self.util_percent),
             "utilizationField": self.util_field,

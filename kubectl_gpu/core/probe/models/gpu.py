@@ -161,6 +161,9 @@ class Gpu(msgspec.Struct, frozen=True):
     #: False when the source cannot list processes (``--query-gpu`` CSV, ``-L``): ``processes`` is then
     #: unknown, not empty, and the JSON says ``null``.
     processes_known: bool = True
+    #: False when the source cannot list MIG devices (``--query-gpu`` CSV on a GPU whose MIG mode is not
+    #: read as Disabled): ``mig_devices`` is then unknown, not none, and the JSON says ``null``.
+    mig_devices_known: bool = True
 
     def to_dict(self, detail: bool = False, pods: Mapping[int, str] | None = None) -> dict[str, JsonValue]:
         """Exactly the JSON contract keys; ``detail=True`` adds ECC, retired pages, remapped rows, MIG, etc.
@@ -189,7 +192,9 @@ class Gpu(msgspec.Struct, frozen=True):
             out["ecc"] = None if self.ecc is None else self.ecc.to_dict()
             out["retiredPages"] = None if self.retired_pages is None else self.retired_pages.to_dict()
             out["remappedRows"] = None if self.remapped_rows is None else self.remapped_rows.to_dict()
-            out["migDevices"] = json_list(m.to_dict(pods) for m in self.mig_devices)
+            out["migDevices"] = (
+                json_list(m.to_dict(pods) for m in self.mig_devices) if self.mig_devices_known else None
+            )
             out["clockEventReasons"] = list(self.clock_event_reasons)
             out["minorNumber"] = self.minor_number
             out["virtualizationMode"] = self.virtualization_mode
