@@ -157,12 +157,14 @@ def test_two_samples_over_the_window_through_the_pod_proxy(
 def test_an_exporter_that_never_answers_times_out_alone(cluster: FakeKubeAPI, options: SourceOptions) -> None:
     cluster.pod_proxy.serve("gpu-operator", "nvidia-dcgm-exporter-a", 9400, DCGM_TEXT)
     cluster.pod_proxy.serve("inference", "llama-0", 8000, VLLM_TEXT)
-    # Answered after an hour (stop() wakes it): the client's per-read timeout ends the read first.
+    # Answered after an hour (stop() wakes it): the client's per-read timeout ends the read first. The
+    # timeout is one the healthy reads (milliseconds on loopback) meet on a busy CI machine too: a 0.2 s one
+    # failed them there now and then (issue 41, item 7).
     cluster.fault(path=r"/pods/nvidia-dcgm-exporter-b:9400/proxy/", delay=3600)
-    got = collect(options, _state(options), window_s=0, samples=1, timeout_s=0.2)
+    got = collect(options, _state(options), window_s=0, samples=1, timeout_s=3)
     by_pod = _by_pod(got)
     (slow,) = by_pod["nvidia-dcgm-exporter-b"]
-    assert (slow.text, slow.error, slow.forbidden) == (None, "timed out after 0.2s", False)
+    assert (slow.text, slow.error, slow.forbidden) == (None, "timed out after 3s", False)
     assert by_pod["nvidia-dcgm-exporter-a"][0].text == DCGM_TEXT
     assert by_pod["llama-0"][0].text is not None
 
