@@ -14,7 +14,6 @@ import sys
 __all__ = ["main"]
 
 _INTERRUPTED = 130  # ExitCode.INTERRUPTED, not imported: this module stays light
-_FINDINGS = 1  # ExitCode.FINDINGS
 
 
 def _forget_interrupt() -> None:
@@ -56,19 +55,17 @@ def _exit_now(code: int) -> None:
     import contextlib
     import threading
 
-    if code == _FINDINGS and _reader_gone():
-        code = 0  # `| head -c 10`: the reader left while we wrote; not a finding (docs/exit-codes.md)
     pending = getattr(atexit, "_ncallbacks", lambda: 1)()
     if pending or sys.gettrace() or sys.getprofile() or threading.active_count() > 1:
         raise SystemExit(code)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        # The reader stopped early (`| head -c 10`) while the end of the output was still buffered: not an
-        # error and not a finding (docs/exit-codes.md), whatever the command would have answered.
+        # The reader stopped early (`| head -c 10`) while the end of the output was still buffered: the
+        # command's exit code stands, so `set -o pipefail` never reads findings as clean (docs/exit-codes.md).
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        os._exit(0)
+        os._exit(code)
     except (ValueError, OSError):
         raise SystemExit(code) from None  # let the interpreter report it as it would
     try:
@@ -76,24 +73,6 @@ def _exit_now(code: int) -> None:
     except (ValueError, OSError):
         raise SystemExit(code) from None
     os._exit(code)
-
-
-def _reader_gone() -> bool:
-    """Whether stdout is a pipe nobody reads any more (its write end polls POLLERR). A write into a full
-    pipe fails with EPIPE once the reader has gone, but output that fit in the pipe's buffer never does:
-    a reader that stopped early would otherwise leave the command's "findings" exit code standing."""
-    try:
-        import select
-        import stat
-
-        fd = sys.stdout.fileno()
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
-            return False
-        poller = select.poll()
-        poller.register(fd, 0)  # POLLERR and POLLHUP are reported whatever is asked
-        return any(event & select.POLLERR for _, event in poller.poll(0))
-    except (OSError, ValueError):
-        return False
 
 
 def _print_version() -> None:

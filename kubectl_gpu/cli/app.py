@@ -185,13 +185,13 @@ def _main(args: list[str]) -> None:
     except (KeyboardInterrupt, typer.Abort):
         _say_interrupted()
         sys.exit(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        sys.exit(ExitCode.OK)
+    except BrokenPipeError:  # a command that writes its own output: no verdict to keep
+        sys.exit(ExitCode.SIGPIPE)
     except SystemExit:
         # typer handles EPIPE itself: it wraps stdout so that the final flush stays quiet, then exits 1,
-        # which here means "findings". A reader that stopped early (`| head`) is not a finding.
+        # which here would read as "findings"; the reader left before any verdict was known: as kubectl.
         if isinstance(sys.stdout, PacifyFlushWrapper):
-            sys.exit(ExitCode.OK)
+            sys.exit(ExitCode.SIGPIPE)
         raise
     except Exception as exc:
         if caused_by_interrupt(exc):  # Ctrl-C while a lazy import defines a dataclass: a RuntimeError

@@ -8,6 +8,7 @@ table, the JSON and the exit code.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -258,7 +259,22 @@ def execute(opts: GlobalOptions, result: Command[Any] | int) -> int:
 
         with without_collection():
             try:
-                return write(opts, answer(opts, result))
+                found = answer(opts, result)
+                try:
+                    return write(opts, found)
+                except BrokenPipeError:  # `| head`: the verdict stands (docs/exit-codes.md, pipes)
+                    reader_gone()
+                    return found.code
             finally:
                 gc.freeze()
     return int(result)
+
+
+def reader_gone() -> None:
+    """stdout's reader left: what is still buffered goes nowhere, quietly (no "Exception ignored" at exit)."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

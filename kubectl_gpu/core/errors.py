@@ -27,6 +27,9 @@ class ExitCode(IntEnum):
     # "could not look", which a runbook must not read as "clean".
     INCOMPLETE = 4
     INTERRUPTED = 130
+    # stdout's reader left (`| head`) before a command that writes its own output had a verdict: as kubectl,
+    # which dies of SIGPIPE (128 + 13). A read-only command's verdict (0, 1, 4) stands instead.
+    SIGPIPE = 141
 
 
 class KubectlGpuError(Exception):

@@ -434,20 +434,34 @@ def _closed_reader(args: list[str]) -> tuple[int, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "args",
+    ("args", "verdict"),
     [
-        ["nodes", "-o", "wide"],  # the table, then rich's footnote
-        ["nodes", "-o", "json"],
-        ["pending"],  # exits 1 when read in full: a closed pipe is not a finding
-        ["diagnose"],
-        ["inventory", "-o", "csv"],
-        ["--version"],
+        (["nodes", "-o", "wide"], 0),  # the table, then rich's footnote
+        (["nodes", "-o", "json"], 0),
+        (["pending"], 1),  # findings: a reader that left early never makes them read as clean
+        (["diagnose"], 1),
+        (["diagnose", "-o", "json"], 1),
+        (["inventory", "-o", "csv"], 0),
+        (["--version"], 0),
     ],
 )
-def test_broken_pipe_is_quiet_and_not_a_finding(args: list[str]) -> None:
+def test_broken_pipe_is_quiet_and_keeps_the_verdict(args: list[str], verdict: int) -> None:
+    """Issue 41, item 5: `set -o pipefail; kubectl gpu diagnose | head` never reads as clean when there are
+    findings; the exit code is the command's whether or not its output was read."""
     code, err = _closed_reader([*args, "--snapshot", str(DEMO)] if args[0] != "--version" else args)
-    assert code == 0, err
+    assert code == verdict, err
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.slow
+def test_pipefail_with_head_reads_findings_as_findings() -> None:
+    """As a user types it, through a real shell's pipe."""
+    script = f"set -o pipefail; {sys.executable} -m kubectl_gpu diagnose --snapshot {DEMO} | head -1"
+    proc = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, cwd=REPO, timeout=120, check=False
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert len(proc.stdout.splitlines()) == 1
 
 
 @pytest.mark.slow
@@ -573,9 +587,9 @@ _exit_now(1)  # what main() does with the exit code of a command that found some
 
 
 @pytest.mark.parametrize("reader_stops", [True, False], ids=["reader-stops", "reader-reads-on"])
-def test_a_reader_that_stops_after_some_bytes_is_exit_0(reader_stops: bool) -> None:
-    """Issue 21 item 7: `| head -c 10` after the output was written (it fit in the pipe): the findings
-    exit code stood, though a reader that stops early is exit 0. Ordered by a gate pipe, not by time."""
+def test_a_reader_that_stops_after_some_bytes_keeps_the_findings_code(reader_stops: bool) -> None:
+    """`| head -c 10` after the output was written (it fit in the pipe): the findings exit code stands
+    whether the reader stopped or read on (issue 41, item 5). Ordered by a gate pipe, not by time."""
     out_r, out_w = os.pipe()
     gate_r, gate_w = os.pipe()
     proc = subprocess.Popen(
@@ -594,5 +608,5 @@ def test_a_reader_that_stops_after_some_bytes_is_exit_0(reader_stops: bool) -> N
         os.close(gate_w)
         if not reader_stops:
             os.close(out_r)
-    assert proc.returncode == (0 if reader_stops else 1), err
+    assert proc.returncode == 1, err
     assert b"Traceback" not in err and b"Exception ignored" not in err
