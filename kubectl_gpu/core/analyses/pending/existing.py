@@ -29,7 +29,7 @@ from functools import partial
 import msgspec
 
 from kubectl_gpu.core.analyses.pending.evaluation import ZERO, TargetEvaluation
-from kubectl_gpu.core.analyses.pending.node_target import NodeTarget
+from kubectl_gpu.core.analyses.pending.node_target import UNSCHEDULABLE, NodeTarget, cordon_blocks
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodeClaim
@@ -377,9 +377,13 @@ def _true(claim: NodeClaim, condition: str) -> bool:
 
 
 def _may_fit(target: NodeTarget, shape: PodShape) -> bool:
-    """A cheap first look (free accelerators by the pods read, cordon, taints) before the whole evaluation."""
+    """A cheap first look (free accelerators by the pods read, cordon, taints) before the whole evaluation: the
+    cordon taint is the cordon's, which a pod tolerating `node.kubernetes.io/unschedulable` passes."""
     node = target.node
-    if node.unschedulable or untolerated(shape.tolerations, target.effective_taints):
+    if cordon_blocks(shape, node, target.effective_taints):
+        return False
+    taints = untolerated(shape.tolerations, target.effective_taints)
+    if any(t.key != UNSCHEDULABLE for t in taints):
         return False
     requested = target.state.requested_by_node.get(node.name, {})
     return all(

@@ -70,7 +70,13 @@ class FixVerifier:
                     chosen, check, bar = evaluation, other, other.after.distance
         first = chosen.blockers[0]
         fix = first.fix
-        if check.verified is False:
+        if check.verified is False and check.removed and check.after is not None:
+            fix = (
+                f"no change found that unblocks the pod on {first.target.kind} {first.target.name}: "
+                f"{check.change} removes {first.code}, but {check.after.text()}; the fix it would have been: "
+                f"{first.fix}"
+            )
+        elif check.verified is False:
             left = f" ({check.after.text()})" if check.after else ""
             fix = (
                 f"no change found that removes {first.code} on {first.target.kind} {first.target.name}: "
@@ -103,6 +109,9 @@ class FixVerifier:
         after, ranked = self.analysis.answer(new_pod)
         target = ranked.find(blocker.target)
         gone = target is None or blocker.code not in {b.code for b in target.blockers}
+        if gone and blocker.target.kind == "Node" and target is not None and target.blockers:
+            # the node still does not take the pod (cordoned, no room): verified only when it does
+            return FixCheck(False, words, after, removed=True)
         return FixCheck(gone, words, after)
 
     def _taints(self, ref: TargetRef) -> tuple[Taint, ...]:

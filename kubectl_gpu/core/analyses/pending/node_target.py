@@ -24,7 +24,7 @@ from kubectl_gpu.core.k8s.models import Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.requirements import RequirementError
-from kubectl_gpu.core.scheduling.taints import Taint, pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import Taint, pretty, tolerates, untolerated
 
 
 @dataclass
@@ -56,7 +56,11 @@ class NodeTarget:
         node = self.node
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        missing = untolerated(shape.tolerations, self.effective_taints)
+        # The cordon taint is the cordon's (the node lifecycle controller mirrors spec.unschedulable into it):
+        # said once, as the cordon below, never as a toleration to add.
+        missing = tuple(
+            t for t in untolerated(shape.tolerations, self.effective_taints) if t.key != UNSCHEDULABLE
+        )
         if missing:
             blockers.append(
                 Blocker(
@@ -90,8 +94,9 @@ class NodeTarget:
                 short.append(
                     f"{resource}: {short_quantity(max(free, ZERO), resource)} free, {short_quantity(wanted, resource)} wanted"
                 )
-        if node.unschedulable:
-            short.append("node is cordoned (spec.unschedulable)")
+        cordoned = cordon_blocks(shape, node, self.effective_taints)
+        if cordoned:
+            short.append(cordoned)
         if short:
             blockers.append(
                 Blocker(
@@ -99,8 +104,7 @@ class NodeTarget:
                     CAPACITY,
                     self.ref,
                     f"node {node.name}: " + "; ".join(short),
-                    "free accelerators on this node (kubectl gpu nodes shows who holds them), uncordon it, or add "
-                    "GPU capacity (a NodePool with Karpenter/Auto Mode, or a larger node group)",
+                    _CORDON_FIX.format(node=node.name) if cordoned and len(short) == 1 else _ACCELERATOR_FIX,
                 )
             )
             checks.append(Check("free accelerators", False, "; ".join(short)))
@@ -143,6 +147,30 @@ class NodeTarget:
             f"node {self.node.name}: {why}",
             "change the pod's nodeSelector/affinity to values the GPU nodes carry (kubectl get nodes --show-labels)",
         )
+
+
+UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+_CORDON_TAINT = Taint(UNSCHEDULABLE, "", "NoSchedule")
+_ACCELERATOR_FIX = (
+    "free accelerators on this node (kubectl gpu nodes shows who holds them), uncordon it once it is healthy, or "
+    "add GPU capacity (a NodePool with Karpenter/Auto Mode, or a larger node group)"
+)
+_CORDON_FIX = (
+    "the node is cordoned: uncordon it once it is healthy (kubectl uncordon {node}), or wait for the repair or "
+    "drain that cordoned it; a toleration of node.kubernetes.io/unschedulable would only place the pod on a node "
+    "taken out of service"
+)
+
+
+def cordon_blocks(shape: PodShape, node: Node, taints: tuple[Taint, ...]) -> str | None:
+    """kube-scheduler `nodeunschedulable` Filter: a node with `spec.unschedulable` (or the cordon taint the
+    node lifecycle controller puts on it) takes only a pod that tolerates
+    `node.kubernetes.io/unschedulable:NoSchedule`; why it does not take this one, or None."""
+    if not node.unschedulable and not any(t.key == UNSCHEDULABLE for t in taints):
+        return None
+    if tolerates(shape.tolerations, _CORDON_TAINT):
+        return None
+    return "node is cordoned (spec.unschedulable)"
 
 
 def _selector_keys(shape: PodShape) -> list[str]:

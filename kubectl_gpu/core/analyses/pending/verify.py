@@ -26,6 +26,7 @@ from kubectl_gpu.core.scheduling.taints import Taint, Toleration, suggest_tolera
 __all__ = ["After", "FixCheck", "after_of", "cheapest", "pod_change", "pool_change"]
 
 _CLEAR = frozenset({Verdict.NO_BLOCKER_FOUND, Verdict.PROVISIONING})
+_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 
 
 class After(msgspec.Struct, frozen=True):
@@ -75,6 +76,9 @@ class FixCheck(msgspec.Struct, frozen=True):
     verified: bool | None  # None: not a change this tool can make on a copy
     change: str  # what was changed, in words
     after: After | None = None
+    # Not verified although the blocker is gone: the node it names still does not take the pod (a cordon,
+    # no room), so the change does not unblock the pod there (issue 37).
+    removed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"change": self.change, **(self.after.to_dict() if self.after else {})}
@@ -120,7 +124,8 @@ def after_of(evaluation: TargetEvaluation, catalog: Catalog) -> After:
 
 
 def _tolerating(pod: Pod, taints: tuple[Taint, ...]) -> tuple[Pod, str] | None:
-    missing = untolerated(pod.tolerations, taints)
+    # never the cordon taint: the fix does not offer it (node_target.py), so the check does not add it either
+    missing = tuple(t for t in untolerated(pod.tolerations, taints) if t.key != _UNSCHEDULABLE)
     if not missing:
         return None
     added = tuple(Toleration.from_dict(suggest_toleration(t)) for t in missing)
