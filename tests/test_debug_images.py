@@ -102,13 +102,16 @@ def test_neuron_base_is_pinned_by_the_recorded_digest() -> None:
     assert "amazonlinux:2023.12.20260831.0@sha256:74c545e3" in readme
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="nvidia/cuda:12.8.1-base-ubuntu24.04 has no authoritative digest record here (not an official "
-    "image; public Dockerfiles disagree): pin it from the registry at the first release (issue 23 item 4)",
-)
-def test_nvidia_base_is_pinned_by_digest() -> None:
-    assert is_pinned(base_image(Accelerator.NVIDIA))
+#: The NVIDIA base: the multi-arch index of `nvidia/cuda:12.8.1-base-ubuntu24.04` as public lockfiles and
+#: digest-pinned Dockerfiles record it (issue 41, item 3; the Dockerfile's comment says where from).
+CUDA_BASE = "nvidia/cuda:12.8.1-base-ubuntu24.04@sha256:133c78a0575303be34164d0b90137a042172bdf60696af01a3c424ab402d86e2"
+
+
+def test_nvidia_base_is_pinned_by_the_recorded_digest() -> None:
+    base = base_image(Accelerator.NVIDIA)
+    assert base == CUDA_BASE
+    assert is_pinned(base) and check_reference(base, "FROM") == base
+    assert CUDA_BASE in (IMAGES / "nvidia" / "README.md").read_text()
 
 
 def test_nvidia_image_has_no_driver_and_the_tools() -> None:

@@ -165,10 +165,13 @@ def test_structural_checks(manifest: dict[str, Any]) -> None:
 
 def test_the_descriptions_say_what_the_plugin_needs(manifest: dict[str, Any]) -> None:
     spec = manifest["spec"]
-    assert len(spec["shortDescription"]) <= 60 and spec["description"].strip()
+    # krew-index review: a short description of at most 50 characters, and caveats that say only what the
+    # plugin needs (the rest is documentation) (issue 41, item 3)
+    assert len(spec["shortDescription"]) <= 50 and spec["description"].strip()
     caveats = spec["caveats"]
+    assert len(caveats.strip().splitlines()) <= 8, caveats
     for needle in ("RBAC", "privileged", "root on the node", "deploy/rbac/read-only.yaml", "deploy/rbac/debug.yaml",
-                   "kubectl gpu-doctor", "kubectl_complete-gpu_doctor", "--image"):  # fmt: skip
+                   "kubectl gpu-doctor"):  # fmt: skip
         assert needle in caveats, needle
 
 
