@@ -24,5 +24,7 @@ PINNED_ELSEWHERE = frozenset(
         # Issue 20: tests/core/analyses/pending/test_round_three.py.
         Verdict.NODEPOOL_DELETING,
         Verdict.STATIC_NODEPOOL,
+        # Issue 37: tests/core/analyses/pending/test_round_four_advice.py.
+        Verdict.NODE_QUARANTINED,
     }
 )
