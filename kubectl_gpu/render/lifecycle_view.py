@@ -123,7 +123,11 @@ def _node_row(life: NodeLifecycle, now: datetime, wide: bool) -> Row:
     if wide:
         cells += [
             Cell(life.termination_grace_period.value or "none"),
-            Cell(f"{life.consolidation_policy.value or '?'} after {life.consolidate_after.value or '?'}"),
+            Cell(
+                "never (static pool)"  # spec.replicas: Karpenter never consolidates it
+                if life.consolidation_policy.source == "static-nodepool"
+                else f"{life.consolidation_policy.value or '?'} after {life.consolidate_after.value or '?'}"
+            ),
             Cell(_budgets(life)),
             Cell(life.created.isoformat().replace("+00:00", "Z") if life.created else "-"),
         ]

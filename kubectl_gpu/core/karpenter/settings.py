@@ -45,7 +45,9 @@ class Setting(msgspec.Struct, frozen=True):
     """A NodePool/NodeClaim field as it applies to a node, and where the value came from."""
 
     value: str | None
-    source: str  # nodeclaim | nodepool | karpenter-default | automode-builtin-default | unset | unknown
+    # nodeclaim | nodepool | karpenter-default | automode-builtin-default | unset | unknown, and for the
+    # consolidation settings of a static pool `static-nodepool`: the value is there, and ignored.
+    source: str
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "source": self.source}
@@ -91,6 +93,8 @@ def consolidation_policy_of(pool: NodePool | None) -> Setting:
     """The pool's consolidationPolicy, or the CRD default (WhenEmptyOrUnderutilized)."""
     if pool is None:
         return Setting(None, "unknown")
+    if is_static(pool):  # ignored: a static pool is never consolidated
+        return Setting(pool.consolidation_policy or DEFAULT_POLICY, "static-nodepool")
     if pool.consolidation_policy:
         return Setting(pool.consolidation_policy, "nodepool")
     return Setting(DEFAULT_POLICY, "karpenter-default")
@@ -100,6 +104,8 @@ def consolidate_after_of(pool: NodePool | None) -> Setting:
     """The pool's consolidateAfter, or the CRD default (0s)."""
     if pool is None:
         return Setting(None, "unknown")
+    if is_static(pool):  # ignored: a static pool is never consolidated
+        return Setting(pool.consolidate_after or DEFAULT_CONSOLIDATE_AFTER, "static-nodepool")
     if pool.consolidate_after:
         return Setting(pool.consolidate_after, "nodepool")
     return Setting(DEFAULT_CONSOLIDATE_AFTER, "karpenter-default")

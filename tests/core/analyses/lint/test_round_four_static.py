@@ -156,7 +156,7 @@ def test_the_pinned_code_is_emitted() -> None:
 
 
 def test_lifecycle_never_schedules_consolidation_on_a_static_pool() -> None:
-    from tests.core.analyses.lifecycle.test_lifecycle import AUTO, AUTO_NOW, _find, node, run
+    from tests.core.analyses.lifecycle.test_lifecycle import AUTO, AUTO_NOW, _find, node, run, t
 
     def static(items: list[Obj]) -> None:
         _find(items, "NodePool", "gpu-inference")["spec"]["replicas"] = 2
@@ -166,6 +166,12 @@ def test_lifecycle_never_schedules_consolidation_on_a_static_pool() -> None:
     n = node(run(AUTO, AUTO_NOW, static), "i-0inf0001")
     assert not any(d.by == "consolidation" for d in n.disruptions)
     assert any("is static (replicas 2)" in note and "never consolidates" in note for note in n.notes)
+    # Its consolidation settings are there and ignored: said in the JSON, and in -o wide.
+    assert n.to_dict(t(AUTO_NOW))["consolidationPolicySource"] == "static-nodepool"
+    from kubectl_gpu.render.lifecycle_view import _node_row
+
+    cells = [c.text for c in _node_row(n, t(AUTO_NOW), True).cells]
+    assert "never (static pool)" in cells
 
 
 def test_cost_says_only_what_a_static_pool_keeps() -> None:
