@@ -6,7 +6,8 @@
 * `minValues` (`cloudprovider/types.go` `InstanceTypes.SatisfiesMinValues`, called by
   `filterInstanceTypesByRequirements` when the requirements have minValues; `--min-values-policy` Strict, the
   default, launches nothing then; BestEffort relaxes it) -> `MIN_VALUES_UNSATISFIED`;
-* topology spread and pod (anti-)affinity (`topology.py`), volume topology (`volumes.py`);
+* topology spread and pod (anti-)affinity (`topology.py`), tried again on Karpenter's later attempts when they
+  fail (a preferred node affinity is relaxed, `preferences.go`), volume topology (`volumes.py`);
 * NodeOverlays whose match the catalog cannot decide leave the instance types unknown.
 """
 
@@ -19,7 +20,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
 from kubectl_gpu.core.analyses.pending.fit import PoolFit
 from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, pool_topology
+from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, Outcome, Verdict3, pool_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.analyses.pending.volumes import volume_facts
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -184,12 +185,53 @@ def _topology(
         return
     keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
     zones = _zones_of(target.state, target)
-    domains_of = {k: _pool_domains(target.state, node_reqs, zones, k) for k in keys}
     universe = _universe(target.state, keys)
-    outcome = pool_topology(target.state, shape, node_reqs, domains_of, universe, target.well_known)
+
+    def outcome_of(reqs: Requirements) -> Outcome:
+        domains_of = {k: _pool_domains(target.state, reqs, zones, k) for k in keys}
+        return pool_topology(target.state, shape, reqs, domains_of, universe, target.well_known)
+
+    outcome = outcome_of(node_reqs)
+    if _fails(outcome):
+        # Karpenter relaxes the pod when no NodePool takes it (scheduler.go `trySchedule`, preferences.go
+        # `Relax`): a preferred node affinity narrows the domains only until it is dropped
+        # (topology_test.go "should not limit spread options by preferred node affinity").
+        for reqs in _later_attempts(target, shape):
+            relaxed = outcome_of(target.requirements.intersection(reqs))
+            if not _fails(relaxed):
+                outcome = Outcome(*(_relaxed(v) for v in (relaxed.spread, relaxed.affinity)))
+                break
     outcome.unsure(pods_unread(target.state)).add_to(
         POOL_REF, f"NodePool {POOL}", _TOPOLOGY_FIX, blockers, checks
     )
+
+
+def _fails(outcome: Outcome) -> bool:
+    return any(v is not None and v[0] is False for v in (outcome.spread, outcome.affinity))
+
+
+def _relaxed(found: Verdict3 | None) -> Verdict3 | None:
+    if found is None:
+        return None
+    ok, detail = found
+    return ok, f"{detail}, once Karpenter relaxes the pod (its preferred node affinity, its next term)"
+
+
+def _later_attempts(target: PoolTarget, shape: PodShape) -> list[Requirements]:
+    """Karpenter's attempts after the one this pool takes (`PodSchedulingRequirements.relaxations`) that the
+    pool admits and, for an accelerator pod, that leave an instance type holding it."""
+    reqs = shape.requirements
+    if reqs is None:
+        return []
+    attempts = reqs.relaxations()
+    out = []
+    for attempt in attempts[target.relaxed(shape) + 1 :]:
+        if list(target.requirements.compatible(attempt, allow_undefined=target.well_known)):
+            continue
+        if shape.wants_accelerator and not target.fitting(shape, attempt)[1]:
+            continue
+        out.append(attempt)
+    return out
 
 
 _TOPOLOGY_FIX = (
