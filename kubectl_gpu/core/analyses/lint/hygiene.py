@@ -64,12 +64,15 @@ def _taint(lint: PoolLint, types: list[InstanceType]) -> None:
     else:
         key = "nvidia.com/gpu"
     word = pool_word(types)
-    # A static pool keeps its nodes whatever runs on them: ordinary pods take their room, nothing more.
-    harm = "take room meant for" if is_static(pool) else "keep them alive and block consolidation of"
+    # A static pool keeps its nodes whatever runs on them: ordinary pods take room, they block nothing.
+    harm = (
+        f" and take the room its {word} pods need"
+        if is_static(pool)
+        else ", keep them alive and block consolidation of expensive capacity"
+    )
     lint.add(
         "LINT_GPU_POOL_NO_TAINT",
-        f"{word} NodePool {pool.name} has no NoSchedule taint: ordinary pods can land on its {word} nodes, "
-        f"{harm} expensive capacity",
+        f"{word} NodePool {pool.name} has no NoSchedule taint: ordinary pods can land on its {word} nodes{harm}",
         f"taints: [{{key: {key}, effect: NoSchedule}}]  # and tolerate it in {word} pods",
     )
 

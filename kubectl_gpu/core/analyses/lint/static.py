@@ -51,7 +51,7 @@ def static_checks(lint: PoolLint) -> None:
         lint.add(
             "LINT_STATIC_POOL_FIELD",
             f"NodePool {pool.name} is static (replicas {pool.replicas}): its {', '.join(ignored)} is ignored, "
-            "Karpenter never consolidates a static pool (it keeps replicas nodes whatever the pods ask)",
+            f"Karpenter never consolidates a static pool (it keeps {pool.replicas} nodes whatever the pods ask)",
             "remove it; lower spec.replicas to pay for fewer nodes",
             Severity.INFO,
         )

@@ -100,7 +100,7 @@ def test_the_data_on_eks_pool_made_static_keeps_its_other_findings() -> None:
     assert [f.severity.value for f in ignored] == ["info"]
     assert "ignored" in ignored[0].message and "never consolidates" in ignored[0].message
     taint = next(f for f in report.findings if f.code == "LINT_GPU_POOL_NO_TAINT")
-    assert "take room meant for" in taint.message
+    assert "and take the room its GPU pods need" in taint.message
 
 
 def test_resource_limits_and_weight_on_a_static_pool_are_refused() -> None:
