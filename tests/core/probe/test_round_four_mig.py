@@ -83,3 +83,9 @@ def test_the_same_memory_on_a_gpu_without_mig_is_still_a_sign_of_processes() -> 
         result, gpus=tuple(msgspec.structs.replace(g, memory_used_mib=55) for g in result.gpus)
     )
     assert "GPU_PROCESSES_UNKNOWN" in [f.code for f in findings(small)]
+
+
+@pytest.mark.parametrize("board", sorted(MIG_CSV))
+def test_the_table_says_the_instances_are_unknown(board: str, cli: Cli) -> None:
+    table = cli("smi", "--from-file", str(fx.path(MIG_CSV[board]))).out
+    assert "Enabled (instances ?)" in table, table
