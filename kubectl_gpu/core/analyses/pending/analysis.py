@@ -355,6 +355,9 @@ class _Analyser:
         if self.legacy is not None and skip is None and not ranked.offering_pool:
             return self._legacy(ref)
         if skip is not None:
+            if nearest is not None and not nearest.offers:  # its blockers are no reason: it lacks the device
+                kinds = ", ".join(sorted(shape.accelerators))
+                return skip.verdict, f"{skip.reason}; no node has {kinds}", skip.fix, ref
             if nearest is not None and nearest.blockers:
                 return (
                     skip.verdict,

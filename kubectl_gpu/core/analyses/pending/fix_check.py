@@ -55,18 +55,20 @@ class FixVerifier:
     def settle(self, pod: Pod, shape: PodShape, ranked: Ranked, key: tuple[object, ...]) -> Settled:
         """The verdict of a blocked pod: the nearest target's first blocker, unless its fix was tried and does
         not remove it, or removes it and leaves a spec blocker; then the next of the `TRIED` nearest whose
-        verified fix gets further, if any. A fix that is no change to the cluster (fix the NodeClass, wait for
-        capacity) cannot be tried: the nearest keeps it."""
+        verified fix gets further and leaves no spec blocker, if any, never one that cannot offer the
+        accelerator when the nearest can (a Neuron pod is not told to tolerate a GPU-only pool's taint, issue 37).
+        A fix that is no change to the cluster (fix the NodeClass, wait for capacity) cannot be tried: the
+        nearest keeps it."""
         nearest = ranked.first(TRIED)
         check = self.check(pod, shape, nearest[0].blockers[0], key)
         chosen = nearest[0]
         if check.verified is False or (check.verified and check.after and check.after.distance >= _SPEC):
             bar = check.after.distance if check.verified and check.after else (9, 9)
             for evaluation in nearest[1:]:
-                if not evaluation.blockers:
-                    break  # a target with nothing against it is no blocker's
+                if not evaluation.blockers or (nearest[0].offers and not evaluation.offers):
+                    break  # nothing against it, or it cannot offer the accelerator: no fix there helps
                 other = self.check(pod, shape, evaluation.blockers[0], key)
-                if other.verified and other.after is not None and other.after.distance < bar:
+                if other.verified and other.after is not None and other.after.distance < min(bar, _SPEC):
                     chosen, check, bar = evaluation, other, other.after.distance
         first = chosen.blockers[0]
         fix = first.fix
