@@ -150,14 +150,19 @@ def explain_view(diag: PodDiagnosis) -> View:
 
 def fix_outcome(diag: PodDiagnosis) -> str | None:
     """What the fix does, tried on a copy of the cluster (the pod evaluated again), as a comment: the block
-    it ends stays pasteable as it is. None when the fix was not tried."""
+    it ends stays pasteable as it is; advice (never tried) says so."""
     tried = diag.fix_check
     if tried is not None and tried.after is not None and tried.verified is not None:
         mark = "verified" if tried.verified else "does not remove the blocker"
         return f"# {mark} ({safe_line(tried.change)}): {safe_line(tried.after.text())}"
     if tried is not None:
         return f"# not verified: {safe_line(tried.change)}"
-    return None
+    return _ADVICE
+
+
+# A fix that was never made on a copy (the verdict is no target's blocker, or nothing is to change): said, so
+# that a verified fix and advice are never told apart by guessing (issue 37).
+_ADVICE = "# advice: not tried on a copy of the cluster"
 
 
 def fix_lines(diag: PodDiagnosis) -> tuple[str, ...]:
@@ -184,7 +189,7 @@ def _fixes(report: PendingReport) -> list[Part]:
                 Span(f"{diag.verdict!s:<{width}}", theme.pending_verdict(diag.verdict)),
                 Span(f"pod/{safe_line(diag.key)}\n"),
             ],
-            pasteable(safe_block(diag.fix)) if diag.fix else (),
+            fix_lines(diag),
         )
         for diag in report.pods
     )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from kubectl_gpu.core.analyses.pending.evaluation import SPEC, selected_value
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix
 from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
+from kubectl_gpu.core.analyses.pending.removal import removal_advice
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.scheduling.provisionable import restricted_label
@@ -53,12 +54,9 @@ def unknown_label_blocker(target: PoolTarget, shape: PodShape, problem: UnknownL
         )
     elif restricted_label(key, target.provider):
         # Karpenter rejects a NodePool that sets a restricted label (labels.go IsRestrictedLabel).
-        fix = f"remove {key} from the pod's nodeSelector/affinity: no NodePool may set it"
+        fix = f"{removal_advice(shape, key)}: no NodePool may set it"
     else:
-        fix = (
-            f"remove {key} from the pod's nodeSelector/affinity, or add it to NodePool "
-            f"{POOL} spec.template.metadata.labels"
-        )
+        fix = f"{removal_advice(shape, key)}; or add {key} to NodePool {POOL} spec.template.metadata.labels"
     hint = f" (typo of {problem.hint}?)" if problem.hint else ""
     return Blocker(
         Verdict.UNKNOWN_LABEL,

@@ -18,7 +18,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, C
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.topology import node_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
-from kubectl_gpu.core.analyses.pending.volumes import node_volume_problem, volume_facts
+from kubectl_gpu.core.analyses.pending.volumes import node_volume_fix, node_volume_problem, volume_facts
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
 
@@ -141,7 +141,7 @@ def node_checks(
                         SPEC,
                         ref,
                         f"node {node.name}: {problem}",
-                        "run the pod where its volume is (its zone or node), or use a volume in this node's zone",
+                        node_volume_fix(facts),
                     )
                 )
             checks.append(Check("volumes", problem is None, problem or "volume topology allows this node"))

@@ -17,6 +17,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.analyses.pending.node_checks import node_checks
+from kubectl_gpu.core.analyses.pending.removal import removal_advice
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
@@ -138,7 +139,7 @@ class NodeTarget:
                 SPEC,
                 self.ref,
                 f"pod selects {', '.join(keys)}, which no node carries",
-                "remove the selector or label the nodes that should run this pod",
+                f"{'; '.join(removal_advice(shape, k) for k in keys)}; or label the nodes that should run this pod",
             )
         return Blocker(
             Verdict.REQUIREMENT_CONFLICT,

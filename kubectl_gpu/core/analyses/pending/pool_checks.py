@@ -22,7 +22,7 @@ from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, Outcome, Verdict3, pool_topology
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
-from kubectl_gpu.core.analyses.pending.volumes import volume_facts
+from kubectl_gpu.core.analyses.pending.volumes import pinned_fix, pinned_hosts, volume_facts
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType
 from kubectl_gpu.core.scheduling.requirements import Requirements
@@ -287,14 +287,12 @@ def _volumes(
             checks.append(Check("volumes", True, f"volume topology {alt.render()} fits"))
             return
     message = f"NodePool {POOL} cannot launch where the pod's volumes are: {problems[0]}"
-    blockers.append(
-        Blocker(
-            Verdict.VOLUME_TOPOLOGY_CONFLICT,
-            SPEC,
-            POOL_REF,
-            message,
-            f"allow the volume's zone in NodePool {POOL} (and its NodeClass subnets), or recreate the "
-            "volume where the pool launches",
-        )
+    hosts = pinned_hosts(facts)
+    fix = (
+        pinned_fix(hosts)  # a volume on one node: no zone or pool change helps (issue 37)
+        if hosts
+        else f"allow the volume's zone in NodePool {POOL} (and its NodeClass subnets), or recreate the "
+        "volume where the pool launches"
     )
+    blockers.append(Blocker(Verdict.VOLUME_TOPOLOGY_CONFLICT, SPEC, POOL_REF, message, fix))
     checks.append(Check("volumes", False, message))

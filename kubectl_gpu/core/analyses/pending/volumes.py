@@ -28,7 +28,14 @@ from kubectl_gpu.core.k8s.models import PersistentVolumeClaim, Raw
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.requirements import Requirement, RequirementError, Requirements
 
-__all__ = ["VolumeFacts", "node_volume_problem", "volume_facts"]
+__all__ = [
+    "VolumeFacts",
+    "node_volume_fix",
+    "node_volume_problem",
+    "pinned_fix",
+    "pinned_hosts",
+    "volume_facts",
+]
 
 BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 HOSTNAME = "kubernetes.io/hostname"
@@ -170,3 +177,38 @@ def node_volume_problem(facts: VolumeFacts, labels: Mapping[str, str]) -> str | 
             shown = " or ".join("; ".join(str(r) for r in term) for term in terms)
             return f"{what} requires {shown}"
     return None
+
+
+def pinned_hosts(facts: VolumeFacts) -> tuple[str, ...]:
+    """The nodes a volume is pinned to, when some claim's every node-affinity term names
+    `kubernetes.io/hostname` with `In` (a volume that lives on one node): the advice is about that node, not
+    a zone (issue 37). Empty otherwise."""
+    for _, terms in facts.node_terms:
+        hosts: set[str] = set()
+        for term in terms:
+            named = [r for r in term if r.key == HOSTNAME and r.operator == "In"]
+            if not named:
+                break
+            hosts.update(named[0].values)
+        else:
+            if hosts:
+                return tuple(sorted(hosts))
+    return ()
+
+
+def pinned_fix(hosts: tuple[str, ...]) -> str:
+    """What to do for a pod whose volume lives on `hosts`: only those nodes can take it."""
+    nodes = " or ".join(f"node {h}" for h in hosts)
+    return (
+        f"the pod's volume lives on {nodes}: only there can the pod run (no new node can be that node); "
+        f"make room for it there (kubectl gpu nodes shows its free accelerators; check its taints), or move "
+        "the data to a volume not pinned to one node and recreate the claim"
+    )
+
+
+def node_volume_fix(facts: VolumeFacts) -> str:
+    """The advice for an existing node its volumes rule out: about the node when a volume is pinned to one."""
+    hosts = pinned_hosts(facts)
+    if hosts:
+        return pinned_fix(hosts)
+    return "run the pod where its volume is (its zone), or use a volume in this node's zone"

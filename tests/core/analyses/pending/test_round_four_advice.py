@@ -19,11 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kubectl_gpu.core.analyses.pending import Verdict as V
+from kubectl_gpu.core.analyses.pending.removal import removal_advice
+from kubectl_gpu.core.analyses.pending.shape import shape_of
 from kubectl_gpu.core.k8s.models import Pod
-from tests.core.analyses.pending._round_two import verdict
-from tests.core.analyses.pending._scenarios import items, without
+from kubectl_gpu.core.k8s.parse import parse_object
+from tests.core.analyses.pending._round_two import gpu_pod, verdict
+from tests.core.analyses.pending._scenarios import find, items, without
 from tests.core.analyses.pending.test_round_three import _neuron_pod
+from tests.core.analyses.pending.test_volumes import cluster, pv, pvc, storage_class
 
 # ---- 6. the headline is the blocker whose fix can help -------------------------------------------------------
 
@@ -58,3 +64,91 @@ def test_a_pod_only_nodes_can_take_is_told_which_device_no_node_has() -> None:
     assert diag.verdict is V.POD_IGNORED_BY_PROVISIONER
     assert diag.reason.endswith("no node has aws.amazon.com/neuron"), diag.reason
     assert "tolerate" not in diag.reason
+
+
+# ---- 7. advice that produces a valid pod ---------------------------------------------------------------------
+
+KEY = "example.com/team"
+
+
+def _expr(key: str, *values: str) -> dict[str, Any]:
+    return {"key": key, "operator": "In", "values": list(values)}
+
+
+def _required(*terms: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": t} for t in terms]
+            }
+        }
+    }
+
+
+def _shape(**spec: Any) -> Any:
+    pod = parse_object(gpu_pod(**spec))
+    assert isinstance(pod, Pod)
+    return shape_of(pod)
+
+
+@pytest.mark.parametrize(
+    ("spec", "said", "never"),
+    [
+        ({"nodeSelector": {KEY: "a"}}, f"remove {KEY} from the pod's nodeSelector", "nodeSelectorTerms"),
+        # Its only term is K alone: the term would be empty (matches nothing) and no term is invalid.
+        (
+            {"affinity": _required([_expr(KEY, "a")])},
+            "remove spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+            "leaving",
+        ),
+        # One of two terms is K alone: that term goes, the other stays.
+        (
+            {"affinity": _required([_expr(KEY, "a")], [_expr("karpenter.sh/capacity-type", "spot")])},
+            f"remove nodeSelectorTerms[0] ({KEY} In [a])",
+            "requiredDuringScheduling",
+        ),
+        # K beside another expression: the term that is left is shown.
+        (
+            {"affinity": _required([_expr(KEY, "a"), _expr("karpenter.sh/capacity-type", "spot")])},
+            f"remove {KEY} from nodeSelectorTerms[0], leaving karpenter.sh/capacity-type In [spot]",
+            "empty",
+        ),
+    ],
+    ids=["nodeSelector", "only-term", "one-of-two-terms", "term-with-more"],
+)
+def test_removing_a_key_never_leaves_an_empty_term(spec: dict[str, Any], said: str, never: str) -> None:
+    advice = removal_advice(_shape(**spec), KEY)
+    assert said in advice, advice
+    assert never not in advice, advice
+
+
+def test_an_unknown_label_in_the_only_term_is_advised_as_removing_the_node_affinity() -> None:
+    """Through the analysis: the advice names the whole required node affinity, and the verified change
+    (`verify._rekeyed`, the same change) lets the pool launch."""
+    diag = verdict([*items("automode-gpu"), gpu_pod(affinity=_required([_expr(KEY, "a")]))])
+    assert diag.verdict is V.UNKNOWN_LABEL
+    assert "requiredDuringSchedulingIgnoredDuringExecution (its only term selects" in (diag.fix or "")
+    assert diag.fix_check is not None and diag.fix_check.verified is True
+    assert diag.fix_check.after is not None and diag.fix_check.after.clear
+
+
+HOST = [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["i-02315c7d7643cdee6"]}]
+
+
+def test_a_volume_pinned_to_a_node_gets_advice_about_that_node_not_a_zone() -> None:
+    """A non-local volume pinned to one hostname: no new node can be that node, so the advice is about the
+    node (make room there, or move the data), never "allow the volume's zone in the NodePool"."""
+    diag = verdict(cluster(None, pvc(volume="pv-h"), pv("pv-h", HOST), storage_class()))
+    assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
+    assert "node i-02315c7d7643cdee6" in (diag.fix or "")
+    assert "zone" not in (diag.fix or "")
+
+
+def test_a_zonal_volume_keeps_its_zone_advice() -> None:
+    zone = [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-west-2a"]}]
+    objects = cluster(None, pvc(volume="pv-a"), pv("pv-a", zone), storage_class())
+    reqs = find(objects, "NodePool", "gpu")["spec"]["template"]["spec"]["requirements"]
+    reqs.append({"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-west-2b"]})
+    diag = verdict(objects)
+    assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
+    assert "allow the volume's zone" in (diag.fix or "")
