@@ -30,6 +30,7 @@ __all__ = [
     "compute_type",
     "node_rows",
     "pods_unread",
+    "publishes_dra_accelerators",
     "usage_fraction",
 ]
 
@@ -55,6 +56,17 @@ def pods_unread(state: ClusterState) -> str | None:
     return next(
         (n.message for n in state.notes if n.kind == "pods" and n.code in ("FORBIDDEN", "PARTIAL")), None
     )
+
+
+def publishes_dra_accelerators(state: ClusterState, node: str) -> bool | None:
+    """Whether `node` publishes accelerator devices through DRA (ResourceSlices of an accelerator driver:
+    the NVIDIA DRA driver's `gpu.nvidia.com`, ...): a GPU node even without `nvidia.com/gpu`. None when that
+    is unknown: no ResourceSlice in the data (not captured, or DRA not in use), or listing them forbidden."""
+    if not state.resourceslices or any(
+        n.kind == "resourceslices" and n.code == "FORBIDDEN" for n in state.notes
+    ):
+        return None
+    return any(is_accelerator_dra_driver(s.driver) and s.devices for s in state.slices_by_node.get(node, ()))
 
 
 class AcceleratorUsage(msgspec.Struct, frozen=True):

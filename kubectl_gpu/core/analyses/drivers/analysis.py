@@ -254,7 +254,12 @@ def build_driver_report(
     rows = [
         node_driver(node, state, catalog)
         for node in state.nodes
-        if is_nvidia_node(node, catalog, probe_for_node(state, node.name))
+        if is_nvidia_node(
+            node,
+            catalog,
+            probe_for_node(state, node.name),
+            tuple(s.driver for s in state.slices_by_node.get(node.name, ())),
+        )
     ]
     rows.sort(key=lambda r: (r.node_pool or "~", r.ami or "", r.name))
     by_name = {r.name: r for r in rows}

@@ -16,14 +16,23 @@ from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult
 
+#: The DRA driver name of NVIDIA's GPU driver (NVIDIA/k8s-dra-driver-gpu, its DeviceClass gpu.nvidia.com).
+NVIDIA_DRA_DRIVER = "gpu.nvidia.com"
+
 
 def probe_for_node(state: ClusterState, node: str) -> ProbeResult | None:
     """The parsed collector output stored for ``node`` in the snapshot's ``probes``, if any."""
     return state.probe(node)
 
 
-def is_nvidia_node(node: Node, catalog: Catalog, probe: ProbeResult | None = None) -> bool:
-    """A node with NVIDIA GPUs: device-plugin resources, instance type, instance/GFD labels or a probe."""
+def is_nvidia_node(
+    node: Node, catalog: Catalog, probe: ProbeResult | None = None, drivers: Iterable[str] = ()
+) -> bool:
+    """A node with NVIDIA GPUs: device-plugin resources, instance type, instance/GFD labels, a probe, or
+    the DRA driver names of its ResourceSlices (`drivers`: the NVIDIA DRA driver publishes as `gpu.nvidia.com`,
+    NVIDIA/k8s-dra-driver-gpu; such a node need not advertise nvidia.com/gpu, issue 37)."""
+    if NVIDIA_DRA_DRIVER in drivers:
+        return True
     if any(
         k.startswith("nvidia.com/") and v > 0 for k, v in (*node.capacity.items(), *node.allocatable.items())
     ):

@@ -356,7 +356,7 @@ class _Analyser:
             return self._legacy(ref)
         if skip is not None:
             if nearest is not None and not nearest.offers:  # its blockers are no reason: it lacks the device
-                kinds = ", ".join(sorted(shape.accelerators))
+                kinds = ", ".join(sorted(shape.accelerators)) or "accelerator devices in ResourceSlices (DRA)"
                 return skip.verdict, f"{skip.reason}; no node has {kinds}", skip.fix, ref
             if nearest is not None and nearest.blockers:
                 return (

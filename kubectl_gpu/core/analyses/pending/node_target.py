@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubectl_gpu.core.accelerators.nodes import pods_unread
+from kubectl_gpu.core.accelerators.nodes import pods_unread, publishes_dra_accelerators
 from kubectl_gpu.core.analyses.pending.evaluation import (
     CAPACITY,
     SPEC,
@@ -17,6 +17,7 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
 )
 from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.analyses.pending.node_checks import node_checks
+from kubectl_gpu.core.analyses.pending.quarantined import split_quarantine
 from kubectl_gpu.core.analyses.pending.removal import removal_advice
 from kubectl_gpu.core.analyses.pending.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
@@ -49,8 +50,8 @@ class NodeTarget:
         return self.node.taints if self.taints is None else self.taints
 
     def offers(self, shape: PodShape) -> bool:
-        if not shape.wants_accelerator:
-            return True
+        if not shape.wants_accelerator:  # a DRA pod: the nodes that publish accelerator devices, when known
+            return not shape.claims or publishes_dra_accelerators(self.state, self.node.name) is not False
         return all(self.node.allocatable.get(r, ZERO) > 0 for r in shape.accelerators)
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
@@ -62,6 +63,10 @@ class NodeTarget:
         missing = tuple(
             t for t in untolerated(shape.tolerations, self.effective_taints) if t.key != UNSCHEDULABLE
         )
+        missing, quarantined = split_quarantine(node, missing, self.ref)  # never a toleration to add
+        if quarantined is not None:
+            blockers.append(quarantined)
+            checks.append(Check("quarantine", False, quarantined.message))
         if missing:
             blockers.append(
                 Blocker(

@@ -44,6 +44,9 @@ class PodShape(msgspec.Struct, frozen=True):
     # Every other resource the pod requests but accelerators (extended resources such as EFA, hugepages-*):
     # kube-scheduler's NodeResourcesFit checks each against an existing node (node_checks.py).
     scalars: tuple[tuple[str, Decimal], ...] = ()
+    # The pod has DRA ResourceClaims: a node offers when it publishes accelerator devices in ResourceSlices
+    # (the NVIDIA DRA driver's gpu.nvidia.com, ...), whether or not it advertises nvidia.com/gpu (issue 37).
+    claims: bool = False
 
     @property
     def wants_accelerator(self) -> bool:
@@ -85,6 +88,7 @@ def _key(pod: Pod, requests: dict[str, Decimal], accelerators: dict[str, Decimal
         (pod.namespace, tuple(sorted(pod.meta.labels.items()))) if placement else None,
         pod.requests.get("ephemeral-storage", Decimal(0)),
         _scalars(pod, accelerators),
+        bool(pod.resource_claims),  # DRA claims: the nodes that publish devices are the ones that offer
     )
 
 
@@ -115,5 +119,6 @@ def shape_of(pod: Pod) -> PodShape:
         pod.namespace,
         tuple(sorted(pod.meta.labels.items())),
         pod.requests.get("ephemeral-storage", Decimal(0)),
-        key[-1],
+        key[7],
+        key[8],
     )

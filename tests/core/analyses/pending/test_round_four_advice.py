@@ -17,6 +17,7 @@ valid pod, and GPUs and quarantine beyond the device plugin. Each case cites the
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -24,10 +25,12 @@ import pytest
 from kubectl_gpu.core.analyses.pending import Verdict as V
 from kubectl_gpu.core.analyses.pending.removal import removal_advice
 from kubectl_gpu.core.analyses.pending.shape import shape_of
-from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.parse import parse_object
+from kubectl_gpu.core.scheduling.quarantine import quarantine_of
+from kubectl_gpu.core.scheduling.taints import Taint
 from tests.core.analyses.pending._round_two import gpu_pod, verdict
-from tests.core.analyses.pending._scenarios import find, items, without
+from tests.core.analyses.pending._scenarios import Obj, find, items, without
 from tests.core.analyses.pending.test_round_three import _neuron_pod
 from tests.core.analyses.pending.test_volumes import cluster, pv, pvc, storage_class
 
@@ -152,3 +155,128 @@ def test_a_zonal_volume_keeps_its_zone_advice() -> None:
     diag = verdict(objects)
     assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
     assert "allow the volume's zone" in (diag.fix or "")
+
+
+# ---- 11. GPUs and quarantine beyond the device plugin --------------------------------------------------------
+
+
+def _node(taints: list[dict[str, str]], annotations: dict[str, str] | None = None, **status: Any) -> Node:
+    obj: Obj = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n", "annotations": annotations or {}},
+        "spec": {"taints": taints},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}], **status},
+    }
+    node = parse_object(obj)
+    assert isinstance(node, Node)
+    return node
+
+
+XID = {"key": "nvidia.com/gpu-xid-error", "value": "true", "effect": "NoSchedule"}
+CUSTOM = {"key": "example.com/bad-gpu", "value": "fatal", "effect": "NoSchedule"}
+DISRUPTED = {"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}
+XID79 = {"type": "AcceleratedHardwareReady", "status": "False", "reason": "NvidiaXID79Error"}
+
+
+@pytest.mark.parametrize(
+    ("taint", "annotations", "conditions", "system"),
+    [
+        (XID, None, [], "NVIDIA NVSentinel"),  # INTEGRATIONS.md "Default Taint Examples"
+        (CUSTOM, {"quarantineHealthEventAppliedTaints": json.dumps([CUSTOM])}, [], "NVIDIA NVSentinel"),
+        (CUSTOM, None, [], None),  # a taint of someone else's
+        (
+            DISRUPTED,
+            None,
+            [XID79],
+            "EKS node repair",
+        ),  # repair replaces the node: Karpenter's disruption taint
+        (DISRUPTED, None, [], None),  # consolidation, not a repair
+    ],
+    ids=["nvsentinel-key", "nvsentinel-annotation", "other-taint", "eks-repair", "consolidation"],
+)
+def test_health_taints_are_a_quarantine(
+    taint: dict[str, str], annotations: dict[str, str] | None, conditions: list[Any], system: str | None
+) -> None:
+    node = _node([taint], annotations, conditions=[{"type": "Ready", "status": "True"}, *conditions])
+    found = quarantine_of(node, Taint.from_dict(taint))
+    assert (found is None) if system is None else (found is not None and found.startswith(system)), found
+
+
+def test_a_quarantined_gpu_node_is_named_and_never_tolerated() -> None:
+    """The pod would fit gpu-node-1 but NVSentinel quarantined it: NODE_QUARANTINED, no toleration fix, and
+    no verified change (tolerating would place the pod on faulty hardware)."""
+    objects = items("no-karpenter")
+    node = find(objects, "Node", "gpu-node-1")
+    node["spec"]["taints"].append(XID)
+    pod = gpu_pod(nodeSelector={"kubernetes.io/hostname": "gpu-node-1"})
+    pod["spec"]["tolerations"] = [
+        {"key": "dedicated", "operator": "Equal", "value": "training", "effect": "NoExecute"}
+    ]
+    diag = verdict([*objects, pod])
+    assert diag.verdict is V.NODE_QUARANTINED, (diag.verdict, diag.reason)
+    assert "NVIDIA NVSentinel quarantined it" in diag.reason
+    assert "tolerations:" not in (diag.fix or "") and (diag.fix or "").startswith("do not tolerate")
+    assert diag.fix_check is None or diag.fix_check.verified is not True
+
+
+# A node that advertises its GPUs only through DRA: the NVIDIA DRA driver (NVIDIA/k8s-dra-driver-gpu)
+# publishes a ResourceSlice per node with driver gpu.nvidia.com, one device per GPU (the resource.k8s.io/v1
+# shape: `spec.driver`, `spec.nodeName`, `spec.pool`, `spec.devices[]`); no nvidia.com/gpu on the node.
+DRA_NODE: Obj = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "worker-dra-1", "labels": {"kubernetes.io/hostname": "worker-dra-1"}},
+    "spec": {},
+    "status": {
+        "capacity": {"cpu": "32", "memory": "256Gi", "pods": "110"},
+        "allocatable": {"cpu": "31", "memory": "250Gi", "pods": "110"},
+        "conditions": [{"type": "Ready", "status": "True"}],
+    },
+}
+DRA_SLICE: Obj = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceSlice",
+    "metadata": {"name": "worker-dra-1-gpu.nvidia.com-abcde"},
+    "spec": {
+        "driver": "gpu.nvidia.com",
+        "nodeName": "worker-dra-1",
+        "pool": {"name": "worker-dra-1", "generation": 1, "resourceSliceCount": 1},
+        "devices": [
+            {"name": f"gpu-{i}", "attributes": {"productName": {"string": "NVIDIA H100 80GB HBM3"}}}
+            for i in range(2)
+        ],
+    },
+}
+
+
+def _dra_pod(name: str = "claims-gpu") -> Obj:
+    pod = gpu_pod(name, requests={}, resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}])
+    pod["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    return pod
+
+
+@pytest.mark.parametrize("scenario", ["no-karpenter", "automode-gpu"])
+def test_a_dra_pod_is_judged_against_the_node_that_publishes_gpus(scenario: str) -> None:
+    """Without pools, kube-scheduler's DynamicResources plugin places the claim on a node whose ResourceSlices
+    have the device; with Karpenter, which ignores DRA pods (`--ignore-dra-requests`), only nodes are judged:
+    either way the nearest target is the DRA GPU node, never a CPU node that cannot have the device."""
+    diag = verdict([*items(scenario), DRA_NODE, DRA_SLICE, _dra_pod()], "claims-gpu")
+    assert diag.nearest is not None and diag.nearest.name == "worker-dra-1", (diag.verdict, diag.reason)
+    assert "no node has" not in diag.reason
+
+
+def test_a_dra_gpu_node_is_a_gpu_node_in_the_views() -> None:
+    """`nodes` lists it with its DRA devices, and `drivers` counts it an NVIDIA node (no nvidia.com/gpu, no
+    instance type, no GPU label: only its ResourceSlice says so)."""
+    from kubectl_gpu.core.accelerators.nodes import node_rows
+    from kubectl_gpu.core.analyses.drivers.analysis import build_driver_report
+    from tests.core.analyses.pending._scenarios import NOW, catalog, state_of
+
+    state = state_of([DRA_NODE, DRA_SLICE])
+    rows = node_rows(state, catalog())
+    assert [r.name for r in rows] == ["worker-dra-1"]
+    assert rows[0].accelerator is not None and rows[0].accelerator.source == "dra"
+    assert rows[0].accelerator.capacity == 2
+    report = build_driver_report(state, catalog(), NOW)
+    assert "worker-dra-1" in json.dumps(report.to_dict())
