@@ -141,7 +141,7 @@ def node_checks(
                         SPEC,
                         ref,
                         f"node {node.name}: {problem}",
-                        node_volume_fix(facts),
+                        node_volume_fix(facts, state, shape),
                     )
                 )
             checks.append(Check("volumes", problem is None, problem or "volume topology allows this node"))

@@ -289,7 +289,9 @@ def _volumes(
     message = f"NodePool {POOL} cannot launch where the pod's volumes are: {problems[0]}"
     hosts = pinned_hosts(facts)
     fix = (
-        pinned_fix(hosts)  # a volume on one node: no zone or pool change helps (issue 37)
+        pinned_fix(
+            hosts, target.state, shape
+        )  # a volume on one node: no zone or pool change helps (issue 37)
         if hosts
         else f"allow the volume's zone in NodePool {POOL} (and its NodeClass subnets), or recreate the "
         "volume where the pool launches"

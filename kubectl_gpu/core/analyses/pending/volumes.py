@@ -196,19 +196,32 @@ def pinned_hosts(facts: VolumeFacts) -> tuple[str, ...]:
     return ()
 
 
-def pinned_fix(hosts: tuple[str, ...]) -> str:
-    """What to do for a pod whose volume lives on `hosts`: only those nodes can take it."""
+_MOVE = "move the data to a volume not pinned to one node and recreate the claim"
+
+
+def pinned_fix(hosts: tuple[str, ...], state: ClusterState, shape: PodShape) -> str:
+    """What to do for a pod whose volume lives on `hosts`: only those nodes can take it, so make room there,
+    unless none of them exists or has the accelerators the pod asks for (then only moving the data helps)."""
     nodes = " or ".join(f"node {h}" for h in hosts)
+    where = f"the pod's volume lives on {nodes}: only there can the pod run (no new node can be that node)"
+    found = [n for h in hosts if (n := state.node_by_name.get(h)) is not None]
+    if not found:
+        return f"{where}, and no such node is in the data (deleted or replaced?): {_MOVE}"
+    wanted = sorted(shape.accelerators)
+    able = [n for n in found if all(n.allocatable.get(r, 0) > 0 for r in wanted)]
+    if not able:
+        return (
+            f"{where}, and it has no {', '.join(wanted)}: the pod cannot run while its data is there; {_MOVE}"
+        )
     return (
-        f"the pod's volume lives on {nodes}: only there can the pod run (no new node can be that node); "
-        f"make room for it there (kubectl gpu nodes shows its free accelerators; check its taints), or move "
-        "the data to a volume not pinned to one node and recreate the claim"
+        f"{where}; make room for it there (kubectl gpu nodes shows its free accelerators; check its taints), "
+        f"or {_MOVE}"
     )
 
 
-def node_volume_fix(facts: VolumeFacts) -> str:
+def node_volume_fix(facts: VolumeFacts, state: ClusterState, shape: PodShape) -> str:
     """The advice for an existing node its volumes rule out: about the node when a volume is pinned to one."""
     hosts = pinned_hosts(facts)
     if hosts:
-        return pinned_fix(hosts)
+        return pinned_fix(hosts, state, shape)
     return "run the pod where its volume is (its zone), or use a volume in this node's zone"

@@ -135,15 +135,26 @@ def test_an_unknown_label_in_the_only_term_is_advised_as_removing_the_node_affin
     assert diag.fix_check.after is not None and diag.fix_check.after.clear
 
 
-HOST = [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["i-02315c7d7643cdee6"]}]
+def _host(name: str) -> list[dict[str, Any]]:
+    return [{"key": "kubernetes.io/hostname", "operator": "In", "values": [name]}]
 
 
-def test_a_volume_pinned_to_a_node_gets_advice_about_that_node_not_a_zone() -> None:
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("i-02315c7d7643cdee6", "make room for it there"),  # the g6e node: it has the GPU
+        ("i-07fd006840ed07309", "and it has no nvidia.com/gpu: the pod cannot run while its data is there"),
+        ("i-0gone", "no such node is in the data"),
+    ],
+    ids=["gpu-node", "cpu-node", "gone"],
+)
+def test_a_volume_pinned_to_a_node_gets_advice_about_that_node_not_a_zone(host: str, said: str) -> None:
     """A non-local volume pinned to one hostname: no new node can be that node, so the advice is about the
-    node (make room there, or move the data), never "allow the volume's zone in the NodePool"."""
-    diag = verdict(cluster(None, pvc(volume="pv-h"), pv("pv-h", HOST), storage_class()))
+    node (make room there when it has the accelerator, else move the data), never "allow the volume's zone
+    in the NodePool"."""
+    diag = verdict(cluster(None, pvc(volume="pv-h"), pv("pv-h", _host(host)), storage_class()))
     assert diag.verdict is V.VOLUME_TOPOLOGY_CONFLICT
-    assert "node i-02315c7d7643cdee6" in (diag.fix or "")
+    assert f"node {host}" in (diag.fix or "") and said in (diag.fix or ""), diag.fix
     assert "zone" not in (diag.fix or "")
 
 
