@@ -287,11 +287,9 @@ def _volumes(
             checks.append(Check("volumes", True, f"volume topology {alt.render()} fits"))
             return
     message = f"NodePool {POOL} cannot launch where the pod's volumes are: {problems[0]}"
-    hosts = pinned_hosts(facts)
+    hosts = pinned_hosts(facts)  # a volume on one node: no zone or pool change helps (issue 37)
     fix = (
-        pinned_fix(
-            hosts, target.state, shape
-        )  # a volume on one node: no zone or pool change helps (issue 37)
+        pinned_fix(hosts, target.state, shape)
         if hosts
         else f"allow the volume's zone in NodePool {POOL} (and its NodeClass subnets), or recreate the "
         "volume where the pool launches"
