@@ -22,6 +22,7 @@ from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, CsvTable, answer, execute
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, SeveralClusters, combine
 from kubectl_gpu.core.errors import ExitCode, InvalidInput, KubectlGpuError
+from kubectl_gpu.core.k8s.times import go_duration
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.fleet import Failed, TimedOut
@@ -107,7 +108,7 @@ def failure(result: Failed | TimedOut) -> ClusterFailure:
 
     if isinstance(result, TimedOut):
         return ClusterFailure(
-            f"context {result.key}: no answer within {result.seconds:g}s; left behind so the other clusters "
+            f"context {result.key}: no answer within {go_duration(result.seconds)}; left behind so the other clusters "
             "could finish; raise --request-timeout for a slow cluster",
             ExitCode.CLUSTER,
         )

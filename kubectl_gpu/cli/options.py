@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -20,7 +21,7 @@ import typer
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
-from kubectl_gpu.core.k8s.times import TimeError, parse_duration, parse_time
+from kubectl_gpu.core.k8s.times import TimeError, parse_go_duration, parse_time
 
 if TYPE_CHECKING:
     from kubectl_gpu.kube.connection import Connection, ConnectionFlags
@@ -100,23 +101,25 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
 
     @property
     def timeout_seconds(self) -> float | None:
-        """--request-timeout as kubectl reads it: "0" means no timeout, a bare number means seconds."""
+        """--request-timeout as kubectl (client-go's ParseTimeout) reads it: a whole number of seconds, or a Go
+        duration (`25h`, `1h30m`, `500ms`); 0 (or a negative duration, as kubectl's HTTP client) means none."""
         text = self.request_timeout
         if text is None:
             return 30.0
-        try:
-            seconds = (
-                float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
-            )
-        except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
-            raise InvalidInput(
-                f"--request-timeout: not a duration: {text!r}", "use forms like 10s, 1m, 0"
-            ) from None
-        except OverflowError:  # beyond timedelta's range
-            seconds = float("inf")
-        if seconds > _MAX_TIMEOUT_S:  # sockets overflow on timeouts of millennia
-            raise InvalidInput(f"--request-timeout: {text!r} is too long", "at most 24h; 0 means none")
-        return seconds or None
+        if re.fullmatch(r"\+?[0-9]+", text):
+            seconds = float(int(text))
+        else:
+            delta = parse_go_duration(text)
+            if delta is None:
+                raise InvalidInput(
+                    f"--request-timeout: invalid timeout value {text!r}: Timeout must be a single integer in "
+                    "seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)",
+                    "use forms like 10s, 1m, 25h, 90 (seconds) or 0 (none)",
+                )
+            seconds = delta.total_seconds()
+        if seconds <= 0 or seconds > _MAX_TIMEOUT_S:  # sockets overflow on timeouts of millennia: as none
+            return None
+        return seconds
 
     def kubeconfig_path(self) -> str | None:
         """--kubeconfig, checked as kubectl checks it: a missing file is bad input, not "no configuration"."""
@@ -175,7 +178,7 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
         return None
 
 
-_MAX_TIMEOUT_S = 86400.0
+_MAX_TIMEOUT_S = 10 * 365 * 86400.0  # beyond: as no timeout
 _REPEATED = ("snapshot", "as_group")
 _CONNECTION_FIELDS: tuple[str, ...] = ("cluster", "user", "server", "token", "certificate_authority")
 _CONNECTION_FIELDS += ("insecure_skip_tls_verify", "tls_server_name", "as_user", "as_uid")

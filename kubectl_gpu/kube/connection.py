@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.times import go_duration
 
 if TYPE_CHECKING:
     from kubernetes import client
@@ -299,7 +300,7 @@ class Connection(msgspec.Struct, frozen=True, dict=True):
         name = self.cluster.get("tls-server-name")
         if name and self.tls != "none (http)":
             tls += f", server name {name}"
-        timeout = "none" if self.request_timeout is None else f"{self.request_timeout:g}s"
+        timeout = "none" if self.request_timeout is None else go_duration(self.request_timeout)
         lines = [
             f"context {self.context!r}: cluster {self.cluster_name!r}, server {self.server}",
             f"user {self.user_name or '(none)'!r}: {self.auth()}",

@@ -23,6 +23,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from kubectl_gpu.core.errors import ClusterError
+from kubectl_gpu.core.k8s.times import go_duration
 from kubectl_gpu.kube.budget import LIST_BUDGET, RequestBudget
 from kubectl_gpu.kube.failures import ApiFailure, BodySummary, body_summary
 from kubectl_gpu.kube.secret_text import strip_userinfo
@@ -114,7 +115,7 @@ class Deadline:
     def error(self, server: str) -> DeadlineExceeded:
         what = self.what or "the command"
         return DeadlineExceeded(
-            f"{what} from {server} took longer than {self.seconds or 0:g}s "
+            f"{what} from {server} took longer than {go_duration(self.seconds or 0)} "
             f"({DEADLINE_FACTOR} times --request-timeout), and was stopped",
             "raise --request-timeout (a large cluster or a slow link), or check what slows the API server",
         )
@@ -297,7 +298,7 @@ class Transport:
         if self.deadline.expired():
             return self.deadline.error(self.server)
         return RequestTimedOut(
-            f"{method} {path}: the answer from {self.server} did not end within {limit or 0:g}s",
+            f"{method} {path}: the answer from {self.server} did not end within {go_duration(limit or 0)}",
             "raise --request-timeout or check your network path to the cluster",
         )
 
@@ -346,7 +347,7 @@ class Transport:
         if isinstance(reason, (urllib3.exceptions.TimeoutError, TimeoutError)) or "timed out" in text:
             if self.deadline.expired():
                 return self.deadline.error(self.server)
-            within = f" within {limit:g}s" if limit else ""
+            within = f" within {go_duration(limit)}" if limit else ""
             return RequestTimedOut(
                 f"{method} {path}: the API server at {self.server} did not answer{within}",
                 "raise --request-timeout or check your network path to the cluster",

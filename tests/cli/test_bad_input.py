@@ -108,7 +108,7 @@ def test_now_at_the_edges_of_the_range(cli: Cli) -> None:
         assert cli("lifecycle", "--snapshot", str(DEMO), "--now", now).code == 0
 
 
-@pytest.mark.parametrize("value", ["99999999999h", "25h", "²"])
+@pytest.mark.parametrize("value", ["²", "1.5", "-5", "abc", "1d"])  # kubectl refuses each
 def test_request_timeout_odd_values(cli: Cli, closed_port: Path, value: str) -> None:
     line = one_line_error(cli("nodes", "--kubeconfig", str(closed_port), "--request-timeout", value))
     assert "--request-timeout" in line

@@ -145,7 +145,7 @@ def test_reading_the_cluster_has_an_overall_deadline(
     monkeypatch.setattr("kubectl_gpu.kube.live.PAGE_SIZES", {})
     apiserver.add(node("n1"), *(pod(f"p{i:03d}", "ml") for i in range(60)))
     apiserver.fault(path=r"^/api/v1/pods$", delay=0.1)
-    result = cli("pending", "--kubeconfig", str(kubeconfig), "--request-timeout", "0.3")
+    result = cli("pending", "--kubeconfig", str(kubeconfig), "--request-timeout", "300ms")
     assert result.code == 3, result.err
     (line,) = result.err.splitlines()
     assert "reading the cluster from http://127.0.0.1:" in line and "took longer than 3s" in line, line

@@ -156,7 +156,7 @@ def test_fatal_answers_are_cluster_errors(
 
 def test_timeout_is_one_attempt_and_exit_3(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
     apiserver.fault(path=r"/api/v1/nodes", delay=2.0)
-    with pytest.raises(ClusterError, match=r"did not answer within 0\.3s"):
+    with pytest.raises(ClusterError, match=r"did not answer within 300ms"):
         _source(kubeconfig, request_timeout=0.3).load(["nodes"])
     # No silent retries: counted, not timed.
     assert len([r for r in apiserver.requests if r.path == "/api/v1/nodes"]) == 1

@@ -8,7 +8,14 @@ from functools import lru_cache
 
 from kubectl_gpu.core.errors import InvalidInput
 
-__all__ = ["TimeError", "format_age", "parse_duration", "parse_go_duration", "parse_time"]
+__all__ = [
+    "TimeError",
+    "format_age",
+    "go_duration",
+    "parse_duration",
+    "parse_go_duration",
+    "parse_time",
+]
 
 
 class TimeError(InvalidInput):
@@ -82,6 +89,9 @@ _GO_DURATION = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
 _GO_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 
 
+_GO_MAX_SECONDS = 9223372036.854775807  # Go's Duration is int64 nanoseconds (about 292 years)
+
+
 def parse_go_duration(text: str) -> timedelta | None:
     """Go's `time.ParseDuration` (units ns..h, optional sign, decimals); None when Go would reject it.
 
@@ -102,12 +112,43 @@ def parse_go_duration(text: str) -> timedelta | None:
             return None
         seconds += float(match[1]) * _GO_UNIT[match[2]]
         position = match.end()
-    if position == 0 or position != len(body):
+    if position == 0 or position != len(body) or seconds > _GO_MAX_SECONDS:  # Go: "invalid duration"
         return None
     try:
         return timedelta(seconds=sign * seconds)
     except OverflowError:
         return None
+
+
+def go_duration(seconds: float) -> str:
+    """Seconds as Go's `time.Duration.String` writes them (kubectl's spelling in its messages): 0s, 10µs,
+    1.5s, 1m30s, 25h0m0s; never an exponent (`1e-05s`)."""
+    if seconds != seconds or abs(seconds) > 9.2e9:  # NaN, or beyond Go's range (about 292 years)
+        return "forever"
+    ns = round(seconds * 1e9)
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+    if ns == 0:
+        return "0s"
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size:
+                return sign + _go_decimal(ns, size) + unit
+    hours, rest = divmod(ns, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    text = _go_decimal(rest, 1_000_000_000) + "s"
+    if hours or minutes:
+        text = f"{minutes}m" + text
+    if hours:
+        text = f"{hours}h" + text
+    return sign + text
+
+
+def _go_decimal(value: int, size: int) -> str:
+    whole, fraction = divmod(value, size)
+    if not fraction:
+        return str(whole)
+    digits = str(fraction).rjust(len(str(size)) - 1, "0").rstrip("0")
+    return f"{whole}.{digits}"
 
 
 def format_age(delta: timedelta) -> str:

@@ -15,6 +15,7 @@ from kubectl_gpu.core.analyses import diagnose
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, fleet_exit_code
 from kubectl_gpu.core.errors import ExitCode, KubectlGpuError
 from kubectl_gpu.core.evaluation import verdict_exit_code
+from kubectl_gpu.core.k8s.times import go_duration
 from kubectl_gpu.core.report import FailOn, Severity, severity_counts
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.fleet import MAX_PARALLEL, Failed, Outcome, TimedOut, cluster_deadline, gather
@@ -65,7 +66,7 @@ def _row(context: str, cluster: str | None, snapshot: data.Refresh) -> FleetRow:
 
 def _failure(outcome: Failed | TimedOut) -> ClusterFailure:
     if isinstance(outcome, TimedOut):
-        return ClusterFailure(f"no answer within {outcome.seconds:g}s", ExitCode.CLUSTER)
+        return ClusterFailure(f"no answer within {go_duration(outcome.seconds)}", ExitCode.CLUSTER)
     error = outcome.error
     code = error.exit_code if isinstance(error, KubectlGpuError) else ExitCode.CLUSTER
     return ClusterFailure(error_line(error)[:400], code)
