@@ -142,10 +142,18 @@ def _argument_lines(params: Iterable[Any]) -> list[str]:
     return ["Arguments:", *lines] if lines else []
 
 
-def _usage_pieces(params: Iterable[Any]) -> str:
+def _usage_pieces(params: Iterable[Any], *, after_dashes: bool = False) -> str:
+    """The arguments for `Usage:`; those whose metavar starts with `[--` (`shell NODE -- COMMAND`) go after
+    the options, with that metavar, as kubectl writes `exec POD [options] -- COMMAND [args...]`."""
     pieces = []
     for param in params:
         if getattr(param, "param_type_name", "") != "argument":
+            continue
+        metavar = getattr(param, "metavar", None) or ""
+        if metavar.startswith("[--") != after_dashes:
+            continue
+        if after_dashes:
+            pieces.append(metavar)
             continue
         name = (param.name or "").upper()
         if param.nargs == -1:
@@ -175,7 +183,12 @@ def command_help(ctx: Context, command: Any) -> str:
             lines += _flag_lines(param)
             lines.append("")
     args = _usage_pieces(command.params)
-    lines += ["Usage:", f"  {ctx.command_path} {args + ' ' if args else ''}[options]", ""]
+    tail = _usage_pieces(command.params, after_dashes=True)
+    lines += [
+        "Usage:",
+        f"  {ctx.command_path} {args + ' ' if args else ''}[options]{' ' + tail if tail else ''}",
+        "",
+    ]
     lines += _wrap(
         f'Use "{program} --help" for the global options ({_global_names(command.params)}); they are '
         "accepted before or after the command."

@@ -91,6 +91,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "shell": (
         ("An interactive shell on the node, through kubectl exec", "kubectl gpu shell i-0abc"),
+        ("One command on the node; exits with its exit code", "kubectl gpu shell i-0abc -- dmesg"),
         ("The pod it would create; creates nothing", "kubectl gpu shell i-0abc --dry-run"),
     ),
     "cleanup": (

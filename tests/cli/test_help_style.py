@@ -99,6 +99,7 @@ def _flags(line: str) -> tuple[str, list[str]]:
     words = words[1:] if words[0] == "kubectl-gpu" else words[2:]
     words = words[: words.index(">")] if ">" in words else words
     words = words[: words.index("|")] if "|" in words else words
+    words = words[: words.index("--")] if "--" in words else words  # the rest is the remote command's
     command = next((w for w in words if not w.startswith("-")), "") if words else ""
     return command, [w.split("=")[0] for w in words if w.startswith("-")]
 

@@ -40,6 +40,14 @@ _STILL_CLEANING = (
 def shell(
     ctx: typer.Context,
     node: Annotated[str, typer.Argument(help="Node name.", show_default=False)],
+    command: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="After --: one command to run on the node instead of a shell; exits with its exit code.",
+            metavar="[-- COMMAND [ARGS]...]",
+            show_default=False,
+        ),
+    ] = None,
     strategy: Annotated[
         Strategy, typer.Option("--strategy", help="How the container gets the GPUs (see README).")
     ] = Strategy.AUTO,
@@ -54,7 +62,8 @@ def shell(
     opts: GlobalOptions,
 ) -> int:
     """An interactive debug shell on the node (privileged, host namespaces, the node's / at /host, GPU
-    tools), through kubectl exec. The pod is deleted when the shell exits or on Ctrl-C."""
+    tools), through kubectl exec; with -- COMMAND, runs that one command there and exits with its exit code.
+    The pod is deleted when the shell or command exits, or on Ctrl-C."""
     from kubectl_gpu.cli.debug.dry_run import print_dry_run
     from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, say
     from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, run_in_foreground
@@ -83,12 +92,14 @@ def shell(
             interrupts_on_sigterm(on_first=say(_CLEANING), on_again=say(_STILL_CLEANING)),
             runner.shell_pod(target, strategy) as pod,
         ):
-            for line in greeting(target, pod):
+            # One command: only the pod's notes (stderr), so that its stdout is the command's alone.
+            said = [f"note: {n}" for n in pod.notes] if command else greeting(target, pod)
+            for line in said:
                 err.print(line, markup=False, highlight=False, soft_wrap=True)
-            argv = exec_argv(
-                kubectl, kubectl_flags(opts, api.context, token=True), pod, tty=sys.stdin.isatty()
-            )
-            rc = run_in_foreground(argv)
+            # A command gets a terminal only when both ends are one (a pipe must get its bytes, no CRs).
+            tty = sys.stdin.isatty() and (not command or sys.stdout.isatty())
+            flags = kubectl_flags(opts, api.context, token=True)
+            rc = run_in_foreground(exec_argv(kubectl, flags, pod, tty=tty, command=command or ()))
     except KeyboardInterrupt:
         left = runner.left_behind()
         if left:
@@ -96,6 +107,8 @@ def shell(
         raise
     left = runner.left_behind()
     if left:  # the pod may still be on the node: that outranks the shell's own status
+        if command:
+            err.print(f"note: the command exited {rc}", markup=False, highlight=False, soft_wrap=True)
         raise pods_left_error(left, opts, api.context)
     return rc
 

@@ -40,8 +40,11 @@ def kubectl_flags(kubeconfig: str | None, context: str | None) -> list[str]:
     return flags
 
 
-def exec_argv(kubectl: str, flags: Sequence[str], pod: ShellPod, *, tty: bool) -> list[str]:
-    """`kubectl exec -i[t] -n NS POD -c debugger -- sh -c ...` with our kubeconfig and context pinned."""
+def exec_argv(
+    kubectl: str, flags: Sequence[str], pod: ShellPod, *, tty: bool, command: Sequence[str] = ()
+) -> list[str]:
+    """`kubectl exec -i[t] -n NS POD -c debugger -- sh -c ...` with our kubeconfig and context pinned; with
+    `command`, `-- COMMAND...` instead of the interactive shell (one command, as `kubectl exec` runs it)."""
     interactive = ["-i", "-t"] if tty else ["-i"]
     return [
         kubectl,
@@ -54,7 +57,7 @@ def exec_argv(kubectl: str, flags: Sequence[str], pod: ShellPod, *, tty: bool) -
         "-c",
         "debugger",
         "--",
-        *SHELL_EXEC,
+        *(command or SHELL_EXEC),
     ]
 
 
@@ -81,11 +84,13 @@ def greeting(target: NodeTarget, pod: ShellPod) -> list[str]:
 
 def run_in_foreground(argv: Sequence[str]) -> int:
     """Run kubectl with the terminal; Ctrl-C goes to it (a no-op handler here, reset to default in the child).
+    Its exit status, as a shell gives it: 128 + N when a signal N killed it (never a negative number).
 
     Call it on the main thread (signal handlers can only be set there)."""
     previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
     try:
-        return subprocess.call(list(argv))
+        rc = subprocess.call(list(argv))
+        return 128 - rc if rc < 0 else rc
     except OSError as exc:
         raise InvalidInput(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     finally:
