@@ -2,7 +2,8 @@
 
 click's flags take no value (`--all=true` was "unexpected extra argument" or "does not take a value"). Before
 parsing, each `--flag=VALUE` / `-f=VALUE` naming a boolean flag of the root or of the command is rewritten:
-true -> `--flag`, false -> nothing (the default of every boolean flag here is false). VALUE is read as Go's
+true -> `--flag`, false -> nothing (the default of a boolean flag is false) or, for one true by default, its
+`--no-` form. VALUE is read as Go's
 strconv.ParseBool reads it (1, t, T, TRUE, true, True; 0, f, F, FALSE, false, False); anything else is bad
 input, as kubectl's `invalid argument "x" for "--all" flag`. `--flag` alone stays true; `--flag true`
 (a space) is, as for kubectl, the flag and then an argument `true`. Nothing after `--` is touched.
@@ -21,12 +22,14 @@ TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 
-def bool_flags(params: Iterable[Any]) -> set[str]:
-    """The option names (`--all`, `-A`) of the boolean flags among click parameters."""
-    names: set[str] = set()
+def bool_flags(params: Iterable[Any]) -> dict[str, str | None]:
+    """The option names (`--all`, `-A`) of the boolean flags among click parameters, each with what `=false`
+    becomes: nothing (None), or for a flag true by default (`--allow-missing-template-keys`) its `--no-` form."""
+    names: dict[str, str | None] = {}
     for param in params:
-        if getattr(param, "is_bool_flag", False) and not getattr(param, "secondary_opts", None):
-            names.update(param.opts)
+        if getattr(param, "is_bool_flag", False):
+            negation = getattr(param, "secondary_opts", None)
+            names.update(dict.fromkeys(param.opts, negation[0] if negation else None))
     return names
 
 
@@ -59,4 +62,6 @@ def normalise(args: Sequence[str], root: Any) -> list[str]:
             out.append(flag)
         elif value not in FALSE:
             raise InvalidInput(f'invalid argument "{value}" for "{flag}" flag', "use true or false")
+        elif flags[flag] is not None:
+            out.append(str(flags[flag]))
     return out

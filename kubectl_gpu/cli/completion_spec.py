@@ -92,7 +92,7 @@ def build_spec() -> dict[str, Any]:
     import typer
 
     from kubectl_gpu.cli.app import app
-    from kubectl_gpu.cli.options import BASIC_FORMATS, PRINTERS
+    from kubectl_gpu.cli.output_flag import BASIC_FORMATS, PRINTERS
 
     root = typer.main.get_command(app)
     global_options = _options("", [p for p in root.params if p.name != "version"], set())

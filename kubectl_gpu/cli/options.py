@@ -13,12 +13,12 @@ import os
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
 import msgspec
 import typer
 
+from kubectl_gpu.cli.output_flag import BASIC_FORMATS, PRINTERS, OutputFormat, output_format
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
 from kubectl_gpu.core.k8s.times import TimeError, parse_go_duration, parse_time
@@ -27,23 +27,6 @@ if TYPE_CHECKING:
     from kubectl_gpu.kube.connection import Connection, ConnectionFlags
 
 __all__ = ["GLOBAL_PANEL", "GlobalOptions", "OutputFormat", "with_global_options"]
-
-
-class OutputFormat(StrEnum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    yaml = "yaml"
-    csv = "csv"  # only commands registered with `with_global_options(..., csv=True)` accept it
-    # kubectl's printers (cli.printing): the read-only commands, registered with `printing=True`
-    name = "name"
-    jsonpath = "jsonpath"  # -o jsonpath=TEMPLATE
-    custom_columns = "custom-columns"  # -o custom-columns=HEADER:.path,...
-
-
-#: -o values every command takes; `printing=True` adds PRINTERS, `csv=True` csv.
-BASIC_FORMATS = ("table", "wide", "json", "yaml")
-PRINTERS = ("name", "jsonpath=", "custom-columns=")
 
 
 class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
@@ -58,6 +41,7 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
     output_spec: str | None = None  # what follows `jsonpath=` or `custom-columns=`
     no_headers: bool = False
     sort_by: str | None = None
+    allow_missing_template_keys: bool = True
     request_timeout: str | None = None
     snapshot: tuple[str, ...] = msgspec.field(default_factory=tuple)
     now: str | None = None
@@ -82,8 +66,9 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
         changes: dict[str, Any] = {}
         for name in self.__struct_fields__:
             value = getattr(later, name)
-            if isinstance(value, bool):
-                changes[name] = value or getattr(self, name)
+            if isinstance(value, bool):  # a flag given on either side (true by default: its --no- form)
+                default = _BOOL_DEFAULT_TRUE.get(name, False)
+                changes[name] = (value and getattr(self, name)) if default else (value or getattr(self, name))
             elif name in _REPEATED:  # kubectl's repeatable flags add up, wherever they are written
                 changes[name] = getattr(self, name) + value
             elif value is not None:
@@ -180,6 +165,7 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
 
 _MAX_TIMEOUT_S = 10 * 365 * 86400.0  # beyond: as no timeout
 _REPEATED = ("snapshot", "as_group")
+_BOOL_DEFAULT_TRUE = {"allow_missing_template_keys": True}
 _CONNECTION_FIELDS: tuple[str, ...] = ("cluster", "user", "server", "token", "certificate_authority")
 _CONNECTION_FIELDS += ("insecure_skip_tls_verify", "tls_server_name", "as_user", "as_uid")
 
@@ -260,7 +246,8 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
             typer.Option(
                 "--output",
                 "-o",
-                help="table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC (csv: inventory).",
+                help="table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC, or either -file=PATH "
+                "(csv: inventory).",
                 rich_help_panel=_HELP,
             ),
         ],
@@ -281,6 +268,17 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
             ),
         ],
         None,
+    ),
+    "allow_missing_template_keys": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--allow-missing-template-keys/--no-allow-missing-template-keys",
+                help="A key -o jsonpath= finds in no object prints nothing; =false: an error.",
+                rich_help_panel=_HELP,
+            ),
+        ],
+        True,
     ),
     "request_timeout": (
         Annotated[
@@ -365,22 +363,6 @@ def collect(values: dict[str, Any]) -> GlobalOptions:
 
         remember(given["token"])  # never printed, from the first error on
     return GlobalOptions(**repeated, **given)
-
-
-def output_format(text: str) -> tuple[OutputFormat, str | None]:
-    """-o as kubectl reads it: a format, or `jsonpath=TEMPLATE` / `custom-columns=SPEC`."""
-    name, eq, spec = text.partition("=")
-    try:
-        fmt = OutputFormat(name)
-    except ValueError:
-        allowed = ", ".join((*BASIC_FORMATS, *PRINTERS, "csv"))
-        raise InvalidInput(f"-o {text}: unknown output format", f"use one of {allowed}") from None
-    templated = fmt in (OutputFormat.jsonpath, OutputFormat.custom_columns)
-    if templated and not spec:
-        raise InvalidInput(f"-o {name}: no template given", f"write -o {name}=...")
-    if eq and not templated:
-        raise InvalidInput(f"-o {text}: {name} takes no template")
-    return fmt, spec if templated else None
 
 
 def global_parameters() -> list[inspect.Parameter]:

@@ -28,7 +28,13 @@ def printing_of(opts: GlobalOptions) -> Printing:
     """The printing flags, parsed; InvalidInput (exit 2) for a malformed template, spec or --sort-by."""
     from kubectl_gpu.render.printers import parse_printing
 
-    return parse_printing(opts.output, opts.output_spec, opts.sort_by, no_headers=opts.no_headers)
+    return parse_printing(
+        opts.output,
+        opts.output_spec,
+        opts.sort_by,
+        no_headers=opts.no_headers,
+        allow_missing=opts.allow_missing_template_keys,
+    )
 
 
 def needs_document(opts: GlobalOptions) -> bool:
@@ -95,7 +101,7 @@ def _write_text(
     from kubectl_gpu.render.printers import items_of, name_lines
 
     if printing.jsonpath is not None:
-        sys.stdout.write(printing.jsonpath.render(documents[0]))
+        sys.stdout.write(printing.jsonpath.render(documents[0], allow_missing=printing.allow_missing))
         return
     for data, listing in zip(documents, listings, strict=False):
         sys.stdout.write(name_lines(items_of(data, listing), listing))

@@ -9,7 +9,9 @@ range), one that starts with `$` to the document; kubectl's escaped dots (`.labe
 become bracketed names. Values print as kubectl prints them (but for terminal controls in cluster text,
 shown escaped by `render.safe`, as everywhere else): strings bare, several results of one
 expression separated by a space, maps and lists as JSON. A missing key prints nothing (kubectl's
-`--allow-missing-template-keys=true`).
+`--allow-missing-template-keys=true`), or is an error when that is false. Evaluation is kubectl's
+(render.jsonpath_eval: unions grouped by member, an index out of range an error); `=~`, `&&` and `||` are
+refused as kubectl's lexer refuses them.
 """
 
 from __future__ import annotations
@@ -34,9 +36,18 @@ class Expression(msgspec.Struct, frozen=True):
     query: Any  # jsonpath.JSONPath or jsonpath.CompoundJSONPath
     absolute: bool
 
-    def values(self, current: Any, root: Any = None) -> list[Any]:
-        found: list[Any] = self.query.findall(root if self.absolute and root is not None else current)
-        return found
+    def values(self, current: Any, root: Any = None, *, allow_missing: bool = True) -> list[Any]:
+        """The expression's results, as kubectl finds them (render.jsonpath_eval); InvalidInput (kubectl's
+        `error executing jsonpath`) for an index out of range or, unless `allow_missing`, a missing key."""
+        from kubectl_gpu.render.jsonpath_eval import JsonPathFailure, evaluate
+
+        start = root if self.absolute and root is not None else current
+        try:
+            return evaluate(self.query, start, allow_missing=allow_missing)
+        except JsonPathFailure as failure:
+            raise failure.named(
+                self.source if self.source.startswith("{") else "{" + self.source + "}"
+            ) from None
 
 
 class Literal(msgspec.Struct, frozen=True):
@@ -55,20 +66,32 @@ class Template(msgspec.Struct, frozen=True):
     source: str
     nodes: tuple[Node, ...]
 
-    def render(self, document: Any) -> str:
-        return "".join(_render(self.nodes, document, document))
+    def render(self, document: Any, *, allow_missing: bool = True) -> str:
+        """The template over `document`; `allow_missing`: kubectl's --allow-missing-template-keys."""
+        from kubectl_gpu.render.jsonpath_eval import JsonPathFailure
+
+        try:
+            return "".join(_render(self.nodes, document, document, allow_missing))
+        except JsonPathFailure as failure:
+            raise failure.named(self.source) from None
 
 
-def _render(nodes: Sequence[Node], current: Any, root: Any) -> list[str]:
+def _render(nodes: Sequence[Node], current: Any, root: Any, allow_missing: bool) -> list[str]:
+    from kubectl_gpu.render.jsonpath_eval import evaluate
+
     out: list[str] = []
     for node in nodes:
         if isinstance(node, Literal):
             out.append(node.text)
-        elif isinstance(node, Expression):  # cluster text: controls escaped (render.safe), lines kept
-            out.append(safe_block(" ".join(text_of(v) for v in node.values(current, root))))
+            continue
+        expression = node if isinstance(node, Expression) else node.over
+        start = root if expression.absolute else current
+        found = evaluate(expression.query, start, allow_missing=allow_missing)
+        if isinstance(node, Expression):  # cluster text: controls escaped (render.safe), lines kept
+            out.append(safe_block(" ".join(text_of(v) for v in found)))
         else:
-            for item in node.over.values(current, root):
-                out.extend(_render(node.body, item, root))
+            for item in found:
+                out.extend(_render(node.body, item, root, allow_missing))
     return out
 
 
@@ -107,6 +130,7 @@ def _query_text(expression: str) -> tuple[str, bool]:
 def compile_expression(expression: str, template: str) -> Expression:
     import jsonpath  # ~70 ms to import: only a command given a JSONPath pays for it
 
+    _refuse_what_kubectl_refuses(expression, template)
     text, absolute = _query_text(expression)
     try:
         query = jsonpath.compile(text)
@@ -114,6 +138,19 @@ def compile_expression(expression: str, template: str) -> Expression:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise _error(template, reason) from None
     return Expression(expression, query, absolute)
+
+
+def _refuse_what_kubectl_refuses(expression: str, template: str) -> None:
+    """kubectl's lexer knows no `=~` (regular expressions), `&&` or `||`: the character is refused as kubectl
+    refuses it, where python-jsonpath would take it."""
+    quote = ""
+    for char in expression:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "~&|":
+            raise _error(template, f"unrecognized character in action: U+{ord(char):04X} '{char}'")
 
 
 def _actions(template: str) -> list[tuple[bool, str]]:

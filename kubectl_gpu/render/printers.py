@@ -77,10 +77,11 @@ class Printing(msgspec.Struct, frozen=True):
     columns: tuple[tuple[str, Expression], ...] = ()  # -o custom-columns=
     sort_by: Expression | None = None
     no_headers: bool = False
+    allow_missing: bool = True  # --allow-missing-template-keys (-o jsonpath=)
 
 
 def parse_printing(
-    output: str | None, spec: str | None, sort_by: str | None, *, no_headers: bool
+    output: str | None, spec: str | None, sort_by: str | None, *, no_headers: bool, allow_missing: bool = True
 ) -> Printing:
     """The printing flags as given (`output`: the -o format's name, `spec`: what follows its `=`)."""
     from kubectl_gpu.render.jsonpath import parse_template
@@ -90,6 +91,7 @@ def parse_printing(
         columns=parse_columns(spec or "") if output == "custom-columns" else (),
         sort_by=parse_expression(sort_by, "--sort-by") if sort_by else None,
         no_headers=no_headers,
+        allow_missing=allow_missing,
     )
 
 
@@ -170,11 +172,12 @@ def _sort_key(value: Any) -> tuple[Any, ...]:
 
 
 def _order(items: Sequence[Any], sort_by: Expression) -> list[int]:
-    def key(index: int) -> tuple[Any, ...]:
-        found = sort_by.values(items[index])
-        return _sort_key(found[0] if found else None)
-
-    return sorted(range(len(items)), key=key)  # stable: equal keys keep the command's own order
+    found = [sort_by.values(item) for item in items]
+    if items and not any(found):  # kubectl: a field no object has is an error, not an unsorted answer
+        path = sort_by.source if sort_by.source.startswith("{") else "{" + sort_by.source + "}"
+        raise InvalidInput(f'couldn\'t find any field with path "{path}" in the list of objects')
+    keys = [_sort_key(f[0] if f else None) for f in found]
+    return sorted(range(len(items)), key=keys.__getitem__)  # stable: equal keys keep the command's order
 
 
 def sort_document(document: dict[str, Any], listing: Listing, sort_by: Expression) -> dict[str, Any]:

@@ -56,15 +56,25 @@ CASES = [
     (["smi", "--st"], ["--strategy"], DIRECTIVE_NO_FILES),
     (["smi", "--strategy", ""], ["auto", "privileged-all", "request"], DIRECTIVE_NO_FILES),
     (["smi", "--strategy=re"], ["--strategy=request"], DIRECTIVE_NO_FILES),
-    (["-o", "j"], ["json", "jsonpath="], DIRECTIVE_NO_FILES),
+    (["-o", "j"], ["json", "jsonpath=", "jsonpath-file="], DIRECTIVE_NO_FILES),
     # after the subcommand, -o offers what that command takes (nodes has no csv; issue 23)
     (
         ["nodes", "-o", ""],
-        ["table", "wide", "json", "yaml", "name", "jsonpath=", "custom-columns="],
+        [
+            "table",
+            "wide",
+            "json",
+            "yaml",
+            "name",
+            "jsonpath=",
+            "jsonpath-file=",
+            "custom-columns=",
+            "custom-columns-file=",
+        ],
         DIRECTIVE_NO_FILES,
     ),
-    (["inventory", "-o", "c"], ["custom-columns=", "csv"], DIRECTIVE_NO_FILES),
-    (["nodes", "-o", "c"], ["custom-columns="], DIRECTIVE_NO_FILES),
+    (["inventory", "-o", "c"], ["custom-columns=", "custom-columns-file=", "csv"], DIRECTIVE_NO_FILES),
+    (["nodes", "-o", "c"], ["custom-columns=", "custom-columns-file="], DIRECTIVE_NO_FILES),
     (["smi", "-o", ""], ["table", "wide", "json", "yaml"], DIRECTIVE_NO_FILES),
     (["--context", "prod", "nodes", "-o", "w"], ["wide"], DIRECTIVE_NO_FILES),
     (["smi", ""], ["i-0aaa", "i-0bbb"], DIRECTIVE_NO_FILES),
@@ -81,7 +91,11 @@ CASES = [
     (["smi", "--timeout", ""], [], DIRECTIVE_NO_FILES),  # free text: nothing to offer, no file names
     (["nodes", ""], [], DIRECTIVE_NO_FILES),
     (["smi", "--", "-x"], [], DIRECTIVE_NO_FILES),
-    (["--version", "--no"], ["--no-color", "--no-headers", "--now"], DIRECTIVE_NO_FILES),
+    (
+        ["--version", "--no"],
+        ["--no-allow-missing-template-keys", "--no-color", "--no-headers", "--now"],
+        DIRECTIVE_NO_FILES,
+    ),
 ]
 
 

@@ -270,7 +270,7 @@ def test_fleet_mode_names_every_cluster_and_adds_cluster_to_custom_columns(cli: 
         (["nodes", "-o", "csv"], "-o csv is not supported by nodes"),
         (["smi", "i-0", "-o", "name"], "-o name: not supported by smi"),
         (["cleanup", "--no-headers"], "--no-headers: not supported by cleanup"),
-        (["explain", "ml/batch-spot", "--sort-by", ".code"], "--sort-by: this view has no table of pods"),
+        (["explain", "ml/batch-spot", "--sort-by", ".name"], "--sort-by: this view has no table of pods"),
         (["nodes", "-w"], "nodes -w: a --snapshot does not change"),
         (["pending", "-w", "-o", "json"], "a --snapshot does not change"),
     ],
@@ -284,7 +284,7 @@ def test_watch_refuses_a_format_it_cannot_print_by_rows(cli: Cli, kubeconfig: Pa
     assert "-o json is not printed row by row" in line
 
 
-def test_completion_offers_exactly_what_each_command_takes(cli: Cli) -> None:
+def test_completion_offers_exactly_what_each_command_takes(cli: Cli, tmp_path: Path) -> None:
     import typer
 
     from kubectl_gpu.cli.app import app
@@ -294,10 +294,12 @@ def test_completion_offers_exactly_what_each_command_takes(cli: Cli) -> None:
         if formats is not None and not command.hidden:
             assert complete([name, "-o", ""])[0] == list(formats), name
     assert "csv" not in complete(["nodes", "-o", ""])[0]
+    (tmp_path / "template").write_text("{.kind}")
+    (tmp_path / "columns").write_text("N\n.name\n")
+    given = {"jsonpath=": "{.kind}", "custom-columns=": "N:.name"}
+    given |= {"jsonpath-file=": str(tmp_path / "template"), "custom-columns-file=": str(tmp_path / "columns")}
     for offered in complete(["nodes", "-o", ""])[0]:
-        spec = offered + (
-            "{.kind}" if offered == "jsonpath=" else "N:.name" if offered == "custom-columns=" else ""
-        )
+        spec = offered + given.get(offered, "")
         assert cli("nodes", "--snapshot", DEMO, "-o", spec).code == 0, offered
 
 

@@ -1,0 +1,100 @@
+"""kubectl's printers to the edge on the command line (issue 41, item 1), against the real kubectl on the
+suite's API server: --sort-by on a field no object has, -o custom-columns-file= and jsonpath-file=,
+--allow-missing-template-keys=false, `<none>` in custom columns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.cli.test_bad_input import one_line_error
+from tests.cli.test_printing_flags import _cluster, _kubectl, _ours, _tokens
+from tests.conftest import Result
+from tests.kube.apiserver import FakeKubeAPI
+from tests.kube.conftest import RunKubectl
+
+Cli = Callable[..., Result]
+
+
+def test_sort_by_a_field_no_object_has_is_kubectls_error(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl
+) -> None:
+    _cluster(apiserver)
+    theirs = run_kubectl("get", "nodes", "--sort-by=.nope")
+    assert theirs.returncode != 0
+    ours = cli("nodes", "--kubeconfig", str(kubeconfig), "--sort-by=.nope")
+    assert (
+        one_line_error(ours)
+        == theirs.stderr.strip()
+        == ('error: couldn\'t find any field with path "{.nope}" in the list of objects')
+    )
+
+
+def test_custom_columns_file_as_kubectl(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl, tmp_path: Path
+) -> None:
+    _cluster(apiserver)
+    (tmp_path / "theirs").write_text("NAME   NOPE\n.metadata.name {.metadata.nothing}\n")
+    (tmp_path / "ours").write_text("NAME   NOPE\n.name {.nothing}\n")
+    theirs = _kubectl(
+        run_kubectl,
+        "get",
+        "nodes",
+        "--sort-by=.metadata.name",
+        f"-o=custom-columns-file={tmp_path / 'theirs'}",
+    )
+    ours = _ours(
+        cli, kubeconfig, "nodes", "--all", "--sort-by=.name", "-o", f"custom-columns-file={tmp_path / 'ours'}"
+    )
+    assert _tokens(ours.out) == _tokens(theirs)  # our tables space columns by 2, kubectl's by 3
+    assert "<none>" in ours.out
+
+
+def test_custom_columns_file_refused_in_kubectl_words(cli: Cli, kubeconfig: Path, tmp_path: Path) -> None:
+    cases = {
+        "": "invalid template, missing header line.",
+        "NAME\n": "invalid template, missing spec line.",
+        "NAME CPU\n.name\n": "number of headers (2) and field specifications (1) don't match",
+    }
+    for body, fragment in cases.items():
+        (tmp_path / "spec").write_text(body)
+        result = cli(
+            "nodes", "--kubeconfig", str(kubeconfig), "-o", f"custom-columns-file={tmp_path / 'spec'}"
+        )
+        assert fragment in one_line_error(result)
+    missing = tmp_path / "missing"
+    line = one_line_error(
+        cli("nodes", "--kubeconfig", str(kubeconfig), "-o", f"custom-columns-file={missing}")
+    )
+    assert line == f"error: error reading template {missing}, open {missing}: no such file or directory"
+
+
+def test_jsonpath_file_as_kubectl(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl, tmp_path: Path
+) -> None:
+    _cluster(apiserver)
+    (tmp_path / "theirs").write_text('{range .items[*]}{.metadata.name}{"\\n"}{end}\n')
+    (tmp_path / "ours").write_text('{range .nodes[*]}{.name}{"\\n"}{end}\n')
+    theirs = _kubectl(
+        run_kubectl, "get", "nodes", "--sort-by=.metadata.name", f"-o=jsonpath-file={tmp_path / 'theirs'}"
+    )
+    ours = _ours(
+        cli, kubeconfig, "nodes", "--all", "--sort-by=.name", "-o", f"jsonpath-file={tmp_path / 'ours'}"
+    )
+    assert ours.out == theirs
+
+
+def test_allow_missing_template_keys_false_as_kubectl(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl
+) -> None:
+    _cluster(apiserver)
+    theirs = run_kubectl(
+        "get", "nodes", "--allow-missing-template-keys=false", "-o", "jsonpath={.items[*].nope}"
+    )
+    assert theirs.returncode != 0
+    expected = theirs.stderr.splitlines()[0].replace(".items[*]", ".nodes[*]").split(". Printing more")[0]
+    for flags in (["--allow-missing-template-keys=false"], ["--no-allow-missing-template-keys"]):
+        result = cli("nodes", "--kubeconfig", str(kubeconfig), *flags, "-o", "jsonpath={.nodes[*].nope}")
+        assert one_line_error(result) == expected
+    assert _ours(cli, kubeconfig, "nodes", "-o", "jsonpath={.nodes[*].nope}").out == ""  # true by default
+    assert cli("nodes", "--kubeconfig", str(kubeconfig), "--allow-missing-template-keys=maybe").code == 2
