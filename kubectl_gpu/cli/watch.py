@@ -6,7 +6,9 @@ only when the cluster changed. When watches fail the source backs off, and when 
 polls (`kube.pacing`): the loop then sleeps until the source may ask again, never spinning, and the note
 that says so is printed once. Then the rows that are new or read differently are printed under the
 first table, without a header (a row that disappears is not printed: kubectl -w prints no deletions
-either). Ctrl-C ends it: `cli.app.main` turns KeyboardInterrupt into exit 130, without a traceback.
+either). With -o json or yaml each object is a document of its own, as `kubectl get -w -o json|yaml`
+streams them: every object first, then each that changes; YAML documents after the first start with
+`---`. Ctrl-C ends it: `cli.app.main` turns KeyboardInterrupt into exit 130, without a traceback.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from kubectl_gpu.core.k8s.state import Note, SelectorTarget
 
 __all__ = ["check_watch", "watch"]
 
-#: the formats -w prints row by row
+#: the formats -w prints row by row, or (json, yaml) object by object
 _WATCHED = (OutputFormat.table, OutputFormat.wide, OutputFormat.name, OutputFormat.custom_columns)
+_STREAMED = (OutputFormat.json, OutputFormat.yaml)
 
 
 def check_watch(opts: GlobalOptions, command: str) -> None:
@@ -33,10 +36,10 @@ def check_watch(opts: GlobalOptions, command: str) -> None:
         raise InvalidInput(f"{command} -w: watches one cluster", "drop --contexts/--all-contexts")
     if opts.snapshot:
         raise InvalidInput(f"{command} -w: a --snapshot does not change", "watch a live cluster")
-    if opts.format not in _WATCHED:
+    if opts.format not in (*_WATCHED, *_STREAMED):
         raise InvalidInput(
             f"{command} -w: -o {opts.format} is not printed row by row",
-            "use -o table, wide, name or custom-columns",
+            "use -o table, wide, name, custom-columns, json or yaml",
         )
 
 
@@ -47,6 +50,8 @@ def _rows(opts: GlobalOptions, found: Answer) -> dict[str, tuple[str, ...]]:
 
     listing = found.listing
     assert listing is not None
+    if opts.format in _STREAMED:
+        return {key: (text,) for key, text in _documents(opts, found).items()}
     if opts.format is OutputFormat.name:
         names = name_lines(items_of(document_of(found), listing), listing).splitlines()
         return {name: (name,) for name in names}
@@ -73,6 +78,10 @@ def _changed_rows(opts: GlobalOptions, found: Answer, keys: Iterable[str]) -> No
     wanted = list(keys)
     listing = found.listing
     assert listing is not None
+    if opts.format in _STREAMED:
+        documents = _documents(opts, found)
+        _stream(opts, [documents[key] for key in wanted])
+        return
     if opts.format is OutputFormat.name:
         sys.stdout.write("".join(f"{key}\n" for key in wanted))
         sys.stdout.flush()
@@ -86,6 +95,31 @@ def _changed_rows(opts: GlobalOptions, found: Answer, keys: Iterable[str]) -> No
         table, rows=tuple(r for r in table.rows if r.key in chosen), show_header=False, title=None
     )
     print_table(make_console(no_color=opts.no_color), View.of([shown]))
+    sys.stdout.flush()
+
+
+def _documents(opts: GlobalOptions, found: Answer) -> dict[str, str]:
+    """-o json|yaml: each object as its own document, by its name (`-o name`), in the command's order."""
+    from kubectl_gpu.cli.printing import document_of
+    from kubectl_gpu.render.documents import dump_json, dump_yaml
+    from kubectl_gpu.render.printers import items_of, object_name
+
+    listing = found.listing
+    assert listing is not None
+    dump = dump_json if opts.format is OutputFormat.json else dump_yaml
+    items = items_of(document_of(found), listing)
+    return {(object_name(item, listing) or str(i)): dump(item) for i, item in enumerate(items)}
+
+
+_streamed = [0]  # documents printed so far: YAML's after the first start with `---`
+
+
+def _stream(opts: GlobalOptions, documents: Iterable[str]) -> None:
+    for text in documents:
+        if opts.format is OutputFormat.yaml and _streamed[0]:
+            sys.stdout.write("---\n")
+        sys.stdout.write(text)
+        _streamed[0] += 1
     sys.stdout.flush()
 
 
@@ -112,7 +146,11 @@ def watch(
     source = open_source(source_options(opts, selector_on))
     state = source.load(kinds)
     found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
-    write(opts, found)
+    if opts.format in _STREAMED:
+        print_notes(found.notes, no_color=True)
+        _stream(opts, _documents(opts, found).values())
+    else:
+        write(opts, found)
     sys.stdout.flush()
     before, notes = _rows(opts, found), list(found.table_notes)
     trouble: str | None = None  # what the source last said was failing, printed once

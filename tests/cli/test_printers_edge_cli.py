@@ -4,12 +4,17 @@ suite's API server: --sort-by on a field no object has, -o custom-columns-file= 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
+
+import yaml
 
 from tests.cli.test_bad_input import one_line_error
-from tests.cli.test_printing_flags import _cluster, _kubectl, _ours, _tokens
+from tests.cli.test_printing_flags import _cluster, _gpu_node, _interrupt, _kubectl, _ours, _tokens, _watch
 from tests.conftest import Result
+from tests.helpers import pod
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import RunKubectl
 
@@ -98,3 +103,45 @@ def test_allow_missing_template_keys_false_as_kubectl(
         assert one_line_error(result) == expected
     assert _ours(cli, kubeconfig, "nodes", "-o", "jsonpath={.nodes[*].nope}").out == ""  # true by default
     assert cli("nodes", "--kubeconfig", str(kubeconfig), "--allow-missing-template-keys=maybe").code == 2
+
+
+def _document(stream: IO[str], end: str) -> str:
+    """One streamed document: JSON's ends with `}` at the start of a line, YAML's before the next `---`."""
+    lines = []
+    while True:
+        line = stream.readline()
+        assert line, "the watch ended"
+        if end == "---" and line == "---\n":
+            return "".join(lines)
+        lines.append(line)
+        if end == "}" and line == "}\n":
+            return "".join(lines)
+
+
+def test_watch_streams_json_documents_as_kubectl(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    """`kubectl get -w -o json`: each object its own document, then each object that changes."""
+    _cluster(apiserver)
+    with _watch(kubeconfig, "pending", "-o", "json") as proc:
+        assert proc.stdout is not None
+        first = [json.loads(_document(proc.stdout, "}")) for _ in range(2)]
+        assert sorted(d["name"] for d in first) == ["stuck", "waiting"]
+        apiserver.add(pod("late", "ml", phase="Pending", requests={"nvidia.com/gpu": "1"}))
+        assert json.loads(_document(proc.stdout, "}"))["name"] == "late"
+        _interrupt(proc)
+
+
+def test_watch_streams_yaml_documents_separated_as_kubectl(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    """`kubectl get -w -o yaml`: each object its own document, `---` before each after the first."""
+    _cluster(apiserver)
+    with _watch(kubeconfig, "nodes", "-o", "yaml") as proc:
+        assert proc.stdout is not None
+        first = [yaml.safe_load(_document(proc.stdout, "---"))["name"] for _ in range(2)]
+        assert len(set(first)) == 2 and set(first) <= {"i-0a", "i-0b", "i-0c"}
+        apiserver.add(_gpu_node("i-0new", "1"))
+        rest = []
+        while "name: i-0new\n" not in rest:
+            rest.append(proc.stdout.readline())
+        third, new = "".join(rest).split("---\n")
+        assert yaml.safe_load(third)["name"] in {"i-0a", "i-0b", "i-0c"} - set(first)
+        assert "name: i-0new\n" in new.splitlines(keepends=True)  # its own document, after the `---`
+        _interrupt(proc)

@@ -280,8 +280,8 @@ def test_bad_printing_flags_are_one_line(cli: Cli, args: list[str], fragment: st
 
 
 def test_watch_refuses_a_format_it_cannot_print_by_rows(cli: Cli, kubeconfig: Path) -> None:
-    line = one_line_error(cli("pending", "-w", "-o", "json", "--kubeconfig", str(kubeconfig)))
-    assert "-o json is not printed row by row" in line
+    line = one_line_error(cli("pending", "-w", "-o", "jsonpath={.pods}", "--kubeconfig", str(kubeconfig)))
+    assert "-o jsonpath is not printed row by row" in line
 
 
 def test_completion_offers_exactly_what_each_command_takes(cli: Cli, tmp_path: Path) -> None:
