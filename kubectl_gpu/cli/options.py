@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hin
 import msgspec
 import typer
 
-from kubectl_gpu.cli.output_flag import BASIC_FORMATS, PRINTERS, OutputFormat, output_format
+from kubectl_gpu.cli.output_flag import BASIC_FORMATS, PRINTERS, OutputFormat, label_params, output_format
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.selectors import parse_selector
 from kubectl_gpu.core.k8s.times import TimeError, parse_go_duration, parse_time
@@ -42,6 +42,8 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
     no_headers: bool = False
     sort_by: str | None = None
     allow_missing_template_keys: bool = True
+    show_labels: bool = False
+    label_columns: tuple[str, ...] = msgspec.field(default_factory=tuple)  # -L, as given (a,b)
     request_timeout: str | None = None
     snapshot: tuple[str, ...] = msgspec.field(default_factory=tuple)
     now: str | None = None
@@ -164,7 +166,7 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
 
 
 _MAX_TIMEOUT_S = 10 * 365 * 86400.0  # beyond: as no timeout
-_REPEATED = ("snapshot", "as_group")
+_REPEATED = ("snapshot", "as_group", "label_columns")
 _BOOL_DEFAULT_TRUE = {"allow_missing_template_keys": True}
 _CONNECTION_FIELDS: tuple[str, ...] = ("cluster", "user", "server", "token", "certificate_authority")
 _CONNECTION_FIELDS += ("insecure_skip_tls_verify", "tls_server_name", "as_user", "as_uid")
@@ -280,6 +282,7 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
         ],
         True,
     ),
+    **label_params(_HELP),
     "request_timeout": (
         Annotated[
             str | None,
@@ -475,6 +478,6 @@ def _refuse_printers(opts: GlobalOptions, command: str) -> None:
         raise InvalidInput(
             f"-o {opts.output}: not supported by {command}", "use -o table, wide, json or yaml"
         )
-    if opts.no_headers or opts.sort_by:
-        flag = "--no-headers" if opts.no_headers else "--sort-by"
+    if opts.no_headers or opts.sort_by or opts.show_labels or opts.label_columns:
+        flag = "--no-headers" if opts.no_headers else "--sort-by" if opts.sort_by else "--show-labels/-L"
         raise InvalidInput(f"{flag}: not supported by {command}", "the read-only commands take it")

@@ -12,14 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
     from kubectl_gpu.cli.run import Answer
     from kubectl_gpu.core.clusters import ClusterResult
+    from kubectl_gpu.core.k8s.state import ClusterState
     from kubectl_gpu.render.model import View
     from kubectl_gpu.render.printers import Listing, Printing
 
-__all__ = ["needs_document", "print_fleet", "printed", "printing_of", "report_document"]
+__all__ = ["labels_lookup", "needs_document", "print_fleet", "printed", "printing_of", "report_document"]
 
 _PRINTERS = (OutputFormat.name, OutputFormat.jsonpath, OutputFormat.custom_columns)
 
@@ -35,6 +37,21 @@ def printing_of(opts: GlobalOptions) -> Printing:
         no_headers=opts.no_headers,
         allow_missing=opts.allow_missing_template_keys,
     )
+
+
+def labels_lookup(state: ClusterState, listing: Listing | None) -> Callable[[Any], Any] | None:
+    """An object's labels from its JSON item, for -L and --show-labels: commands whose objects are nodes
+    (by `name`) or pods (by `namespace` and `name`); None for the others."""
+    kind = listing.names[0][0] if listing is not None and listing.names else None
+    if kind == "Node":
+        nodes: dict[Any, dict[str, str]] = {n.meta.name: n.meta.labels for n in state.nodes}
+        return lambda item: nodes.get(item.get("name")) if isinstance(item, Mapping) else None
+    if kind == "Pod":
+        pods: dict[Any, dict[str, str]] = {(p.meta.namespace, p.meta.name): p.meta.labels for p in state.pods}
+        return lambda item: (
+            pods.get((item.get("namespace"), item.get("name"))) if isinstance(item, Mapping) else None
+        )
+    return None
 
 
 def needs_document(opts: GlobalOptions) -> bool:
@@ -71,14 +88,18 @@ def printed(opts: GlobalOptions, found: Answer, print_notes: Callable[..., None]
     """Write one cluster's answer when a printing flag asks for it; False: the ordinary writer's turn.
     `print_notes`: `run.print_notes` (passed in: run imports this module)."""
     listing = found.listing
-    if listing is None or not (needs_document(opts) or opts.no_headers):
+    labelled = opts.show_labels or bool(opts.label_columns)
+    if listing is None or not (needs_document(opts) or opts.no_headers or labelled):
         return False
+    if labelled and found.labels is None:
+        flag = "--show-labels" if opts.show_labels else "-L/--label-columns"
+        raise InvalidInput(f"{flag}: the rows of this command are not nodes or pods", "use -o json")
     from kubectl_gpu.render.documents import dump_json, dump_yaml
 
     printing = printing_of(opts)
     if opts.format in (OutputFormat.json, OutputFormat.yaml) and printing.sort_by is None:
         return False
-    raw = document_of(found) if needs_document(opts) else {}
+    raw = document_of(found) if needs_document(opts) or labelled else {}
     data = _sorted(raw, listing, printing)
     if opts.format in (OutputFormat.json, OutputFormat.yaml):
         sys.stdout.write(dump_json(data) if opts.format is OutputFormat.json else dump_yaml(data))
@@ -118,6 +139,11 @@ def _view_of(
     if printing.columns:
         return View.of([custom_columns(items_of(_sorted(dict(data), listing, printing), listing), printing)])
     view = found.view(opts.format is OutputFormat.wide)
+    if (opts.show_labels or opts.label_columns) and found.labels is not None:
+        from kubectl_gpu.render.printers import with_label_columns
+
+        keys = [key for given in opts.label_columns for key in given.split(",") if key]
+        view = with_label_columns(view, data, listing, found.labels, keys, show_labels=opts.show_labels)
     if printing.sort_by is not None:
         view = sort_view(view, data, listing, printing.sort_by)
     return without_headers(view) if printing.no_headers else view

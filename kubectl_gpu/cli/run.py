@@ -93,6 +93,7 @@ class Answer(msgspec.Struct, frozen=True):
     view: Callable[[bool], View]  # the view, given `wide`
     csv: Callable[[], CsvTable] | None
     listing: Listing | None = None
+    labels: Callable[[Any], Any] | None = None  # an object's labels, for -L and --show-labels
 
 
 def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
@@ -198,6 +199,7 @@ def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
 
 def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
     """Load (unless the command has), analyse, and decide the exit code; nothing is written."""
+    from kubectl_gpu.cli.printing import labels_lookup
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.evaluation import verdict_exit_code
     from kubectl_gpu.kube.heap import without_collection
@@ -223,6 +225,7 @@ def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
         lambda wide: command.view(report, wide),
         (lambda: csv(report)) if csv is not None else None,
         command.listing,
+        labels_lookup(loaded.state, command.listing),
     )
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "parse_printing",
     "sort_document",
     "sort_view",
+    "with_label_columns",
     "without_headers",
 ]
 
@@ -221,4 +222,35 @@ def custom_columns(
 def without_headers(view: View) -> View:
     """--no-headers: every table without its header line (titles and text stay)."""
     parts = tuple(replace(p, show_header=False) if isinstance(p, Table) else p for p in view.parts)
+    return msgspec.structs.replace(view, parts=parts)
+
+
+def with_label_columns(
+    view: View,
+    document: Mapping[str, Any],
+    listing: Listing,
+    labels_of: Any,
+    columns: Sequence[str],
+    *,
+    show_labels: bool,
+) -> View:
+    """kubectl's -L KEY (a column per key, its header the key's last `/` part in capitals, empty where the
+    object lacks it) and --show-labels (LABELS last: `k=v,...` by key, `<none>` for none) on the objects'
+    table; `labels_of(item)`: an object's labels. Rows past the objects (a TOTAL) get empty cells."""
+    table = view.table(listing.table) if listing.table else None
+    if table is None:
+        raise InvalidInput(f"-L/--show-labels: this view has no table of {listing.items}")
+    headers = [key.split("/")[-1].upper() for key in columns] + (["LABELS"] if show_labels else [])
+    items = items_of(document, listing)
+    rows = []
+    for index, row in enumerate(table.rows):
+        labels = (labels_of(items[index]) if index < len(items) else None) or {}
+        cells = [labels.get(key, "") for key in columns]
+        if show_labels:
+            shown = ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"
+            cells.append(shown if index < len(items) else "")
+        rows.append(replace(row, cells=row.cells + tuple(Cell(safe_line(c)) for c in cells)))
+    added = tuple(Column(f"label-{i}", header) for i, header in enumerate(headers))
+    shown_table = replace(table, columns=table.columns + added, rows=tuple(rows))
+    parts = tuple(shown_table if p is table else p for p in view.parts)
     return msgspec.structs.replace(view, parts=parts)

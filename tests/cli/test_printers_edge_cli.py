@@ -145,3 +145,33 @@ def test_watch_streams_yaml_documents_separated_as_kubectl(apiserver: FakeKubeAP
         assert yaml.safe_load(third)["name"] in {"i-0a", "i-0b", "i-0c"} - set(first)
         assert "name: i-0new\n" in new.splitlines(keepends=True)  # its own document, after the `---`
         _interrupt(proc)
+
+
+def test_show_labels_and_label_columns_as_kubectl(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl
+) -> None:
+    """-L KEY: a column headed by the key's last part in capitals; --show-labels: LABELS last, `k=v` by key."""
+    _cluster(apiserver)
+    flags = ["-L", "eks.amazonaws.com/compute-type", "--show-labels"]
+    theirs = _kubectl(run_kubectl, "get", "nodes", *flags).splitlines()
+    ours = _ours(cli, kubeconfig, "nodes", "--all", *flags).out.splitlines()
+    assert theirs[0].split()[-2:] == ours[0].split()[-2:] == ["COMPUTE-TYPE", "LABELS"]
+    assert {line.split()[0]: line.split()[-2:] for line in theirs[1:]} == {
+        line.split()[0]: line.split()[-2:] for line in ours[1:]
+    }
+    pods = _ours(cli, kubeconfig, "pending", "-A", "--show-labels", "-L", "nope").out.splitlines()
+    assert pods[0].split()[-2:] == ["NOPE", "LABELS"]  # a key no pod has: an empty cell
+    rows = [line.split() for line in pods if line.split()[:1] in (["ml"], ["default"])]
+    assert [row[1] for row in rows] == ["waiting", "stuck"] or [row[1] for row in rows] == [
+        "stuck",
+        "waiting",
+    ]
+    assert all(row[-1] == "<none>" for row in rows)  # the suite's pods carry no labels
+
+
+def test_label_flags_only_where_rows_are_nodes_or_pods(cli: Cli, kubeconfig: Path) -> None:
+    line = one_line_error(cli("diagnose", "--kubeconfig", str(kubeconfig), "--show-labels"))
+    assert "--show-labels: the rows of this command are not nodes or pods" in line
+    assert "not supported by cleanup" in one_line_error(
+        cli("cleanup", "--kubeconfig", str(kubeconfig), "-L", "a")
+    )
