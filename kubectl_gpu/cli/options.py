@@ -43,6 +43,7 @@ class GlobalOptions(msgspec.Struct, frozen=True, dict=True):
     sort_by: str | None = None
     allow_missing_template_keys: bool = True
     show_labels: bool = False
+    field_selector: str | None = None
     label_columns: tuple[str, ...] = msgspec.field(default_factory=tuple)  # -L, as given (a,b)
     request_timeout: str | None = None
     snapshot: tuple[str, ...] = msgspec.field(default_factory=tuple)

@@ -82,8 +82,20 @@ def _columns_from_file(body: str) -> str:
 
 
 def label_params(panel: str) -> dict[str, tuple[Any, Any]]:
-    """kubectl's --show-labels and -L/--label-columns, as global options (cli.options adds them)."""
+    """kubectl's --show-labels, -L/--label-columns and --field-selector, as global options (cli.options
+    adds them)."""
     return {
+        "field_selector": (
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--field-selector",
+                    help="Only the nodes or pods listed with these fields (status.phase=Pending).",
+                    rich_help_panel=panel,
+                ),
+            ],
+            None,
+        ),
         "show_labels": (
             Annotated[
                 bool,

@@ -100,7 +100,10 @@ def scope_of(opts: GlobalOptions, selector_on: SelectorTarget) -> Scope:
     """-n (unless -A) and -l, and which kind -l selects (kubectl applies it to the listed kind)."""
     namespace = opts.namespace if opts.namespace and not opts.all_namespaces else None
     selector = opts.selector if selector_on != "none" else None
-    return Scope(namespace=namespace, selector=selector, selector_on=selector_on)
+    if opts.field_selector and selector_on == "none":
+        raise InvalidInput("--field-selector: this command lists no nodes or pods", "drop --field-selector")
+    fields = opts.field_selector or None
+    return Scope(namespace=namespace, selector=selector, selector_on=selector_on, field_selector=fields)
 
 
 def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") -> SourceOptions:
@@ -111,6 +114,7 @@ def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") ->
         scope.terms  # noqa: B018 (a malformed -l is a usage error before anything is read)
     except ValueError as exc:
         raise InvalidInput(f"-l/--selector: {exc}") from None
+    scope.field_terms  # noqa: B018 (so is a malformed --field-selector)
     if opts.snapshot:
         return SourceOptions(snapshot=opts.snapshot, scope=scope)
     return SourceOptions(

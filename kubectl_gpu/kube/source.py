@@ -15,6 +15,7 @@ from typing import Protocol
 
 import msgspec
 
+from kubectl_gpu.core.k8s.field_selectors import node_matches
 from kubectl_gpu.core.k8s.selectors import matches_selector
 from kubectl_gpu.core.k8s.state import ClusterState, Scope
 from kubectl_gpu.kube.connection import ConnectionFlags
@@ -60,6 +61,9 @@ def apply_scope(state: ClusterState, scope: Scope) -> ClusterState:
     if terms:
         nodes = tuple(n for n in nodes if matches_selector(terms, n.labels))
         claims = tuple(c for c in claims if c.node_name or matches_selector(terms, c.meta.labels))
+    fields = scope.field_terms if scope.selector_on == "nodes" else ()
+    if fields:  # --field-selector on nodes: the nodes it names (NodeClaims have no node fields)
+        nodes = tuple(n for n in nodes if node_matches(fields, n))
     return dataclasses.replace(state, nodes=nodes, nodeclaims=claims, scope=scope)
 
 

@@ -175,3 +175,35 @@ def test_label_flags_only_where_rows_are_nodes_or_pods(cli: Cli, kubeconfig: Pat
     assert "not supported by cleanup" in one_line_error(
         cli("cleanup", "--kubeconfig", str(kubeconfig), "-L", "a")
     )
+
+
+def test_field_selector_as_kubectl(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl
+) -> None:
+    _cluster(apiserver)
+    cordoned = _gpu_node("i-0d", "1")
+    cordoned["spec"] = {"unschedulable": True}
+    apiserver.add(cordoned)
+    for selector in (
+        "metadata.name=i-0a",
+        "spec.unschedulable=true",
+        "metadata.name!=i-0a,spec.unschedulable==false",
+    ):
+        theirs = _kubectl(run_kubectl, "get", "nodes", f"--field-selector={selector}", "-o", "name")
+        ours = _ours(cli, kubeconfig, "nodes", "--all", f"--field-selector={selector}", "-o", "name").out
+        assert sorted(ours.splitlines()) == sorted(theirs.splitlines()), selector
+    selector = "metadata.namespace=ml,status.phase=Pending"
+    theirs = _kubectl(run_kubectl, "get", "pods", "-A", f"--field-selector={selector}", "-o", "name")
+    ours = _ours(cli, kubeconfig, "pending", "-A", f"--field-selector={selector}", "-o", "name").out
+    assert ours == theirs == "pod/waiting\n"
+
+
+def test_field_selector_refused_before_anything_is_read(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    apiserver.requests.clear()
+    line = one_line_error(cli("nodes", "--kubeconfig", str(kubeconfig), "--field-selector", "spec.nope=1"))
+    assert line.startswith("error: --field-selector: field label not supported: spec.nope")
+    line = one_line_error(cli("pending", "--kubeconfig", str(kubeconfig), "--field-selector", "status.phase"))
+    assert "can't understand 'status.phase'" in line
+    assert apiserver.requests == []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 
+from kubectl_gpu.core.k8s.field_selectors import FieldTerm, parse_field_selector, pod_matches
 from kubectl_gpu.core.k8s.manifests import Manifests
 from kubectl_gpu.core.k8s.models import (
     DaemonSet,
@@ -108,10 +109,17 @@ class Scope(msgspec.Struct, frozen=True):
     namespace: str | None = None  # None: every namespace
     selector: str | None = None
     selector_on: SelectorTarget = "none"
+    field_selector: str | None = None  # --field-selector on the listed kind (core.k8s.field_selectors)
 
     @property
     def terms(self) -> tuple[Term, ...]:
         return parse_selector(self.selector) if self.selector else ()
+
+    @property
+    def field_terms(self) -> tuple[FieldTerm, ...]:
+        if not self.field_selector or self.selector_on == "none":
+            return ()
+        return parse_field_selector(self.field_selector, self.selector_on)
 
     @property
     def node_selector(self) -> str | None:
@@ -123,10 +131,13 @@ class Scope(msgspec.Struct, frozen=True):
 
     @property
     def narrows_pods(self) -> bool:
-        return self.namespace is not None or self.pod_selector is not None
+        pod_fields = self.field_selector is not None and self.selector_on == "pods"
+        return self.namespace is not None or self.pod_selector is not None or pod_fields
 
     def lists_pod(self, pod: Pod, terms: tuple[Term, ...] = ()) -> bool:
         if self.namespace is not None and pod.namespace != self.namespace:
+            return False
+        if self.selector_on == "pods" and self.field_selector and not pod_matches(self.field_terms, pod):
             return False
         return not (self.pod_selector and not matches_selector(terms or self.terms, pod.meta.labels))
 

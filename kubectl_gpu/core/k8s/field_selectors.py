@@ -1,0 +1,90 @@
+"""kubectl's --field-selector on the listed kind (nodes or pods), as the API server reads it.
+
+Terms are separated by commas, each `field=value`, `field==value` or `field!=value` (a backslash escapes a
+comma, `=` or `!`). The fields are the API server's for the kind, those this tool holds: nodes
+`metadata.name`, `spec.unschedulable`; pods `metadata.name`, `metadata.namespace`, `spec.nodeName`,
+`spec.schedulerName`, `status.phase`, `status.nominatedNodeName`. Another field is the API server's
+`field label not supported: FIELD`. Applied to the objects read, so a --snapshot filters as a live cluster.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.k8s.models import Node, Pod
+
+__all__ = ["FieldTerm", "node_matches", "parse_field_selector", "pod_matches"]
+
+FieldTerm = tuple[str, bool, str]  # field, equal (False: !=), value
+
+_NODE_FIELDS = ("metadata.name", "spec.unschedulable")
+_POD_FIELDS = (
+    "metadata.name",
+    "metadata.namespace",
+    "spec.nodeName",
+    "spec.schedulerName",
+    "status.phase",
+    "status.nominatedNodeName",
+)
+_TERM = re.compile(r"^((?:[^=!\\]|\\.)+?)(==|=|!=)((?:[^\\]|\\.)*)$")
+
+
+def _split(text: str) -> list[str]:
+    parts, current, escaped = [], "", False
+    for char in text:
+        if escaped:
+            current, escaped = current + "\\" + char, False
+        elif char == "\\":
+            escaped = True
+        elif char == ",":
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return parts
+
+
+def parse_field_selector(text: str, kind: str) -> tuple[FieldTerm, ...]:
+    """The terms of a field selector on `kind` ("nodes" or "pods"); InvalidInput (exit 2) as the API server
+    would refuse it."""
+    known = _NODE_FIELDS if kind == "nodes" else _POD_FIELDS
+    terms = []
+    for part in _split(text):
+        if not part.strip():
+            continue
+        match = _TERM.match(part.strip())
+        if match is None:
+            raise InvalidInput(f"--field-selector: invalid selector: '{text}'; can't understand '{part}'")
+        field, op, value = match[1], match[2], re.sub(r"\\(.)", r"\1", match[3])
+        if field not in known:
+            raise InvalidInput(
+                f"--field-selector: field label not supported: {field}", f"{kind} take {', '.join(known)}"
+            )
+        terms.append((field, op != "!=", value))
+    return tuple(terms)
+
+
+def _matches(terms: tuple[FieldTerm, ...], values: dict[str, str]) -> bool:
+    return all((values.get(field, "") == value) == equal for field, equal, value in terms)
+
+
+def node_matches(terms: tuple[FieldTerm, ...], node: Node) -> bool:
+    values = {
+        "metadata.name": node.meta.name,
+        "spec.unschedulable": "true" if node.unschedulable else "false",
+    }
+    return _matches(terms, values)
+
+
+def pod_matches(terms: tuple[FieldTerm, ...], pod: Pod) -> bool:
+    values = {
+        "metadata.name": pod.meta.name,
+        "metadata.namespace": pod.meta.namespace or "",
+        "spec.nodeName": pod.node_name or "",
+        "spec.schedulerName": pod.scheduler_name,
+        "status.phase": pod.phase,
+        "status.nominatedNodeName": pod.nominated_node_name or "",
+    }
+    return _matches(terms, values)
