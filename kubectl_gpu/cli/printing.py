@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from kubectl_gpu.render.model import View
     from kubectl_gpu.render.printers import Listing, Printing
 
-__all__ = ["labels_lookup", "needs_document", "print_fleet", "printed", "printing_of", "report_document"]
+__all__ = [
+    "labelled_view",
+    "labels_lookup",
+    "needs_document",
+    "print_fleet",
+    "printed",
+    "printing_of",
+    "report_document",
+]
 
 _PRINTERS = (OutputFormat.name, OutputFormat.jsonpath, OutputFormat.custom_columns)
 
@@ -138,15 +146,22 @@ def _view_of(
 
     if printing.columns:
         return View.of([custom_columns(items_of(_sorted(dict(data), listing, printing), listing), printing)])
-    view = found.view(opts.format is OutputFormat.wide)
-    if (opts.show_labels or opts.label_columns) and found.labels is not None:
-        from kubectl_gpu.render.printers import with_label_columns
-
-        keys = [key for given in opts.label_columns for key in given.split(",") if key]
-        view = with_label_columns(view, data, listing, found.labels, keys, show_labels=opts.show_labels)
+    view = labelled_view(opts, found, data)
     if printing.sort_by is not None:
         view = sort_view(view, data, listing, printing.sort_by)
     return without_headers(view) if printing.no_headers else view
+
+
+def labelled_view(opts: GlobalOptions, found: Answer, data: Mapping[str, Any]) -> View:
+    """The command's view (wide as asked) with -L and --show-labels columns when asked (`data`: the
+    document, in the command's own order)."""
+    view = found.view(opts.format is OutputFormat.wide)
+    if (opts.show_labels or opts.label_columns) and found.labels is not None and found.listing is not None:
+        from kubectl_gpu.render.printers import with_label_columns
+
+        keys = [key for given in opts.label_columns for key in given.split(",") if key]
+        view = with_label_columns(view, data, found.listing, found.labels, keys, show_labels=opts.show_labels)
+    return view
 
 
 def _draw(opts: GlobalOptions, view: View) -> None:

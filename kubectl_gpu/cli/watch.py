@@ -45,7 +45,7 @@ def check_watch(opts: GlobalOptions, command: str) -> None:
 
 def _rows(opts: GlobalOptions, found: Answer) -> dict[str, tuple[str, ...]]:
     """What each object reads as in the chosen format, by the object's key."""
-    from kubectl_gpu.cli.printing import document_of, printing_of
+    from kubectl_gpu.cli.printing import document_of, labelled_view, printing_of
     from kubectl_gpu.render.printers import custom_columns, items_of, name_lines
 
     listing = found.listing
@@ -58,7 +58,7 @@ def _rows(opts: GlobalOptions, found: Answer) -> dict[str, tuple[str, ...]]:
     if opts.format is OutputFormat.custom_columns:
         table = custom_columns(items_of(document_of(found), listing), printing_of(opts), keys=listing)
     else:
-        view = found.view(opts.format is OutputFormat.wide)
+        view = labelled_view(opts, found, document_of(found))
         found_table = view.table(listing.table) if listing.table else None
         if found_table is None:
             return {}
@@ -70,7 +70,7 @@ def _changed_rows(opts: GlobalOptions, found: Answer, keys: Iterable[str]) -> No
     """Print the rows `keys` of this answer, as the first table printed them but without a header."""
     from dataclasses import replace
 
-    from kubectl_gpu.cli.printing import document_of, printing_of
+    from kubectl_gpu.cli.printing import document_of, labelled_view, printing_of
     from kubectl_gpu.render.model import View
     from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.printers import custom_columns, items_of
@@ -89,7 +89,7 @@ def _changed_rows(opts: GlobalOptions, found: Answer, keys: Iterable[str]) -> No
     if opts.format is OutputFormat.custom_columns:
         table = custom_columns(items_of(document_of(found), listing), printing_of(opts), keys=listing)
     else:
-        table = found.view(opts.format is OutputFormat.wide).table(listing.table or "")  # type: ignore[assignment]
+        table = labelled_view(opts, found, document_of(found)).table(listing.table or "")  # type: ignore[assignment]
     chosen = set(wanted)
     shown = replace(
         table, rows=tuple(r for r in table.rows if r.key in chosen), show_header=False, title=None

@@ -207,3 +207,17 @@ def test_field_selector_refused_before_anything_is_read(
     line = one_line_error(cli("pending", "--kubeconfig", str(kubeconfig), "--field-selector", "status.phase"))
     assert "can't understand 'status.phase'" in line
     assert apiserver.requests == []
+
+
+def test_watch_keeps_the_label_columns(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
+    _cluster(apiserver)
+    with _watch(kubeconfig, "nodes", "-L", "team") as proc:
+        assert proc.stdout is not None
+        first = [proc.stdout.readline() for _ in range(4)]  # the header and three GPU nodes
+        assert first[0].split()[-1] == "TEAM"
+        new = _gpu_node("i-0new", "1")
+        new["metadata"]["labels"]["team"] = "vision"  # type: ignore[index]
+        apiserver.add(new)
+        changed = proc.stdout.readline().split()
+        assert changed[0] == "i-0new" and changed[-1] == "vision", changed
+        _interrupt(proc)
