@@ -57,6 +57,13 @@ __all__ = [
 SOURCE = "drivers"
 
 
+def _replace_nodes(names: Iterable[str], omitted: int = 0) -> str:
+    """The command that replaces these nodes: Karpenter drains a node it owns and deletes its NodeClaim with it
+    (karpenter.sh, Disruption, manual methods), so it comes back on the current AMI."""
+    more = f", and the {omitted} other such nodes `kubectl gpu drivers` lists" if omitted else ""
+    return f"`kubectl delete node {' '.join(sorted(set(names)))}`{more}"
+
+
 def _nodes_text(c: NodeCheck) -> str:
     listed = c.nodes or (c.node,)
     if c.node_count == 1:
@@ -113,10 +120,11 @@ def _workload_findings(w: Workload) -> list[Finding]:
                 "keep it off these nodes (nodeSelector / node affinity on a NodePool or AMI with a newer driver)"
             )
         )
+        old = [n for c in bad for n in (c.nodes or (c.node,))]
         fix = (
             f"use an image built for CUDA <= {ceilings[0] if ceilings else '?'}, or {keep}; on EKS Auto Mode "
-            "the driver comes with the AMI: replace old nodes (`kubectl delete nodeclaim NAME`) so they come "
-            "back on the current AMI"
+            f"the driver comes with the AMI: replace the old nodes ({_replace_nodes(old, sum(c.omitted for c in bad))}) "
+            "so they come back on the current AMI"
         )
         out.append(
             Finding(
@@ -174,7 +182,9 @@ def _pool_findings(rows: Iterable[NodeDriver]) -> list[Finding]:
         if len(versions) < 2:
             continue
         parts = []
-        for version in sorted(versions, key=lambda v: version_key(v) or ()):
+        ordered = sorted(versions, key=lambda v: version_key(v) or ())
+        older = ordered[:-1]
+        for version in ordered:
             ms = versions[version]
             cuda = f"CUDA {ms[0].cuda_max}" if ms[0].cuda_max else "CUDA ?"
             amis = sorted({m.ami for m in ms if m.ami})
@@ -190,8 +200,8 @@ def _pool_findings(rows: Iterable[NodeDriver]) -> list[Finding]:
                 ObjectRef("NodePool", pool),
                 f"NodePool {pool} runs {len(versions)} NVIDIA driver versions: " + "; ".join(parts),
                 "the same pod gets a different CUDA ceiling depending on the node; replace the nodes on the "
-                "older AMI (`kubectl delete nodeclaim NAME`, or let drift replacement finish) or pin "
-                "workloads that need the newer CUDA to the newer nodes",
+                f"older AMI ({_replace_nodes(m.name for v in older for m in versions[v])}, or let drift "
+                "replacement finish) or pin workloads that need the newer CUDA to the newer nodes",
                 SOURCE,
             )
         )

@@ -140,7 +140,7 @@ def _device_findings(row: NodeRow) -> list[Finding]:
                 _ref(row.name),
                 f"{row.instance_type} has {acc.capacity} {acc.resource or 'accelerators'} but the node advertises "
                 "none: the device plugin is not running or not ready",
-                "kubectl gpu smi NODE to see whether the driver sees the GPUs; on Auto Mode the device plugin "
+                f"kubectl gpu smi {row.name} to see whether the driver sees the GPUs; on Auto Mode the device plugin "
                 "is managed by AWS (check AcceleratedHardwareReady)",
                 SOURCE,
             )
@@ -153,7 +153,7 @@ def _device_findings(row: NodeRow) -> list[Finding]:
                 _ref(row.name),
                 f"{acc.resource}: capacity {acc.capacity}, allocatable {acc.allocatable}: the device plugin "
                 "marked devices unhealthy",
-                "kubectl gpu smi NODE (look for XID, ECC and retired/remapped pages)",
+                f"kubectl gpu smi {row.name} (look for XID, ECC and retired/remapped pages)",
                 SOURCE,
             )
         )
@@ -192,7 +192,8 @@ def _event_findings(
                 severity,
                 _ref(event.involved.name or ""),
                 f"{health.explain(event.reason)}{count} {event.message}".strip(),
-                "kubectl gpu smi NODE; kubectl get events --field-selector reportingComponent=eks-node-monitoring-agent",
+                f"kubectl gpu smi {event.involved.name}; kubectl get events --field-selector "
+                "reportingComponent=eks-node-monitoring-agent",
                 SOURCE,
             )
         )

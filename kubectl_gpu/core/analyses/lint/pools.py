@@ -235,7 +235,7 @@ class PoolLint:
             "LINT_NO_INSTANCE_TYPE",
             f"NodePool {pool.name} is meant for accelerators ({intent}) but its requirements admit no accelerated "
             f"instance type{blocking}",
-            "relax the requirements; `kubectl gpu explain POD` shows which key excludes which type",
+            "relax the requirements; `kubectl gpu explain` on a pod meant for it shows which key excludes which type",
         )
 
     def _limits(self, types: list[InstanceType]) -> None:

@@ -86,8 +86,9 @@ def _node_finding(r: NvmeRow) -> Finding | None:
             Severity.ERROR,
             node_ref,
             f"{r.name}: the NVMe RAID is missing a member: {r.reason}",
-            "the instance store is ephemeral and cannot be repaired in place: cordon and drain the node, "
-            "then delete its NodeClaim (`kubectl delete nodeclaim NAME`) so a healthy node replaces it",
+            "the instance store is ephemeral and cannot be repaired in place: replace the node "
+            f"(`kubectl delete node {r.name}`: Karpenter drains it and deletes its NodeClaim) so a healthy "
+            "node replaces it",
             SOURCE,
         )
     if r.state is NvmeState.UNKNOWN and r.cause == "capacity":

@@ -326,7 +326,7 @@ class _Analyser:
             return (
                 Verdict.SCHEDULED_NOT_STARTED,
                 scheduled_not_started(pod),
-                scheduled_fix(waiting or ""),
+                scheduled_fix(waiting or "", pod.node_name),
                 TargetRef("Node", pod.node_name),
             )
         decided = pod_decision(pod)

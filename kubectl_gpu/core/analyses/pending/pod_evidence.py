@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from kubectl_gpu.core.analyses.pending.ago import minutes_ago
 from kubectl_gpu.core.analyses.pending.report import Evidence
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.evidence.model import ParsedMessage, Source
@@ -96,8 +97,7 @@ def provisioning(
         deleting = claim is not None and claim.meta.deleting  # Karpenter launches anew (StateNode.Deleted)
         if fresh and not superseded and not out_of_capacity and not done and not deleting:
             who = f"NodeClaim {claim_name}" if claim_name else "a new node"
-            minutes = int((now - event.last_seen).total_seconds() // 60)
-            return f"{message.source} nominated the pod for {who} {minutes}m ago"
+            return f"{message.source} nominated the pod for {who} {minutes_ago(now - event.last_seen)}"
         return None
     return None
 
@@ -112,11 +112,14 @@ def scheduled_not_started(pod: Pod) -> str:
     return f"bound to node {pod.node_name} but not running yet (phase {pod.phase})"
 
 
-def scheduled_fix(reason: str) -> str:
+def scheduled_fix(reason: str, node: str) -> str:
     if "ImagePull" in reason or "ErrImage" in reason:
         return "check the image name and tag, and that the node can pull it (registry auth, VPC endpoints)"
     if "CreateContainerConfigError" in reason:
         return "a referenced ConfigMap/Secret key is missing: kubectl describe pod shows which"
     if "UnexpectedAdmissionError" in reason or "device" in reason.lower():
-        return "the device plugin on the node did not provide the device: kubectl gpu smi NODE, then recreate the pod"
+        return (
+            f"the device plugin on the node did not provide the device: kubectl gpu smi {node}, "
+            "then recreate the pod"
+        )
     return "kubectl describe pod and kubectl logs show what the kubelet reports"

@@ -6,6 +6,7 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from kubectl_gpu.core.analyses.pending.ago import minutes_ago
 from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.k8s.models import Event
@@ -65,12 +66,11 @@ def capacity_event(target: PoolTarget, now: datetime) -> Blocker | None:
         return None
     event = max(matching, key=lambda e: e.last_seen or now)
     assert event.last_seen is not None
-    age = int((now - event.last_seen).total_seconds() // 60)
     return Blocker(
         Verdict.CAPACITY_UNAVAILABLE,
         CAPACITY,
         target.ref,
-        f"EC2 had no capacity for NodePool {name_of_pool} {age}m ago: {event.message}",
+        f"EC2 had no capacity for NodePool {name_of_pool} {minutes_ago(now - event.last_seen)}: {event.message}",
         "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
         "use a capacity reservation; Karpenter retries on its own",
     )

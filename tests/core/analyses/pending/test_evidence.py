@@ -230,7 +230,8 @@ def test_nomination_window(minutes_ago: int, verdict: Verdict) -> None:
     diag = diagnosis(analyse(objects), key)
     assert diag.verdict is verdict
     if verdict is V.PROVISIONING:
-        assert f"NodeClaim gpu-ggsvc {minutes_ago}m ago" in diag.reason
+        ago = f"{minutes_ago}m ago" if minutes_ago else "just now"  # never "0m ago"
+        assert f"NodeClaim gpu-ggsvc {ago}" in diag.reason
         assert diag.fix == "wait: capacity is on its way"
 
 
@@ -407,3 +408,10 @@ def test_capacity_blocker_quotes_the_newest_event() -> None:
     objects.append(older)  # listed after the newer one
     diag = diagnosis(analyse(objects), "inference/serve-l40s")
     assert "10m ago" in diag.reason
+
+
+def test_capacity_blocker_under_a_minute_old_says_just_now() -> None:
+    objects = items("automode-capacity")
+    find(objects, "Event", "inference-8xk2p.1879b001")["lastTimestamp"] = _at(0)
+    diag = diagnosis(analyse(objects), "inference/serve-l40s")
+    assert "just now" in diag.reason and "0m ago" not in diag.reason
