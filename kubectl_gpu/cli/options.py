@@ -288,7 +288,9 @@ _PARAMS: dict[str, tuple[Any, Any]] = {
         Annotated[
             str | None,
             typer.Option(
-                "--request-timeout", help="Per-request timeout (10s, 1m; 0 = none).", rich_help_panel=_HELP
+                "--request-timeout",
+                help="Per-request timeout (10s, 1h30m, 90; 0 = none).",
+                rich_help_panel=_HELP,
             ),
         ],
         None,
