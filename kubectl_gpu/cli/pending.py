@@ -74,7 +74,7 @@ def explain(
     loaded = load(opts, analysis.KINDS)
     found = next((p for p in loaded.state.pods if p.name == name and p.namespace == namespace), None)
     if found is None:
-        raise InvalidInput(f"pod {namespace}/{name} not found", "check the name and -n NAMESPACE")
+        raise InvalidInput(f"pod {namespace}/{name} not found", _elsewhere(loaded.state.pods, name, pod))
     if found.phase != "Pending":
         raise InvalidInput(
             f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
@@ -86,6 +86,17 @@ def explain(
         analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),
         view=draw,
     )
+
+
+def _elsewhere(pods: Any, name: str, given: str) -> str:
+    """What to do when NAME is not in the namespace looked in: the namespace it is in, when it is in one
+    namespace only of those read (no -n reads them all), else which namespaces have it."""
+    where = sorted({p.namespace for p in pods if p.name == name})
+    if "/" in given or not where:
+        return "check the name and -n NAMESPACE"
+    if len(where) == 1:
+        return f"it is in namespace {where[0]}: kubectl gpu explain {where[0]}/{name}"
+    return f"pods of that name are in namespaces {', '.join(where)}: give one, e.g. kubectl gpu explain {where[0]}/{name}"
 
 
 def register(app: typer.Typer) -> None:

@@ -224,7 +224,17 @@ def test_explain_shows_disagreement_and_notes(cli: Cli) -> None:
     ("pod", "message"),
     [
         ("ml/does-not-exist", "error: pod ml/does-not-exist not found; check the name and -n NAMESPACE"),
-        ("nvidia-smi", "error: pod default/nvidia-smi not found; check the name and -n NAMESPACE"),
+        (
+            "nvidia-smi",
+            "error: pod default/nvidia-smi not found; it is in namespace ml: kubectl gpu explain ml/nvidia-smi",
+        ),
+        ("no-such-pod", "error: pod default/no-such-pod not found; check the name and -n NAMESPACE"),
+        # a bare name in another namespace: the one it is in is suggested (issue 41, point 6)
+        (
+            "embeddings-0",
+            "error: pod default/embeddings-0 not found; it is in namespace serving: "
+            "kubectl gpu explain serving/embeddings-0",
+        ),
         (
             "serving/embeddings-0",
             "error: pod serving/embeddings-0 is Running, not Pending; explain diagnoses Pending pods",
@@ -240,6 +250,18 @@ def test_explain_errors(cli: Cli, pod: str, message: str) -> None:
     assert result.code == 2
     assert result.out == ""
     assert result.err.splitlines() == [message]
+
+
+def test_explain_lists_the_namespaces_when_the_name_is_in_several() -> None:
+    from types import SimpleNamespace
+
+    from kubectl_gpu.cli.pending import _elsewhere
+
+    pods = [SimpleNamespace(name="train-0", namespace=ns) for ns in ("team-b", "team-a")]
+    assert _elsewhere(pods, "train-0", "train-0") == (
+        "pods of that name are in namespaces team-a, team-b: give one, e.g. kubectl gpu explain team-a/train-0"
+    )
+    assert _elsewhere(pods, "train-0", "ml/train-0") == "check the name and -n NAMESPACE"
 
 
 def test_missing_snapshot_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
