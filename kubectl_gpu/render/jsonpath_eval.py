@@ -4,7 +4,9 @@ kubectl evaluates an expression a step at a time over the list of current values
 (`['name','status']`, `[0,2]`) gives each member's results over every value, member after member:
 `{.items[*]['a','b']}` prints every `a`, then every `b`. An index or slice past the end of a list is an
 error (`array index out of bounds: index 5, length 3`), as an index into something that is not a list is;
-a wildcard over a map goes in key order (kubectl's own is unspecified; Go's JSON writes maps in key order).
+`[*]` is kubectl's array step (on a map, `is not array or slice`; an empty list ends the step, as kubectl's
+evalArray does), `.*` a wildcard, over a map in key order (kubectl's own is unspecified; Go's JSON writes
+maps in key order).
 A key no value has is nothing, or with `allow_missing=False` (kubectl's --allow-missing-template-keys=false)
 the error `NAME is not found`. Filters and `..` are the library's.
 """
@@ -54,6 +56,8 @@ def _segment(query: Any, segment: Any, values: list[Any], allow_missing: bool) -
     for selector in segment.selectors:  # a union: each member over every value, member after member
         if isinstance(selector, NameSelector):
             out.extend(_field(selector.name, values, allow_missing))
+        elif isinstance(selector, WildcardSelector) and getattr(segment.token, "value", "") == "[":
+            out.extend(_array(slice(None, None), values, single=False))  # `[*]`: kubectl's array step
         elif isinstance(selector, WildcardSelector):
             out.extend(_wildcard(values))
         elif isinstance(selector, IndexSelector):

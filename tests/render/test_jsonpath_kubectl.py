@@ -21,6 +21,7 @@ OBJECT: dict[str, Any] = {
     "apiVersion": "v1",
     "kind": "Node",
     "metadata": {"name": "n1", "labels": {"zz": "1", "aa": "2", "mm": "3"}, "annotations": {"x": "y"}},
+    "spec": {"a": [{"b": []}, {"b": [1, 2]}], "m": {"z": 1}},
     "status": {
         "capacity": {"memory": "1Gi", "cpu": "4"},
         "conditions": [
@@ -48,6 +49,9 @@ TEMPLATES = [
     "{.status.conditions[*]['type','nope']}",
     "{.nope}",
     "{.status.conditions[*].nope}",
+    "{.spec.a[*]}",
+    "{.spec.a[*].b[*]}",  # kubectl's evalArray: an empty list ends the step
+    "{.spec.m['z']}",
 ]
 ERRORS = [
     "{.status.conditions[5].type}",
@@ -57,6 +61,8 @@ ERRORS = [
     "{.status.conditions[9:].type}",
     '{.status.conditions[?(@.type=~"A")].type}',
     "{.status.conditions[?(@.type=='A' && @.status=='True')].type}",
+    "{.spec.m[*]}",
+    "{.metadata.name[*]}",
 ]
 
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="the real kubectl is not on PATH")
