@@ -23,7 +23,7 @@ import pytest
 from tests.cli.test_debug_signals import WAIT, GatedAPI, Lines
 from tests.conftest import Result
 from tests.kube.apiserver import FakeKubeAPI
-from tests.kube.conftest import write_kubeconfig
+from tests.kube.conftest import KUBECTL, write_kubeconfig
 from tests.kube.kubelet import SimulatedKubelet, debug_pods, gpu_node, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,6 +123,36 @@ def test_a_pod_that_cannot_start_is_the_tools_exit_3(
     assert result.code == 3 and result.out == ""
     assert result.err.startswith("error: node i-0aaa: cannot pull image"), result.err
     assert not (tmp_path / "kubectl.json").exists()
+    assert debug_pods(cluster.api) == []
+
+
+def test_a_pod_that_cannot_be_deleted_outranks_the_code_and_keeps_it_in_a_note(
+    run: Callable[..., Result], cluster: Cluster
+) -> None:
+    cluster.api.fault(method="DELETE", path=r"/pods/gpu-debug-", status=403)
+    result = run("sh", "-c", "echo done; exit 42")
+    assert result.code == 3 and result.out == "done\n", result.err
+    lines = result.err.splitlines()
+    assert lines[-2] == "note: the command exited 42", lines
+    assert lines[-1].startswith("error: could not delete debug pod default/gpu-debug-i-0aaa-"), lines
+    cluster.api.clear_faults()
+    for name in debug_pods(cluster.api):
+        cluster.api.remove("pods", name.split("/")[1], name.split("/")[0])
+
+
+@pytest.mark.skipif(not os.path.exists(KUBECTL), reason="kubectl is not installed")
+def test_the_real_kubectl_takes_the_command_line(
+    run: Callable[..., Result], cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real kubectl accepts `exec ... -- COMMAND ARGS`; the fake server cannot stream, so exec fails
+    with kubectl's own status (1), and the pod is deleted all the same."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("KUBECTL_GPU_KUBECTL", KUBECTL)
+    result = run("nvidia-smi", "-L")
+    assert result.code not in (0, 2, 3, 130), result.err
+    exec_requests = [r for r in cluster.api.requests if r.path.endswith("/exec")]
+    assert exec_requests and exec_requests[0].query["container"] == "debugger"
+    assert exec_requests[0].query.get("command") in ("nvidia-smi", "-L"), exec_requests[0].query
     assert debug_pods(cluster.api) == []
 
 
