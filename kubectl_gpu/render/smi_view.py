@@ -116,6 +116,8 @@ PROCESS_COLUMNS = _columns("NODE", "GPU", "PID", "PROCESS", "MEM MiB", "POD")
 
 def _status(result: SmiResult) -> Cell:
     """error, findings, partial (some GPU's processes could not be read: a note says why), or ok."""
+    if result.missing:
+        return Cell("not probed", style=theme.WARNING)
     if result.error:
         return Cell("error", style=theme.ERROR)
     if any(f.severity == "error" for f in result.findings):

@@ -384,7 +384,8 @@ def test_smi_snapshot_unknown_node_is_not_found(cli: Cli) -> None:
 
 
 def test_smi_snapshot_node_not_probed_says_which(cli: Cli) -> None:
-    # In the bundle, but `snapshot --probe` did not probe it (a CPU node): a per-node error, exit 3.
+    # In the bundle, but `snapshot --probe` did not probe it: data missing, not a node failing: exit 4
+    # ("could not look"), with what is missing and how to get it.
     data = json.loads(DEMO.read_text())
     unprobed = next(
         o["metadata"]["name"]
@@ -392,8 +393,10 @@ def test_smi_snapshot_node_not_probed_says_which(cli: Cli) -> None:
         if o["kind"] == "Node" and o["metadata"]["name"] not in data["probes"]
     )
     result = cli("smi", unprobed, "--snapshot", str(DEMO))
-    assert result.code == 3, result.err
-    assert f"node {unprobed}: in the snapshot but not probed" in result.err
+    assert result.code == 4, result.err
+    assert f"node {unprobed}: the snapshot holds no nvidia-smi output for it (not probed" in result.err
+    assert f"`kubectl gpu smi {unprobed}` on the cluster reads it now" in result.err
+    assert "not probed" in result.out.splitlines()[1]
 
 
 def test_kubeconfig_without_current_context_is_bad_input(cli: Cli, tmp_path: Path) -> None:

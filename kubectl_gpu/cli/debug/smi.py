@@ -36,10 +36,14 @@ __all__ = ["register", "smi"]
 
 
 def _exit_code(results: Sequence[SmiResult]) -> int:
-    if any(r.error for r in results):
+    """3 when a node failed, 1 for an error finding, 4 when a node has no data (a snapshot that did not probe
+    it: could not look), else 0."""
+    if any(r.error and not r.missing for r in results):
         return ExitCode.CLUSTER
     if any(f.severity == "error" for r in results for f in r.findings):
         return ExitCode.FINDINGS
+    if any(r.missing for r in results):
+        return ExitCode.INCOMPLETE
     return ExitCode.OK
 
 

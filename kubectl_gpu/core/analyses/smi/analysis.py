@@ -209,6 +209,9 @@ class SmiResult:
     pods: Mapping[str, str] | None = field(default=None, hash=False)
     #: Why there is no pod list (`pods` is None), for the note on processes left without a pod.
     pods_unknown: str | None = None
+    #: `error` says data is missing (a snapshot without a probe of the node), not that the node failed:
+    #: "could not look" (exit 4), never a cluster error (exit 3).
+    missing: bool = False
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -34,8 +34,14 @@ def _text(value: object) -> str | None:
 def _stored(state: ClusterState, node: str, pods_of: PodsOf) -> SmiResult:
     stored = state.probes.get(node)
     if stored is None:
-        why = "snapshot --probe runs on accelerator nodes only"
-        return SmiResult(node, None, None, error=f"node {node}: in the snapshot but not probed ({why})")
+        return SmiResult(
+            node,
+            None,
+            None,
+            error=f"node {node}: the snapshot holds no nvidia-smi output for it (not probed: `snapshot --probe` "
+            f"probes the accelerator nodes it reaches); `kubectl gpu smi {node}` on the cluster reads it now",
+            missing=True,
+        )
     entry = stored if isinstance(stored, dict) else {"output": stored}
     output = entry.get("output")
     error = _text(entry.get("error"))
