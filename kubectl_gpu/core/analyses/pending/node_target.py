@@ -64,6 +64,8 @@ class NodeTarget:
             t for t in untolerated(shape.tolerations, self.effective_taints) if t.key != UNSCHEDULABLE
         )
         missing, quarantined = split_quarantine(node, missing, self.ref)  # never a toleration to add
+        replacing = disruption_blocks(missing)  # Karpenter's own taint: a node going away, not a toleration
+        missing = tuple(t for t in missing if t.key != DISRUPTED)
         if quarantined is not None:
             blockers.append(quarantined)
             checks.append(Check("quarantine", False, quarantined.message))
@@ -101,8 +103,7 @@ class NodeTarget:
                     f"{resource}: {short_quantity(max(free, ZERO), resource)} free, {short_quantity(wanted, resource)} wanted"
                 )
         cordoned = cordon_blocks(shape, node, self.effective_taints)
-        if cordoned:
-            short.append(cordoned)
+        short += [why for why in (cordoned, replacing) if why]
         if short:
             blockers.append(
                 Blocker(
@@ -110,7 +111,7 @@ class NodeTarget:
                     CAPACITY,
                     self.ref,
                     f"node {node.name}: " + "; ".join(short),
-                    _CORDON_FIX.format(node=node.name) if cordoned and len(short) == 1 else _ACCELERATOR_FIX,
+                    _capacity_fix(short, cordoned, replacing, node.name),
                 )
             )
             checks.append(Check("free accelerators", False, "; ".join(short)))
@@ -166,6 +167,32 @@ _CORDON_FIX = (
     "drain that cordoned it; a toleration of node.kubernetes.io/unschedulable would only place the pod on a node "
     "taken out of service"
 )
+
+
+#: Karpenter's disruption taint (kubernetes-sigs/karpenter pkg/apis/v1/taints.go DisruptedNoScheduleTaint): put on
+#: a node it is consolidating, replacing for drift or expiry, or deleting; the node drains and goes away.
+DISRUPTED = "karpenter.sh/disrupted"
+_DISRUPTED_FIX = (
+    "the node is being replaced by Karpenter (consolidation, drift or expiry: kubectl gpu lifecycle says which): "
+    "wait for the pod to be placed on its replacement or another node; a toleration of karpenter.sh/disrupted "
+    "would only place the pod on a node that is going away"
+)
+
+
+def disruption_blocks(untolerated_taints: tuple[Taint, ...]) -> str | None:
+    """Why a node Karpenter is disrupting does not take the pod (it carries karpenter.sh/disrupted), or None."""
+    if any(t.key == DISRUPTED for t in untolerated_taints):
+        return "node is being replaced by Karpenter (karpenter.sh/disrupted:NoSchedule)"
+    return None
+
+
+def _capacity_fix(short: list[str], cordoned: str | None, replacing: str | None, node: str) -> str:
+    """The fix of a node's capacity blocker: the cordon's or the disruption's when that is all there is."""
+    if len(short) == 1 and short[0] == cordoned:
+        return _CORDON_FIX.format(node=node)
+    if len(short) == 1 and short[0] == replacing:
+        return _DISRUPTED_FIX
+    return _ACCELERATOR_FIX
 
 
 def cordon_blocks(shape: PodShape, node: Node, taints: tuple[Taint, ...]) -> str | None:
