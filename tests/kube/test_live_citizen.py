@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from kubectl_gpu.kube.pacing import POLL_SECONDS, Backoff, ReadPacer
 from kubectl_gpu.kube.transport import ResponseTooLarge
 from tests.helpers import node
 from tests.kube.apiserver import FakeKubeAPI
+from tests.kube.kubelet import wait_for
 from tests.kube.wire import Response, status_body
 
 REPO = Path(__file__).resolve().parents[2]
@@ -290,11 +290,12 @@ def test_the_request_budget_holds_any_loop_to_its_rate() -> None:
     assert budget.taken == 60
 
 
-def test_nodes_w_under_forbidden_watch_and_events_sends_a_few_requests_a_second(
+def test_pending_w_under_forbidden_watch_and_events_polls_and_sends_nothing_between(
     apiserver: FakeKubeAPI, kubeconfig: Path
 ) -> None:
-    """By hand, as a user: `nodes -w` for a few seconds against a server that forbids every watch and the
-    event lists. The count is bounded by the rate whatever the machine's speed (a slow machine sends fewer)."""
+    """As a user: `pending -w` against a server that forbids every watch and the event lists. Waited on states,
+    not time: the first read, one round of watches (all 403), then nothing until the first poll, which asks
+    one event selector instead of every one. So the rate is one read per POLL_SECONDS, whatever the machine."""
     apiserver.add(node("n1"))
     apiserver.fault(path=r"^/api/v1/events$", status=403)
     _watch_answer(apiserver, Response(403, json.dumps(status_body(403, "forbidden: watch")).encode()))
@@ -303,19 +304,27 @@ def test_nodes_w_under_forbidden_watch_and_events_sends_a_few_requests_a_second(
         [sys.executable, "-m", "kubectl_gpu", "pending", "-w", "--kubeconfig", str(kubeconfig)],
         cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+
+    def node_lists() -> list[str]:
+        return [p for p in _list_requests(apiserver) if p == "/api/v1/nodes"]
+
     try:
-        started = time.monotonic()
-        while not _watch_requests(apiserver) and process.poll() is None:
-            time.sleep(0.05)
-        first_read = len(apiserver.requests)
-        time.sleep(4)
-        elapsed = time.monotonic() - started
-        sent = len(apiserver.requests) - first_read
+        polled = wait_for(
+            lambda: len(node_lists()) >= 2 or process.poll() is not None, timeout=POLL_SECONDS * 12
+        )
     finally:
         process.terminate()
         _, err = process.communicate(timeout=60)
-    assert sent <= 1 + int(elapsed / POLL_SECONDS + 1) * first_read, (sent, elapsed)
-    assert "forbidden to watch" in err, err
+    assert polled and len(node_lists()) >= 2, err
+    requests = list(apiserver.requests)
+    first_watch = next(i for i, r in enumerate(requests) if r.query.get("watch"))
+    watches = [(r.path, r.query.get("fieldSelector")) for r in requests if r.query.get("watch")]
+    assert len(watches) == len(set(watches))  # one round: no list is ever watched again once it was refused
+    events = [r for r in requests[first_watch:] if r.path == "/api/v1/events" and not r.query.get("watch")]
+    assert 1 <= len(events) <= len(node_lists())  # a poll asks one event selector, not ten
+    later = [r for r in requests[first_watch:] if not r.query.get("watch")]
+    assert len(later) <= (len(node_lists()) - 1) * first_watch  # each poll at most what the first read sent
+    assert "forbidden to watch" in err and err.count("forbidden to list events") == 1, err
 
 
 def test_a_budget_wait_never_passes_the_deadline(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
