@@ -1,0 +1,261 @@
+"""Changes applied, in order, to a copy of a captured cluster: all of them or none (`ChangeError`, exit 2).
+
+Each change reads the object as captured (`ClusterState.manifest`: the source must keep manifests) or as
+an earlier change left it, makes the new object, parses it with the parsers every source uses, and puts the
+model in place of the old one. Workloads become their Pending pods (`workloads.py`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from kubectl_gpu.core.changes.model import KINDS, NAMESPACED, Change
+from kubectl_gpu.core.changes.patches import PatchFailed, json_merge, json_patch, strategic_merge
+from kubectl_gpu.core.changes.workloads import (
+    base_from_pods,
+    owned_pods,
+    replica_count,
+    replica_pods,
+    same_scheduling,
+)
+from kubectl_gpu.core.k8s.models import NodeClass, NodePool, Pod
+from kubectl_gpu.core.k8s.parse import ModelError, kind_of, parse_object
+from kubectl_gpu.core.k8s.state import ClusterState
+
+__all__ = ["Applied", "apply_changes"]
+
+_WORKLOADS = frozenset({"Deployment", "StatefulSet", "Job", "LeaderWorkerSet"})
+_CUSTOM = frozenset({"NodePool", "NodeClass", "EC2NodeClass", "LeaderWorkerSet"})
+ManifestKey = tuple[str, str | None, str]
+
+
+class Applied(msgspec.Struct, frozen=True):
+    """What one change did: the object before and after (None: added, deleted), the pods it made Pending
+    and the pods it took away, and how its base was found."""
+
+    change: Change
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+    pods_added: tuple[str, ...] = ()
+    pods_removed: tuple[str, ...] = ()
+    note: str | None = None
+
+
+class _Manifests(Mapping[ManifestKey, Mapping[str, Any]]):
+    """The captured manifests with the changes' objects over them (nothing captured is copied)."""
+
+    def __init__(self, base: Mapping[ManifestKey, Mapping[str, Any]]) -> None:
+        self.base = base
+        self.changed: dict[ManifestKey, Mapping[str, Any] | None] = {}
+
+    def __getitem__(self, key: ManifestKey) -> Mapping[str, Any]:
+        if key in self.changed:
+            found = self.changed[key]
+            if found is None:
+                raise KeyError(key)
+            return found
+        return self.base[key]
+
+    def __iter__(self) -> Iterator[ManifestKey]:
+        yield from (k for k, v in self.changed.items() if v is not None)
+        yield from (k for k in self.base if k not in self.changed)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Work:
+    """The lists a run of changes edits, then freezes into the new state."""
+
+    def __init__(self, state: ClusterState, now: datetime | None) -> None:
+        self.state = state
+        self.now = now
+        self.pools = list(state.nodepools)
+        self.classes = list(state.nodeclasses)
+        self.pods = list(state.pods)
+        self.manifests = _Manifests(state.manifests)
+        self.workloads: dict[ManifestKey, Mapping[str, Any]] = {}
+
+    def build(self) -> ClusterState:
+        return dataclasses.replace(
+            self.state,
+            nodepools=tuple(self.pools),
+            nodeclasses=tuple(self.classes),
+            pods=tuple(self.pods),
+            manifests=self.manifests,
+            _memo={},
+            _parsed_probes={},
+        )
+
+
+def apply_changes(
+    state: ClusterState, changes: Iterable[Change], now: datetime | None = None
+) -> tuple[ClusterState, tuple[Applied, ...]]:
+    """The state with every change made, in order, and what each did. `now`: the creation time of the pods
+    a workload makes. Raises ChangeError (nothing is applied) at the first change that cannot be made."""
+    work = _Work(state, now)
+    done = []
+    for change in changes:
+        if change.kind not in KINDS:
+            raise change.error(
+                f"kind {change.kind} cannot be simulated", f"simulate changes {', '.join(KINDS)}"
+            )
+        if change.kind in _WORKLOADS:
+            done.append(_workload(work, change))
+        elif change.kind == "Pod":
+            done.append(_pod(work, change))
+        else:
+            done.append(_karpenter(work, change))
+    return work.build(), tuple(done)
+
+
+def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The object after the change: the body (apply), the patch applied (patch), None (delete)."""
+    if change.action == "delete":
+        if current is None:
+            raise change.error("not found", "check the kind and name (kubectl get)")
+        return None
+    if change.action == "apply":
+        obj = change.body
+    else:
+        if current is None:
+            raise change.error("not found: there is nothing to patch", "give the whole object instead")
+        if change.patch_type == "strategic" and change.kind in _CUSTOM:
+            raise change.error(
+                "strategic merge patch is not supported for custom resources",
+                "use --type merge or --type json",
+            )
+        patch = {"strategic": strategic_merge, "merge": json_merge, "json": json_patch}[change.patch_type]
+        try:
+            obj = patch(current, change.body)
+        except PatchFailed as exc:
+            raise change.error(f"the {change.patch_type} patch does not apply: {exc}") from None
+    if not isinstance(obj, dict):
+        raise change.error("the result is not an object")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if obj.get("kind") != change.kind or meta.get("name") != change.name:
+        raise change.error(
+            f"the patch changes the object's kind or name ({obj.get('kind')}/{meta.get('name')})"
+        )
+    if change.kind in NAMESPACED:
+        obj = {**obj, "metadata": {**meta, "namespace": change.namespace}}
+    return obj
+
+
+def _parse(change: Change, obj: Mapping[str, Any]) -> Any:
+    group, _ = kind_of(obj)
+    if group != KINDS[change.kind]:
+        raise change.error(
+            f"apiVersion {obj.get('apiVersion')!r} is not of API group {KINDS[change.kind] or 'core'}"
+        )
+    try:
+        return parse_object(obj)
+    except (ModelError, ValueError, TypeError, AttributeError) as exc:
+        raise change.error(f"the object does not parse: {exc}") from None
+
+
+def _karpenter(work: _Work, change: Change) -> Applied:
+    key: ManifestKey = (change.kind, None, change.name)
+    models: list[Any] = work.pools if change.kind == "NodePool" else work.classes
+
+    def same(m: NodePool | NodeClass) -> bool:
+        return m.name == change.name and (isinstance(m, NodePool) or m.kind == change.kind)
+
+    exists = any(same(m) for m in models)
+    current = work.manifests.get(key)
+    if exists and current is None:
+        raise change.error("the source kept no copy of it to change", "read the cluster with its manifests")
+    obj = _patched(change, current)
+    model = _parse(change, obj) if obj is not None else None
+    models[:] = [m for m in models if not same(m)] + ([model] if model is not None else [])
+    work.manifests.changed[key] = obj
+    return Applied(change, current, obj)
+
+
+def _pod(work: _Work, change: Change) -> Applied:
+    key: ManifestKey = ("Pod", change.namespace, change.name)
+    current = work.manifests.get(key)
+    obj = _patched(change, current)
+    removed = [p for p in work.pods if p.namespace == change.namespace and p.name == change.name]
+    work.pods = [p for p in work.pods if p not in removed]
+    if obj is not None:
+        if change.action == "apply":  # a new pod object: Pending and not bound, whatever the file says
+            spec = {k: v for k, v in (obj.get("spec") or {}).items() if k != "nodeName"}
+            obj = {**obj, "spec": spec, "status": {"phase": "Pending"}}
+        work.pods.append(_parse(change, obj))
+    work.manifests.changed[key] = obj
+    added = (change.name,) if obj is not None else ()
+    return Applied(change, current, obj, added, tuple(p.name for p in removed))
+
+
+def _workload(work: _Work, change: Change) -> Applied:
+    namespace = change.namespace or "default"
+    key: ManifestKey = (change.kind, namespace, change.name)
+    pods = [p for p in owned_pods(_view(work), change.kind, namespace, change.name) if not p.terminated]
+    current, note = work.workloads.get(key), None
+    pod_spec = None
+    if pods:
+        manifest = work.manifests.get(("Pod", namespace, pods[0].name))
+        pod_spec = (manifest or {}).get("spec")
+        if current is None and manifest is not None:
+            api = (
+                "leaderworkerset.x-k8s.io/v1"
+                if change.kind == "LeaderWorkerSet"
+                else f"{KINDS[change.kind]}/v1"
+            )
+            current = base_from_pods(change.kind, api, change.name, namespace, pods, manifest)
+            note = f"rebuilt from pod {namespace}/{pods[0].name} and its {len(pods)} replica(s): no {change.kind} was captured"
+    obj = _patched(change, current)
+    if obj is None:
+        return _replace_pods(work, change, current, None, pods, [], note)
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    count = replica_count(change.kind, spec)
+    template = spec.get("template") or (spec.get("leaderWorkerTemplate") or {}).get("workerTemplate") or {}
+    if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
+        raise change.error("it has no pod template (spec.template.spec)")
+    keep = (
+        sorted(pods, key=lambda p: p.node_name is None)[:count] if same_scheduling(pod_spec, template) else []
+    )
+    start = max((_index(p.name) for p in keep), default=-1) + 1
+    made = replica_pods(obj, change.kind, start, count - len(keep), work.now)
+    work.workloads[key] = obj
+    return _replace_pods(work, change, current, obj, [p for p in pods if p not in keep], made, note)
+
+
+def _replace_pods(
+    work: _Work,
+    change: Change,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    removed: list[Pod],
+    made: list[dict[str, Any]],
+    note: str | None,
+) -> Applied:
+    work.pods = [p for p in work.pods if p not in removed]
+    for pod in made:
+        work.pods.append(_parse(msgspec.structs.replace(change, kind="Pod"), pod))
+        work.manifests.changed[("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])] = pod
+    for pod in removed:
+        work.manifests.changed[("Pod", pod.namespace, pod.name)] = None
+    return Applied(
+        change,
+        before,
+        after,
+        tuple(p["metadata"]["name"] for p in made),
+        tuple(p.name for p in removed),
+        note,
+    )
+
+
+def _view(work: _Work) -> ClusterState:
+    return dataclasses.replace(work.state, pods=tuple(work.pods), _memo={}, _parsed_probes={})
+
+
+def _index(name: str) -> int:
+    tail = name.rpartition("-")[2]
+    return int(tail) if tail.isdigit() else -1
