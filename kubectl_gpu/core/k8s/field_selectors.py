@@ -1,10 +1,15 @@
 """kubectl's --field-selector on the listed kind (nodes or pods), as the API server reads it.
 
 Terms are separated by commas, each `field=value`, `field==value` or `field!=value` (a backslash escapes a
-comma, `=` or `!`). The fields are the API server's for the kind, those this tool holds: nodes
-`metadata.name`, `spec.unschedulable`; pods `metadata.name`, `metadata.namespace`, `spec.nodeName`,
-`spec.schedulerName`, `status.phase`, `status.nominatedNodeName`. Another field is the API server's
-`field label not supported: FIELD`. Applied to the objects read, so a --snapshot filters as a live cluster.
+comma, `=` or `!`). The fields are exactly the API server's for the kind (the field label conversions of
+pkg/apis/core/v1/conversion.go): nodes `metadata.name`, `spec.unschedulable`; pods `metadata.name`,
+`metadata.namespace`, `spec.nodeName` (and its old name `spec.host`), `spec.restartPolicy`,
+`spec.schedulerName`, `spec.serviceAccountName`, `spec.hostNetwork`, `status.phase`, `status.podIP`,
+`status.podIPs`, `status.nominatedNodeName`. Each has the value the server matches (`ToSelectableFields`,
+pkg/registry/core/pod/strategy.go): `status.podIP` is the first of the pod's IPs, and `status.podIPs`, which
+the server accepts but never sets, is always empty there, so it is here. Another field is the API server's
+`field label not supported: FIELD`. Applied to the objects read, so a --snapshot filters as a live cluster
+(a live one is sent the selector: the server applies it).
 """
 
 from __future__ import annotations
@@ -23,10 +28,16 @@ _POD_FIELDS = (
     "metadata.name",
     "metadata.namespace",
     "spec.nodeName",
+    "spec.restartPolicy",
     "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
     "status.phase",
+    "status.podIP",
+    "status.podIPs",
     "status.nominatedNodeName",
 )
+_ALIASES = {"pods": {"spec.host": "spec.nodeName"}}  # the server's name for old v1 clients' field
 _TERM = re.compile(r"^((?:[^=!\\]|\\.)+?)(==|=|!=)((?:[^\\]|\\.)*)$")
 
 
@@ -58,6 +69,7 @@ def parse_field_selector(text: str, kind: str) -> tuple[FieldTerm, ...]:
         if match is None:
             raise InvalidInput(f"--field-selector: invalid selector: '{text}'; can't understand '{part}'")
         field, op, value = match[1], match[2], re.sub(r"\\(.)", r"\1", match[3])
+        field = _ALIASES.get(kind, {}).get(field, field)
         if field not in known:
             raise InvalidInput(
                 f"--field-selector: field label not supported: {field}", f"{kind} take {', '.join(known)}"
@@ -84,7 +96,11 @@ def pod_matches(terms: tuple[FieldTerm, ...], pod: Pod) -> bool:
         "metadata.namespace": pod.meta.namespace or "",
         "spec.nodeName": pod.node_name or "",
         "spec.schedulerName": pod.scheduler_name,
+        "spec.restartPolicy": pod.restart_policy,
+        "spec.serviceAccountName": pod.service_account_name,
+        "spec.hostNetwork": "true" if pod.host_network else "false",
         "status.phase": pod.phase,
+        "status.podIP": pod.pod_ip,
         "status.nominatedNodeName": pod.nominated_node_name or "",
     }
     return _matches(terms, values)

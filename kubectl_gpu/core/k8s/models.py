@@ -168,6 +168,12 @@ class Pod:
     _details: PodDetails = field(compare=False, repr=False)
     # Host ports, topology spread, required pod (anti-)affinity, PVCs (core/k8s/placement.py).
     placement: Placement = NO_PLACEMENT
+    # The API server's selectable fields the analyses do not read, for --field-selector on a snapshot
+    # (core/k8s/field_selectors.py), each as the server reads it (parse/pods.py `selectable`).
+    restart_policy: str = "Always"
+    service_account_name: str = ""
+    host_network: bool = False
+    pod_ip: str = ""  # status.podIPs[0].ip, else status.podIP
 
     @property
     def limits(self) -> Resources:

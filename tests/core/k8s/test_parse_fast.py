@@ -68,6 +68,10 @@ PATHS: list[tuple[Any, ...]] = [
     ("spec",),
     ("spec", "nodeName"),
     ("spec", "schedulerName"),
+    ("spec", "restartPolicy"),
+    ("spec", "serviceAccountName"),
+    ("spec", "serviceAccount"),
+    ("spec", "hostNetwork"),
     ("spec", "priority"),
     ("spec", "terminationGracePeriodSeconds"),
     ("spec", "containers"),
@@ -105,6 +109,10 @@ PATHS: list[tuple[Any, ...]] = [
     ("status", "phase"),
     ("status", "startTime"),
     ("status", "nominatedNodeName"),
+    ("status", "podIP"),
+    ("status", "podIPs"),
+    ("status", "podIPs", 0),
+    ("status", "podIPs", 0, "ip"),
     ("status", "containerStatuses"),
 ]
 SCALARS = st.one_of(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 from operator import itemgetter
+from sys import intern
 from typing import Any
 
 from kubectl_gpu.core.k8s.models import Container, ContainerPort, ContainerState, Meta, Pod, Raw, Resources
@@ -24,7 +25,16 @@ from kubectl_gpu.core.k8s.parse.common import (
 from kubectl_gpu.core.k8s.parse.placement import parse_placement
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 
-__all__ = ["APP_KEYS", "INIT_KEYS", "SlimDetails", "effective", "parse_pod_checked", "slim", "slim_status"]
+__all__ = [
+    "APP_KEYS",
+    "INIT_KEYS",
+    "SlimDetails",
+    "effective",
+    "parse_pod_checked",
+    "selectable",
+    "slim",
+    "slim_status",
+]
 
 
 def _add(total: Resources, extra: Mapping[str, Decimal]) -> None:
@@ -267,6 +277,30 @@ class SlimDetails:
         return self._statuses
 
 
+def _text(value: object) -> str:
+    """A selectable field's text: a string as it is (interned: a fleet's pods share a handful of values),
+    anything else as the empty value Go's zero value reads as."""
+    return intern(value) if type(value) is str else ""
+
+
+def selectable(spec: Raw, status: Raw) -> tuple[str, str, bool, str]:
+    """The API server's selectable pod fields the analyses do not read (`ToSelectableFields`,
+    pkg/registry/core/pod/strategy.go), as the server reads them from a v1 pod (pkg/apis/core/v1): the
+    restart policy (`Always` when unset, `SetDefaults_PodSpec`), the service account (the deprecated
+    `serviceAccount` where `serviceAccountName` is empty), host networking, and the pod IP (the first of
+    `status.podIPs`, else `status.podIP`). Read leniently, never an error: a value of the wrong type reads
+    as unset. Both parsers read them here, so they read alike."""
+    podips = status.get("podIPs")
+    first = podips[0] if type(podips) is list and podips else None
+    ip = first.get("ip") if type(first) is dict else status.get("podIP")
+    return (
+        _text(spec.get("restartPolicy")) or "Always",
+        _text(spec.get("serviceAccountName")) or _text(spec.get("serviceAccount")),
+        spec.get("hostNetwork") is True,
+        ip if type(ip) is str else "",
+    )
+
+
 def parse_pod_checked(obj: Raw) -> Pod:
     """A pod, every field checked as it is read (errors name the field); `pod_fast` reads the usual shape."""
     m = meta(obj, "Pod", namespaced=True)
@@ -284,6 +318,7 @@ def parse_pod_checked(obj: Raw) -> Pod:
     grace = spec.get("terminationGracePeriodSeconds")
     if grace is not None and type(grace) is not int:  # a bool, a string: opt_int says what is wrong
         grace = opt_int(grace, f"{where} spec.terminationGracePeriodSeconds")
+    restart, account, host_network, pod_ip = selectable(spec, status)
     return Pod(
         meta=m,
         node_name=opt_str(spec.get("nodeName")),
@@ -305,4 +340,8 @@ def parse_pod_checked(obj: Raw) -> Pod:
         ),
         _details=SlimDetails(slim(containers, APP_KEYS), slim(init, INIT_KEYS), slim_status(status), m),
         placement=parse_placement(spec, m.name),
+        restart_policy=restart,
+        service_account_name=account,
+        host_network=host_network,
+        pod_ip=pod_ip,
     )

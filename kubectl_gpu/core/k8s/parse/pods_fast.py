@@ -29,6 +29,7 @@ from kubectl_gpu.core.k8s.parse.pods import (
     SlimDetails,
     effective,
     parse_pod_checked,
+    selectable,
     slim,
     slim_status,
 )
@@ -195,6 +196,7 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
     status_get = status.get
     node_name, phase = get("nodeName"), status_get("phase")
     scheduler, nominated = get("schedulerName"), status_get("nominatedNodeName")
+    restart, account, host_network, pod_ip = selectable(spec, status)
     return _pod(  # `opt_str` of each text, inline
         meta=m,
         node_name=node_name if isinstance(node_name, str) and node_name else None,
@@ -212,6 +214,10 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         scheduling_gates=(),
         _details=SlimDetails(template.app, template.init, status if whole_status else slim_status(status), m),
         placement=placement,
+        restart_policy=restart,
+        service_account_name=account,
+        host_network=host_network,
+        pod_ip=pod_ip,
     )
 
 
