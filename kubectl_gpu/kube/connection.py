@@ -6,7 +6,8 @@ merges it (`kube.kubeconfig`) and to kubectl's flags (`ConnectionFlags`), which 
 - `--context` picks the context; `--cluster` and `--user` replace the context's cluster and user (a `--user`
   the kubeconfig lacks is bad input: `auth info "x" does not exist`; a cluster without a server too:
   `no server found for cluster "x"`).
-- `-s/--server` replaces the cluster's server, and then the cluster's `tls-server-name` too (with
+- `-s/--server` replaces the cluster's server (with no kubeconfig or no current-context, it is the whole
+  cluster, as kubectl's `DirectClientConfig` with an empty context), and then the cluster's `tls-server-name` too (with
   `--tls-server-name`, or none). `--certificate-authority` replaces the cluster's CA (file and data) and
   its `insecure-skip-tls-verify`; `--insecure-skip-tls-verify` drops the cluster's CA. A cluster left with
   a CA and `insecure-skip-tls-verify` both is refused with kubectl's words: `specifying a root certificates
@@ -47,6 +48,7 @@ __all__ = [
     "ConnectionFlags",
     "Impersonation",
     "check_namespace",
+    "context_label",
     "context_namespace",
     "go_quote",
     "namespace_problems",
@@ -96,6 +98,13 @@ def go_quote(text: str) -> str:
         else:
             out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
     return '"' + "".join(out) + '"'
+
+
+def context_label(name: str | None) -> str:
+    """A context as messages name it; none ("": `-s/--server` without a kubeconfig context) says so."""
+    if name is None:
+        return "the current context"
+    return f"context {name!r}" if name else "the server of -s/--server (no kubeconfig context)"
 
 
 def namespace_problems(name: str) -> list[str]:
@@ -328,7 +337,7 @@ def resolve(
 
     flags = flags or ConnectionFlags()
     merged = load_kubeconfig(kubeconfig)
-    name = merged.choose(context)
+    name = merged.choose(context, server_given=bool(flags.server))
     body = merged.contexts.get(name) or {}
     cluster_name = flags.cluster or str(body.get("cluster") or "")
     user_name = flags.user or str(body.get("user") or "")

@@ -254,13 +254,14 @@ def load_client(
 def connect(connection: Connection) -> client.ApiClient:
     """An ApiClient for a resolved connection (`kube.connection.resolve`): its effective cluster and user
     as a one-context kubeconfig for the official client, and its impersonation headers on every request."""
-    context = connection.context
+    context = connection.context or "(--server)"  # no context: the flags alone (kubectl's empty context)
     cluster = connection.cluster_name or "cluster"
-    body = {"cluster": cluster} | ({"user": connection.user_name} if connection.user_name else {})
+    user = connection.user_name or ("user" if connection.user else "")  # --token with no kubeconfig user
+    body = {"cluster": cluster} | ({"user": user} if user else {})
     single = Kubeconfig(
         files=connection.kubeconfig.files,
         clusters={cluster: connection.cluster},
-        users={connection.user_name: connection.user} if connection.user_name else {},
+        users={user: connection.user} if user else {},
         contexts={context: body},
         current_context=context,
     )

@@ -60,9 +60,12 @@ class Kubeconfig(msgspec.Struct, frozen=True, dict=True):
     def context_names(self) -> tuple[str, ...]:
         return tuple(sorted(self.contexts))
 
-    def choose(self, override: str | None) -> str:
-        """The context kubectl would use: `--context`, else `current-context`; bad input when unknown."""
+    def choose(self, override: str | None, *, server_given: bool = False) -> str:
+        """The context kubectl would use: `--context`, else `current-context`; bad input when unknown.
+        With `-s/--server` and neither, no context ("") is no error: kubectl connects to the server alone."""
         name = override or self.current_context
+        if not name and server_given:
+            return ""
         if not name:
             if not self.files:
                 raise ClusterError("cannot load kubeconfig: no kubeconfig file found", NO_CONFIG_HINT)

@@ -32,7 +32,7 @@ from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.parse import ModelError, parse_object
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, StateBuilder
 from kubectl_gpu.kube.changes import ListMark, WatchAnswer, changed_since
-from kubectl_gpu.kube.connection import Connection, ConnectionFlags, resolve
+from kubectl_gpu.kube.connection import Connection, ConnectionFlags, context_label, resolve
 from kubectl_gpu.kube.discovery import prove_api_server
 from kubectl_gpu.kube.heap import bulk_load
 from kubectl_gpu.kube.kinds import ALL_KINDS, EVENT_COMPONENTS, EVENT_REASONS, KindSpec, by_name
@@ -180,7 +180,7 @@ class LiveSource:
                     raise ClusterError(
                         f"the API server at {self.server} does not serve {path} (404 for a core kind): "
                         f"{exc.message or exc.reason}",
-                        f"check the server URL of context {self.context!r}: a proxy or web server may be answering",
+                        f"check the server URL of {context_label(self.context)}: a proxy or web server may be answering",
                     ) from None
                 raise
             api_version = f"{spec.group}/{version}" if spec.group else version

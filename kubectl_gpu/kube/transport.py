@@ -25,6 +25,7 @@ from kubernetes.client.exceptions import ApiException
 from kubectl_gpu.core.errors import ClusterError
 from kubectl_gpu.core.k8s.times import go_duration
 from kubectl_gpu.kube.budget import LIST_BUDGET, RequestBudget
+from kubectl_gpu.kube.connection import context_label
 from kubectl_gpu.kube.failures import ApiFailure, BodySummary, body_summary
 from kubectl_gpu.kube.secret_text import strip_userinfo
 
@@ -305,7 +306,7 @@ class Transport:
     def _header_error(self, exc: ValueError) -> ClusterError:
         if isinstance(exc, UnicodeError) or "header" in str(exc).lower():
             return ClusterError(
-                f"the credentials of context {self.context!r} cannot be sent: they hold a character an "
+                f"the credentials of {context_label(self.context)} cannot be sent: they hold a character an "
                 "HTTP header cannot carry (a line break or a control character inside the token)",
                 "check the token, tokenFile or credential plugin of the kubeconfig user",
             )
@@ -332,7 +333,7 @@ class Transport:
         """No answer at all: TLS, refused, timed out, cut off. One line, with what to do."""
         reason = getattr(exc, "reason", None) or exc
         text = " ".join(str(reason).split())
-        context = f"check that context {self.context!r} points at a running cluster, or use --snapshot"
+        context = f"check that {context_label(self.context)} points at a running cluster, or use --snapshot"
         if isinstance(reason, urllib3.exceptions.SSLError) or "SSL" in text or "certificate" in text:
             return ClusterError(
                 f"TLS error talking to {self.server}: {text[:200]}",
@@ -372,8 +373,8 @@ class Transport:
         whatever was asked)."""
         if failure.status == 401:
             return ClusterError(
-                f"unauthorized: the API server at {self.server} rejected the credentials of context "
-                f"{self.context!r}",
+                f"unauthorized: the API server at {self.server} rejected the credentials of "
+                f"{context_label(self.context)}",
                 _CREDENTIALS_HINT,
             )
         if failure.status == 403 and not failure.html:

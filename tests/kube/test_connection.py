@@ -442,3 +442,42 @@ def test_describe_names_the_connection_and_no_credential(tmp_path: Path) -> None
         resolve(str(kubeconfig), None, None, ConnectionFlags(server="http://127.0.0.1:1")).describe()
     )
     assert "TLS: none (http)" in http and "credentials are not sent" in http and "timeout none" in http
+
+
+@needs_kubectl
+def test_server_flag_alone_needs_no_kubeconfig_as_kubectl(
+    both: tuple[FakeKubeAPI, FakeKubeAPI], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KUBECONFIG names a file that does not exist, and ~/.kube/config is absent: `--server URL
+    --insecure-skip-tls-verify --token T` is the whole connection for kubectl (client-go's DirectClientConfig
+    with an empty context), and for us."""
+    api, _ = both
+    missing = str(tmp_path / "no-such-kubeconfig")
+    args = ["--server", api.url, "--insecure-skip-tls-verify", "--token", "flag-token-1"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBE")}
+    env |= {"HOME": str(tmp_path), "KUBECONFIG": missing}
+    api.requests.clear()
+    done = subprocess.run(
+        [KUBECTL, "--cache-dir", str(tmp_path / "cache"), "get", "nodes", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _identity(_nodes_request(api)) == [("Authorization", "Bearer flag-token-1")]
+    monkeypatch.setenv("KUBECONFIG", missing)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    api.requests.clear()
+    flags = ConnectionFlags(server=api.url, insecure_skip_tls_verify=True, token="flag-token-1")
+    LiveClusterSource(SourceOptions(flags=flags)).load(["nodes"])
+    assert _identity(_nodes_request(api)) == [("Authorization", "Bearer flag-token-1")]
+
+
+def test_no_kubeconfig_and_no_server_is_still_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "no-such-kubeconfig"))
+    with pytest.raises(ClusterError, match="no kubeconfig file found"):
+        resolve(None, None, None)
