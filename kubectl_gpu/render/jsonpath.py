@@ -11,7 +11,8 @@ shown escaped by `render.safe`, as everywhere else): strings bare, several resul
 expression separated by a space, maps and lists as JSON. A missing key prints nothing (kubectl's
 `--allow-missing-template-keys=true`), or is an error when that is false. Evaluation is kubectl's
 (render.jsonpath_eval: unions grouped by member, an index out of range an error); `=~`, `&&` and `||` are
-refused as kubectl's lexer refuses them.
+refused as kubectl's lexer refuses them, and brackets are read by kubectl's rules (render.jsonpath_brackets:
+`["name"]` refused, `['a.b']` the path `.a.b`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.render.jsonpath_brackets import bracket_error, quoted_names_as_paths
 from kubectl_gpu.render.safe import safe_block
 
 __all__ = ["Expression", "Template", "parse_expression", "parse_template", "text_of"]
@@ -115,7 +117,7 @@ _ESCAPED_NAME = re.compile(r"\.((?:[^.\[\]\\\s]|\\\.)*\\\.(?:[^.\[\]\\\s]|\\\.)*
 
 
 def _query_text(expression: str) -> tuple[str, bool]:
-    text = expression.strip()
+    text = quoted_names_as_paths(expression.strip())
     if "\\." in text:
         text = _ESCAPED_NAME.sub(lambda m: "[" + json.dumps(m.group(1).replace("\\.", ".")) + "]", text)
     if text.startswith("$"):
@@ -131,6 +133,9 @@ def compile_expression(expression: str, template: str) -> Expression:
     import jsonpath  # ~70 ms to import: only a command given a JSONPath pays for it
 
     _refuse_what_kubectl_refuses(expression, template)
+    reason = bracket_error(expression)
+    if reason is not None:  # kubectl's brackets: `["name"]` and `[ 0 ]` are not kubectl's
+        raise _error(template, reason)
     text, absolute = _query_text(expression)
     try:
         query = jsonpath.compile(text)

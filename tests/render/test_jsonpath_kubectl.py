@@ -1,6 +1,6 @@
 """The JSONPath printer to the edge, byte for byte against the real kubectl on the same object (issue 41,
 item 1): unions grouped by member, an index out of range an error, `=~` refused, map keys in order,
---allow-missing-template-keys. kubectl prints a local object with `annotate --local -f FILE -o jsonpath=`
+--allow-missing-template-keys, brackets by kubectl's rules (`["name"]` refused, `['a.b']` the path .a.b). kubectl prints a local object with `annotate --local -f FILE -o jsonpath=`
 (no API server); we render the same template over the same document."""
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ KUBECTL = shutil.which("kubectl")
 OBJECT: dict[str, Any] = {
     "apiVersion": "v1",
     "kind": "Node",
-    "metadata": {"name": "n1", "labels": {"zz": "1", "aa": "2", "mm": "3"}, "annotations": {"x": "y"}},
+    "metadata": {
+        "name": "n1",
+        "labels": {"zz": "1", "aa": "2", "mm": "3", "kubernetes.io/arch": "amd64"},
+        "annotations": {"x": "y"},
+    },
     "spec": {"a": [{"b": []}, {"b": [1, 2]}], "m": {"z": 1}},
     "status": {
         "capacity": {"memory": "1Gi", "cpu": "4"},
@@ -52,6 +56,11 @@ TEMPLATES = [
     "{.spec.a[*]}",
     "{.spec.a[*].b[*]}",  # kubectl's evalArray: an empty list ends the step
     "{.spec.m['z']}",
+    "{.metadata['labels']['zz']}",
+    "{.metadata.labels['kubernetes.io/arch']}",  # kubectl reads ['a.b'] as the path .a.b: nothing here
+    "{.metadata.labels['kubernetes\\.io/arch']}",  # an escaped dot: the key
+    "{.metadata.labels['']}",
+    "{.status.conditions[0:2:1].type}",
 ]
 ERRORS = [
     "{.status.conditions[5].type}",
@@ -63,6 +72,16 @@ ERRORS = [
     "{.status.conditions[?(@.type=='A' && @.status=='True')].type}",
     "{.spec.m[*]}",
     "{.metadata.name[*]}",
+    # kubectl's brackets: a name in double quotes, or a space inside, is `invalid array index`
+    '{.metadata.labels["zz"]}',
+    '{.metadata["labels"]}',
+    '{.metadata.labels["zz","aa"]}',
+    "{.metadata.labels[ 'zz' ]}",
+    "{.status.conditions[ 0 ].type}",
+    '{.status.conditions[?(@["type"]=="A")].type}',
+    "{.status.conditions[-].type}",
+    "{.status.conditions[0:-].type}",
+    "{.status.conditions[a].type}",
 ]
 
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="the real kubectl is not on PATH")
@@ -138,4 +157,24 @@ def test_a_union_is_grouped_by_member() -> None:
 
 
 def test_a_wildcard_over_a_map_goes_in_key_order() -> None:
-    assert _ours("{.metadata.labels.*}") == "2 3 1"
+    assert _ours("{.metadata.labels.*}") == "2 amd64 3 1"
+
+
+def test_brackets_refused_in_kubectl_words_without_kubectl() -> None:
+    """kubectl v1.32's answer, observed with `kubectl annotate --local -o jsonpath=` (the tests above hold
+    it where kubectl is on PATH), also for a custom column or --sort-by (kubectl parses them alike)."""
+    from kubectl_gpu.render.jsonpath import parse_expression
+
+    with pytest.raises(InvalidInput) as raised:
+        _ours('{.metadata.labels["app"]}')
+    assert (
+        raised.value.message == 'error parsing jsonpath {.metadata.labels["app"]}, invalid array index "app"'
+    )
+    with pytest.raises(InvalidInput, match='invalid array index "app"'):
+        parse_expression('.metadata.labels["app"]', "custom-columns")
+
+
+def test_a_quoted_name_is_kubectls_path() -> None:
+    assert _ours("{.metadata.labels['kubernetes.io/arch']}") == ""
+    assert _ours("{.metadata.labels['kubernetes\\.io/arch']}") == "amd64"
+    assert _ours("{.metadata['labels']['zz']}") == "1"
