@@ -24,6 +24,7 @@ from kubectl_gpu.cli import lint as lint_cmd
 from kubectl_gpu.cli import nodes as nodes_cmd
 from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
+from kubectl_gpu.cli import simulate as simulate_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
 from kubectl_gpu.cli import usage as usage_cmd
@@ -83,6 +84,7 @@ _install_root_callback()
 nodes_cmd.register(app)
 pending_cmd.register(app)
 diagnose_cmd.register(app)
+simulate_cmd.register(app)
 snapshot_cmd.register(app)
 cost_cmd.register(app)
 usage_cmd.register(app)

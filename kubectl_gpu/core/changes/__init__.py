@@ -5,11 +5,21 @@ Pure: the files are read by the adapters (`kube/change_files.py`); this package 
 """
 
 from kubectl_gpu.core.changes.apply import Applied, apply_changes
-from kubectl_gpu.core.changes.model import KINDS, Change, ChangeError, PatchType, change_kind
+from kubectl_gpu.core.changes.model import (
+    KINDS,
+    Change,
+    ChangeError,
+    PatchType,
+    change_kind,
+)
+from kubectl_gpu.core.changes.model import (
+    NAMESPACED as NAMESPACED_KINDS,
+)
 from kubectl_gpu.core.changes.patches import json_merge, json_patch, strategic_merge
 
 __all__ = [
     "KINDS",
+    "NAMESPACED_KINDS",
     "Applied",
     "Change",
     "ChangeError",
