@@ -25,6 +25,7 @@ from kubectl_gpu.cli import nodes as nodes_cmd
 from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
 from kubectl_gpu.cli import simulate as simulate_cmd
+from kubectl_gpu.cli import pools as pools_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
 from kubectl_gpu.cli import usage as usage_cmd
@@ -82,6 +83,7 @@ def _install_root_callback() -> None:
 
 _install_root_callback()
 nodes_cmd.register(app)
+pools_cmd.register(app)
 pending_cmd.register(app)
 diagnose_cmd.register(app)
 simulate_cmd.register(app)
@@ -115,28 +117,26 @@ def _usage_line(exc: ClickException) -> str:
     return message
 
 
-def _scrub(text: str) -> str:
-    """No credential this process loaded (a token, a password) and no terminal control in what it
-    prints: see render.messages."""
-    from kubectl_gpu.render.messages import shown
+def _say(text: str, *, block: bool = False) -> None:
+    """A line on stderr through the CLI's one writer (`render.messages.say`): no credential this process
+    loaded (a token, a password) and no terminal control in what it prints."""
+    from kubectl_gpu.render.messages import say
 
-    return shown(text)
+    say(text, block=block)
 
 
 def _error(line: str) -> None:
-    typer.echo(_scrub(f"error: {line}"), err=True)
+    _say(f"error: {line}")
 
 
 def _traceback() -> None:
-    from kubectl_gpu.render.messages import shown_block
-
-    sys.stderr.write(shown_block(traceback.format_exc()))
+    _say(traceback.format_exc(), block=True)
 
 
 def _say_interrupted() -> None:
     """ "interrupted" on stderr, unless the terminal is gone (SIGHUP): the exit code says it all the same."""
     with contextlib.suppress(OSError):
-        typer.echo("interrupted", err=True)
+        _say("interrupted")
 
 
 def _debug_requests() -> None:
@@ -147,7 +147,7 @@ def _debug_requests() -> None:
 
     with contextlib.suppress(OSError):
         for line in budgets_used():
-            typer.echo(_scrub(f"debug: {line}"), err=True)
+            _say(f"debug: {line}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -182,7 +182,7 @@ def _main(args: list[str]) -> None:
         sys.exit(ExitCode.USAGE)
     except Interrupted as exc:
         with contextlib.suppress(OSError):  # stderr gone (a CI log reader that left): 130 all the same
-            typer.echo(_scrub(f"interrupted: {exc}" if str(exc) else "interrupted"), err=True)
+            _say(f"interrupted: {exc}" if str(exc) else "interrupted")
         sys.exit(ExitCode.INTERRUPTED)
     except (KeyboardInterrupt, typer.Abort):
         _say_interrupted()

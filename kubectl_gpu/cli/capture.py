@@ -109,7 +109,7 @@ def _directory(out: str) -> Path:
 def snapshot_fleet(opts: GlobalOptions, out: str, *, redacted: bool) -> int:
     from kubectl_gpu.kube.fleet import MAX_PARALLEL, Outcome, gather
     from kubectl_gpu.kube.snapshot import write_bundle
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
     members = {m.context: m for m in live_members(opts)}
     directory = _directory(out)
@@ -123,18 +123,17 @@ def snapshot_fleet(opts: GlobalOptions, out: str, *, redacted: bool) -> int:
         write_bundle(taken.bundle(captured_at, redacted=redacted), path)
         return path, len(taken.objects), [n.message for n in taken.notes]
 
-    console = make_console(stderr=True, no_color=opts.no_color)
     results = []
     outcomes = gather(list(members), work, parallel=MAX_PARALLEL, deadline=deadline(opts))
     for outcome in outcomes:
         if isinstance(outcome, Outcome):
             path, count, notes = outcome.value
             for note in notes:
-                console.print(f"warning: context {outcome.key}: {note}", markup=False)
-            console.print(f"wrote {path}: {count} objects from context {outcome.key}", markup=False)
+                say(f"warning: context {outcome.key}: {note}", no_color=opts.no_color)
+            say(f"wrote {path}: {count} objects from context {outcome.key}", no_color=opts.no_color)
             results.append(ClusterResult(outcome.key, exit_code=ExitCode.OK))
         else:
             error = failure(outcome)
-            console.print(f"error: {error.message}", style="bold red", markup=False)
+            say(f"error: {error.message}", style="bold red", no_color=opts.no_color)
             results.append(ClusterResult(outcome.key, error=error))
     return int(fleet_exit_code(results))

@@ -124,9 +124,9 @@ def _traceback(error: BaseException) -> None:
     """--debug: a failed cluster's traceback on stderr, as a single-cluster run shows its own."""
     import traceback
 
-    from kubectl_gpu.render.messages import shown_block
+    from kubectl_gpu.render.messages import say
 
-    sys.stderr.write(shown_block("".join(traceback.format_exception(error))))
+    say("".join(traceback.format_exception(error)), block=True)
 
 
 def _notes(answer: Answer) -> list[dict[str, Any]]:
@@ -174,25 +174,26 @@ def _write(
     document: Callable[[], dict[str, Any]] | None,
 ) -> None:
     from kubectl_gpu.cli.printing import print_fleet
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
 
     table = opts.format is not OutputFormat.csv
-    console = make_console(stderr=True, no_color=opts.no_color or not table)
+    no_color = opts.no_color or not table
     if opts.format in (OutputFormat.json, OutputFormat.yaml) and document is not None:
         data = document()
         sys.stdout.write(dump_json(data) if opts.format is OutputFormat.json else dump_yaml(data))
         for result in results:  # also in the document; a runbook's log shows them
             if result.error is not None:
-                console.print(f"error: {result.error.message}", style="bold red", markup=False)
+                say(f"error: {result.error.message}", style="bold red", no_color=no_color)
         return
     for result in results:
         answer = answers.get(result.context)
         notes = () if answer is None else answer.table_notes if table else answer.notes
-        for note in notes:
+        for note in notes:  # a bundle's notes and the context's name are cluster text: `say` makes them safe
             style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL") else "dim"
-            console.print(f"warning: context {result.context}: {note.message}", style=style, markup=False)
+            say(f"warning: context {result.context}: {note.message}", style=style, no_color=no_color)
         if result.error is not None:
-            console.print(f"error: {result.error.message}", style="bold red", markup=False)
+            say(f"error: {result.error.message}", style="bold red", no_color=no_color)
     if not table:
         sys.stdout.write(fleet_csv([(c, a.csv()) for c, a in answers.items() if a.csv is not None]))
         return

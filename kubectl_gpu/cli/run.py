@@ -174,13 +174,11 @@ def pod_ref(text: str, default_namespace: str | None, what: str = "pod") -> tupl
 
 
 def print_notes(notes: Iterable[Note], *, no_color: bool) -> None:
-    from kubectl_gpu.render.messages import shown
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
-    console = make_console(stderr=True, no_color=no_color)
-    for note in notes:  # a bundle's notes, and usage's, carry text from the cluster: shown safe
+    for note in notes:  # a bundle's notes, and usage's, carry text from the cluster: `say` makes them safe
         style = "yellow" if note.code in ("FORBIDDEN", "PARTIAL", "POLLING") else "dim"
-        console.print(f"warning: {shown(note.message)}", style=style, markup=False, highlight=False)
+        say(f"warning: {note.message}", style=style, no_color=no_color)
 
 
 def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:

@@ -61,7 +61,7 @@ def snapshot(
     bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
     or --all-contexts: one bundle per context in the --out directory."""
     from kubectl_gpu.cli.capture import capture
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
     out, window_s = _inputs(opts, out, old_out, usage_window)
     if opts.fleet:
@@ -86,13 +86,12 @@ def snapshot(
     # After the probes (seconds), not before them: the window takes minutes and creates nothing.
     usage = None if window_s is None else _usage(opts, taken, window_s, namespaces, redacted=not no_redact)
     _write(taken.bundle(captured_at, redacted=not no_redact, probes=probes, usage=usage), out)
-    console = make_console(stderr=True, no_color=opts.no_color)
-    for note in taken.notes:
-        console.print(f"warning: {note.message}", markup=False)
+    for note in taken.notes:  # cluster text, and the context's name: `say` makes them safe
+        say(f"warning: {note.message}", no_color=opts.no_color)
     for line in probe_warnings:
-        console.print(f"warning: {line}", markup=False)
+        say(f"warning: {line}", no_color=opts.no_color)
     where = "the bundle to stdout" if to_stdout else out
-    console.print(f"wrote {where}: {len(taken.objects)} objects from context {taken.context}", markup=False)
+    say(f"wrote {where}: {len(taken.objects)} objects from context {taken.context}", no_color=opts.no_color)
     if pods_left is not None:  # the bundle is written; a privileged pod left on a node is still an error
         raise pods_left
     return ExitCode.OK
@@ -115,14 +114,12 @@ def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:
         return out
     if out:
         raise InvalidInput("snapshot: -f and --out both given", "use --out FILE (-f is deprecated)")
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
-    make_console(stderr=True, no_color=no_color).print(
+    say(
         "warning: snapshot -f is deprecated (-f means an input file, as in lint -f and kubectl -f): "
         f"use --out {old_out}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
+        no_color=no_color,
     )
     return old_out
 
@@ -161,13 +158,14 @@ def _usage(
     from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.kube.usage import collect, find_endpoints
     from kubectl_gpu.kube.usage.saved import pods_state, redact_scrapes
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
     state = pods_state(taken.objects, taken.notes)
     found = len(find_endpoints(state, namespaces))
     if found:
-        make_console(stderr=True, no_color=opts.no_color).print(
-            f"reading /metrics of {found} pods twice over {window_s:g}s (--usage-window)", markup=False
+        say(
+            f"reading /metrics of {found} pods twice over {window_s:g}s (--usage-window)",
+            no_color=opts.no_color,
         )
     scrapes = collect(
         source_options(opts), state, window_s=window_s, samples=2, exporter_namespaces=namespaces

@@ -87,6 +87,7 @@ def launch(config: TuiConfig) -> int:
     """Run the app until it quits; then delete any debug pod it still tracks (also after a crash, and on
     SIGTERM or SIGHUP, raised as KeyboardInterrupt so that this cleanup runs)."""
     from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.tui.app import GpuApp
 
     app = GpuApp(config)
@@ -95,7 +96,7 @@ def launch(config: TuiConfig) -> int:
             app.run()
     finally:
         for left in app.run_cleanup():
-            typer.echo(f"warning: could not delete debug pod {left}; run kubectl gpu cleanup", err=True)
+            say(f"warning: could not delete debug pod {left}; run kubectl gpu cleanup")
     return app.return_code or 0
 
 

@@ -17,6 +17,7 @@ import msgspec
 
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Part, Prose, Row, Span, Table, View, prose
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = ["CLUSTER_COLUMN", "fleet_view"]
 
@@ -50,7 +51,8 @@ def _strip_newlines(text: Prose) -> Prose | None:
 
 def _cluster_lines(cluster: str, texts: list[Prose]) -> list[Part]:
     """One-line texts each led by the cluster (`prod: 2 findings: ...`); a block (the FIXES, a finding per
-    few lines) under a line that names the cluster."""
+    few lines) under a line that names the cluster (a context's name is cluster text: one line, made safe)."""
+    cluster = safe_line(cluster)
     lead = Span(f"{cluster}: ", theme.HEADER)
     parts: list[Part] = []
     for text in texts:

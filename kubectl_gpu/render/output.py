@@ -9,7 +9,6 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from typing import IO
 
 import msgspec
 from rich.cells import cell_len
@@ -23,6 +22,7 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.documents import dump_json, dump_yaml
 from kubectl_gpu.render.model import Prose, View
 from kubectl_gpu.render.model import Table as ModelTable
+from kubectl_gpu.render.terminal import use_color
 
 __all__ = [
     "LARGE_TABLE_ROWS",
@@ -33,14 +33,6 @@ __all__ = [
     "use_color",
     "view_parts",
 ]
-
-
-def use_color(stream: IO[str], *, no_color: bool) -> bool:
-    """Colour only on a terminal, never with --no-color or NO_COLOR set (https://no-color.org)."""
-    if no_color or os.environ.get("NO_COLOR"):
-        return False
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
 
 
 # C0 controls but newline and tab, DEL and C1: never ours (rich adds our styles to segments), but they

@@ -25,7 +25,6 @@ from kubectl_gpu.core.debugpod.leftover import Verdict, judge
 from kubectl_gpu.core.errors import ExitCode
 
 if TYPE_CHECKING:
-    from rich.console import Console
 
     from kubectl_gpu.kube.debug.pod_api import PodApi
 
@@ -118,6 +117,7 @@ def cleanup(
     pod shape), in every namespace unless -n is given, and delete them. Left behind: finished, past its
     deadline, or its creator is gone; a pod still in use is listed and kept unless named or --force. Without
     --yes it asks on a terminal, and elsewhere only lists them and exits 1."""
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.smi_view import cleanup_table
 
@@ -127,36 +127,35 @@ def cleanup(
     pods, foreign = _split(_listed(api, namespace), wanted)
     chosen, verdicts = _judged(pods, bool(wanted), force)
     out = make_console(no_color=opts.no_color)
-    err = make_console(stderr=True, no_color=opts.no_color)
     for (ns, name), why in foreign:
-        err.print(f"warning: not deleting {ns}/{name}: not a kubectl-gpu debug pod ({why})", markup=False)
+        say(f"warning: not deleting {ns}/{name}: not a kubectl-gpu debug pod ({why})", no_color=opts.no_color)
     keys = [_key(p) for p in chosen]
     in_use = [key for key in map(_key, pods) if key not in keys]
     for ns, name in in_use:
-        err.print(
+        say(
             f"note: not deleting {ns}/{name}: in use ({verdicts[ns, name].why}); name it or pass --force",
-            markup=False,
+            no_color=opts.no_color,
         )
     found = {name for _, name in verdicts} | {k[1] for k, _ in foreign}
     machine = opts.format in (OutputFormat.json, OutputFormat.yaml)
     if not machine:
         for name in (n for n in wanted if n not in found):
-            out.print(f"debug pod {name} is already gone", markup=False)
+            say(f"debug pod {name} is already gone", stdout=True)
         if pods:
             states = {key: _state(verdict) for key, verdict in verdicts.items()}
             print_table(out, cleanup_table(pods, datetime.now(UTC), states))
         if not chosen:
             left = f" ({len(in_use)} in use, kept)" if in_use else ""
-            out.print(f"No debug pods left behind{left}.", markup=False)
+            say(f"No debug pods left behind{left}.", stdout=True)
             return ExitCode.OK
     proceed = yes
     if chosen and not yes:
         if sys.stdin.isatty() and not machine:
             proceed = typer.confirm(f"Delete these {len(chosen)} pods?", default=False, err=True)
         else:
-            err.print(f"not deleting {len(chosen)} debug pods without --yes", markup=False)
+            say(f"not deleting {len(chosen)} debug pods without --yes")
     deleted, failed = _delete(api, keys) if proceed else ([], [])
-    _report(opts, out, err, pods, deleted, failed, foreign, in_use, verdicts)
+    _report(opts, pods, deleted, failed, foreign, in_use, verdicts)
     if failed:
         return ExitCode.CLUSTER
     return ExitCode.OK if proceed or not chosen else ExitCode.FINDINGS
@@ -164,8 +163,6 @@ def cleanup(
 
 def _report(
     opts: GlobalOptions,
-    out: Console,
-    err: Console,
     pods: list[dict[str, Any]],
     deleted: list[str],
     failed: list[str],
@@ -173,6 +170,7 @@ def _report(
     in_use: list[tuple[str, str]],
     verdicts: dict[tuple[str, str], Verdict],
 ) -> None:
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import dump_json, dump_yaml
 
     if opts.format in (OutputFormat.json, OutputFormat.yaml):
@@ -188,9 +186,9 @@ def _report(
         sys.stdout.write(dump_json(doc) if opts.format is OutputFormat.json else dump_yaml(doc))
     else:
         for item in deleted:
-            out.print(f"deleted {item}", markup=False)
+            say(f"deleted {item}", stdout=True)
     for item in failed:
-        err.print(f"error: could not delete {item}", markup=False, style="red")
+        say(f"error: could not delete {item}", style="red", no_color=opts.no_color)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -50,6 +49,7 @@ def run_collectors(
     from rich.live import Live
 
     from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import make_console
     from kubectl_gpu.render.smi_view import FanoutProgress
 
@@ -65,9 +65,7 @@ def run_collectors(
     runner = DebugRunner(api, settings, cancel=cancel, on_phase=progress.on_phase)
 
     def again(signum: int) -> None:
-        sys.stderr.write(
-            "interrupted again: still deleting debug pods (at most a minute); SIGKILL would leave them\n"
-        )
+        say("interrupted again: still deleting debug pods (at most a minute); SIGKILL would leave them")
 
     with interrupts_on_sigterm(on_again=again), shown or contextlib.nullcontext():
         try:
@@ -78,7 +76,7 @@ def run_collectors(
                 cancel=cancel,
                 grace=grace,
                 on_done=lambda target, _result: progress.on_done(target.name),
-                on_interrupt=lambda: err.print("interrupted: deleting debug pods...", markup=False),
+                on_interrupt=lambda: say("interrupted: deleting debug pods...", console=err),
             )
         except KeyboardInterrupt:
             left = runner.delete_leftovers() + runner.delete_failures

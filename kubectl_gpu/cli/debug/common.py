@@ -95,14 +95,10 @@ def kubectl_flags(opts: GlobalOptions, context: str | None, *, token: bool = Fal
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
-    from kubectl_gpu.kube.secret_text import scrub
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
-    console = make_console(stderr=True, no_color=no_color)
     for line in dict.fromkeys(lines):
-        console.print(
-            scrub(f"warning: {line}"), style="yellow", markup=False, highlight=False, soft_wrap=True
-        )
+        say(f"warning: {line}", style="yellow", no_color=no_color)
 
 
 def find_targets(

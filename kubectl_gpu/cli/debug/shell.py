@@ -67,7 +67,7 @@ def shell(
     from kubectl_gpu.cli.debug.dry_run import print_dry_run
     from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, say
     from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, run_in_foreground
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say as say_line
 
     seconds = parse_seconds(timeout, "--timeout")
     if not dry_run:
@@ -86,7 +86,6 @@ def shell(
     kubectl = kubectl_binary()
     print_warnings(preflight(api, namespace, Mode.SHELL), opts.no_color)
     runner = DebugRunner(api, RunnerSettings(namespace=namespace, timeout=seconds))
-    err = make_console(stderr=True, no_color=opts.no_color)
     try:
         with (
             interrupts_on_sigterm(on_first=say(_CLEANING), on_again=say(_STILL_CLEANING)),
@@ -95,7 +94,7 @@ def shell(
             # One command: only the pod's notes (stderr), so that its stdout is the command's alone.
             said = [f"note: {n}" for n in pod.notes] if command else greeting(target, pod)
             for line in said:
-                err.print(line, markup=False, highlight=False, soft_wrap=True)
+                say_line(line, no_color=opts.no_color)
             # A command gets a terminal only when both ends are one (a pipe must get its bytes, no CRs).
             tty = sys.stdin.isatty() and (not command or sys.stdout.isatty())
             flags = kubectl_flags(opts, api.context, token=True)
@@ -108,7 +107,7 @@ def shell(
     left = runner.left_behind()
     if left:  # the pod may still be on the node: that outranks the shell's own status
         if command:
-            err.print(f"note: the command exited {rc}", markup=False, highlight=False, soft_wrap=True)
+            say_line(f"note: the command exited {rc}", no_color=opts.no_color)
         raise pods_left_error(left, opts, api.context)
     return rc
 

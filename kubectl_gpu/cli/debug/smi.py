@@ -48,10 +48,10 @@ def _exit_code(results: Sequence[SmiResult]) -> int:
 
 
 def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
+    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
     from kubectl_gpu.render.smi_view import smi_report, smi_view
 
-    err = make_console(stderr=True, no_color=opts.no_color)
     if raw:
         several = len(results) > 1
         for result in results:
@@ -60,32 +60,27 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
                     sys.stdout.write(f"==> {result.node} <==\n")
                 sys.stdout.write(result.raw)
             if result.error:
-                err.print(
-                    f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
-                )
+                say(f"error: {result.error}", style="red", no_color=opts.no_color)
         return _exit_code(results)
     if opts.format in (OutputFormat.json, OutputFormat.yaml):
         report = smi_report(results)
         sys.stdout.write(dump_json(report) if opts.format is OutputFormat.json else dump_yaml(report))
         for result in results:  # stdout stays one document; the per-node errors also go to stderr
             if result.error:
-                err.print(
-                    f"error: {result.error}", style="red", markup=False, highlight=False, soft_wrap=True
-                )
+                say(f"error: {result.error}", style="red", no_color=opts.no_color)
     else:
         view = smi_view(results, wide=opts.format is OutputFormat.wide)
         print_table(make_console(no_color=opts.no_color), view.out)
         if view.err is not None:
-            print_table(err, view.err)
+            print_table(make_console(stderr=True, no_color=opts.no_color), view.err)
     return _exit_code(results)
 
 
 def _print_errors(errors: Sequence[str], no_color: bool) -> None:
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
-    err = make_console(stderr=True, no_color=no_color)
     for error in errors:
-        err.print(f"error: {error}", style="red", markup=False, highlight=False, soft_wrap=True)
+        say(f"error: {error}", style="red", no_color=no_color)
 
 
 def _read_saved(path: str) -> str:

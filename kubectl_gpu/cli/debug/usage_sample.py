@@ -43,7 +43,7 @@ def _failed(namespace: str, node: str, error: str, at: datetime) -> Scrape:
 
 def _round(opts: GlobalOptions, nodes: Sequence[str], timeout: float, concurrency: int) -> list[Scrape]:
     from kubectl_gpu.cli.debug.collectors import run_collectors
-    from kubectl_gpu.render.output import make_console
+    from kubectl_gpu.render.messages import say
 
     namespace = namespace_of(opts)
     try:
@@ -55,10 +55,10 @@ def _round(opts: GlobalOptions, nodes: Sequence[str], timeout: float, concurrenc
         at = datetime.now(UTC)
         return [_failed(namespace, node, f"--sample: {exc.line()}", at) for node in nodes]
     print_warnings(warnings, opts.no_color)
-    make_console(stderr=True, no_color=opts.no_color).print(
+    say(
         f"--sample: creating a debug pod on {len(targets.ready)} node(s) in namespace {namespace} to run "
         "nvidia-smi (deleted when done, also on Ctrl-C)",
-        markup=False,
+        no_color=opts.no_color,
     )
     context = api.context
     results, left = run_collectors(
