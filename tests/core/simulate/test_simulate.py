@@ -1,0 +1,144 @@
+"""`simulate` on the demo snapshot, with changes whose effect Karpenter's rules fix in advance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubectl_gpu.core.analyses.simulate import Direction, SimulateReport, simulate
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.changes import Change, ChangeError
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.kube.snapshot import load_snapshot
+
+DEMO = Path(__file__).resolve().parents[3] / "examples" / "automode-gpu-demo.json"
+
+
+@pytest.fixture(scope="module")
+def demo() -> ClusterState:
+    return load_snapshot([DEMO], keep_manifests=True)
+
+
+def run(state: ClusterState, *changes: Change) -> SimulateReport:
+    assert state.captured_at is not None
+    return simulate(state, changes, load_catalog(), state.captured_at)
+
+
+def pool_patch(name: str, body: dict[str, Any]) -> Change:
+    return Change("patch", "NodePool", name, body=body, patch_type="merge", source="test")
+
+
+def effects(report: SimulateReport, direction: Direction, area: str) -> list[str]:
+    return [f"{e.object} {e.message}" for e in report.of(direction) if e.area == area]
+
+
+def test_a_toleration_added_to_the_deployment_schedules_its_new_replica(demo: ClusterState) -> None:
+    toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    patch = {"spec": {"template": {"spec": {"tolerations": [toleration]}}}}
+    report = run(demo, Change("patch", "Deployment", "chat-api", "default", patch, "strategic", "test"))
+    better = effects(report, Direction.BETTER, "pending")
+    assert any("chat-api-simulated-0 schedules: NodePool gpu-inference" in e for e in better), better
+    assert report.applied[0].pods_removed == ("chat-api-7d9f8c6b5d-x2k4p",)
+    assert report.exit_code() == 0  # nothing got worse
+
+
+def test_spot_allowed_unblocks_the_spot_pod_and_drifts_nothing(demo: ClusterState) -> None:
+    reqs = demo.manifest("NodePool", "gpu-inference")["spec"]["template"]["spec"]["requirements"]
+    spot = [
+        {**r, "values": ["on-demand", "spot"]} if r["key"] == "karpenter.sh/capacity-type" else r
+        for r in reqs
+    ]
+    report = run(demo, pool_patch("gpu-inference", {"spec": {"template": {"spec": {"requirements": spot}}}}))
+    assert any("ml/batch-spot schedules" in e for e in effects(report, Direction.BETTER, "pending"))
+    assert not report.drifts  # requirements are hash:"ignore"; every node still satisfies them
+
+
+def test_a_family_removed_drifts_the_nodes_of_that_family(demo: ClusterState) -> None:
+    reqs = demo.manifest("NodePool", "gpu-inference")["spec"]["template"]["spec"]["requirements"]
+    only_g6 = [{**r, "values": ["g6"]} if r["key"].endswith("instance-family") else r for r in reqs]
+    report = run(
+        demo, pool_patch("gpu-inference", {"spec": {"template": {"spec": {"requirements": only_g6}}}})
+    )
+    assert [d.reason for d in report.drifts] == ["RequirementsDrifted"]
+    assert report.drifts[0].gpu_pods  # the GPU pods on the g6e nodes go with them
+    assert report.exit_code() == 1
+
+
+def test_limits_raised_unblock_the_pod_at_the_limit(demo: ClusterState) -> None:
+    report = run(demo, pool_patch("gpu-training", {"spec": {"limits": {"nvidia.com/gpu": "32"}}}))
+    better = effects(report, Direction.BETTER, "pending")
+    assert any("pretrain-8x-h100-1 schedules: NodePool gpu-training, p5.48xlarge" in e for e in better), (
+        better
+    )
+    assert any("GPU limit 8 -> 32" in e.message for e in report.effects if e.area == "capacity")
+    assert not report.drifts  # limits are not part of the template hash
+
+
+def test_improves_pending_and_worsens_lifecycle_at_once(demo: ClusterState) -> None:
+    body = {"spec": {"limits": {"nvidia.com/gpu": "32"}, "template": {"spec": {"expireAfter": "336h"}}}}
+    report = run(demo, pool_patch("gpu-training", body))
+    assert effects(report, Direction.BETTER, "pending")
+    assert [d.reason for d in report.drifts] == ["NodePoolDrifted"]
+    assert report.drifts[0].fields == ("spec.template.spec.expireAfter",)
+    assert report.exit_code() == 1
+
+
+def test_consolidation_changed_is_a_difference_without_drift(demo: ClusterState) -> None:
+    body = {"spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized"}}}
+    report = run(demo, pool_patch("gpu-training", body))
+    assert not report.drifts  # spec.disruption is outside spec.template
+    assert report.effects
+
+
+def test_expire_after_never_drifts_the_pool_and_adds_the_lint_finding(demo: ClusterState) -> None:
+    report = run(
+        demo, pool_patch("gpu-inference", {"spec": {"template": {"spec": {"expireAfter": "Never"}}}})
+    )
+    assert [d.reason for d in report.drifts] == ["NodePoolDrifted"]
+    worse = effects(report, Direction.WORSE, "findings")
+    assert any("LINT_EXPIRE_NEVER_AUTO_MODE" in e for e in worse), worse
+
+
+def test_a_budget_window_changes_no_node(demo: ClusterState) -> None:
+    budgets = [
+        {"nodes": "0", "schedule": "0 9 * * mon-fri", "duration": "8h", "reasons": ["Drifted"]},
+        {"nodes": "1"},
+    ]
+    report = run(demo, pool_patch("gpu-inference", {"spec": {"disruption": {"budgets": budgets}}}))
+    assert not report.drifts
+
+
+def test_an_ephemeral_size_above_the_nvme_is_reported(demo: ClusterState) -> None:
+    patch = {"spec": {"ephemeralStorage": {"size": "8Ti"}}}
+    report = run(demo, Change("patch", "NodeClass", "gpu", body=patch, patch_type="merge", source="test"))
+    assert any(e.area == "storage" and "300Gi -> 8Ti" in e.message for e in report.effects)
+    assert [d.reason for d in report.drifts] == ["NodeClassDrift"]
+
+
+def test_a_rule_the_crd_carries_refuses_the_change(demo: ClusterState) -> None:
+    budgets = [{"nodes": "0", "schedule": "0 9 * * mon-fri"}]
+    with pytest.raises(ChangeError, match="'schedule' must be set with 'duration'"):
+        run(demo, pool_patch("gpu-inference", {"spec": {"disruption": {"budgets": budgets}}}))
+    reqs = [{"key": "karpenter.sh/nodepool", "operator": "In", "values": []}]
+    with pytest.raises(ChangeError, match="must have a value defined"):
+        run(demo, pool_patch("gpu-inference", {"spec": {"template": {"spec": {"requirements": reqs}}}}))
+
+
+def test_bad_changes_are_refused_whole(demo: ClusterState) -> None:
+    with pytest.raises(ChangeError, match="strategic merge patch is not supported for custom resources"):
+        run(demo, Change("patch", "NodePool", "gpu-inference", body={"spec": {}}, source="f.yaml"))
+    bad = [{"op": "replace", "path": "/spec/nope/x", "value": 1}]
+    with pytest.raises(ChangeError, match=r"f\.yaml: NodePool/gpu-inference: the json patch does not apply"):
+        run(demo, Change("patch", "NodePool", "gpu-inference", body=bad, patch_type="json", source="f.yaml"))
+    with pytest.raises(ChangeError, match="not found"):
+        run(demo, pool_patch("no-such-pool", {"spec": {}}))
+
+
+def test_a_json_patch_and_a_deletion(demo: ClusterState) -> None:
+    op = [{"op": "replace", "path": "/spec/limits/nvidia.com~1gpu", "value": "16"}]
+    report = run(demo, Change("patch", "NodePool", "gpu-training", body=op, patch_type="json"))
+    assert any("pretrain-8x-h100-1 schedules" in e for e in effects(report, Direction.BETTER, "pending"))
+    gone = run(demo, Change("delete", "NodePool", "gpu-inference"))
+    assert [d.reason for d in gone.drifts] == ["NodePoolDeleted"]
