@@ -109,20 +109,17 @@ def test_host_network_is_true_or_false(demo_pods: tuple[Pod, ...]) -> None:
 
 
 def _demo_pod(name: str) -> dict[str, Any]:
-    def walk(value: Any) -> Any:
+    """A copy of the demo's pod `name`, as the snapshot holds it."""
+    stack: list[Any] = [json.loads(DEMO.read_text())]
+    while stack:
+        value = stack.pop()
         if isinstance(value, dict):
             if value.get("kind") == "Pod" and value.get("metadata", {}).get("name") == name:
-                return value
-            values = value.values()
+                return copy.deepcopy(value)
+            stack.extend(value.values())
         elif isinstance(value, list):
-            values = value
-        else:
-            return None
-        return next((found for v in values if (found := walk(v)) is not None), None)
-
-    found = walk(json.loads(DEMO.read_text()))
-    assert found is not None
-    return copy.deepcopy(found)
+            stack.extend(value)
+    raise AssertionError(f"no pod {name} in {DEMO}")
 
 
 @pytest.mark.parametrize("parse", [pods.parse_pod_checked, pods_fast.parse_pod])
