@@ -8,8 +8,8 @@ pkg/apis/core/v1/conversion.go): nodes `metadata.name`, `spec.unschedulable`; po
 `status.podIPs`, `status.nominatedNodeName`. Each has the value the server matches (`ToSelectableFields`,
 pkg/registry/core/pod/strategy.go): `status.podIP` is the first of the pod's IPs, and `status.podIPs`, which
 the server accepts but never sets, is always empty there, so it is here. Another field is the API server's
-`field label not supported: FIELD`. Applied to the objects read, so a --snapshot filters as a live cluster
-(a live one is sent the selector: the server applies it).
+`field label not supported: FIELD`. Applied to the objects read, live or from a --snapshot (every pod is
+read, so that node figures count them all), so both select as the API server would.
 """
 
 from __future__ import annotations
