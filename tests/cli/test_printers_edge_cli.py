@@ -201,6 +201,51 @@ def test_field_selector_as_kubectl(
     assert ours == theirs == "pod/waiting\n"
 
 
+def test_field_selector_on_the_pod_fields_kubectl_users_reach_for(
+    cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path, run_kubectl: RunKubectl
+) -> None:
+    """spec.restartPolicy, spec.serviceAccountName and status.podIP, live, as kubectl gets them; the server's
+    own set and values are held in tests/core/k8s/test_field_selectors.py (cited from kubernetes)."""
+    _cluster(apiserver)
+    job = pod("job-0", "ml", phase="Pending", requests={"nvidia.com/gpu": "1"})
+    job["spec"] |= {"restartPolicy": "Never", "serviceAccountName": "trainer"}
+    job["status"] |= {"podIP": "10.0.0.7", "podIPs": [{"ip": "10.0.0.7"}]}
+    apiserver.add(job)
+    for selector in (
+        "spec.restartPolicy=Never",
+        "spec.restartPolicy!=Never",
+        "spec.serviceAccountName=trainer",
+        "status.podIP=10.0.0.7",
+    ):
+        theirs = _kubectl(run_kubectl, "get", "pods", "-A", f"--field-selector={selector}", "-o", "name")
+        ours = _ours(cli, kubeconfig, "pending", "-A", f"--field-selector={selector}", "-o", "name").out
+        assert sorted(ours.splitlines()) == sorted(theirs.splitlines()), selector
+
+
+def test_field_selector_on_a_snapshot(cli: Cli) -> None:
+    demo = str(Path(__file__).parents[2] / "examples" / "automode-gpu-demo.json")
+    every = cli("pending", "-A", "--snapshot", demo, "-o", "name")
+    selected = cli(
+        "pending",
+        "-A",
+        "--snapshot",
+        demo,
+        "--field-selector",
+        "spec.hostNetwork=false,spec.serviceAccountName=default,status.podIPs=",
+        "-o",
+        "name",
+    )
+    assert selected.out == every.out and "pod/notebook-gpu" in every.out
+    ip = cli(
+        "pending", "-A", "--snapshot", demo, "--field-selector", "status.podIP=10.0.96.120", "-o", "name"
+    )
+    assert ip.out == "pod/vllm-l40s-1\n"
+    refused = cli("pending", "-A", "--snapshot", demo, "--field-selector", "status.hostIP=10.0.0.1")
+    assert one_line_error(refused).startswith(
+        "error: --field-selector: field label not supported: status.hostIP"
+    )
+
+
 def test_field_selector_refused_before_anything_is_read(
     cli: Cli, apiserver: FakeKubeAPI, kubeconfig: Path
 ) -> None:
