@@ -110,7 +110,7 @@ def test_allow_missing_template_keys_false_as_kubectl(
 
 def _document(stream: IO[str], end: str) -> str:
     """One streamed document: JSON's ends with `}` at the start of a line, YAML's before the next `---`."""
-    lines = []
+    lines: list[str] = []
     while True:
         line = stream.readline()
         assert line, "the watch ended"
