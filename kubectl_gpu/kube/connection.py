@@ -13,8 +13,8 @@ merges it (`kube.kubeconfig`) and to kubectl's flags (`ConnectionFlags`), which 
   a CA and `insecure-skip-tls-verify` both is refused with kubectl's words: `specifying a root certificates
   file with the insecure flag is not allowed`.
 - `--token` becomes the user's token: an exec plugin or auth provider is then not run, a client
-  certificate stays. As client-go, a `tokenFile` that can be read wins over a token (it is read again by
-  client-go for every request; here, once). A token with a username/password is refused as kubectl does.
+  certificate stays. As client-go, a `tokenFile` that can be read wins over a token (read again once its token is
+  a minute old, as client-go's cached file token source: `kube.credentials.TokenFileHook`). A token with a username/password is refused as kubectl does.
 - Impersonation: the user's `as`, `as-groups`, `as-uid`, `as-user-extra`, each replaced by `--as`,
   `--as-group` (repeatable), `--as-uid` when given; groups, uid or extra without a user are refused. They go
   to the server as client-go sends them (`Impersonation.headers`), over http too.

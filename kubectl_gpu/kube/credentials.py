@@ -6,6 +6,9 @@
 - An exec credential plugin (`aws eks get-token`) runs with a timeout (the request timeout): one waiting
   for an SSO login or a slow STS must not hang the command. The client's own runner has none, so ours
   replaces it (`_BoundedExecProvider`), for every plugin run: the first and each refresh on expiry.
+- A `tokenFile` is read again once its token is a minute old (client-go's `NewCachedFileTokenSource`), so a
+  rotated token (a projected service-account token) is picked up by a long-running TUI; a read that fails
+  keeps the last token, as client-go's caching token source does.
 - Every credential loaded is remembered by `secret_text`, so that no message, warning or traceback
   prints it; what the client logs about a failing plugin is captured, never printed as `ERROR:root`.
 """
@@ -20,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +41,14 @@ from kubectl_gpu.kube.kubeconfig import Kubeconfig
 if TYPE_CHECKING:
     from kubectl_gpu.kube.connection import Connection
 
-__all__ = ["PLUGIN_TIMEOUT_MARK", "connect", "impersonate", "load_client"]
+__all__ = [
+    "PLUGIN_TIMEOUT_MARK",
+    "TOKEN_FILE_PERIOD",
+    "TokenFileHook",
+    "connect",
+    "impersonate",
+    "load_client",
+]
 
 _BEARER = "Bearer "
 #: In the message of a plugin that timed out (how the hint tells it from one that failed).
@@ -224,6 +235,47 @@ def _checked(refresh: Callable[[Any], None], context: str | None) -> Callable[[A
     return hook
 
 
+#: client-go's file token source: its token expires a minute after it was read, and is read again then.
+TOKEN_FILE_PERIOD = 60.0
+_monotonic = time.monotonic  # what TokenFileHook's age is measured by (a test gives its own)
+
+
+class TokenFileHook:
+    """The client's refresh hook for a `tokenFile` user: the file read again when its token is
+    `TOKEN_FILE_PERIOD` seconds old; an unreadable or empty file keeps the token read last. The client's
+    own hook (which puts back the token it read first, on every request) runs before it."""
+
+    def __init__(
+        self, path: str, inner: Callable[[Any], None] | None, clock: Callable[[], float] | None = None
+    ) -> None:
+        self.path, self.inner, self.clock = path, inner, clock or _monotonic
+        self.read_at = self.clock()
+        self.token: str | None = None  # the token read again, once it has been
+
+    def __call__(self, configuration: Any) -> None:
+        if self.inner is not None:
+            self.inner(configuration)
+            installed = configuration.refresh_api_key_hook
+            self.inner = installed if installed is not self else None
+            configuration.refresh_api_key_hook = self
+        now = self.clock()
+        if now - self.read_at >= TOKEN_FILE_PERIOD:
+            self.read_at = now
+            self._read()
+        if self.token:
+            configuration.api_key["BearerToken"] = _BEARER + self.token
+
+    def _read(self) -> None:
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                token = handle.read().strip()
+        except (OSError, UnicodeDecodeError):
+            return
+        if token:
+            secret_text.remember(token)
+            self.token = token
+
+
 def load_client(
     kubeconfig: Kubeconfig, context: str, plugin_timeout: float | None, *, unverified: str | None = None
 ) -> client.ApiClient:
@@ -274,6 +326,10 @@ def connect(connection: Connection) -> client.ApiClient:
     api = load_client(
         single, context, connection.request_timeout, unverified="--insecure-skip-tls-verify" if flag else None
     )
+    entry = connection.user
+    if entry.get("tokenFile") and not (entry.get("exec") or entry.get("auth-provider")):
+        hook = api.configuration.refresh_api_key_hook
+        api.configuration.refresh_api_key_hook = TokenFileHook(str(entry["tokenFile"]), hook)
     impersonate(api, connection.impersonation.headers())
     return api
 

@@ -481,3 +481,38 @@ def test_no_kubeconfig_and_no_server_is_still_a_clear_error(
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "no-such-kubeconfig"))
     with pytest.raises(ClusterError, match="no kubeconfig file found"):
         resolve(None, None, None)
+
+
+def test_a_token_file_is_read_again_once_its_token_is_a_minute_old(
+    both: tuple[FakeKubeAPI, FakeKubeAPI], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go's cached file token source: a rotated token (a projected service-account token) reaches
+    the server once the one read is a minute old; a file that cannot be read then keeps the last token."""
+    from kubernetes import client
+
+    from kubectl_gpu.kube import credentials
+
+    api, _ = both
+    now = [1000.0]
+    monkeypatch.setattr(credentials, "_monotonic", lambda: now[0])
+    token_file = tmp_path / "token"
+    token_file.write_text("rotated-token-1\n")
+    kubeconfig = _kubeconfig(
+        tmp_path / "kubeconfig", api.url, {"tokenFile": str(token_file)}, ca_pem=api.ca_pem
+    )
+    nodes = client.CoreV1Api(credentials.connect(resolve(str(kubeconfig), None, None)))
+
+    def sent() -> list[tuple[str, str]]:
+        api.requests.clear()
+        nodes.list_node(_preload_content=False).release_conn()
+        return _identity(_nodes_request(api))
+
+    assert sent() == [("Authorization", "Bearer rotated-token-1")]
+    token_file.write_text("rotated-token-2\n")
+    now[0] += credentials.TOKEN_FILE_PERIOD - 1
+    assert sent() == [("Authorization", "Bearer rotated-token-1")]  # not yet a minute old
+    now[0] += 1
+    assert sent() == [("Authorization", "Bearer rotated-token-2")]
+    token_file.unlink()
+    now[0] += credentials.TOKEN_FILE_PERIOD
+    assert sent() == [("Authorization", "Bearer rotated-token-2")]
