@@ -74,7 +74,7 @@ def _from_document(
         return Change("patch", kind, name, ns, doc, "json", where)
     if not isinstance(doc, dict):
         raise ChangeError(f"{where}: not an object (a mapping with apiVersion, kind and metadata.name)")
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta: dict[str, Any] = doc["metadata"] if isinstance(doc.get("metadata"), dict) else {}
     if target is not None:
         kind, ns, name = _target(target, namespace, "--target")
     else:

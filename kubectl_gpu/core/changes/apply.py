@@ -137,7 +137,7 @@ def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, 
             raise change.error(f"the {change.patch_type} patch does not apply: {exc}") from None
     if not isinstance(obj, dict):
         raise change.error("the result is not an object")
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = _map(obj.get("metadata"))
     if obj.get("kind") != change.kind or meta.get("name") != change.name:
         raise change.error(
             f"the patch changes the object's kind or name ({obj.get('kind')}/{meta.get('name')})"
@@ -147,14 +147,19 @@ def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, 
     return obj
 
 
+def _map(value: Any) -> dict[str, Any]:
+    """`value` when it is a mapping (an object's part), else an empty one."""
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
 def _parse(change: Change, obj: Mapping[str, Any]) -> Any:
-    group, _ = kind_of(obj)
+    group, _ = kind_of(dict(obj))
     if group != KINDS[change.kind]:
         raise change.error(
             f"apiVersion {obj.get('apiVersion')!r} is not of API group {KINDS[change.kind] or 'core'}"
         )
     try:
-        return parse_object(obj)
+        return parse_object(dict(obj))
     except (ModelError, ValueError, TypeError, AttributeError) as exc:
         raise change.error(f"the object does not parse: {exc}") from None
 
@@ -213,9 +218,9 @@ def _workload(work: _Work, change: Change) -> Applied:
     obj = _patched(change, current)
     if obj is None:
         return _replace_pods(work, change, current, None, pods, [], note)
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = _map(obj.get("spec"))
     count = replica_count(change.kind, spec)
-    template = spec.get("template") or (spec.get("leaderWorkerTemplate") or {}).get("workerTemplate") or {}
+    template = spec.get("template") or _map(spec.get("leaderWorkerTemplate")).get("workerTemplate") or {}
     if not isinstance(template, Mapping) or not isinstance(template.get("spec"), Mapping):
         raise change.error("it has no pod template (spec.template.spec)")
     keep = (
@@ -237,11 +242,12 @@ def _replace_pods(
     note: str | None,
 ) -> Applied:
     work.pods = [p for p in work.pods if p not in removed]
-    for pod in made:
-        work.pods.append(_parse(msgspec.structs.replace(change, kind="Pod"), pod))
-        work.manifests.changed[("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])] = pod
-    for pod in removed:
-        work.manifests.changed[("Pod", pod.namespace, pod.name)] = None
+    for made_pod in made:
+        work.pods.append(_parse(msgspec.structs.replace(change, kind="Pod"), made_pod))
+        meta = made_pod["metadata"]
+        work.manifests.changed[("Pod", meta["namespace"], meta["name"])] = made_pod
+    for gone in removed:
+        work.manifests.changed[("Pod", gone.namespace, gone.name)] = None
     return Applied(
         change,
         before,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kubectl_gpu.core.changes import json_merge, json_patch, strategic_merge
 from kubectl_gpu.core.changes.patches import PatchFailed
 
-POD = {
+POD: dict[str, Any] = {
     "spec": {
         "containers": [
             {"name": "a", "image": "x:1", "env": [{"name": "K", "value": "1"}]},

@@ -26,6 +26,12 @@ def run(state: ClusterState, *changes: Change) -> SimulateReport:
     return simulate(state, changes, load_catalog(), state.captured_at)
 
 
+def requirements(state: ClusterState, pool: str) -> list[dict[str, Any]]:
+    manifest = state.manifest("NodePool", pool)
+    assert manifest is not None
+    return list(manifest["spec"]["template"]["spec"]["requirements"])
+
+
 def pool_patch(name: str, body: dict[str, Any]) -> Change:
     return Change("patch", "NodePool", name, body=body, patch_type="merge", source="test")
 
@@ -45,7 +51,7 @@ def test_a_toleration_added_to_the_deployment_schedules_its_new_replica(demo: Cl
 
 
 def test_spot_allowed_unblocks_the_spot_pod_and_drifts_nothing(demo: ClusterState) -> None:
-    reqs = demo.manifest("NodePool", "gpu-inference")["spec"]["template"]["spec"]["requirements"]
+    reqs = requirements(demo, "gpu-inference")
     spot = [
         {**r, "values": ["on-demand", "spot"]} if r["key"] == "karpenter.sh/capacity-type" else r
         for r in reqs
@@ -56,7 +62,7 @@ def test_spot_allowed_unblocks_the_spot_pod_and_drifts_nothing(demo: ClusterStat
 
 
 def test_a_family_removed_drifts_the_nodes_of_that_family(demo: ClusterState) -> None:
-    reqs = demo.manifest("NodePool", "gpu-inference")["spec"]["template"]["spec"]["requirements"]
+    reqs = requirements(demo, "gpu-inference")
     only_g6 = [{**r, "values": ["g6"]} if r["key"].endswith("instance-family") else r for r in reqs]
     report = run(
         demo, pool_patch("gpu-inference", {"spec": {"template": {"spec": {"requirements": only_g6}}}})

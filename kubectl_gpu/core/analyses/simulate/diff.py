@@ -97,7 +97,7 @@ def pending_effects(before: Suite, after: Suite, catalog: Catalog, prices: Price
                     detail,
                 )
             )
-        elif str(was.verdict) != verdict:
+        elif was is not None and str(was.verdict) != verdict:
             detail = {"before": str(was.verdict), "after": verdict}
             out.append(
                 Effect(
