@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from kubectl_gpu.core.analyses.pending.pod_evidence import scheduled_fix
+from kubectl_gpu.core.analyses.pending.pod.evidence import scheduled_fix
 from tests.conftest import Result
 
 ROOT = Path(__file__).resolve().parents[2]

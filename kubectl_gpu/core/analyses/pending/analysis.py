@@ -9,33 +9,31 @@ from datetime import datetime
 import msgspec
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
+from kubectl_gpu.core.analyses.pending.checks.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.checks.no_pool import no_pool_fix
+from kubectl_gpu.core.analyses.pending.decision import After, Decision
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
-from kubectl_gpu.core.analyses.pending.existing import StateNodes
-from kubectl_gpu.core.analyses.pending.fix_check import FixVerifier, Settled
-from kubectl_gpu.core.analyses.pending.no_pool import no_pool_fix
-from kubectl_gpu.core.analyses.pending.pod_evidence import (
+from kubectl_gpu.core.analyses.pending.pod.evidence import (
     evidence_row,
     pod_events,
     provisioning,
     scheduled_fix,
     scheduled_not_started,
 )
-from kubectl_gpu.core.analyses.pending.pod_gates import (
-    Decision,
-    pod_decision,
-    provisioner_skip,
-    unverified_checks,
-)
-from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_events_key
-from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
-from kubectl_gpu.core.analyses.pending.pool_kinds import PoolKinds
+from kubectl_gpu.core.analyses.pending.pod.gates import pod_decision, provisioner_skip
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.pod.shapes import ShapeKey, owner_key, shape_key
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
 from kubectl_gpu.core.analyses.pending.report import ExplainReport, PendingReport, PodDiagnosis
-from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.shapes import ShapeKey, owner_key, shape_key
-from kubectl_gpu.core.analyses.pending.targets import NodeTarget, PoolTarget
+from kubectl_gpu.core.analyses.pending.targets.nodes.existing import StateNodes
+from kubectl_gpu.core.analyses.pending.targets.nodes.target import NodeTarget
+from kubectl_gpu.core.analyses.pending.targets.pools.conditions import capacity_events_key
+from kubectl_gpu.core.analyses.pending.targets.pools.kinds import PoolKinds
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import PoolMemo
+from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
-from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, cheapest
+from kubectl_gpu.core.analyses.pending.verify.changes import cheapest
+from kubectl_gpu.core.analyses.pending.verify.verifier import FixVerifier
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.model import ParsedMessage
 from kubectl_gpu.core.k8s.models import Event, NodePool, Pod
@@ -64,7 +62,7 @@ class _ShapeAnswer(msgspec.Struct):
     skip: Decision | None
     ranked: Ranked
     notes: tuple[str, ...]
-    settled: Settled | None = None  # the shape's verdict and verified fix, once a pod needs it
+    settled: Decision | None = None  # the shape's decision with its fix verified, once a pod needs it
 
 
 class _Analyser:
@@ -171,23 +169,19 @@ class _Analyser:
                 common.settled = self._settled(
                     pod, common, self._shape_verdict(common.shape, ranked, common.skip)
                 )
-            verdict, reason, fix, ref, fix_check = common.settled
+            decision = common.settled
         else:
-            verdict, reason, fix, ref, fix_check = self._settled(pod, common, own)
+            decision = self._settled(pod, common, own)
         return PodDiagnosis(
             namespace=pod.namespace,
             name=pod.name,
             requests=common.shape.requests,
-            verdict=verdict,
-            reason=reason,
-            nearest=ref,
+            decision=decision,
             evidence=tuple(evidence_row(e, m) for e, m in parsed),
-            fix=fix,
             ranked=ranked,
-            disagreements=disagreements(parsed, ranked, verdict),
+            disagreements=disagreements(parsed, ranked, decision.verdict),
             notes=common.notes,
             created=pod.meta.created,
-            fix_check=fix_check,
             owner=owner_key(pod),
         )
 
@@ -229,11 +223,9 @@ class _Analyser:
             found = self._shapes[key] = _ShapeAnswer(shape, skip, ranked, tuple(self._notes(pod, shape)))
         return found
 
-    def _settled(
-        self, pod: Pod, common: _ShapeAnswer, found: tuple[Verdict, str, str | None, TargetRef | None]
-    ) -> Settled:
+    def _settled(self, pod: Pod, common: _ShapeAnswer, found: Decision) -> Decision:
         check = self._settle(pod, common.shape, common.ranked, common.skip, found)
-        return (*found, None) if check is None else check
+        return found if check is None else check
 
     def _settle(
         self,
@@ -241,11 +233,11 @@ class _Analyser:
         shape: PodShape,
         ranked: Ranked,
         skip: Decision | None,
-        found: tuple[Verdict, str, str | None, TargetRef | None],
-    ) -> tuple[Verdict, str, str | None, TargetRef | None, FixCheck | None] | None:
+        found: Decision,
+    ) -> Decision | None:
         """The verdict with its fix verified (fix_check.py), when the verdict is a target's blocker or
         NO_ACCELERATOR_NODEPOOL; None otherwise (nothing to change, or not the provisioner's to place)."""
-        verdict, reason, fix, ref = found
+        verdict, fix, ref = found.verdict, found.fix, found.target
         nearest = ranked.nearest
         blocked = nearest is not None and bool(nearest.blockers) and ref == nearest.target
         if blocked and skip is None and not pod.node_name and nearest and verdict is nearest.blockers[0].code:
@@ -263,7 +255,7 @@ class _Analyser:
                         f"{check.after.verdict} ({check.after.message}); request the accelerators in separate "
                         "pods, or add nodes that have them all"
                     )
-                return verdict, reason, fix, ref, check
+                return Decision(verdict, found.reason, fix, ref, check)
         return None
 
     def answer(self, pod: Pod) -> tuple[After, Ranked]:
@@ -271,20 +263,18 @@ class _Analyser:
         shape = shape_of(pod)
         skip = provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
         ranked = self.evaluate(shape, nodes_only=skip is not None)
-        verdict, reason, _, ref = self._pod_verdict(pod, [], ranked) or self._shape_verdict(
-            shape, ranked, skip
-        )
+        found = self._pod_verdict(pod, [], ranked) or self._shape_verdict(shape, ranked, skip)
+        verdict, ref = found.verdict, found.target
         nearest = ranked.nearest
         instance = None
         launches = verdict is Verdict.NO_BLOCKER_FOUND and ref is not None and ref.kind == "NodePool"
         if launches and nearest is not None and ref == nearest.target and not nearest.blockers:
             instance = cheapest(self.catalog, nearest.fitting_types)
-        return After(verdict, ref, instance, reason), ranked
+        return After(verdict, ref, instance, found.reason), ranked
 
-    def ignored(self, pod: Pod) -> tuple[Verdict, str] | None:
-        """Why Karpenter would not provision for the pod even with a NodePool for it (fix_check.py)."""
-        found = provisioner_skip(pod, has_pools=True, provider=self.provider)
-        return None if found is None else (found.verdict, found.reason)
+    def ignored(self, pod: Pod) -> Decision | None:
+        """Why Karpenter would not provision for the pod even with a NodePool for it (verify/verifier.py)."""
+        return provisioner_skip(pod, has_pools=True, provider=self.provider)
 
     def pool_target(self, pool: NodePool) -> PoolTarget:
         """A NodePool changed by a fix, as a target of its own (its own memo: nothing shared is changed)."""
@@ -314,7 +304,7 @@ class _Analyser:
 
     def _pod_verdict(
         self, pod: Pod, parsed: list[tuple[Event, ParsedMessage]], ranked: Ranked
-    ) -> tuple[Verdict, str, str | None, TargetRef | None] | None:
+    ) -> Decision | None:
         """A verdict the pod's own status or events decide (bound, gated, another scheduler, nominated), or
         None: then its shape decides (`_shape_verdict`)."""
         nearest = ranked.nearest
@@ -323,7 +313,7 @@ class _Analyser:
             waiting = next(
                 (c.reason for c in pod.container_statuses if c.state == "waiting" and c.reason), ""
             )
-            return (
+            return Decision(
                 Verdict.SCHEDULED_NOT_STARTED,
                 scheduled_not_started(pod),
                 scheduled_fix(waiting or "", pod.node_name),
@@ -331,14 +321,12 @@ class _Analyser:
             )
         decided = pod_decision(pod)
         if decided is not None:
-            return decided.verdict, decided.reason, decided.fix, None
+            return decided
         if (why := provisioning(self.state, pod, parsed, self.now)) is not None:
-            return Verdict.PROVISIONING, why, "wait: capacity is on its way", ref
+            return Decision(Verdict.PROVISIONING, why, "wait: capacity is on its way", ref)
         return None
 
-    def _shape_verdict(
-        self, shape: PodShape, ranked: Ranked, skip: Decision | None
-    ) -> tuple[Verdict, str, str | None, TargetRef | None]:
+    def _shape_verdict(self, shape: PodShape, ranked: Ranked, skip: Decision | None) -> Decision:
         """The verdict of a pod that nothing of its own decides: its shape's, the same for every such pod."""
         nearest = ranked.nearest
         ref = nearest.target if nearest else None
@@ -351,30 +339,30 @@ class _Analyser:
                     f" ({note})" if note else ""
                 )
                 where = TargetRef("NodePool", claim.node_pool) if claim.node_pool else ref
-                return Verdict.PROVISIONING, why, "wait: capacity is on its way", where
+                return Decision(Verdict.PROVISIONING, why, "wait: capacity is on its way", where)
         if self.legacy is not None and skip is None and not ranked.offering_pool:
             return self._legacy(ref)
         if skip is not None:
             if nearest is not None and not nearest.offers:  # its blockers are no reason: it lacks the device
                 kinds = ", ".join(sorted(shape.accelerators)) or "accelerator devices in ResourceSlices (DRA)"
-                return skip.verdict, f"{skip.reason}; no node has {kinds}", skip.fix, ref
+                return Decision(skip.verdict, f"{skip.reason}; no node has {kinds}", skip.fix, ref)
             if nearest is not None and nearest.blockers:
-                return (
+                return Decision(
                     skip.verdict,
                     f"{skip.reason}; the nearest, {nearest.blockers[0].message}",
                     skip.fix,
                     ref,
                 )
-            return skip.verdict, skip.reason, skip.fix, ref
+            return Decision(skip.verdict, skip.reason, skip.fix, ref)
         if shape.wants_accelerator and not ranked.any_offering and not self.node_has(shape):
             return self._no_pool(shape)
         if nearest is not None and nearest.blockers:
             first = nearest.blockers[0]
-            return first.code, first.message, first.fix, ref
+            return Decision(first.code, first.message, first.fix, ref)
         shown = f"{ref.kind} {ref.name}" if ref else "no target"
         unchecked = unverified_checks(nearest, self.unreadable)
         if unchecked or nearest is None:
-            return (
+            return Decision(
                 Verdict.UNVERIFIED,
                 f"no blocker found on {shown}, but not every check could be made: "
                 + "; ".join(unchecked or ["no target"]),
@@ -388,13 +376,13 @@ class _Analyser:
                 "nothing for a pod an existing node can take (see the evidence)"
             )
         fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
-        return Verdict.NO_BLOCKER_FOUND, reason, fix, ref
+        return Decision(Verdict.NO_BLOCKER_FOUND, reason, fix, ref)
 
-    def _legacy(self, ref: TargetRef | None) -> tuple[Verdict, str, str | None, TargetRef | None]:
+    def _legacy(self, ref: TargetRef | None) -> Decision:
         pools = (
             "no karpenter.sh/v1 NodePool" if not self.pools else "no karpenter.sh/v1 NodePool that offers it"
         )
-        return (
+        return Decision(
             Verdict.UNSUPPORTED_KARPENTER_VERSION,
             f"this cluster runs a Karpenter older than v1 ({self.legacy}) and has {pools}: kubectl-gpu "
             "evaluates karpenter.sh/v1 NodePools only, so it cannot say what blocks the pod",
@@ -403,10 +391,10 @@ class _Analyser:
             ref,
         )
 
-    def _no_pool(self, shape: PodShape) -> tuple[Verdict, str, str | None, TargetRef | None]:
+    def _no_pool(self, shape: PodShape) -> Decision:
         kinds = ", ".join(sorted(shape.accelerators))
         if "nodepools" in self.unreadable:
-            return (
+            return Decision(
                 Verdict.UNVERIFIED,
                 f"NodePools could not be read (forbidden) and no node readable here has {kinds}: whether a "
                 "NodePool can launch one is unknown",
@@ -415,7 +403,17 @@ class _Analyser:
             )
         pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
         reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
-        return Verdict.NO_ACCELERATOR_NODEPOOL, reason, no_pool_fix(self.state, shape, self.catalog)[0], None
+        return Decision(
+            Verdict.NO_ACCELERATOR_NODEPOOL, reason, no_pool_fix(self.state, shape, self.catalog)[0]
+        )
+
+
+def unverified_checks(evaluation: TargetEvaluation | None, unreadable: frozenset[str]) -> list[str]:
+    """Checks of the nearest target that could not be made, and kinds that could not be read."""
+    out = [f"{c.name}: {c.detail}" for c in evaluation.checks if c.ok is None] if evaluation else []
+    for kind in sorted(unreadable & {"nodepools", "nodes", "nodeclaims"}):
+        out.append(f"{kind} could not be read (forbidden)")
+    return out
 
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.

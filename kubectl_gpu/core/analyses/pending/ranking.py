@@ -1,4 +1,5 @@
-"""Every target of one pod shape, nearest first, with the words built only for those that are shown.
+"""Every target of one pod shape, nearest first (`nearness`: the order Karpenter and kube-scheduler would
+try them in), with the words built only for those that are shown.
 
 `pending` lists each pod's blockers on its nearest `LISTED_TARGETS` targets in full and sums up the rest per
 blocker code (`BlockerSummary`): on a cluster of 1,200 NodePools, listing every pool's blockers for every
@@ -14,9 +15,14 @@ from typing import Any, Protocol
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
-from kubectl_gpu.core.analyses.pending.targets import nearness
-from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.checks.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.verdicts import (
+    POD_SELECTOR_VERDICTS,
+    Blocker,
+    BlockerClass,
+    TargetRef,
+    Verdict,
+)
 
 __all__ = [
     "LISTED_TARGETS",
@@ -27,12 +33,39 @@ __all__ = [
     "Entry",
     "Evaluated",
     "Ranked",
+    "excluded_by_pod",
+    "nearness",
 ]
 
 #: The nearest targets whose blockers a pod lists one by one.
 LISTED_TARGETS = 10
 #: The targets a blocker summary names (nearest first); the others are counted.
 NAMED_TARGETS = 10
+
+
+def excluded_by_pod(evaluation: TargetEvaluation) -> bool:
+    """The pod's own selector or affinity rules this target out (a blocker of `POD_SELECTOR_VERDICTS`, or
+    no instance type satisfying both the pool and the pod's selectors)."""
+    return any(
+        b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True for b in evaluation.blockers
+    )
+
+
+def nearness(evaluation: TargetEvaluation) -> tuple[bool, bool, int, int, int, int, str]:
+    """Sort key, nearest first: targets that can offer the accelerator; then targets the pod's selectors
+    admit before those they exclude (Karpenter only tries a NodePool whose requirements the pod is
+    compatible with: `scheduler.go` `NewNodeClaim(...).Add` fails the others first); then fewest spec
+    blockers, fewest capacity blockers, fewest relaxations of the pod before it fits (`Preferences.Relax`
+    tries each attempt on every pool before the next), highest weight (Karpenter's NodePool order), name."""
+    return (
+        not evaluation.offers,
+        excluded_by_pod(evaluation),
+        evaluation.spec_blockers,
+        evaluation.capacity_blockers,
+        evaluation.relaxed,
+        -evaluation.weight,
+        evaluation.target.name,
+    )
 
 
 class Candidate(Protocol):
@@ -158,7 +191,7 @@ def _ref_of(candidate: Any) -> TargetRef:
 
 
 class Ranked:
-    """The targets of one shape, nearest first (`targets.nearness`), held as entries of alike targets."""
+    """The targets of one shape, nearest first (`nearness`), held as entries of alike targets."""
 
     def __init__(self, entries: Sequence[Entry]) -> None:
         # By shared rank, then by the first member: among entries that tie, the first k targets come from

@@ -10,11 +10,13 @@ from typing import Any, ClassVar, TypeVar
 
 import msgspec
 
+from kubectl_gpu.core.analyses.pending.checks.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.decision import Decision, FixCheck
+from kubectl_gpu.core.analyses.pending.pod.evidence import Evidence
+from kubectl_gpu.core.analyses.pending.pod.shapes import Owner
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
-from kubectl_gpu.core.analyses.pending.shapes import Owner
-from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.times import iso_time
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
-from kubectl_gpu.core.analyses.pending.verify import FixCheck
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
@@ -34,57 +36,41 @@ def _num(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
-# Events of one job share their times: each written once. By instant and offset (equal datetimes of two
-# offsets are one instant, written two ways).
-_TIME_TEXTS: dict[tuple[datetime, object], str] = {}
-
-
-def _time(value: datetime | None) -> str | None:
-    if not value:
-        return None
-    key = (value, value.utcoffset())
-    found = _TIME_TEXTS.get(key)
-    if found is None:
-        found = value.isoformat().replace("+00:00", "Z")
-        if len(_TIME_TEXTS) < 65536:
-            _TIME_TEXTS[key] = found
-    return found
-
-
-class Evidence(msgspec.Struct, frozen=True):
-    source: str  # scheduler | karpenter | auto-mode | kubelet | unknown
-    reason: str
-    message: str
-    count: int
-    last_seen: datetime | None
-    codes: tuple[str, ...]  # what the message says, parsed (UNTOLERATED_TAINT, UNKNOWN_LABEL, ...)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "reason": self.reason,
-            "message": self.message,
-            "count": self.count,
-            "lastSeen": _time(self.last_seen),
-            "codes": list(self.codes),
-        }
-
-
 class PodDiagnosis(msgspec.Struct, frozen=True):
+    """One pod in the report: its `Decision`, the evidence and the ranked targets it was made from."""
+
     namespace: str
     name: str
     requests: dict[str, Decimal]
-    verdict: Verdict
-    reason: str
-    nearest: TargetRef | None
+    decision: Decision  # verdict, reason, fix, the target it is about, the fix's check (decision.py)
     evidence: tuple[Evidence, ...]
-    fix: str | None
     ranked: Ranked  # every target, nearest first (ranking.py)
     disagreements: tuple[str, ...]
     notes: tuple[str, ...]
     created: datetime | None
-    fix_check: FixCheck | None = None  # the fix made on a copy and the pod evaluated again (verify.py)
-    owner: Owner | None = None  # the workload that made the pod (shapes.owner_key); None: a bare pod
+    owner: Owner | None = None  # the workload that made the pod (pod/shapes.owner_key); None: a bare pod
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.decision.verdict
+
+    @property
+    def reason(self) -> str:
+        return self.decision.reason
+
+    @property
+    def fix(self) -> str | None:
+        return self.decision.fix
+
+    @property
+    def nearest(self) -> TargetRef | None:
+        """The target the verdict is about (the nearest, or the one whose verified fix gets furthest)."""
+        return self.decision.target
+
+    @property
+    def fix_check(self) -> FixCheck | None:
+        """The fix made on a copy and the pod evaluated again (verify/)."""
+        return self.decision.fix_check
 
     @property
     def blockers(self) -> tuple[Blocker, ...]:
@@ -199,7 +185,7 @@ class PendingReport(ReportBase):
                 shapes.append(pod.shape_dict(blockers))
             pods.append(pod.to_dict(found, parts))
         return {
-            "evaluatedAt": _time(self.now),
+            "evaluatedAt": iso_time(self.now),
             "targets": self.targets,
             "podsListed": self.pods_unlisted is None,
             "pods": pods,

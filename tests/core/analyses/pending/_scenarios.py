@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from kubectl_gpu.core.analyses.pending import PendingReport, PodDiagnosis, analyse_pending
-from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.ranking import TargetEvaluation
 from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 import yaml
 
-from kubectl_gpu.core.analyses.pending.fit import GI, ephemeral_allocatable, ephemeral_capacity
+from kubectl_gpu.core.analyses.pending.targets.pools.fit import GI, ephemeral_allocatable, ephemeral_capacity
 from kubectl_gpu.core.k8s.models import NodeClass, NodePool
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.scheduling.instances import InstanceIndex

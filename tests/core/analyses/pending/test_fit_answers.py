@@ -14,9 +14,9 @@ import copy
 
 import pytest
 
-from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
-from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import PoolMemo
+from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import InstanceIndex

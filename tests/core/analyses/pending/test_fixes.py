@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.checks.fixes import selector_fix, toleration_fix
 from kubectl_gpu.core.scheduling.taints import Taint
 from tests.core.analyses.pending._scenarios import (
     NOW,

@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from kubectl_gpu.core.analyses.pending.targets import excluded_by_pod, nearness
+from kubectl_gpu.core.analyses.pending.ranking import excluded_by_pod, nearness
 from tests.core.analyses.pending._scenarios import Obj, analyse, diagnosis, items
 
 TAINT = {"key": "dedicated", "value": "research", "effect": "NoSchedule"}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict as V
-from kubectl_gpu.core.analyses.pending.fit import adjusted_price
+from kubectl_gpu.core.analyses.pending.targets.pools.fit import adjusted_price
 from tests.core.analyses.pending._round_two import add_requirement, gpu_pod, verdict
 from tests.core.analyses.pending._scenarios import Obj, items, without
 

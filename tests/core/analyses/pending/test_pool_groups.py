@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from kubectl_gpu.core.analyses.pending.pool_groups import PoolMemo
-from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-from kubectl_gpu.core.analyses.pending.shape import shape_of
-from kubectl_gpu.core.analyses.pending.targets import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_of
+from kubectl_gpu.core.analyses.pending.ranking import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import PoolMemo
+from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.scheduling.instances import InstanceIndex
 from tests.core.analyses.pending._scenarios import NOW, Obj, analyse, catalog, find, items, state_of
 

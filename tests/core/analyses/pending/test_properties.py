@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import Verdict
-from kubectl_gpu.core.analyses.pending.fix_check import TRIED
 from kubectl_gpu.core.analyses.pending.ranking import LISTED_TARGETS
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER
+from kubectl_gpu.core.analyses.pending.verify.verifier import TRIED
 from tests.core.analyses.pending._scenarios import NAMES, Obj, analyse, diagnosis, items, pod_obj
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

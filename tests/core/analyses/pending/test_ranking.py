@@ -16,9 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending
-from kubectl_gpu.core.analyses.pending.pool_template import POOL
-from kubectl_gpu.core.analyses.pending.ranking import LISTED_TARGETS, NAMED_TARGETS
-from kubectl_gpu.core.analyses.pending.targets import nearness
+from kubectl_gpu.core.analyses.pending.ranking import LISTED_TARGETS, NAMED_TARGETS, nearness
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL
 from tests.core.analyses.pending._scenarios import NAMES, NOW, Obj, catalog, find, items, state_of
 from tests.core.analyses.pending.test_properties import nodepools
 

@@ -8,7 +8,7 @@ import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict
 from kubectl_gpu.core.analyses.pending.analysis import in_scope
-from kubectl_gpu.core.analyses.pending.shape import shape_of
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_of
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER
 from tests.core.analyses.pending._scenarios import NAMES, NOW, analyse, diagnosis, items, pod_obj, state_of
 
@@ -287,7 +287,7 @@ def test_one_instant_in_two_offsets_is_written_in_each_its_own() -> None:
     other's text."""
     from datetime import UTC, datetime, timedelta, timezone
 
-    from kubectl_gpu.core.analyses.pending.report import _time
+    from kubectl_gpu.core.analyses.pending.times import iso_time as _time
 
     utc = datetime(2026, 1, 1, 12, tzinfo=UTC)
     east = utc.astimezone(timezone(timedelta(hours=2)))

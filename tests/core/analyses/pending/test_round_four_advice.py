@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending import Verdict as V
-from kubectl_gpu.core.analyses.pending.removal import removal_advice
-from kubectl_gpu.core.analyses.pending.shape import shape_of
+from kubectl_gpu.core.analyses.pending.checks.removal import removal_advice
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_of
 from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.scheduling.quarantine import quarantine_of
@@ -40,7 +40,7 @@ from tests.core.analyses.pending.test_volumes import cluster, pv, pvc, storage_c
 def test_a_neuron_pod_is_never_told_to_tolerate_a_gpu_only_pool(monkeypatch: Any) -> None:
     """The Neuron pool is nearest; when its fix is not verified, the next targets are the GPU-only pools,
     whose toleration fix removes their taint and helps nothing: the Neuron pool keeps the verdict."""
-    from kubectl_gpu.core.analyses.pending import fix_check
+    from kubectl_gpu.core.analyses.pending.verify import verifier as fix_check
 
     real = fix_check.pod_change
 

@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from kubectl_gpu.core.analyses.pending import Verdict as V
-from kubectl_gpu.core.analyses.pending.shape import shape_of
-from kubectl_gpu.core.analyses.pending.topology import spread_counts
+from kubectl_gpu.core.analyses.pending.checks.topology import spread_counts
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_of
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.scheduling.affinity import node_matches
 from kubectl_gpu.core.scheduling.provisionable import provisioner_rejections, selector_never_matches

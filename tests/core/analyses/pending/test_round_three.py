@@ -651,7 +651,7 @@ def test_a_nodepool_is_no_fix_for_a_pod_karpenter_ignores() -> None:
 def test_a_fix_that_does_not_remove_its_blocker_is_not_offered(monkeypatch: Any) -> None:
     """Break the change on purpose (the pod is left as it was): the toleration fix no longer removes the
     blocker, so it is not offered as the fix, and the JSON says it was not verified."""
-    from kubectl_gpu.core.analyses.pending import fix_check
+    from kubectl_gpu.core.analyses.pending.verify import verifier as fix_check
 
     monkeypatch.setattr(fix_check, "pod_change", lambda pod, blocker, taints_of: (pod, "nothing changed"))
     diag = diagnosis(analyse("automode-gpu"), "ml/gpu-nvidia-7d9f8-abcde")

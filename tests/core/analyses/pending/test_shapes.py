@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending
 from kubectl_gpu.core.analyses.pending.analysis import _Analyser
-from kubectl_gpu.core.analyses.pending.shape import shape_key_of, shape_of
-from kubectl_gpu.core.analyses.pending.shapes import Owner, owner_key, shape_key
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_key_of, shape_of
+from kubectl_gpu.core.analyses.pending.pod.shapes import Owner, owner_key, shape_key
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState

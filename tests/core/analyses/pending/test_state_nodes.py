@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.analyses.pending.analysis import in_scope
-from kubectl_gpu.core.analyses.pending.existing import StateNodes, _classes, _node_class, _sure
-from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
+from kubectl_gpu.core.analyses.pending.targets.nodes.existing import StateNodes, _classes, _node_class, _sure
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending, pool_kinds
-from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL
-from kubectl_gpu.core.analyses.pending.unnamed import OTHER_POOL
+from kubectl_gpu.core.analyses.pending import PendingReport, analyse_pending
+from kubectl_gpu.core.analyses.pending.targets.pools import kinds as pool_kinds
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL
+from kubectl_gpu.core.analyses.pending.targets.pools.unnamed import OTHER_POOL
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.core.analyses.pending._scenarios import NAMES, NOW, Obj, catalog, items, state_of

@@ -11,7 +11,7 @@ from typing import Final
 import pytest
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis, Verdict
-from kubectl_gpu.core.analyses.pending.targets import nearness
+from kubectl_gpu.core.analyses.pending.ranking import nearness
 from kubectl_gpu.core.analyses.pending.verdicts import BLOCKER_ORDER, BlockerClass
 from tests.core.analyses.pending._scenarios import NAMES, analyse, diagnosis, items, without
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.analyses.pending import Verdict as V
-from kubectl_gpu.core.analyses.pending.fix_check import TRIED
+from kubectl_gpu.core.analyses.pending.verify.verifier import TRIED
 from tests.core.analyses.pending._scenarios import NAMES, Obj, analyse, diagnosis, find, items
 from tests.core.analyses.pending.test_properties import pods
 

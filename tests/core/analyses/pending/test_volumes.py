@@ -148,8 +148,8 @@ def test_forbidden_claims_are_unknown_never_no_blocker_found() -> None:
 
 def test_alternatives_of_two_volumes_merge() -> None:
     # volumetopology.go mergeVolumeRequirementAlternatives: a|b and b|c leave b.
-    from kubectl_gpu.core.analyses.pending.shape import shape_of
-    from kubectl_gpu.core.analyses.pending.volumes import volume_facts
+    from kubectl_gpu.core.analyses.pending.checks.volumes import volume_facts
+    from kubectl_gpu.core.analyses.pending.pod.shape import shape_of
 
     objects = [
         pvc("one", volume="pv-1"),

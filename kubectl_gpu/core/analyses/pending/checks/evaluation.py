@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef
 from kubectl_gpu.core.scheduling.instances import IndexedType
 from kubectl_gpu.core.scheduling.taints import Taint, pretty
@@ -32,7 +32,7 @@ class TargetEvaluation(msgspec.Struct, frozen=True):
     checks: tuple[Check, ...]
     weight: int = 0
     fitting_types: tuple[str, ...] = ()
-    relaxed: int = 0  # Karpenter's relaxations of the pod before this target takes it (targets.nearness)
+    relaxed: int = 0  # Karpenter's relaxations of the pod before this target takes it (ranking.nearness)
 
     @property
     def spec_blockers(self) -> int:

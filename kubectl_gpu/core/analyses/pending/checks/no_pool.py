@@ -6,8 +6,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from kubectl_gpu.core.analyses.pending.fixes import nodepool_object, nodepool_yaml, pool_taint, toleration_fix
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.fixes import (
+    nodepool_object,
+    nodepool_yaml,
+    pool_taint,
+    toleration_fix,
+)
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider

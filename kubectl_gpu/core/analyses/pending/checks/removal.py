@@ -11,7 +11,7 @@ change (`verify._rekeyed`) makes the same change.
 
 from __future__ import annotations
 
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.scheduling.affinity import NodeSelectorTerm
 
 __all__ = ["removal_advice"]

@@ -27,8 +27,8 @@ from typing import Any
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.evaluation import Check
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.evaluation import Check
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
 from kubectl_gpu.core.k8s.models import Node, Pod
 from kubectl_gpu.core.k8s.placement import AffinityTerm, SpreadConstraint

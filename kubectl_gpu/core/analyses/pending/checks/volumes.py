@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.k8s.models import PersistentVolumeClaim, Raw
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.requirements import Requirement, RequirementError, Requirements

@@ -4,9 +4,11 @@ from its status (a nomination in flight, a bound pod whose containers wait)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
-from kubectl_gpu.core.analyses.pending.ago import minutes_ago
-from kubectl_gpu.core.analyses.pending.report import Evidence
+import msgspec
+
+from kubectl_gpu.core.analyses.pending.times import iso_time, minutes_ago
 from kubectl_gpu.core.evidence.messages import parse_event_message
 from kubectl_gpu.core.evidence.model import ParsedMessage, Source
 from kubectl_gpu.core.k8s.models import Event, Pod
@@ -14,6 +16,7 @@ from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = [
     "NOMINATION_WINDOW",
+    "Evidence",
     "evidence_row",
     "pod_events",
     "provisioning",
@@ -26,6 +29,25 @@ NOMINATION_WINDOW = timedelta(minutes=15)
 _RELEVANT_REASONS = frozenset(
     {"FailedScheduling", "Nominated", "NotTriggerScaleUp", "TriggeredScaleUp", "FailedCreatePodSandBox"}
 )
+
+
+class Evidence(msgspec.Struct, frozen=True):
+    source: str  # scheduler | karpenter | auto-mode | kubelet | unknown
+    reason: str
+    message: str
+    count: int
+    last_seen: datetime | None
+    codes: tuple[str, ...]  # what the message says, parsed (UNTOLERATED_TAINT, UNKNOWN_LABEL, ...)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "reason": self.reason,
+            "message": self.message,
+            "count": self.count,
+            "lastSeen": iso_time(self.last_seen),
+            "codes": list(self.codes),
+        }
 
 
 def pod_events(

@@ -1,4 +1,4 @@
-"""Verdicts decided by the pod before any target is judged, and what could not be checked.
+"""Verdicts decided by the pod before any target is judged (a `Decision` with no target).
 
 * `SCHEDULING_GATED`: kube-scheduler does not even try a pod with `spec.schedulingGates` (PreEnqueue of the
   SchedulingGates plugin, condition reason `SchedulingGated`), and Karpenter's `IsProvisionable`
@@ -11,9 +11,7 @@
 
 from __future__ import annotations
 
-import msgspec
-
-from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.decision import Decision
 from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.scheduling.provisionable import (
@@ -22,15 +20,9 @@ from kubectl_gpu.core.scheduling.provisionable import (
     selector_never_matches,
 )
 
-__all__ = ["DEFAULT_SCHEDULER", "Decision", "pod_decision", "provisioner_skip", "unverified_checks"]
+__all__ = ["DEFAULT_SCHEDULER", "pod_decision", "provisioner_skip"]
 
 DEFAULT_SCHEDULER = "default-scheduler"
-
-
-class Decision(msgspec.Struct, frozen=True):
-    verdict: Verdict
-    reason: str
-    fix: str
 
 
 def pod_decision(pod: Pod) -> Decision | None:
@@ -84,11 +76,3 @@ def provisioner_skip(pod: Pod, *, has_pools: bool, provider: str | None = None) 
             "or request the device-plugin resource (nvidia.com/gpu) instead",
         )
     return None
-
-
-def unverified_checks(evaluation: TargetEvaluation | None, unreadable: frozenset[str]) -> list[str]:
-    """Checks of the nearest target that could not be made, and kinds that could not be read."""
-    out = [f"{c.name}: {c.detail}" for c in evaluation.checks if c.ok is None] if evaluation else []
-    for kind in sorted(unreadable & {"nodepools", "nodes", "nodeclaims"}):
-        out.append(f"{kind} could not be read (forbidden)")
-    return out

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.shape import shape_key_of
+from kubectl_gpu.core.analyses.pending.pod.shape import shape_key_of
 from kubectl_gpu.core.k8s.models import Pod
 
 __all__ = ["LWS_NAME_LABEL", "Owner", "ShapeKey", "owner_key", "shape_key"]

@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.checks.evaluation import TargetEvaluation
+from kubectl_gpu.core.analyses.pending.decision import After
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.models import NodePool, Pod
@@ -23,80 +24,9 @@ from kubectl_gpu.core.k8s.placement import NO_PLACEMENT
 from kubectl_gpu.core.scheduling.affinity import NodeSelectorTerm
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration, suggest_toleration, untolerated
 
-__all__ = ["After", "FixCheck", "after_of", "cheapest", "pod_change", "pool_change"]
+__all__ = ["after_of", "cheapest", "pod_change", "pool_change"]
 
-_CLEAR = frozenset({Verdict.NO_BLOCKER_FOUND, Verdict.PROVISIONING})
 _UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
-
-
-class After(msgspec.Struct, frozen=True):
-    """The pod's answer once the fix is made."""
-
-    verdict: Verdict
-    target: TargetRef | None
-    instance_type: str | None  # the cheapest fitting type, when it launches from a NodePool
-    message: str  # the first blocker left, or what is still unknown
-
-    @property
-    def clear(self) -> bool:
-        return self.verdict in _CLEAR
-
-    @property
-    def distance(self) -> tuple[int, int]:
-        """How far from running (0 best): nothing left, unknown checks, capacity, spec."""
-        if self.clear:
-            return (0, 0)
-        if self.verdict is Verdict.UNVERIFIED:
-            return (1, 0)
-        return (2 if self.verdict in _CAPACITY else 3, 0)
-
-    def text(self) -> str:
-        where = f"{self.target.kind} {self.target.name}" if self.target else "no target"
-        if self.verdict is Verdict.PROVISIONING:
-            return f"after this change: waits for capacity in flight ({self.message})"
-        if self.clear and self.target is not None and self.target.kind == "NodePool":
-            launched = f", {self.instance_type}" if self.instance_type else ""
-            return f"after this change: launches from NodePool {self.target.name}{launched}"
-        if self.clear:
-            return f"after this change: fits {where}"
-        if self.verdict is Verdict.UNVERIFIED:
-            return f"after this change: {self.message}"
-        return f"after this change, still blocked: {self.verdict}: {self.message}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verdict": str(self.verdict),
-            "target": self.target.to_dict() if self.target else None,
-            "instanceType": self.instance_type,
-            "message": self.text(),
-        }
-
-
-class FixCheck(msgspec.Struct, frozen=True):
-    verified: bool | None  # None: not a change this tool can make on a copy
-    change: str  # what was changed, in words
-    after: After | None = None
-    # Not verified although the blocker is gone: the node it names still does not take the pod (a cordon,
-    # no room), so the change does not unblock the pod there (issue 37).
-    removed: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"change": self.change, **(self.after.to_dict() if self.after else {})}
-
-
-_CAPACITY = frozenset(
-    {
-        Verdict.NODEPOOL_LIMIT_REACHED,
-        Verdict.NODECLASS_NOT_READY,
-        Verdict.NODEPOOL_NOT_READY,
-        Verdict.CAPACITY_UNAVAILABLE,
-        Verdict.INSUFFICIENT_ACCELERATOR,
-        Verdict.INSUFFICIENT_RESOURCES,
-        Verdict.TOPOLOGY_SPREAD_UNSATISFIABLE,
-        Verdict.POD_AFFINITY_UNSATISFIABLE,
-        Verdict.VOLUME_UNAVAILABLE,
-    }
-)
 
 
 def cheapest(catalog: Catalog, names: tuple[str, ...]) -> str | None:

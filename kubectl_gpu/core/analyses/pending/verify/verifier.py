@@ -1,4 +1,4 @@
-"""Which fix a pod is offered, verified on a copy of the state (verify.py).
+"""Which fix a pod is offered, verified on a copy of the state (changes.py): the blocked pod's `Decision`.
 
 The nearest target's first blocker is the verdict and its fix the fix, when that fix is verified: the blocker
 is gone once the change is made. Of the `TRIED` nearest targets, the one whose verified fix gets furthest (the
@@ -12,26 +12,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
+from kubectl_gpu.core.analyses.pending.decision import After, Decision, FixCheck
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.ranking import Ranked
-from kubectl_gpu.core.analyses.pending.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
-from kubectl_gpu.core.analyses.pending.verify import After, FixCheck, after_of, pod_change, pool_change
+from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef
+from kubectl_gpu.core.analyses.pending.verify.changes import after_of, pod_change, pool_change
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.taints import Taint
 
-__all__ = ["TRIED", "FixVerifier", "Settled"]
+__all__ = ["TRIED", "Answering", "FixVerifier"]
 
 #: How many of the nearest targets' fixes are tried for a blocked pod.
 TRIED = 3
 
 _SPEC = (3, 0)  # After.distance of an answer with a spec blocker left
-
-# (verdict, reason, fix, nearest, the check of its fix)
-Settled = tuple[Verdict, str, str | None, TargetRef | None, FixCheck | None]
 
 
 class Answering(Protocol):
@@ -44,7 +42,7 @@ class Answering(Protocol):
 
     def pool_target(self, pool: NodePool) -> PoolTarget: ...
 
-    def ignored(self, pod: Pod) -> tuple[Verdict, str] | None: ...
+    def ignored(self, pod: Pod) -> Decision | None: ...
 
 
 class FixVerifier:
@@ -52,7 +50,7 @@ class FixVerifier:
         self.analysis = analysis
         self._checks: dict[tuple[object, ...], FixCheck] = {}
 
-    def settle(self, pod: Pod, shape: PodShape, ranked: Ranked, key: tuple[object, ...]) -> Settled:
+    def settle(self, pod: Pod, shape: PodShape, ranked: Ranked, key: tuple[object, ...]) -> Decision:
         """The verdict of a blocked pod: the nearest target's first blocker, unless its fix was tried and does
         not remove it, or removes it and leaves a spec blocker; then the next of the `TRIED` nearest whose
         verified fix gets further and leaves no spec blocker, if any, never one that cannot offer the
@@ -84,7 +82,7 @@ class FixVerifier:
                 f"no change found that removes {first.code} on {first.target.kind} {first.target.name}: "
                 f"{check.change} leaves it{left}; the fix it would have been: {first.fix}"
             )
-        return first.code, first.message, fix, chosen.target, check
+        return Decision(first.code, first.message, fix, chosen.target, check)
 
     def check(self, pod: Pod, shape: PodShape, blocker: Blocker, key: tuple[object, ...]) -> FixCheck:
         """The blocker's fix made on a copy, once per shape, target and code."""
@@ -131,7 +129,7 @@ class FixVerifier:
         change = f"NodePool {pool.name} created as shown"
         ignored = self.analysis.ignored(pod)
         if ignored is not None:  # Karpenter provisions for no such pod, whatever the NodePools
-            return FixCheck(False, change, After(ignored[0], None, None, ignored[1]))
+            return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason))
         shape = shape_of(tolerate(pod))
         evaluation = self.analysis.pool_target(pool).evaluate(shape)
         after = after_of(evaluation, self.analysis.catalog)

@@ -14,11 +14,15 @@ from __future__ import annotations
 from decimal import Decimal
 
 from kubectl_gpu.core.accelerators.nodes import pods_unread
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check, short_quantity
-from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.topology import node_topology
+from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, SPEC, ZERO, Check, short_quantity
+from kubectl_gpu.core.analyses.pending.checks.topology import node_topology
+from kubectl_gpu.core.analyses.pending.checks.volumes import (
+    node_volume_fix,
+    node_volume_problem,
+    volume_facts,
+)
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
-from kubectl_gpu.core.analyses.pending.volumes import node_volume_fix, node_volume_problem, volume_facts
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.k8s.state import ClusterState
 

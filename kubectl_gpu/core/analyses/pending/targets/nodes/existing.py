@@ -28,9 +28,9 @@ from functools import partial
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.evaluation import ZERO, TargetEvaluation
-from kubectl_gpu.core.analyses.pending.node_target import UNSCHEDULABLE, NodeTarget, cordon_blocks
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.evaluation import ZERO, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.nodes.target import UNSCHEDULABLE, NodeTarget, cordon_blocks
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState

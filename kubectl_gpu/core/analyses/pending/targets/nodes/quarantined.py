@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, taint_list
+from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, taint_list
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.k8s.models import Node
 from kubectl_gpu.core.scheduling.quarantine import quarantine_of

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_gpu.core.accelerators.nodes import pods_unread, publishes_dra_accelerators
-from kubectl_gpu.core.analyses.pending.evaluation import (
+from kubectl_gpu.core.analyses.pending.checks.evaluation import (
     CAPACITY,
     SPEC,
     ZERO,
@@ -15,11 +15,11 @@ from kubectl_gpu.core.analyses.pending.evaluation import (
     short_quantity,
     taint_list,
 )
-from kubectl_gpu.core.analyses.pending.fixes import selector_fix, toleration_fix
-from kubectl_gpu.core.analyses.pending.node_checks import node_checks
-from kubectl_gpu.core.analyses.pending.quarantined import split_quarantine
-from kubectl_gpu.core.analyses.pending.removal import removal_advice
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.fixes import selector_fix, toleration_fix
+from kubectl_gpu.core.analyses.pending.checks.removal import removal_advice
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.nodes.checks import node_checks
+from kubectl_gpu.core.analyses.pending.targets.nodes.quarantined import split_quarantine
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Node, NodeClaim

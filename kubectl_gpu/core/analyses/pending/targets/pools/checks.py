@@ -13,41 +13,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kubectl_gpu.core.accelerators.nodes import pods_unread
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, Check
-from kubectl_gpu.core.analyses.pending.fit import PoolFit
-from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
-from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.topology import HOSTNAME, ZONE, Outcome, Verdict3, pool_topology
+from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, SPEC, Check
+from kubectl_gpu.core.analyses.pending.checks.topology import HOSTNAME, ZONE, Outcome, Verdict3, pool_topology
+from kubectl_gpu.core.analyses.pending.checks.volumes import pinned_fix, pinned_hosts, volume_facts
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts
+from kubectl_gpu.core.analyses.pending.targets.pools.fit import PoolFit
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
-from kubectl_gpu.core.analyses.pending.volumes import pinned_fix, pinned_hosts, volume_facts
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType
 from kubectl_gpu.core.scheduling.requirements import Requirements
 
-if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-
-__all__ = ["make_fit", "pool_checks"]
+__all__ = ["pool_checks"]
 
 _OFFERED_CAPACITY = ("on-demand", "spot")
-
-
-def make_fit(target: PoolTarget) -> PoolFit:
-    ref = target.pool.node_class_ref
-    node_class = target.state.nodeclass_by_ref.get((ref.kind, ref.name)) if ref is not None else None
-    return PoolFit(
-        target.pool,
-        target.requirements,
-        target.well_known,
-        target.index,
-        target.types,
-        target.state.daemonsets,
-        target.state.nodeoverlays,
-        node_class,
-    )
 
 
 def _pool_domains(
@@ -61,7 +42,7 @@ def _pool_domains(
     return None
 
 
-def _zones_of(state: ClusterState, target: PoolTarget) -> tuple[str, ...]:
+def _zones_of(state: ClusterState, target: PoolFacts) -> tuple[str, ...]:
     ref = target.pool.node_class_ref
     node_class = state.nodeclass_by_ref.get((ref.kind, ref.name)) if ref is not None else None
     return node_class.zones if node_class is not None else ()
@@ -88,7 +69,7 @@ def _universe(state: ClusterState, keys: set[str]) -> dict[str, frozenset[str]]:
 
 
 def _min_values(
-    target: PoolTarget, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
+    target: PoolFacts, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
 ) -> Check | Blocker | None:
     wanted = {k: r.min_values for k, r in target.requirements.items() if r.min_values}
     if not wanted:
@@ -135,9 +116,14 @@ def _min_values(
 
 
 def pool_checks(
-    target: PoolTarget, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
+    target: PoolFacts,
+    shape: PodShape,
+    fitting: tuple[IndexedType, ...],
+    node_reqs: Requirements,
+    relaxed: int,
 ) -> tuple[tuple[IndexedType, ...], list[Blocker], list[Check]]:
-    """The fitting types left, and the blockers and checks to add."""
+    """The fitting types left, and the blockers and checks to add (`relaxed`: the number of Karpenter's
+    attempt the pool takes the pod with, `PoolTarget.relaxed`)."""
     blockers: list[Blocker] = []
     checks: list[Check] = []
     fit: PoolFit = target.fit
@@ -172,13 +158,18 @@ def pool_checks(
         checks.append(Check("minValues", False, found_min.message))
     elif found_min is not None:
         checks.append(found_min)
-    _topology(target, shape, node_reqs, blockers, checks)
+    _topology(target, shape, node_reqs, relaxed, blockers, checks)
     _volumes(target, shape, node_reqs, blockers, checks)
     return fitting, blockers, checks
 
 
 def _topology(
-    target: PoolTarget, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
+    target: PoolFacts,
+    shape: PodShape,
+    node_reqs: Requirements,
+    relaxed: int,
+    blockers: list[Blocker],
+    checks: list[Check],
 ) -> None:
     placement = shape.placement
     if not (placement.spread or placement.affinity or target.state.placed_with_anti_affinity):
@@ -196,7 +187,7 @@ def _topology(
         # Karpenter relaxes the pod when no NodePool takes it (scheduler.go `trySchedule`, preferences.go
         # `Relax`): a preferred node affinity narrows the domains only until it is dropped
         # (topology_test.go "should not limit spread options by preferred node affinity").
-        for reqs in _later_attempts(target, shape):
+        for reqs in _later_attempts(target, shape, relaxed):
             relaxed = outcome_of(target.requirements.intersection(reqs))
             if not _fails(relaxed):
                 outcome = Outcome(*(_relaxed(v) for v in (relaxed.spread, relaxed.affinity)))
@@ -217,7 +208,7 @@ def _relaxed(found: Verdict3 | None) -> Verdict3 | None:
     return ok, f"{detail}, once Karpenter relaxes the pod (its preferred node affinity, its next term)"
 
 
-def _later_attempts(target: PoolTarget, shape: PodShape) -> list[Requirements]:
+def _later_attempts(target: PoolFacts, shape: PodShape, relaxed: int) -> list[Requirements]:
     """Karpenter's attempts after the one this pool takes (`PodSchedulingRequirements.relaxations`) that the
     pool admits and, for an accelerator pod, that leave an instance type holding it."""
     reqs = shape.requirements
@@ -225,7 +216,7 @@ def _later_attempts(target: PoolTarget, shape: PodShape) -> list[Requirements]:
         return []
     attempts = reqs.relaxations()
     out = []
-    for attempt in attempts[target.relaxed(shape) + 1 :]:
+    for attempt in attempts[relaxed + 1 :]:
         if list(target.requirements.compatible(attempt, allow_undefined=target.well_known)):
             continue
         if shape.wants_accelerator and not target.fitting(shape, attempt)[1]:
@@ -241,7 +232,7 @@ _TOPOLOGY_FIX = (
 
 
 def _volumes(
-    target: PoolTarget, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
+    target: PoolFacts, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
 ) -> None:
     facts = volume_facts(target.state, shape, target.unreadable)
     if not facts.relevant:

@@ -1,78 +1,49 @@
-"""What a NodePool answers whatever the pod: the limits it has left (and the words of its limits check), its
-NodeClass, its readiness."""
+"""What a NodePool answers whatever the pod: its NodeClass, its readiness, whether it launches at all (static,
+deleting), and its recent InsufficientCapacityError (EC2 had none of what the pool launches)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import TYPE_CHECKING
+import re
+from datetime import datetime, timedelta
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, SPEC, ZERO, Check, short_quantity
-from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
-from kubectl_gpu.core.k8s.models import Resources
-from kubectl_gpu.core.scheduling.instances import raw_capacity_of
-
-if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-    from kubectl_gpu.core.analyses.pending.pool_template import LimitAnswer
+from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, SPEC, Check
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import PoolMemo
+from kubectl_gpu.core.analyses.pending.times import minutes_ago
+from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.k8s.models import Event, NodePool
+from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = [
-    "claims_usage",
-    "limit_parts",
+    "CAPACITY_EVENT_WINDOW",
+    "capacity_event",
+    "capacity_events_key",
     "node_class_blocker",
     "ready_blocker",
-    "remaining_limits",
     "state_blocker",
 ]
 
 
-def claims_usage(target: PoolTarget) -> Resources:
-    used: Resources = {}
-    for claim in target.state.nodeclaims_by_pool.get(target.pool.name, ()):
-        capacity = dict(claim.capacity)
-        if not capacity:
-            itype = claim.meta.labels.get("node.kubernetes.io/instance-type")
-            it = target.catalog.by_name(itype) if itype else None
-            if it is not None:  # "nodes" is counted once per claim below
-                capacity = {r: raw_capacity_of(it, r) for r in target.pool.limits if r != "nodes"}
-                if "pods" in capacity:
-                    capacity["pods"] = Decimal(it.allocatable_pods or 0)
-        for name, value in capacity.items():
-            used[name] = used.get(name, ZERO) + value
-        used["nodes"] = used.get("nodes", ZERO) + 1
-    return used
+def _not_ready(ref: TargetRef, message: str, fix: str) -> Blocker:
+    return Blocker(Verdict.NODECLASS_NOT_READY, CAPACITY, ref, message, fix)
 
 
-def remaining_limits(target: PoolTarget) -> Resources:
-    if not target.pool.limits:
-        return {}
-    claims = claims_usage(target)
-    status = target.pool.status_resources
-    return {
-        name: limit - max(claims.get(name, ZERO), status.get(name, ZERO))
-        for name, limit in target.pool.limits.items()
-    }
-
-
-def _not_ready(target: PoolTarget, message: str, fix: str) -> Blocker:
-    return Blocker(Verdict.NODECLASS_NOT_READY, CAPACITY, target.ref, message, fix)
-
-
-def node_class_blocker(target: PoolTarget) -> Blocker | Check:
-    ref = target.pool.node_class_ref
+def node_class_blocker(pool: NodePool, target: TargetRef, state: ClusterState) -> Blocker | Check:
+    """NODECLASS_NOT_READY when the pool's NodeClass is missing or not Ready, else its check."""
+    ref = pool.node_class_ref
     if ref is None:
         return _not_ready(
             target,
-            f"NodePool {target.pool.name} has no nodeClassRef",
+            f"NodePool {pool.name} has no nodeClassRef",
             "set spec.template.spec.nodeClassRef to an existing NodeClass",
         )
     label = f"{ref.kind} {ref.name}"
-    pool_cond = next((c for c in target.pool.conditions if c.type == "NodeClassReady"), None)
-    node_class = target.state.nodeclass_by_ref.get((ref.kind, ref.name))
-    listed = any(c.kind == ref.kind for c in target.state.nodeclasses)
+    pool_cond = next((c for c in pool.conditions if c.type == "NodeClassReady"), None)
+    node_class = state.nodeclass_by_ref.get((ref.kind, ref.name))
+    listed = any(c.kind == ref.kind for c in state.nodeclasses)
     if node_class is None and listed:
         return _not_ready(
             target,
-            f"NodePool {target.pool.name} references {label}, which does not exist",
+            f"NodePool {pool.name} references {label}, which does not exist",
             f"create {label} or point nodeClassRef at an existing one (kubectl get {ref.kind.lower()}es)",
         )
     if node_class is not None and node_class.ready is False:
@@ -87,7 +58,7 @@ def node_class_blocker(target: PoolTarget) -> Blocker | Check:
         why = pool_cond.message or pool_cond.reason or "NodeClassReady=False"
         return _not_ready(
             target,
-            f"NodePool {target.pool.name} reports NodeClassReady=False: {why}",
+            f"NodePool {pool.name} reports NodeClassReady=False: {why}",
             f"kubectl describe {ref.kind.lower()} {ref.name}",
         )
     if node_class is None:
@@ -96,34 +67,33 @@ def node_class_blocker(target: PoolTarget) -> Blocker | Check:
     return Check("nodeclass", True, f"{label}: {state}")
 
 
-def ready_blocker(target: PoolTarget) -> Blocker | None:
+def ready_blocker(pool: NodePool, ref: TargetRef, node_class: Blocker | Check) -> Blocker | None:
     """Karpenter's `Provisioner.NewScheduler` skips a NodePool unless its Ready condition is True
     ("ignoring nodepool, not ready"); a NodeClass problem is reported as NODECLASS_NOT_READY instead."""
-    if isinstance(target.node_class_blocker, Blocker):
+    if isinstance(node_class, Blocker):
         return None
-    cond = next((c for c in target.pool.conditions if c.type == "Ready"), None)
+    cond = next((c for c in pool.conditions if c.type == "Ready"), None)
     if cond is None or cond.status != "False":
         return None
     why = cond.message or cond.reason or "Ready=False"
     return Blocker(
         Verdict.NODEPOOL_NOT_READY,
         CAPACITY,
-        target.ref,
-        f"NodePool {target.pool.name} is not Ready ({why}): Karpenter launches nothing from it",
-        f"kubectl describe nodepool {target.pool.name}  # fix what its conditions report",
+        ref,
+        f"NodePool {pool.name} is not Ready ({why}): Karpenter launches nothing from it",
+        f"kubectl describe nodepool {pool.name}  # fix what its conditions report",
     )
 
 
-def state_blocker(target: PoolTarget) -> Blocker | None:
+def state_blocker(pool: NodePool, ref: TargetRef) -> Blocker | None:
     """`Provisioner.NewScheduler` keeps only the NodePools it may launch from for Pending pods: not a static
     one (`nodepoolutils.IsStatic`: `spec.replicas` set; its own controller keeps that many nodes) and not one
     being deleted (`np.DeletionTimestamp.IsZero()`)."""
-    pool = target.pool
     if pool.meta.deleting:
         return Blocker(
             Verdict.NODEPOOL_DELETING,
             SPEC,
-            target.ref,
+            ref,
             f"NodePool {pool.name} is being deleted (deletionTimestamp set): Karpenter launches nothing from it",
             f"use another NodePool, or recreate {pool.name} once it is gone (kubectl get nodepool {pool.name} -o yaml "
             "shows its finalizers)",
@@ -132,7 +102,7 @@ def state_blocker(target: PoolTarget) -> Blocker | None:
         return Blocker(
             Verdict.STATIC_NODEPOOL,
             SPEC,
-            target.ref,
+            ref,
             f"NodePool {pool.name} is static (spec.replicas: {pool.replicas}): it keeps that many nodes and never "
             "launches one for a Pending pod",
             f"raise spec.replicas of NodePool {pool.name}, or use a NodePool without replicas (dynamic)",
@@ -140,25 +110,60 @@ def state_blocker(target: PoolTarget) -> Blocker | None:
     return None
 
 
-def limit_parts(
-    target: PoolTarget, answer: LimitAnswer, blockers: list[Blocker], checks: list[Check]
-) -> None:
-    """The limits check of a pool for a shape, and its blocker when what is left stops every fitting type."""
-    remaining = target.remaining_text
-    if answer.state == "none":
-        checks.append(Check("limits", True, "no limits"))
-    elif answer.state == "forbidden":
-        checks.append(Check("limits", None, "NodeClaims could not be read (forbidden): usage unknown"))
-    elif answer.state == "unfitted":
-        checks.append(Check("limits", None, f"remaining {remaining}"))
-    elif answer.state == "unknown":
-        checks.append(Check("limits", None, f"remaining {remaining}; {answer.detail}"))
-    elif answer.problem is None:
-        checks.append(Check("limits", True, f"remaining {remaining}"))
-    else:
-        name = target.pool.name
-        limits = ", ".join(f"{k}={short_quantity(v, k)}" for k, v in sorted(target.pool.limits.items()))
-        message = f"NodePool {name} limits ({limits}) are used up: {answer.problem}"
-        fix = f"raise spec.limits of NodePool {name} (kubectl edit nodepool {name}) or free capacity in it"
-        blockers.append(Blocker(Verdict.NODEPOOL_LIMIT_REACHED, CAPACITY, target.ref, message, fix))
-        checks.append(Check("limits", False, message))
+# How far back an InsufficientCapacityError still says "the cloud is out of this".
+CAPACITY_EVENT_WINDOW = timedelta(hours=1)
+
+
+def recent_capacity_events(state: ClusterState, now: datetime) -> tuple[dict[str, str | None], list[Event]]:
+    """NodeClaim name -> its pool, and the InsufficientCapacityErrors of the window (once per analysis:
+    every pool asks)."""
+    claims = {c.name: c.node_pool for c in state.nodeclaims}
+    recent = []
+    for event in state.events:
+        if event.reason != "InsufficientCapacityError" or event.last_seen is None:
+            continue
+        if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
+            continue
+        recent.append(event)
+    return claims, recent
+
+
+def capacity_events_key(now: datetime) -> tuple[str, datetime]:
+    """The key of `recent_capacity_events` in a PoolMemo's shared values."""
+    return ("capacity events", now)
+
+
+def capacity_event(
+    pool: NodePool, ref: TargetRef, state: ClusterState, memo: PoolMemo, now: datetime
+) -> Blocker | None:
+    """The newest recent InsufficientCapacityError of this pool's NodeClaims (or the pool itself)."""
+    claims, recent = memo.shared(capacity_events_key(now), lambda: recent_capacity_events(state, now))
+    if not recent:
+        return None
+    name_of_pool = pool.name
+    claim_name = re.compile(re.escape(name_of_pool) + r"-[a-z0-9]{5}")
+    matching = []
+    for event in recent:
+        name = event.involved.name or ""
+        pool: str | None
+        if event.involved.kind == "NodePool":
+            pool = name
+        elif name in claims:
+            pool = claims[name]
+        else:
+            # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
+            pool = name_of_pool if claim_name.fullmatch(name) else None
+        if pool == name_of_pool:
+            matching.append(event)
+    if not matching:
+        return None
+    event = max(matching, key=lambda e: e.last_seen or now)
+    assert event.last_seen is not None
+    return Blocker(
+        Verdict.CAPACITY_UNAVAILABLE,
+        CAPACITY,
+        ref,
+        f"EC2 had no capacity for NodePool {name_of_pool} {minutes_ago(now - event.last_seen)}: {event.message}",
+        "widen the pool (more instance families or sizes, more zones, spot and on-demand) or "
+        "use a capacity reservation; Karpenter retries on its own",
+    )

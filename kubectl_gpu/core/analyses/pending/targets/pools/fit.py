@@ -21,7 +21,7 @@ import math
 from decimal import Decimal
 from functools import cached_property
 
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.k8s.models import DaemonSet, NodeClass, NodeOverlay, NodePool, Resources
 from kubectl_gpu.core.k8s.placement import HostPort
 from kubectl_gpu.core.scheduling.affinity import scheduling_requirements

@@ -3,24 +3,19 @@ does is blocked (the template's part that `PoolTarget._instance_answer` shares).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from kubectl_gpu.core.analyses.pending.evaluation import SPEC, Check, resources_text, type_names
-from kubectl_gpu.core.analyses.pending.pool_groups import failure
-from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.evaluation import SPEC, Check, resources_text, type_names
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts, failure
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.scheduling.instances import IndexedType
 from kubectl_gpu.core.scheduling.requirements import Requirements
-
-if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
 __all__ = ["instance_blockers"]
 
 
 def instance_blockers(
-    target: PoolTarget,
+    target: PoolFacts,
     shape: PodShape,
     pod_reqs: Requirements,
     blockers: list[Blocker],
@@ -55,7 +50,7 @@ def instance_blockers(
             f"and the pod's selectors"
         )
         fix = f"relax the pod's instance selectors or add matching families to NodePool {POOL}"
-        detail = {"podSelector": True}  # the pod's own selectors exclude this pool (targets.nearness)
+        detail = {"podSelector": True}  # the pod's own selectors exclude this pool (ranking.nearness)
     else:
         largest = max(with_pod, key=lambda e: tuple(target.fit.capacity(e, r) for r in shape.accelerators))
         why = failure(target, largest, shape)

@@ -20,12 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 
-from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL, names_pools, reads_pool_name
-from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
-from kubectl_gpu.core.analyses.pending.pool_template import POOL, LimitAnswer, PoolCandidate, Template
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.ranking import Entry
-from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.unnamed import unnamed_key, unnamed_shape
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL, names_pools, reads_pool_name
+from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
+from kubectl_gpu.core.analyses.pending.targets.pools.template import (
+    POOL,
+    LimitAnswer,
+    PoolCandidate,
+    Template,
+)
+from kubectl_gpu.core.analyses.pending.targets.pools.unnamed import unnamed_key, unnamed_shape
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef
 
 __all__ = ["PoolKinds"]

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from kubectl_gpu.core.analyses.pending.evaluation import SPEC, selected_value
-from kubectl_gpu.core.analyses.pending.fixes import selector_fix
-from kubectl_gpu.core.analyses.pending.pool_template import POOL, POOL_REF
-from kubectl_gpu.core.analyses.pending.removal import removal_advice
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.checks.evaluation import SPEC, selected_value
+from kubectl_gpu.core.analyses.pending.checks.fixes import selector_fix
+from kubectl_gpu.core.analyses.pending.checks.removal import removal_advice
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, POOL_REF
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, Verdict
 from kubectl_gpu.core.scheduling.provisionable import restricted_label
 from kubectl_gpu.core.scheduling.requirements import UnknownLabel
-
-if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
 __all__ = ["unknown_label_blocker"]
 
@@ -28,7 +24,7 @@ _GFD_EQUIVALENT = {
 }
 
 
-def unknown_label_blocker(target: PoolTarget, shape: PodShape, problem: UnknownLabel) -> Blocker:
+def unknown_label_blocker(target: PoolFacts, shape: PodShape, problem: UnknownLabel) -> Blocker:
     """A label the pool neither sets nor knows: another provider's name for a label it has, a GPU feature
     discovery label, a restricted one, or one to add to the pool's template."""
     key = problem.key

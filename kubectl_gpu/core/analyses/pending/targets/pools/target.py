@@ -1,4 +1,8 @@
-"""A NodePool as a target: could the provisioner launch a node for the pod shape, and if not, why."""
+"""A NodePool as a target: could the provisioner launch a node for the pod shape, and if not, why.
+
+What the pool is whatever the pod is `PoolFacts` (facts.py); this adds Karpenter's attempt for the pod (its
+relaxations, tried on the pool in order) and the pool's template for the shape (template.py), shared by the
+pools of a kind (kinds.py)."""
 
 from __future__ import annotations
 
@@ -6,60 +10,37 @@ import copy
 from collections.abc import Hashable
 from datetime import datetime
 
-from kubectl_gpu.core.analyses.pending.evaluation import (
+from kubectl_gpu.core.analyses.pending.checks.evaluation import (
     CAPACITY,
     SPEC,
     Check,
     TargetEvaluation,
-    short_quantity,
     taint_list,
 )
-from kubectl_gpu.core.analyses.pending.fixes import toleration_fix
-from kubectl_gpu.core.analyses.pending.label_blockers import unknown_label_blocker
-from kubectl_gpu.core.analyses.pending.pool_capacity import capacity_event
-from kubectl_gpu.core.analyses.pending.pool_checks import make_fit, pool_checks
-from kubectl_gpu.core.analyses.pending.pool_facts import (
-    limit_parts,
-    node_class_blocker,
-    ready_blocker,
-    remaining_limits,
-    state_blocker,
-)
-from kubectl_gpu.core.analyses.pending.pool_groups import (
-    NODEPOOL,
-    Fitting,
+from kubectl_gpu.core.analyses.pending.checks.fixes import toleration_fix
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.pools.checks import pool_checks
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts
+from kubectl_gpu.core.analyses.pending.targets.pools.instances import instance_blockers
+from kubectl_gpu.core.analyses.pending.targets.pools.labels import unknown_label_blocker
+from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer, limit_answer_of
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import (
     PoolMemo,
     answer_key,
-    fit_signature,
-    fitting_types,
-    limit_answer_of,
     names_pools,
     pool_specific,
-    requirement_signature,
 )
-from kubectl_gpu.core.analyses.pending.pool_instances import instance_blockers
-from kubectl_gpu.core.analyses.pending.pool_template import (
-    POOL,
-    POOL_REF,
-    LimitAnswer,
-    PoolCandidate,
-    Template,
-    named_blocker,
-    named_check,
-)
-from kubectl_gpu.core.analyses.pending.shape import PodShape
-from kubectl_gpu.core.analyses.pending.verdicts import POD_SELECTOR_VERDICTS, Blocker, TargetRef, Verdict
-from kubectl_gpu.core.catalog import Catalog, Provider
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, POOL_REF, PoolCandidate, Template
+from kubectl_gpu.core.analyses.pending.verdicts import POD_SELECTOR_VERDICTS, Blocker, Verdict
+from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex
 from kubectl_gpu.core.scheduling.requirements import (
     Conflict,
     Incompatibility,
-    RequirementError,
     Requirements,
     UnknownLabel,
-    nodepool_requirements,
 )
 from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, Taint, pretty, untolerated
 
@@ -72,8 +53,8 @@ _PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 _NO_LIMITS, _FORBIDDEN, _UNFITTED = LimitAnswer("none"), LimitAnswer("forbidden"), LimitAnswer("unfitted")
 
 
-class PoolTarget:
-    """A NodePool, with what does not depend on the pod computed once."""
+class PoolTarget(PoolFacts):
+    """A NodePool as a target for pod shapes: Karpenter's attempt for it and its template, per shape."""
 
     def __init__(
         self,
@@ -84,63 +65,11 @@ class PoolTarget:
         now: datetime,
         memo: PoolMemo | None = None,
     ) -> None:
-        self.pool = pool
-        self.memo = memo if memo is not None else PoolMemo()  # shared with pools that fit alike
-        self.state = state
-        self.catalog = catalog
-        self.index = index
-        self.provider: Provider = index.provider
-        self.ref = TargetRef("NodePool", pool.name)
-        self.prefix = "eks.amazonaws.com" if self.provider == "auto" else "karpenter.k8s.aws"
-        self.requirements, self.requirement_error = self._requirements(pool.name)
-        self.types = self._admitted()
-        self.well_known = catalog.well_known_labels(self.provider)
-        self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
-        self.remaining = remaining_limits(self)
-        # what is left, as a small id: pools with as much left share their limits answers
-        self.remaining_key = self.memo.small_id(("remaining", tuple(self.remaining.items())))
-        self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
-        self.node_class_blocker = node_class_blocker(self)
-        self.ready_blocker = ready_blocker(self)
-        self.capacity_event = capacity_event(self, now)
-        self.requirement_group = self.memo.group(requirement_signature(self))
-        self._group: int | None = None
+        super().__init__(pool, state, catalog, index, now, memo)
         self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self._last_term_key: tuple[PodShape | None, tuple[object, ...]] = (None, ())
         # minValues: then its templates read the node requirements (`_template`)
         self._min_values = any(r.min_values for r in self.requirements.values())
-        self.own_blockers, self.own_checks = self._own_parts()
-        self.own_codes = frozenset(b.code for b in self.own_blockers)
-        self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
-        self.own_capacity = sum(1 for b in self.own_blockers if b.cls is CAPACITY)
-        self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
-        self.remaining_text = ", ".join(
-            f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
-        )
-
-    def _requirements(self, name: str) -> tuple[Requirements, str | None]:
-        """The pool's requirements as Karpenter builds them (its name and NodeClass included), or none and
-        why they do not parse."""
-        pool = self.pool
-        try:
-            node_class_label = None
-            if pool.node_class_ref is not None:
-                ref = pool.node_class_ref
-                node_class_label = (f"{ref.group}/{ref.kind.lower()}", ref.name)
-            found = nodepool_requirements(
-                name, pool.requirements, pool.template_labels, node_class_label=node_class_label
-            )
-        except RequirementError as exc:
-            return Requirements(), str(exc)
-        return found, None
-
-    def _admitted(self) -> tuple[IndexedType, ...]:
-        """The instance types the requirements admit: the same for pools whose requirements differ only by
-        their name (not an instance-type label), so once per analysis for them."""
-        index, reqs = self.index, self.requirements
-        named = NODEPOOL in index.universe
-        key = ("admitted", id(index), frozenset((k, r) for k, r in reqs.items() if named or k != NODEPOOL))
-        return self.memo.shared(key, lambda: index.admitted(reqs))
 
     def stand_in(self) -> PoolTarget:
         """This pool as it would be if its name were `POOL`, its requirements included: its templates hold
@@ -151,31 +80,6 @@ class PoolTarget:
         twin._last_term = (None, (Requirements(), [], 0))
         twin._last_term_key = (None, ())
         return twin
-
-    @property
-    def group(self) -> int:
-        """This pool's fit group in `memo` (pool_groups.py), made on first use."""
-        if self._group is None:
-            self._group = self.memo.group(fit_signature(self))
-        return self._group
-
-    # --- pod-independent facts ---------------------------------------------------------------
-
-    # --- per shape ----------------------------------------------------------------------------
-
-    def offers(self, shape: PodShape) -> bool:
-        if not shape.wants_accelerator:
-            return True
-        key = ("offers", self.group, self.memo.requests_id(shape))  # it reads the accelerators alone
-        return self.memo.shared(key, lambda: self._offers(shape))
-
-    def _offers(self, shape: PodShape) -> bool:
-        return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
-
-    def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
-        """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
-        key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
-        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
         return self.candidate(shape).evaluation()
@@ -252,7 +156,7 @@ class PoolTarget:
         checks.append(requirement[1])
         blockers += instance[0]
         checks += instance[1]
-        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs)
+        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs, self.relaxed(shape))
         blockers += more
         checks += more_checks
         return Template(
@@ -278,49 +182,6 @@ class PoolTarget:
             ("node requirements", id(self), self._term_key(shape)),
             lambda: self.requirements.intersection(term),
         )
-
-    def named_evaluation(self, candidate: PoolCandidate) -> TargetEvaluation:
-        """The template in this pool's words, with the pool's own blockers and checks."""
-        template, name = candidate.template, self.pool.name
-        blockers = [named_blocker(b, self.ref) for b in template.blockers]
-        checks = [named_check(c, name) for c in template.checks]
-        limit_parts(self, candidate.limit, blockers, checks)
-        blockers += self.own_blockers
-        checks += self.own_checks
-        blockers.sort(key=lambda b: b.rank)
-        return TargetEvaluation(
-            self.ref,
-            template.offers,
-            tuple(blockers),
-            tuple(checks),
-            weight=self.pool.weight or 0,
-            fitting_types=tuple(e.it.name for e in template.fitting),
-            relaxed=template.relaxed,
-        )
-
-    def _own_parts(self) -> tuple[tuple[Blocker, ...], tuple[Check, ...]]:
-        """The blockers and checks that do not depend on the pod: NodeClass, readiness, capacity events."""
-        blockers: list[Blocker] = []
-        checks: list[Check] = []
-        if isinstance(self.node_class_blocker, Blocker):
-            blockers.append(self.node_class_blocker)
-            checks.append(Check("nodeclass", False, self.node_class_blocker.message))
-        else:
-            checks.append(self.node_class_blocker)
-        if self.ready_blocker is not None:
-            blockers.append(self.ready_blocker)
-            checks.append(Check("ready", False, self.ready_blocker.message))
-        if (found := state_blocker(self)) is not None:
-            blockers.append(found)
-            checks.append(Check("launches", False, found.message))
-        if self.capacity_event is not None:
-            blockers.append(self.capacity_event)
-            checks.append(Check("capacity", False, self.capacity_event.message))
-        elif "events" in self.unreadable:
-            checks.append(Check("capacity", None, "events could not be read (forbidden)"))
-        else:
-            checks.append(Check("capacity", True, "no recent InsufficientCapacityError"))
-        return tuple(blockers), tuple(checks)
 
     def _requirement_answer(self, shape: PodShape) -> RequirementAnswer:
         """The requirement blockers and check, once per term (`_term_key`): one object for every shape with
@@ -459,11 +320,6 @@ class PoolTarget:
         found = tuple(blockers), tuple(checks), fitting
         key = ("instance answer", answer_key(found[0], found[1]), *map(id, fitting))  # the index's types
         return self.memo.shared(key, lambda: found)
-
-    def unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
-        return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
-            pod_reqs, entry
-        )
 
     def limit_answer(self, fitting: tuple[IndexedType, ...]) -> LimitAnswer:
         if not self.pool.limits:

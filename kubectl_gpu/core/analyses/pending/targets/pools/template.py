@@ -14,16 +14,15 @@ or every one for `explain`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.evaluation import CAPACITY, Check, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, Check, TargetEvaluation
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts
+from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer, limit_parts
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, BlockerClass, TargetRef, Verdict
 from kubectl_gpu.core.scheduling.instances import IndexedType
-
-if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.pending.pool_target import PoolTarget
 
 __all__ = ["POOL", "POOL_REF", "PoolCandidate", "Template", "named_blocker", "named_check"]
 
@@ -31,7 +30,7 @@ __all__ = ["POOL", "POOL_REF", "PoolCandidate", "Template", "named_blocker", "na
 POOL = "\x00nodepool\x00"
 POOL_REF = TargetRef("NodePool", POOL)
 
-# A target's rank among the others (`targets.nearness`): offers nothing, excluded by the pod's selectors,
+# A target's rank among the others (`ranking.nearness`): offers nothing, excluded by the pod's selectors,
 # spec blockers, capacity blockers, Karpenter's relaxations before it takes the pod, minus weight, name.
 Key = tuple[bool, bool, int, int, int, int, str]
 _LIMITED = frozenset({Verdict.NODEPOOL_LIMIT_REACHED})
@@ -46,7 +45,7 @@ class Template(msgspec.Struct, frozen=True):
     fitting: tuple[IndexedType, ...]  # the types left for the limits check
     spec: int
     capacity: int
-    excluded: bool  # a blocker says the pod's own selectors rule the pool out (targets.excluded_by_pod)
+    excluded: bool  # a blocker says the pod's own selectors rule the pool out (ranking.excluded_by_pod)
     codes: frozenset[Verdict] = frozenset()  # of `blockers`
     relaxed: int = 0  # the attempt Karpenter takes the pod with (PoolTarget.relaxed)
 
@@ -73,7 +72,7 @@ class PoolCandidate:
 
     def __init__(
         self,
-        target: PoolTarget,
+        target: PoolFacts,
         template: Template,
         limit: LimitAnswer,
         words: Callable[[], Template] | None = None,
@@ -132,15 +131,25 @@ class PoolCandidate:
     def evaluation(self) -> TargetEvaluation:
         if self._evaluation is None:
             own = self if self.words is None else PoolCandidate(self.target, self.words(), self.limit)
-            self._evaluation = self.target.named_evaluation(own)
+            self._evaluation = own.named_evaluation()
         return self._evaluation
 
-
-class LimitAnswer(msgspec.Struct, frozen=True):
-    """The NodePool-limits check for one pool and shape: `state` is `none` (no limits), `forbidden`
-    (NodeClaims unreadable), `unfitted` (no type fits: nothing to weigh), `unknown` (`detail` says what the
-    catalog lacks), `ok` or `over` (`problem` says why)."""
-
-    state: str
-    problem: str | None = None
-    detail: str | None = None
+    def named_evaluation(self) -> TargetEvaluation:
+        """The template in the pool's words, with the pool's own blockers and checks."""
+        target, template = self.target, self.template
+        name = target.pool.name
+        blockers = [named_blocker(b, target.ref) for b in template.blockers]
+        checks = [named_check(c, name) for c in template.checks]
+        limit_parts(target.pool, target.ref, target.remaining_text, self.limit, blockers, checks)
+        blockers += target.own_blockers
+        checks += target.own_checks
+        blockers.sort(key=lambda b: b.rank)
+        return TargetEvaluation(
+            target.ref,
+            template.offers,
+            tuple(blockers),
+            tuple(checks),
+            weight=target.pool.weight or 0,
+            fitting_types=tuple(e.it.name for e in template.fitting),
+            relaxed=template.relaxed,
+        )

@@ -23,9 +23,9 @@ from typing import Any
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending.pool_groups import NODEPOOL
-from kubectl_gpu.core.analyses.pending.pool_template import POOL
-from kubectl_gpu.core.analyses.pending.shape import PodShape
+from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL
 from kubectl_gpu.core.scheduling.affinity import scheduling_requirements
 from kubectl_gpu.core.scheduling.requirements import RequirementError
 
