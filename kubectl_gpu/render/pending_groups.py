@@ -12,7 +12,7 @@ from dataclasses import replace
 import msgspec
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
-from kubectl_gpu.core.analyses.pending.shapes import owner_key, shape_key
+from kubectl_gpu.core.analyses.pending.pod.shapes import owner_key, shape_key
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.render import theme
