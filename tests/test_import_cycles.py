@@ -1,10 +1,15 @@
 """No import cycle between modules: every strongly connected component of the import graph is one module.
 
 Imports inside functions count (a lazy import hides a cycle, it does not remove it); imports under
-`if TYPE_CHECKING:` do not, as they never run.
+`if TYPE_CHECKING:` do not, as they never run, except inside the pending analysis, where every import counts
+and its parts import one way (issue 39).
 """
 
 from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
 
 import grimp
 
@@ -89,3 +94,83 @@ def test_no_module_import_cycles() -> None:
     assert "kubectl_gpu.core.k8s.models" in graph  # the graph is the package's, not empty
     cycles = [c for c in strongly_connected_components(graph) if len(c) > 1]
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(_cycle_in(c, graph)) for c in cycles)
+
+
+# --- the pending analysis: every import counts ---------------------------------------------------------
+# Its modules once imported each other in a circle hidden under `if TYPE_CHECKING:` (issue 39). Inside it,
+# every import counts, wherever it is written (module level, in a function, under TYPE_CHECKING), and its
+# parts (pod/, checks/, targets/nodes, targets/pools, verify/ and the top modules) import one way too.
+
+PENDING = "kubectl_gpu.core.analyses.pending"
+
+
+def imported_modules(source: str, module: str, *, is_package: bool = False) -> set[str]:
+    """Every module `source` imports, relative imports resolved, wherever the import statement is."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, node.module] if node.module else base)
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)  # `from pkg import module`
+    return found
+
+
+def _pending_graph() -> dict[str, set[str]]:
+    root = Path(importlib.import_module(PENDING).__file__ or "").parent
+    files = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        name = ".".join([PENDING, *parts[:-1]] if is_package else [PENDING, *parts])
+        files[name] = (path, is_package)
+    return {
+        name: imported_modules(path.read_text(encoding="utf-8"), name, is_package=is_package) & files.keys()
+        for name, (path, is_package) in files.items()
+    }
+
+
+def _part(module: str) -> str:
+    """The part of the pending analysis a module belongs to: its subpackage (targets/ by its own children),
+    or the module itself at the top."""
+    parts = module.removeprefix(PENDING + ".").split(".")
+    return ".".join(parts[:2]) if parts[0] == "targets" and len(parts) > 1 else parts[0]
+
+
+def test_every_import_is_found() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from . import sibling\n"
+        "if TYPE_CHECKING:\n"
+        "    from a.b.hidden import Name\n"
+        "def late():\n"
+        "    from ..up import thing\n"
+        "    import a.lazy\n"
+    )
+    found = imported_modules(source, "a.b.c")
+    assert {"a.b.sibling", "a.b.hidden", "a.up", "a.up.thing", "a.lazy"} <= found
+
+
+def test_the_pending_analysis_has_no_cycle_even_under_type_checking() -> None:
+    graph = _pending_graph()
+    assert f"{PENDING}.targets.pools.target" in graph  # the subpackages are seen
+    cycles = [c for c in strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(_cycle_in(c, graph)) for c in cycles)
+
+
+def test_the_pending_analysis_parts_import_one_way() -> None:
+    modules = _pending_graph()
+    graph: dict[str, set[str]] = {}
+    for module, imported in modules.items():
+        if module == PENDING:
+            continue  # the package's entry points import the whole analysis
+        graph.setdefault(_part(module), set()).update(_part(m) for m in imported if m != PENDING)
+    for part, imported in graph.items():
+        imported.discard(part)
+    cycles = [c for c in strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, "parts that import each other:\n" + "\n".join(
+        " -> ".join(_cycle_in(c, graph)) for c in cycles
+    )
