@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,50 @@ def test_a_json_patch_and_a_deletion(demo: ClusterState) -> None:
     assert any("pretrain-8x-h100-1 schedules" in e for e in effects(report, Direction.BETTER, "pending"))
     gone = run(demo, Change("delete", "NodePool", "gpu-inference"))
     assert [d.reason for d in gone.drifts] == ["NodePoolDeleted"]
+
+
+LIFECYCLE = DEMO.parents[1] / "tests" / "scenarios" / "lifecycle" / "ours__automode-lifecycle.yaml"
+FRIDAY = datetime(2026, 11, 27, 16, 30, tzinfo=UTC)  # the scenario's evaluation time (its header)
+JOB = {
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "eval", "namespace": "ml"},
+    "spec": {
+        "parallelism": 2,
+        "template": {
+            "spec": {
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "containers": [
+                    {"name": "eval", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+                ],
+            }
+        },
+    },
+}
+
+
+def test_consolidation_changed_puts_running_gpu_pods_at_risk_while_a_new_job_schedules() -> None:
+    state = load_snapshot([LIFECYCLE], keep_manifests=True)
+    consolidate = pool_patch(
+        "gpu-train", {"spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized"}}}
+    )
+    job = Change("apply", "Job", "eval", "ml", JOB, source="job.yaml")
+    unknown = simulate(state, (job,), load_catalog(), FRIDAY)  # the scenario holds no NodeClass: not known
+    assert [e.message.split(":")[0] for e in unknown.effects] == ["not known", "not known"]
+    assert unknown.exit_code() == 0
+    nodeclass = {
+        "apiVersion": "eks.amazonaws.com/v1",
+        "kind": "NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {"ephemeralStorage": {"size": "80Gi"}},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+    }
+    added = Change("apply", "NodeClass", "default", body=nodeclass, source="nodeclass.yaml")
+    report = simulate(state, (consolidate, added, job), load_catalog(), FRIDAY)
+    worse = effects(report, Direction.WORSE, "lifecycle")
+    assert any(
+        "ml/finetune-0 GPU pod risk medium -> high; earliest disruption: consolidation" in e for e in worse
+    )
+    better = effects(report, Direction.BETTER, "pending")
+    assert [e.split(" ")[0] for e in better] == ["pod/ml/eval-0", "pod/ml/eval-1"], better
+    assert not report.drifts  # spec.disruption is not part of the template hash

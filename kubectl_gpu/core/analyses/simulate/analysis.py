@@ -13,6 +13,7 @@ from datetime import datetime
 from kubectl_gpu.core.analyses.diagnose import cluster_prices, run_suite
 from kubectl_gpu.core.analyses.simulate.diff import (
     cost_effects,
+    drift_pod_effects,
     finding_effects,
     lifecycle_effects,
     pending_effects,
@@ -62,7 +63,9 @@ def _drift_effects(found: Sequence[Drift]) -> list[Effect]:
         elif d.per_wave is not None:
             pace += f", first at {timestamp(d.first_at)}"
         how = "replaces" if d.certain else "may replace (when the selector resolves to something new)"
-        held = f"; held by do-not-disrupt pods {', '.join(d.blocked_by)}" if d.blocked_by else ""
+        if d.reason == "NodePoolDeleted":
+            how, pace = "deletes (its NodeClaims go with it; budgets do not apply)", "at once"
+        held = f"; held by do-not-disrupt: {', '.join(d.blocked_by)}" if d.blocked_by else ""
         text = (
             f"{d.reason} ({', '.join(d.fields)}): {how} {len(d.nodes)} node(s) and {len(d.gpu_pods)} GPU pod(s), "
             f"{pace}{held}; PodDisruptionBudgets were not read"
@@ -128,7 +131,12 @@ def simulate(
     )
     pending = pending_effects(before, after, catalog, prices)
     launched = [e for e in pending if e.direction is Direction.BETTER]
-    effects += pending + finding_effects(before, after) + lifecycle_effects(before, after)
-    effects += cost_effects(before, after, launched, now) + _drift_effects(found)
+    deleted = [d for d in found if d.reason == "NodePoolDeleted"]
+    gone = frozenset(n for d in deleted for n in d.nodes)
+    gone_refs = frozenset([f"node/{n}" for n in gone] + [f"pod/{p}" for d in deleted for p in d.gpu_pods])
+    effects += pending + finding_effects(before, after, gone_refs) + lifecycle_effects(before, after, gone)
+    effects += (
+        cost_effects(before, after, launched, now) + _drift_effects(found) + drift_pod_effects(before, found)
+    )
     effects += _limit_effects(state, changed) + _storage_effects(state, changed)
     return SimulateReport(applied, tuple(sorted(effects, key=Effect.sort_key)), tuple(found), now, fail_on)

@@ -7,19 +7,20 @@ whose numbers moved is one finding, not one gone and one new. Pending findings a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from kubectl_gpu.core.analyses.diagnose import Suite
+from kubectl_gpu.core.analyses.simulate.drift import Drift
 from kubectl_gpu.core.analyses.simulate.effects import Direction, Effect
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.pricing import PriceBook
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.report import Finding, ObjectRef
 
-__all__ = ["cost_effects", "finding_effects", "lifecycle_effects", "pending_effects"]
+__all__ = ["cost_effects", "drift_pod_effects", "finding_effects", "lifecycle_effects", "pending_effects"]
 
 _CLEAR = ("NO_BLOCKER_FOUND", "PROVISIONING")
 _RISK = {"low": 0, "medium": 1, "high": 2}
@@ -84,6 +85,11 @@ def pending_effects(before: Suite, after: Suite, catalog: Catalog, prices: Price
                     "pending", Direction.BETTER, ref, f"schedules: {text}{typed}{priced}{since}", None, detail
                 )
             )
+        elif verdict == "UNVERIFIED":
+            detail = {"before": str(was.verdict) if was else None, "after": verdict}
+            out.append(
+                Effect("pending", Direction.UNCHANGED, ref, f"not known: {now.reason}", now.fix, detail)
+            )
         elif was_clear:
             since = f"was {was.verdict}" if was is not None else "a new replica"
             detail = {"before": str(was.verdict) if was else None, "after": verdict}
@@ -116,11 +122,15 @@ def _findings(suite: Suite) -> dict[tuple[str, str, ObjectRef], Finding]:
     return {(f.source, f.code, f.object): f for f in suite.diagnose.findings if f.source != "pending"}
 
 
-def finding_effects(before: Suite, after: Suite) -> list[Effect]:
+def finding_effects(before: Suite, after: Suite, gone: frozenset[str] = frozenset()) -> list[Effect]:
+    """Findings that appear or go; those about `gone` objects (`node/NAME`, `pod/NS/NAME` a deleted NodePool
+    takes with it) are the blast radius's."""
     old, new = _findings(before), _findings(after)
     out = []
     for key in sorted(set(old) ^ set(new), key=lambda k: (k[0], k[1], str(k[2]))):
         finding = new.get(key) or old[key]
+        if str(finding.object) in gone:
+            continue
         appeared = key in new
         serious = finding.severity.rank > 0
         direction = (Direction.WORSE if appeared else Direction.BETTER) if serious else Direction.UNCHANGED
@@ -138,11 +148,15 @@ def _gpu_pods(suite: Suite) -> dict[tuple[str, str], Any]:
     return {(p.namespace, p.name): p for p in getattr(report, "pods", ())}
 
 
-def lifecycle_effects(before: Suite, after: Suite) -> list[Effect]:
+def lifecycle_effects(before: Suite, after: Suite, gone_nodes: frozenset[str] = frozenset()) -> list[Effect]:
+    """Risk that appears or goes for running GPU pods; pods on `gone_nodes` (a deleted NodePool's, which
+    Karpenter deletes at once) are the blast radius's, not a lower risk."""
     old, new = _gpu_pods(before), _gpu_pods(after)
     out = []
     for key in sorted(set(old) & set(new)):
         was, now = old[key], new[key]
+        if now.node in gone_nodes:
+            continue
         first_was, first_now = was.next_disruption, now.next_disruption
         at_was = first_was.at if first_was else None
         at_now = first_now.at if first_now else None
@@ -162,6 +176,42 @@ def lifecycle_effects(before: Suite, after: Suite) -> list[Effect]:
             "earliestAfter": timestamp(at_now),
         }
         out.append(Effect("lifecycle", direction, ObjectRef("Pod", key[1], key[0]), text, None, detail))
+    return out
+
+
+def drift_pod_effects(before: Suite, found: Sequence[Drift]) -> list[Effect]:
+    """Each running GPU pod on a node the change drifts: worse when the drift comes sooner than anything
+    that could disrupt it before; a pod that holds its node (do-not-disrupt) is told, not counted."""
+    old = _gpu_pods(before)
+    out = []
+    for d in found:
+        if not d.certain or d.reason == "NodePoolDeleted":
+            continue
+        for key in d.gpu_pods:
+            namespace, _, name = key.partition("/")
+            ref = ObjectRef("Pod", name, namespace)
+            node = was.node if (was := old.get((namespace, name))) is not None else None
+            if key in d.blocked_by or f"node/{node}" in d.blocked_by:
+                text = f"its node drifts ({d.reason}) but the pod holds it (do-not-disrupt): replaced once it ends"
+                out.append(Effect("lifecycle", Direction.UNCHANGED, ref, text, None, {"reason": d.reason}))
+                continue
+            first = was.next_disruption if was is not None else None
+            earlier = (
+                first is not None
+                and first.at is not None
+                and d.first_at is not None
+                and first.at <= d.first_at
+            )
+            when = timestamp(d.first_at) or "no time in the next 35 days"
+            text = f"its node drifts ({d.reason}): replaced from {when}" + (
+                " (already at risk as soon)" if earlier else ""
+            )
+            direction = Direction.UNCHANGED if earlier else Direction.WORSE
+            out.append(
+                Effect(
+                    "lifecycle", direction, ref, text, None, {"reason": d.reason, "at": timestamp(d.first_at)}
+                )
+            )
     return out
 
 
@@ -193,6 +243,6 @@ def cost_effects(before: Suite, after: Suite, launched: list[Effect], now: datet
     prices = [Decimal(str(e.detail["pricePerHour"])) for e in launched if e.detail.get("pricePerHour")]
     if prices:
         total = float(sum(prices))
-        text = f"would launch up to ${total:.2f}/h of new nodes for {len(prices)} pod(s)"
+        text = f"would launch up to ${total:.2f}/h of new nodes for {len(prices)} pod(s) (list prices, one node each)"
         out.append(Effect("cost", Direction.UNCHANGED, cluster, text, None, {"launchPerHourAtMost": total}))
     return out

@@ -47,11 +47,11 @@ class Drift(msgspec.Struct, frozen=True):
     fields: tuple[str, ...]  # what changed
     claims: tuple[str, ...]  # NodeClaim names, in the order Karpenter would take them (fewest pods first)
     nodes: tuple[str, ...]
-    gpu_pods: tuple[str, ...]  # namespace/name of the GPU pods on those nodes
+    gpu_pods: tuple[str, ...]  # namespace/name of the running GPU pods on those nodes
     certain: bool  # False: only when a selector resolves to something else
     per_wave: int | None  # nodes the Drifted budget lets go at once now (None: unbounded)
     first_at: datetime | None  # when the budget first allows a Drifted disruption (None: never in 35 days)
-    blocked_by: tuple[str, ...] = ()  # pods that hold their node (karpenter.sh/do-not-disrupt)
+    blocked_by: tuple[str, ...] = ()  # pods (ns/name) and nodes (node/NAME) with karpenter.sh/do-not-disrupt
 
 
 def _d(obj: Any, *path: str) -> Any:
@@ -147,8 +147,11 @@ def _drift(
     ordered = sorted(claims, key=lambda c: (len(pods_on(c)), c.name))
     gpu, held = [], []
     for claim in ordered:
+        node = state.node_by_name.get(claim.node_name or "")
+        if node is not None and node.meta.annotations.get("karpenter.sh/do-not-disrupt") == "true":
+            held.append(f"node/{node.name}")
         for pod in pods_on(claim):
-            if any(pod.requests.get(r) for r in _GPU):
+            if pod.phase == "Running" and any(pod.requests.get(r) for r in _GPU):
                 gpu.append(f"{pod.namespace}/{pod.name}")
             if pod.meta.annotations.get("karpenter.sh/do-not-disrupt") == "true":
                 held.append(f"{pod.namespace}/{pod.name}")
