@@ -77,6 +77,11 @@ class _PodSpec(TypedDict, total=False):
     schedulingGates: Any
     nodeName: Any
     schedulerName: Any
+    # `pods.selectable`: the server's selectable fields (--field-selector)
+    restartPolicy: Any
+    serviceAccountName: Any
+    serviceAccount: Any
+    hostNetwork: Any
 
 
 class _ContainerStatus(TypedDict, total=False):
@@ -89,10 +94,12 @@ class _ContainerStatus(TypedDict, total=False):
 
 
 class _PodStatus(TypedDict, total=False):
-    """Not conditions, IPs, hostIP or qosClass."""
+    """Not conditions, hostIP(s) or qosClass; the pod's IPs for --field-selector (`pods.selectable`)."""
 
     phase: Any
     nominatedNodeName: Any
+    podIP: Any
+    podIPs: Any
     startTime: Any
     containerStatuses: list[_ContainerStatus] | None
     initContainerStatuses: list[_ContainerStatus] | None
