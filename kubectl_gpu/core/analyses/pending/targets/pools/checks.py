@@ -120,9 +120,9 @@ def pool_checks(
     shape: PodShape,
     fitting: tuple[IndexedType, ...],
     node_reqs: Requirements,
-    relaxed: int,
+    attempt: int,
 ) -> tuple[tuple[IndexedType, ...], list[Blocker], list[Check]]:
-    """The fitting types left, and the blockers and checks to add (`relaxed`: the number of Karpenter's
+    """The fitting types left, and the blockers and checks to add (`attempt`: the number of Karpenter's
     attempt the pool takes the pod with, `PoolTarget.relaxed`)."""
     blockers: list[Blocker] = []
     checks: list[Check] = []
@@ -158,7 +158,7 @@ def pool_checks(
         checks.append(Check("minValues", False, found_min.message))
     elif found_min is not None:
         checks.append(found_min)
-    _topology(target, shape, node_reqs, relaxed, blockers, checks)
+    _topology(target, shape, node_reqs, attempt, blockers, checks)
     _volumes(target, shape, node_reqs, blockers, checks)
     return fitting, blockers, checks
 
@@ -167,7 +167,7 @@ def _topology(
     target: PoolFacts,
     shape: PodShape,
     node_reqs: Requirements,
-    relaxed: int,
+    attempt: int,
     blockers: list[Blocker],
     checks: list[Check],
 ) -> None:
@@ -187,7 +187,7 @@ def _topology(
         # Karpenter relaxes the pod when no NodePool takes it (scheduler.go `trySchedule`, preferences.go
         # `Relax`): a preferred node affinity narrows the domains only until it is dropped
         # (topology_test.go "should not limit spread options by preferred node affinity").
-        for reqs in _later_attempts(target, shape, relaxed):
+        for reqs in _later_attempts(target, shape, attempt):
             relaxed = outcome_of(target.requirements.intersection(reqs))
             if not _fails(relaxed):
                 outcome = Outcome(*(_relaxed(v) for v in (relaxed.spread, relaxed.affinity)))
@@ -208,7 +208,7 @@ def _relaxed(found: Verdict3 | None) -> Verdict3 | None:
     return ok, f"{detail}, once Karpenter relaxes the pod (its preferred node affinity, its next term)"
 
 
-def _later_attempts(target: PoolFacts, shape: PodShape, relaxed: int) -> list[Requirements]:
+def _later_attempts(target: PoolFacts, shape: PodShape, attempt: int) -> list[Requirements]:
     """Karpenter's attempts after the one this pool takes (`PodSchedulingRequirements.relaxations`) that the
     pool admits and, for an accelerator pod, that leave an instance type holding it."""
     reqs = shape.requirements
@@ -216,12 +216,12 @@ def _later_attempts(target: PoolFacts, shape: PodShape, relaxed: int) -> list[Re
         return []
     attempts = reqs.relaxations()
     out = []
-    for attempt in attempts[relaxed + 1 :]:
-        if list(target.requirements.compatible(attempt, allow_undefined=target.well_known)):
+    for later in attempts[attempt + 1 :]:
+        if list(target.requirements.compatible(later, allow_undefined=target.well_known)):
             continue
-        if shape.wants_accelerator and not target.fitting(shape, attempt)[1]:
+        if shape.wants_accelerator and not target.fitting(shape, later)[1]:
             continue
-        out.append(attempt)
+        out.append(later)
     return out
 
 

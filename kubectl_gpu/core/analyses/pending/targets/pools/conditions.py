@@ -63,8 +63,8 @@ def node_class_blocker(pool: NodePool, target: TargetRef, state: ClusterState) -
         )
     if node_class is None:
         return Check("nodeclass", None, f"{label}: not in the data (not listed or no permission)")
-    state = "Ready" if node_class.ready else "no Ready condition reported"
-    return Check("nodeclass", True, f"{label}: {state}")
+    readiness = "Ready" if node_class.ready else "no Ready condition reported"
+    return Check("nodeclass", True, f"{label}: {readiness}")
 
 
 def ready_blocker(pool: NodePool, ref: TargetRef, node_class: Blocker | Check) -> Blocker | None:
@@ -145,15 +145,15 @@ def capacity_event(
     matching = []
     for event in recent:
         name = event.involved.name or ""
-        pool: str | None
+        owner: str | None
         if event.involved.kind == "NodePool":
-            pool = name
+            owner = name
         elif name in claims:
-            pool = claims[name]
+            owner = claims[name]
         else:
             # A deleted NodeClaim: Karpenter names claims <nodepool>-<5 random characters>.
-            pool = name_of_pool if claim_name.fullmatch(name) else None
-        if pool == name_of_pool:
+            owner = name_of_pool if claim_name.fullmatch(name) else None
+        if owner == name_of_pool:
             matching.append(event)
     if not matching:
         return None

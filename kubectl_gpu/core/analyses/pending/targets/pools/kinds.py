@@ -22,14 +22,10 @@ from functools import partial
 
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.ranking import Entry
+from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer
 from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL, names_pools, reads_pool_name
 from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
-from kubectl_gpu.core.analyses.pending.targets.pools.template import (
-    POOL,
-    LimitAnswer,
-    PoolCandidate,
-    Template,
-)
+from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, PoolCandidate, Template
 from kubectl_gpu.core.analyses.pending.targets.pools.unnamed import unnamed_key, unnamed_shape
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef
 
