@@ -99,3 +99,87 @@ def test_streaming_writer_matches_write_bundle(tmp_path: Path) -> None:
         bundle = build_bundle(sorted_objs, captured_at=when, context="ctx", notes=[], absent=[])
         write_bundle(bundle, expected)
         assert buf.getvalue() == expected.read_bytes()
+
+
+# Issue 38: the shapes written from the issue's descriptions (bench/shapes.py), as kubectl prints them.
+shapes = load_script(ROOT / "bench" / "shapes.py", "bench_shapes")
+pairs = load_script(ROOT / "bench" / "pairs.py", "bench_pairs")
+pyspy_top = load_script(ROOT / "bench" / "pyspy_top.py", "bench_pyspy_top")
+KINDS_IN_ORDER = ["Node", "Pod", "NodePool", "NodeClaim", "Event"]
+
+
+def _shape(tmp_path: Path, name: str, nodes: int) -> tuple[Path, dict[str, int]]:
+    out = tmp_path / f"{name}.{'yaml' if name == 'yaml' else 'json'}"
+    return out, shapes.write(name, out, seed=3, nodes=nodes)
+
+
+def test_every_shape_is_a_kubectl_list_the_tool_reads(tmp_path: Path) -> None:
+    for name in sorted(shapes.SHAPES):
+        out, counts = _shape(tmp_path, name, 12)
+        state = load_snapshot([out])
+        assert not state.notes, (name, state.notes)
+        assert (len(state.nodes), len(state.pods), len(state.nodepools), len(state.nodeclaims)) == (
+            counts["Node"],
+            counts["Pod"],
+            counts["NodePool"],
+            counts["NodeClaim"],
+        ), name
+        assert len(state.events) == counts.get("Event", 0), name
+        assert any(p.node_name is None for p in state.pods), name  # every shape has Pending pods
+        gpu = [n for n in state.nodes if "nvidia.com/gpu" in n.capacity]
+        assert gpu and all(n.labels.get("karpenter.sh/nodepool") for n in state.nodes), name
+
+
+def test_kubectl_list_layout_and_its_yaml_twin(tmp_path: Path) -> None:
+    out, _ = _shape(tmp_path, "kubectl-list", 10)
+    text = out.read_text()
+    assert text.startswith('{\n    "apiVersion": "v1",\n    "items": [\n        {\n')  # kubectl's 4 spaces
+    doc = orjson.loads(text)
+    assert (doc["kind"], doc["apiVersion"]) == ("List", "v1")
+    kinds = [item["kind"] for item in doc["items"]]
+    assert kinds == sorted(kinds, key=KINDS_IN_ORDER.index)  # grouped by kind, in kubectl's order
+    full = [p for p in doc["items"] if p["kind"] == "Pod" and p["spec"].get("nodeName")]
+    assert all(
+        "livenessProbe" in p["spec"]["containers"][0] and "containerStatuses" in p["status"] for p in full
+    )
+    yaml_out, _ = _shape(tmp_path, "yaml", 10)
+    import yaml
+
+    assert yaml.load(yaml_out.read_text(), Loader=yaml.CSafeLoader) == doc  # the same cluster
+
+
+def test_many_pending_and_pools300_have_the_issues_proportions(tmp_path: Path) -> None:
+    out, counts = _shape(tmp_path, "many-pending", 10)
+    state = load_snapshot([out])
+    pending = [p for p in state.pods if p.node_name is None]
+    assert len(pending) == 200 and len(state.nodepools) == 102  # 20 a node, 2 shapes a node; 100 + built-in
+    assert counts["Event"] == 40  # an event per 5 pods
+    assert sum(1 for c in state.nodeclaims if c.node_name is None) == 50
+    assert all(1 <= int(p.requests["nvidia.com/gpu"]) <= 16 for p in pending)
+    out, _ = _shape(tmp_path, "pools300", 20)
+    doc = orjson.loads(out.read_bytes())
+    gpu_pools = [
+        i for i in doc["items"] if i["kind"] == "NodePool" and i["metadata"]["name"].startswith("gpu-")
+    ]
+    sizes = [len(p["spec"]["template"]["spec"]["requirements"]) for p in gpu_pools]
+    assert len(gpu_pools) == 20 and min(sizes) >= 10 and max(sizes) <= 18
+
+
+def test_shapes_are_deterministic(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    shapes.write("small", a, seed=5, nodes=8)
+    shapes.write("small", b, seed=5, nodes=8)
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_pairs_table_and_profile_summary(tmp_path: Path) -> None:
+    p = pairs.Pair("small", "nodes", 2.0, ratios=[1.5, 2.5, 1.8], seconds=[1.0, 1.1, 1.2])
+    p.floor_seconds, p.peak_rss_mib, p.floor_rss_mib, p.out_mib, p.file_mib = [0.6] * 3, 300, 200, 1, 10
+    p.load = (2.0, 3.5)
+    row = pairs.table([p]).splitlines()[-1]
+    assert row.startswith(
+        "| small | nodes | 1.80 (1.50, 2.50, 1.80) | 2.0 met | 1.10 | 0.60 | 1.50 | 0.100 |"
+    )
+    assert row.endswith("| 2.0-3.5 |")
+    total, inclusive, own = pyspy_top.summarise("a (m.py:1);b (kubectl_gpu/x.py:2) 3\na (m.py:1) 1\n")
+    assert (total, inclusive["a (m)"], own["b (x)"], own["a (m)"]) == (4, 4, 3, 1)
