@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from kubectl_gpu.core.catalog.bottlerocket import BottlerocketTable
 from kubectl_gpu.core.catalog.cuda import CudaTable
@@ -18,6 +18,8 @@ from kubectl_gpu.core.catalog.reader import Reader
 
 __all__ = ["Catalog"]
 
+T = TypeVar("T")
+
 
 class Catalog:
     """Instance types with their node labels, plus the CUDA and Bottlerocket tables and provenance."""
@@ -25,6 +27,7 @@ class Catalog:
     __slots__ = (
         "_by_family",
         "_by_name",
+        "_derived",
         "_label_cache",
         "_unknown_cache",
         "bottlerocket",
@@ -57,6 +60,7 @@ class Catalog:
         self._by_family = {f: tuple(v) for f, v in sorted(by_family.items())}
         self._label_cache: dict[tuple[str, Provider], Mapping[str, str]] = {}
         self._unknown_cache: dict[tuple[str, Provider], frozenset[str]] = {}
+        self._derived: dict[str, Any] = {}
 
     @classmethod
     def from_data(
@@ -83,6 +87,15 @@ class Catalog:
             bottlerocket=None if bottlerocket is None else BottlerocketTable.from_data(bottlerocket),
             provenance={name: Provenance.from_data(name, d) for name, d in docs.items()},
         )
+
+    def derived(self, key: str, build: Callable[[Catalog], T]) -> T:
+        """What `build` computes from this catalog alone (an index, a set of names), built on first use and
+        kept with the catalog, which does not change once built; `key` names it (one key, one `build`)."""
+        try:
+            return cast(T, self._derived[key])
+        except KeyError:
+            value = self._derived[key] = build(self)
+            return value
 
     # -- instance types
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from functools import lru_cache
 
 from kubectl_gpu.core.accelerators.resources import is_accelerator_resource
 from kubectl_gpu.core.catalog import Catalog, CatalogError, InstanceType, Provider, parse_instance_type_name
@@ -72,10 +73,22 @@ def label_provider(pool: NodePool) -> Provider:
 
 
 def accel_categories(catalog: Catalog) -> frozenset[str]:
+    """The catalog's accelerated categories (g, p, inf, ...) and the ones it may not list yet."""
+    return catalog.derived("lint.accel_categories", _accel_categories)
+
+
+def _accel_categories(catalog: Catalog) -> frozenset[str]:
     return frozenset(it.category for it in catalog.instance_types) | EXTRA_ACCEL_CATEGORIES
 
 
+def known_families(catalog: Catalog) -> frozenset[str]:
+    return catalog.derived("lint.known_families", lambda c: frozenset(c.families()))
+
+
+@lru_cache(maxsize=4096)
 def category_of(name: str) -> str | None:
+    """The category of an instance family or type name (`g` for `g6e` and `g6e.xlarge`); None when the
+    name is not one (a pure function of the text: NodePools repeat the same names)."""
     try:
         return parse_instance_type_name(name if "." in name else f"{name}.x")[1]
     except CatalogError:
@@ -126,7 +139,7 @@ def accelerator_intent(pool: NodePool, reqs: Requirements, catalog: Catalog) -> 
 def unknown_type_names(pool: NodePool, catalog: Catalog) -> list[str]:
     """Accelerated family / instance-type names the pool asks for that the catalog does not know."""
     cats = accel_categories(catalog)
-    families = set(catalog.families())
+    families = known_families(catalog)
     out = []
     for value in requirement_values(pool, suffix_keys("family")):
         if value not in families and category_of(value) in cats:
