@@ -15,7 +15,9 @@ import json
 import re
 from collections.abc import Iterator
 
-__all__ = ["bracket_error", "quoted_names_as_paths"]
+__all__ = ["PATH", "bracket_error", "quoted_names_as_paths"]
+
+PATH = "\x00"  # starts a union member's name that is a path of steps, and separates them (no key holds it)
 
 _DICT_KEY = re.compile(r"^'([^']*)'$")
 _SLICE = re.compile(r"^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$")
@@ -140,16 +142,35 @@ def _steps(name: str) -> list[str]:
     return [step.replace("\\", "") for step in [*steps, name[begin:]]]
 
 
+def _as_library_name(name: str) -> str | None:
+    """A quoted name's steps as one name for the library: the step itself, or the steps after `PATH`
+    (render.jsonpath_eval walks them); None where kubectl would not read it as plain field names."""
+    if ".." in "." + name or any(c in _TERMINATORS and c != "." for c in name):
+        return None  # `..` would be kubectl's recursive descent, a space an identifier: left to the library
+    steps = _steps(name)
+    return json.dumps(steps[0] if len(steps) == 1 else PATH + PATH.join(steps), ensure_ascii=False)
+
+
 def quoted_names_as_paths(expression: str) -> str:
-    """Each `['NAME']` as kubectl reads it, `.NAME`, written for the library as one `["STEP"]` per field.
-    A name with a character that ends a field name in kubectl other than a dot, or that would make a `..`,
-    is left as it is."""
+    """Each `['NAME']` as kubectl reads it, `.NAME`: written for the library as one `["STEP"]` per field,
+    and in a union (`['a.b','c']`) as one name holding the steps (render.jsonpath_eval walks them). A name
+    with a character that ends a field name in kubectl other than a dot, or that makes a `..`, is left."""
     out, position = [], 0
     for kind, start, end in _brackets(expression):
-        found = _DICT_KEY.match(expression[start:end]) if kind == "index" else None
-        if found is None or ".." in "." + found[1] or any(c in _TERMINATORS and c != "." for c in found[1]):
-            continue  # `..` would be kubectl's recursive descent: left to the library
-        out.append(expression[position : start - 1])
-        out.extend(f"[{json.dumps(step, ensure_ascii=False)}]" for step in _steps(found[1]))
+        if kind != "index":
+            continue
+        members = [m.strip(" ") for m in expression[start:end].split(",")]
+        keys = [_DICT_KEY.match(m) for m in members]
+        if len(members) == 1:
+            found = keys[0]
+            if found is None or _as_library_name(found[1]) is None:
+                continue
+            written = "".join(f"[{json.dumps(step, ensure_ascii=False)}]" for step in _steps(found[1]))
+        else:
+            names = [_as_library_name(k[1]) if k else m for k, m in zip(keys, members, strict=True)]
+            if any(n is None for n in names):
+                continue
+            written = "[" + ", ".join(n for n in names if n is not None) + "]"
+        out.append(expression[position : start - 1] + written)
         position = end + 1
     return "".join(out) + expression[position:]

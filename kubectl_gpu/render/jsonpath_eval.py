@@ -2,7 +2,8 @@
 
 kubectl evaluates an expression a step at a time over the list of current values, so a union
 (`['name','status']`, `[0,2]`) gives each member's results over every value, member after member:
-`{.items[*]['a','b']}` prints every `a`, then every `b`. An index or slice past the end of a list is an
+`{.items[*]['a','b']}` prints every `a`, then every `b`; a member that is kubectl's path (`['a.b','c']`,
+render.jsonpath_brackets) walks its steps. An index or slice past the end of a list is an
 error (`array index out of bounds: index 5, length 3`), as an index into something that is not a list is;
 `[*]` is kubectl's array step (on a map, `is not array or slice`; an empty list ends the step, as kubectl's
 evalArray does), `.*` a wildcard, over a map in key order (kubectl's own is unspecified; Go's JSON writes
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.render.jsonpath_brackets import PATH
 
 __all__ = ["JsonPathFailure", "evaluate"]
 
@@ -54,7 +56,9 @@ def _segment(query: Any, segment: Any, values: list[Any], allow_missing: bool) -
         return _library(query, segment, values)
     out: list[Any] = []
     for selector in segment.selectors:  # a union: each member over every value, member after member
-        if isinstance(selector, NameSelector):
+        if isinstance(selector, NameSelector) and selector.name.startswith(PATH):  # `['a.b']` in a union
+            out.extend(_path(selector.name[1:].split(PATH), values, allow_missing))
+        elif isinstance(selector, NameSelector):
             out.extend(_field(selector.name, values, allow_missing))
         elif isinstance(selector, WildcardSelector) and getattr(segment.token, "value", "") == "[":
             out.extend(_array(slice(None, None), values, single=False))  # `[*]`: kubectl's array step
@@ -82,6 +86,13 @@ def _field(name: str, values: list[Any], allow_missing: bool) -> list[Any]:
     if not found and values and not allow_missing:
         raise JsonPathFailure(f"{name} is not found")
     return found
+
+
+def _path(steps: list[str], values: list[Any], allow_missing: bool) -> list[Any]:
+    """A union member that is a path (kubectl reads `'a.b'` as `.a.b`): each step over the last's results."""
+    for step in steps:
+        values = _field(step, values, allow_missing)
+    return values
 
 
 def _wildcard(values: list[Any]) -> list[Any]:

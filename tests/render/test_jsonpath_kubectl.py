@@ -60,6 +60,10 @@ TEMPLATES = [
     "{.metadata.labels['kubernetes.io/arch']}",  # kubectl reads ['a.b'] as the path .a.b: nothing here
     "{.metadata.labels['kubernetes\\.io/arch']}",  # an escaped dot: the key
     "{.metadata.labels['']}",
+    "{.spec['m.z','m']}",  # in a union too, a quoted name is a path
+    "{.metadata.labels['zz', 'kubernetes.io/arch']}",
+    "{.metadata.labels['zz','kubernetes\\.io/arch']}",
+    "{.status.conditions[*]['type','nope.x']}",
     "{.status.conditions[0:2:1].type}",
 ]
 ERRORS = [
@@ -178,3 +182,4 @@ def test_a_quoted_name_is_kubectls_path() -> None:
     assert _ours("{.metadata.labels['kubernetes.io/arch']}") == ""
     assert _ours("{.metadata.labels['kubernetes\\.io/arch']}") == "amd64"
     assert _ours("{.metadata['labels']['zz']}") == "1"
+    assert _ours("{.spec['m.z','m']}") == '1 {"z":1}'
