@@ -132,6 +132,8 @@ def measure(
             p.floor_seconds.append(base)
             p.peak_rss_mib, p.floor_rss_mib = max(p.peak_rss_mib, rss), max(p.floor_rss_mib, base_rss)
             p.out_mib = printed / 2**20
+            if p.rc == 1 and (not printed or note.startswith(("Traceback", "ImportError", "ModuleNotFound"))):
+                p.rc = 3  # Python's own exit 1 (an import error, a traceback), not findings
             p.note = note if p.rc not in (0, 1) else ""
     after = os.getloadavg()[0]
     for p in pairs:
