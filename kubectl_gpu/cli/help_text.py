@@ -10,11 +10,13 @@ __all__ = ["EXAMPLES", "SHORT"]
 #: command -> one line (kubectl's `Short`), for the root's list of commands.
 SHORT: dict[str, str] = {
     "nodes": "GPU nodes: accelerators free and used, driver, CUDA, health",
+    "pools": "Per NodePool: GPUs requested, free, idle; Pending pods; worst finding",
     "pending": "Pending pods that want an accelerator: verdict and fix",
     "explain": "One pod, target by target: what matches, what not, the fix",
     "diagnose": "Every analysis in one report, worst first",
+    "simulate": "What a change would do before it is applied: better, worse, drift",
     "snapshot": "Capture what the analyses read into a bundle for --snapshot",
-    "cost": "Accelerators allocated vs idle, idle spend, what keeps idle nodes",
+    "cost": "Accelerators requested vs idle, idle spend, what keeps idle nodes",
     "usage": "How busy allocated GPUs are, idle $/h, $ per 1M tokens",
     "inventory": "Every accelerator instance: instance ID, type, zone, NodePool",
     "smi": "Run nvidia-smi (Neuron: neuron-ls) in a debug pod on nodes",
@@ -41,6 +43,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("Include CPU-only nodes", "kubectl gpu nodes --all"),
         ("More columns: capacity type, zone, NodeClaim, price, idle", "kubectl gpu nodes -o wide"),
         ("Only one NodePool's nodes, as JSON", "kubectl gpu nodes -l karpenter.sh/nodepool=gpu -o json"),
+        ("One node: its figures and the pods on it", "kubectl gpu nodes i-0abc"),
+    ),
+    "pools": (
+        ("Per NodePool: requested, free, idle, Pending pods, worst finding", "kubectl gpu pools"),
+        ("With the findings' counts and the worst one's message", "kubectl gpu pools -o wide"),
+        ("The same figures as JSON, for a runbook", "kubectl gpu pools -o json"),
     ),
     "pending": (
         ("Every Pending pod that wants an accelerator, worst first", "kubectl gpu pending"),
@@ -55,6 +63,17 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("Every analysis; exit 1 on any error", "kubectl gpu diagnose"),
         ("A CI gate: exit 1 on any warning, as JSON", "kubectl gpu diagnose --fail-on warning -o json"),
         ("A subset of the analyses", "kubectl gpu diagnose --only pending,nodes"),
+    ),
+    "simulate": (
+        ("A NodePool change, on the live cluster", "kubectl gpu simulate -f nodepool.yaml"),
+        (
+            "A merge patch in CI, on a saved snapshot, as JSON",
+            "kubectl gpu simulate --snapshot prod.json -f patch.yaml --type merge -o json",
+        ),
+        (
+            "A JSON patch and a deletion",
+            "kubectl gpu simulate -f ops.json --type json --target nodepool/gpu --delete nodepool/old",
+        ),
     ),
     "snapshot": (
         ("Capture the current context into a bundle", "kubectl gpu snapshot --out bundle.json"),
