@@ -20,28 +20,41 @@ __all__ = ["NameIndex"]
 class NameIndex:
     """Distinct names, sorted, with their character counts."""
 
-    __slots__ = ("counts", "names")
+    __slots__ = ("_columns", "counts", "lengths", "names")
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = sorted(set(names))
         self.counts = [Counter(name) for name in self.names]
+        self.lengths = [len(name) for name in self.names]
+        self._columns: dict[tuple[str, int], tuple[int, ...]] = {}
+
+    def _column(self, char: str, count: int) -> tuple[int, ...]:
+        """min(count, occurrences of `char`) for every name: one term of the shared-character count."""
+        found = self._columns.get((char, count))
+        if found is None:
+            found = self._columns[(char, count)] = tuple(min(count, c[char]) for c in self.counts)
+        return found
+
+    def _bounds(self, word: str, cutoff: float) -> list[tuple[float, str]]:
+        """(difflib's quick_ratio, name) of the names whose real_quick_ratio and quick_ratio reach `cutoff`:
+        the shared characters of every name at once, summed column by column."""
+        size = len(word)
+        columns = [self._column(c, k) for c, k in Counter(word).items()]
+        out: list[tuple[float, str]] = []
+        for shared, length, name in zip(
+            map(sum, zip(*columns, strict=True)), self.lengths, self.names, strict=True
+        ):
+            total = size + length
+            # difflib's real_quick_ratio (lengths), then quick_ratio (shared characters): upper bounds
+            if 2.0 * min(size, length) / total >= cutoff and (bound := 2.0 * shared / total) >= cutoff:
+                out.append((bound, name))
+        return out
 
     def close_matches(self, word: str, n: int = 3, cutoff: float = 0.5) -> list[str]:
         """`difflib.get_close_matches(word, self.names, n, cutoff)`."""
         if not word or n <= 0:
             return difflib.get_close_matches(word, self.names, n=n, cutoff=cutoff)
-        chars = Counter(word).items()
-        size = len(word)
-        bounds: list[tuple[float, str]] = []
-        for name, counts in zip(self.names, self.counts, strict=True):
-            total = size + len(name)
-            # difflib's real_quick_ratio, then quick_ratio: each an upper bound of the ratio
-            if 2.0 * min(size, len(name)) / total < cutoff:
-                continue
-            shared = sum(min(k, counts[c]) for c, k in chars if c in counts)
-            bound = 2.0 * shared / total
-            if bound >= cutoff:
-                bounds.append((bound, name))
+        bounds = self._bounds(word, cutoff)
         bounds.sort(reverse=True)
         best: list[tuple[float, str]] = []  # min-heap of the n largest (ratio, name), as heapq.nlargest ranks
         matcher = difflib.SequenceMatcher()
