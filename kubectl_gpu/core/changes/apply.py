@@ -144,6 +144,12 @@ def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, 
         )
     if change.kind in NAMESPACED:
         obj = {**obj, "metadata": {**meta, "namespace": change.namespace}}
+    if current is not None and change.kind in _CUSTOM | {"Pod"}:
+        # The status subresource: an apply or a patch of the object never changes it (the API server
+        # ignores `status` there), so the pool's resources in use, its conditions, the class's subnets stay.
+        obj = {k: v for k, v in obj.items() if k != "status"}
+        if current.get("status") is not None:
+            obj["status"] = current["status"]
     return obj
 
 

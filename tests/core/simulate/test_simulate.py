@@ -196,3 +196,13 @@ def test_consolidation_changed_puts_running_gpu_pods_at_risk_while_a_new_job_sch
     better = effects(report, Direction.BETTER, "pending")
     assert [e.split(" ")[0] for e in better] == ["pod/ml/eval-0", "pod/ml/eval-1"], better
     assert not report.drifts  # spec.disruption is not part of the template hash
+
+
+def test_a_whole_object_keeps_the_captured_status(demo: ClusterState) -> None:
+    """`kubectl apply` never writes the status subresource: the pool's GPUs in use stay counted."""
+    manifest = demo.manifest("NodePool", "gpu-training")
+    assert manifest is not None
+    whole = {k: v for k, v in manifest.items() if k != "status"}
+    same = run(demo, Change("apply", "NodePool", "gpu-training", body=whole, source="pool.yaml"))
+    assert not effects(same, Direction.BETTER, "pending")  # still at its limit: 8 GPUs in use
+    assert not same.drifts
