@@ -156,7 +156,8 @@ class PoolTarget(PoolFacts):
         checks.append(requirement[1])
         blockers += instance[0]
         checks += instance[1]
-        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs, self.relaxed(shape))
+        relaxed = self.relaxed(shape)
+        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs, relaxed)
         blockers += more
         checks += more_checks
         return Template(
@@ -170,7 +171,7 @@ class PoolTarget(PoolFacts):
                 b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True for b in blockers
             ),
             codes=frozenset(b.code for b in blockers),
-            relaxed=self.relaxed(shape),
+            relaxed=relaxed,
         )
 
     def _node_requirements(self, shape: PodShape) -> Requirements:
