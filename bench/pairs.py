@@ -10,7 +10,9 @@ For every input (a shape of `bench/shapes.py`, written on first use to bench/out
 * each command: `python -m kubectl_gpu CMD --snapshot FILE -o json --now NOW`, stdout to a file;
 * run in alternation: floor, command, floor, command, ... `--repeat` times; each pair's ratio is the
   command's wall time over the floor run just before it, and the figure is the **median ratio**. Peak
-  RSS (`os.wait4`) is taken against the floor's, and the document's size against the file's.
+  RSS (`os.wait4`) is taken against the floor's, and the document's size against the file's; the CPU
+  ratio (user + system time of the pair, from the same `wait4`) is shown beside it: on a busy machine a
+  process waits for a core, which the wall time counts and the CPU time does not.
 
 The load average (`os.getloadavg`) is recorded before and after each input: on a busy machine both runs
 of a pair slow down, which is why only the ratios are compared. `--tree DIR` runs the commands from
@@ -71,6 +73,7 @@ class Pair:
     ratios: list[float] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     floor_seconds: list[float] = field(default_factory=list)
+    cpu_ratios: list[float] = field(default_factory=list)  # CPU time (user + system) over the floor's
     peak_rss_mib: float = 0.0
     floor_rss_mib: float = 0.0
     out_mib: float = 0.0
@@ -84,8 +87,10 @@ class Pair:
         return statistics.median(self.ratios) if self.ratios else float("nan")
 
 
-def run(argv: list[str], env: dict[str, str], keep: bool = False) -> tuple[float, float, int, str, int]:
-    """(wall s, peak RSS MiB, exit code, last stderr line, bytes printed)."""
+def run(
+    argv: list[str], env: dict[str, str], keep: bool = False
+) -> tuple[float, float, int, str, int, float]:
+    """(wall s, peak RSS MiB, exit code, last stderr line, bytes printed, CPU s: user + system)."""
     STDOUT.parent.mkdir(parents=True, exist_ok=True)
     with open(STDOUT if keep else os.devnull, "wb") as out:
         start = time.perf_counter()
@@ -104,6 +109,7 @@ def run(argv: list[str], env: dict[str, str], keep: bool = False) -> tuple[float
         os.waitstatus_to_exitcode(status),
         tail,
         STDOUT.stat().st_size if keep else 0,
+        usage.ru_utime + usage.ru_stime,
     )
 
 
@@ -122,12 +128,13 @@ def measure(
         for p in pairs:
             if p.rc not in (0, 1):
                 continue
-            base, base_rss, *_ = run(floor, env)
+            base, base_rss, _, _, _, base_cpu = run(floor, env)
             argv = [sys.executable, "-m", "kubectl_gpu", *COMMANDS[p.command], "--snapshot", str(path)]
-            wall, rss, p.rc, note, printed = run(
+            wall, rss, p.rc, note, printed, cpu = run(
                 [*argv, "-o", "json", "--now", shapes.NOW_TEXT], env, keep=True
             )
             p.ratios.append(wall / base)
+            p.cpu_ratios.append(cpu / max(base_cpu, 1e-3))
             p.seconds.append(wall)
             p.floor_seconds.append(base)
             p.peak_rss_mib, p.floor_rss_mib = max(p.peak_rss_mib, rss), max(p.floor_rss_mib, base_rss)
@@ -143,17 +150,18 @@ def measure(
 
 def table(pairs: list[Pair]) -> str:
     lines = [
-        "| shape | command | median ratio (pairs) | goal | command s (median) | floor s (median) | peak RSS / floor's"
-        " | output / input | load avg before-after |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| shape | command | median ratio (pairs) | goal | command s (median) | floor s (median) | CPU ratio"
+        " (median) | peak RSS / floor's | output / input | load avg before-after |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for p in pairs:
         verdict = "" if p.goal is None else (" met" if p.ratio <= p.goal else " **missed**")
         ratios = ", ".join(f"{r:.2f}" for r in p.ratios)
+        cpu = f"{statistics.median(p.cpu_ratios):.2f}" if p.cpu_ratios else "-"
         lines.append(
             f"| {p.shape} | {p.command}{f' (exit {p.rc}: {p.note})' if p.rc not in (0, 1) else ''} "
             f"| {p.ratio:.2f} ({ratios}) | {p.goal or '-'}{verdict} | {statistics.median(p.seconds):.2f} "
-            f"| {statistics.median(p.floor_seconds):.2f} | {p.peak_rss_mib / p.floor_rss_mib:.2f} "
+            f"| {statistics.median(p.floor_seconds):.2f} | {cpu} | {p.peak_rss_mib / p.floor_rss_mib:.2f} "
             f"| {p.out_mib / p.file_mib:.3f} | {p.load[0]:.1f}-{p.load[1]:.1f} |"
         )
     return "\n".join(lines)
