@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from kubectl_gpu.core.changes.defaults import nodepool_defaults
 from kubectl_gpu.core.changes.model import KINDS, NAMESPACED, Change
 from kubectl_gpu.core.changes.patches import PatchFailed, json_merge, json_patch, strategic_merge
 from kubectl_gpu.core.changes.workloads import (
@@ -182,6 +183,8 @@ def _karpenter(work: _Work, change: Change) -> Applied:
     if exists and current is None:
         raise change.error("the source kept no copy of it to change", "read the cluster with its manifests")
     obj = _patched(change, current)
+    if obj is not None and change.kind == "NodePool":
+        obj = nodepool_defaults(obj)
     model = _parse(change, obj) if obj is not None else None
     models[:] = [m for m in models if not same(m)] + ([model] if model is not None else [])
     work.manifests.changed[key] = obj

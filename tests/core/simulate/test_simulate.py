@@ -206,3 +206,17 @@ def test_a_whole_object_keeps_the_captured_status(demo: ClusterState) -> None:
     same = run(demo, Change("apply", "NodePool", "gpu-training", body=whole, source="pool.yaml"))
     assert not effects(same, Direction.BETTER, "pending")  # still at its limit: 8 GPUs in use
     assert not same.drifts
+
+
+def test_a_pool_from_a_repository_gets_the_crd_defaults(demo: ClusterState) -> None:
+    """A file without expireAfter is stored with 720h (the CRD's default): against the captured 336h it is a
+    template change, so it drifts the pool; the disruption defaults it leaves out are no change."""
+    manifest = demo.manifest("NodePool", "gpu-inference")
+    assert manifest is not None
+    spec = manifest["spec"]
+    tspec = {k: v for k, v in spec["template"]["spec"].items() if k != "expireAfter"}
+    bare = {**manifest, "spec": {**spec, "template": {**spec["template"], "spec": tspec}}}
+    report = run(demo, Change("apply", "NodePool", "gpu-inference", body=bare, source="pool.yaml"))
+    assert [d.fields for d in report.drifts] == [("spec.template.spec.expireAfter",)]
+    assert report.applied[0].after is not None
+    assert report.applied[0].after["spec"]["template"]["spec"]["expireAfter"] == "720h"
