@@ -175,10 +175,10 @@ def test_shapes_are_deterministic(tmp_path: Path) -> None:
 def test_pairs_table_and_profile_summary(tmp_path: Path) -> None:
     p = pairs.Pair("small", "nodes", 2.0, ratios=[1.5, 2.5, 1.8], seconds=[1.0, 1.1, 1.2])
     p.floor_seconds, p.peak_rss_mib, p.floor_rss_mib, p.out_mib, p.file_mib = [0.6] * 3, 300, 200, 1, 10
-    p.load = (2.0, 3.5)
+    p.load, p.cpu_ratios = (2.0, 3.5), [1.2, 1.4, 1.3]
     row = pairs.table([p]).splitlines()[-1]
     assert row.startswith(
-        "| small | nodes | 1.80 (1.50, 2.50, 1.80) | 2.0 met | 1.10 | 0.60 | 1.50 | 0.100 |"
+        "| small | nodes | 1.80 (1.50, 2.50, 1.80) | 2.0 met | 1.10 | 0.60 | 1.30 | 1.50 | 0.100 |"
     )
     assert row.endswith("| 2.0-3.5 |")
     total, inclusive, own = pyspy_top.summarise("a (m.py:1);b (kubectl_gpu/x.py:2) 3\na (m.py:1) 1\n")
