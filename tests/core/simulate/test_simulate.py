@@ -220,3 +220,31 @@ def test_a_pool_from_a_repository_gets_the_crd_defaults(demo: ClusterState) -> N
     assert [d.fields for d in report.drifts] == [("spec.template.spec.expireAfter",)]
     assert report.applied[0].after is not None
     assert report.applied[0].after["spec"]["template"]["spec"]["expireAfter"] == "720h"
+
+
+DRIVERS = DEMO.parents[1] / "tests" / "scenarios" / "drivers" / "ours__mixed-drivers-and-cuda-needs.yaml"
+
+
+def ec2nodeclass(alias: str) -> Change:
+    body = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "bottlerocket-nvidia"},
+        "spec": {"role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": alias}]},
+    }
+    return Change("apply", "EC2NodeClass", "bottlerocket-nvidia", body=body, source="ec2nodeclass.yaml")
+
+
+def test_an_ami_change_moves_the_cuda_ceiling_of_the_pools_workloads() -> None:
+    """Bottlerocket 1.53.0's aws-k8s-1.31-nvidia ships driver 580.95.05 (CUDA 13.0): the CUDA 13.0.1 pod the
+    1.26.1 node (535.216.01, CUDA 12.2) cannot run now can; an alias the catalog cannot map is not known."""
+    state = load_snapshot([DRIVERS], keep_manifests=True)
+    assert state.captured_at is not None
+    newer = simulate(state, (ec2nodeclass("bottlerocket@1.53.0"),), load_catalog(), state.captured_at)
+    assert any(
+        "pod/ml/on-inferred needs CUDA 13.0.1: driver 580.95.05" in e
+        for e in effects(newer, Direction.BETTER, "drivers")
+    )
+    unknown = simulate(state, (ec2nodeclass("al2023@latest"),), load_catalog(), state.captured_at)
+    (said,) = [e for e in unknown.effects if e.area == "drivers"]
+    assert said.direction is Direction.UNCHANGED and "not known here" in said.message

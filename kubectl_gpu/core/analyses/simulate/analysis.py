@@ -19,6 +19,7 @@ from kubectl_gpu.core.analyses.simulate.diff import (
     pending_effects,
 )
 from kubectl_gpu.core.analyses.simulate.drift import Drift, drifted_state, drifts
+from kubectl_gpu.core.analyses.simulate.drivers import driver_effects
 from kubectl_gpu.core.analyses.simulate.effects import Direction, Effect
 from kubectl_gpu.core.analyses.simulate.report import SimulateFailOn, SimulateReport
 from kubectl_gpu.core.analyses.simulate.validation import nodepool_refusals, nodepool_warnings
@@ -139,4 +140,5 @@ def simulate(
         cost_effects(before, after, launched, now) + _drift_effects(found) + drift_pod_effects(before, found)
     )
     effects += _limit_effects(state, changed) + _storage_effects(state, changed)
+    effects += driver_effects(state, applied, before, catalog)
     return SimulateReport(applied, tuple(sorted(effects, key=Effect.sort_key)), tuple(found), now, fail_on)
