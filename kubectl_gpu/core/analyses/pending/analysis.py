@@ -5,22 +5,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from datetime import datetime
+from functools import partial
 
 import msgspec
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
-from kubectl_gpu.core.analyses.pending.checks.evaluation import TargetEvaluation
 from kubectl_gpu.core.analyses.pending.checks.no_pool import no_pool_fix
+from kubectl_gpu.core.analyses.pending.decide import Decider
 from kubectl_gpu.core.analyses.pending.decision import After, Decision
 from kubectl_gpu.core.analyses.pending.disagreements import disagreements
 from kubectl_gpu.core.analyses.pending.pod.evidence import (
     evidence_row,
     pod_events,
-    provisioning,
-    scheduled_fix,
-    scheduled_not_started,
 )
-from kubectl_gpu.core.analyses.pending.pod.gates import pod_decision, provisioner_skip
+from kubectl_gpu.core.analyses.pending.pod.gates import provisioner_skip
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.pod.shapes import ShapeKey, owner_key, shape_key
 from kubectl_gpu.core.analyses.pending.ranking import Entry, Evaluated, Ranked
@@ -31,14 +29,13 @@ from kubectl_gpu.core.analyses.pending.targets.pools.conditions import capacity_
 from kubectl_gpu.core.analyses.pending.targets.pools.kinds import PoolKinds
 from kubectl_gpu.core.analyses.pending.targets.pools.memo import PoolMemo
 from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
-from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.analyses.pending.verify.changes import cheapest
 from kubectl_gpu.core.analyses.pending.verify.verifier import FixVerifier
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.evidence.model import ParsedMessage
-from kubectl_gpu.core.k8s.models import Event, NodePool, Pod
+from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.karpenter.legacy import legacy_karpenter
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import InstanceIndex
 from kubectl_gpu.core.scheduling.taints import Toleration, suggest_toleration
@@ -81,7 +78,9 @@ class _Analyser:
         self.now = now
         provider = self.provider = cluster_provider(state)
         indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
-        memo = self._memo = PoolMemo()  # pools of a kind share their work (pool_groups.py, pool_template.py)
+        memo = self._memo = (
+            PoolMemo()
+        )  # pools of a kind share their work (targets/pools: memo.py, template.py)
         self.pools = [
             PoolTarget(
                 pool,
@@ -96,18 +95,22 @@ class _Analyser:
         self.share_pools = share_pools
         self.kinds = PoolKinds(self.pools if share_pools else (), share_unnamed=share_unnamed)
         self.nodes = [NodeTarget(n, state, provider, catalog) for n in state.nodes]
-        # Karpenter's state nodes (existing.py): tried before any NodePool, so only where there are some.
+        # Karpenter's state nodes (targets/nodes/existing.py): tried before any NodePool, so only where there are some.
         self.state_nodes = StateNodes(state, provider, catalog, now) if self.pools else None
         self.cache: dict[tuple[object, ...], Ranked] = {}
         self._shapes: dict[ShapeKey, _ShapeAnswer] = {}
         self._by_parts: dict[tuple[object, ...], tuple[tuple[object, ...], _ShapeAnswer]] = {}
         self.group_shapes = group_shapes
-        self.unreadable = frozenset(n.kind for n in state.notes if n.code == "FORBIDDEN" and n.kind)
         self.anti_affinity = bool(state.placed_with_anti_affinity)
-        self.legacy = legacy_karpenter(state)
-        self._advertised: set[frozenset[str]] | None = None
-        self._node_has: dict[frozenset[str], bool] = {}
         self._parsed: dict[tuple[str, str, str | None], ParsedMessage] = {}
+        self.decider = Decider(
+            state,
+            catalog,
+            now,
+            pool_names=[p.pool.name for p in self.pools],
+            state_nodes=self.state_nodes,
+            key=partial(self._key, nodes_only=False),
+        )
         self.verifier = FixVerifier(self)
         self._pool_targets: dict[int, PoolTarget] = {}
 
@@ -145,29 +148,17 @@ class _Analyser:
             found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape, key))
         return found
 
-    def node_has(self, shape: PodShape) -> bool:
-        """Whether some node advertises every accelerator the shape wants (once per accelerator set)."""
-        wanted = frozenset(shape.accelerators)
-        found = self._node_has.get(wanted)
-        if found is None:
-            if self._advertised is None:  # the distinct sets of resources nodes advertise: a handful
-                self._advertised = {
-                    frozenset(r for r, v in n.allocatable.items() if v > 0) for n in self.state.nodes
-                }
-            found = self._node_has[wanted] = any(wanted <= have for have in self._advertised)
-        return found
-
     def diagnose(self, pod: Pod) -> PodDiagnosis:
         """The pod's answer: what its shape decides is worked out once per shape (`shapes.shape_key`), what
         its events decide (a nomination in flight) and its status (bound, waiting) per pod."""
         common = self._shape_answer(pod)
         ranked = common.ranked
         parsed = pod_events(self.state, pod, self._parsed)
-        own = self._pod_verdict(pod, parsed, ranked)
+        own = self.decider.own(pod, parsed, ranked)
         if own is None:
             if common.settled is None:
                 common.settled = self._settled(
-                    pod, common, self._shape_verdict(common.shape, ranked, common.skip)
+                    pod, common, self.decider.of_shape(common.shape, ranked, common.skip)
                 )
             decision = common.settled
         else:
@@ -235,7 +226,7 @@ class _Analyser:
         skip: Decision | None,
         found: Decision,
     ) -> Decision | None:
-        """The verdict with its fix verified (fix_check.py), when the verdict is a target's blocker or
+        """The verdict with its fix verified (verify/verifier.py), when the verdict is a target's blocker or
         NO_ACCELERATOR_NODEPOOL; None otherwise (nothing to change, or not the provisioner's to place)."""
         verdict, fix, ref = found.verdict, found.fix, found.target
         nearest = ranked.nearest
@@ -259,11 +250,11 @@ class _Analyser:
         return None
 
     def answer(self, pod: Pod) -> tuple[After, Ranked]:
-        """A changed pod's verdict, without evidence (fix_check.py)."""
+        """A changed pod's verdict, without evidence (verify/verifier.py)."""
         shape = shape_of(pod)
         skip = provisioner_skip(pod, has_pools=bool(self.pools), provider=self.provider)
         ranked = self.evaluate(shape, nodes_only=skip is not None)
-        found = self._pod_verdict(pod, [], ranked) or self._shape_verdict(shape, ranked, skip)
+        found = self.decider.own(pod, [], ranked) or self.decider.of_shape(shape, ranked, skip)
         verdict, ref = found.verdict, found.target
         nearest = ranked.nearest
         instance = None
@@ -302,119 +293,6 @@ class _Analyser:
         notes += [n.message for n in self.state.notes if n.code == "FORBIDDEN" and n.kind in affecting]
         return notes
 
-    def _pod_verdict(
-        self, pod: Pod, parsed: list[tuple[Event, ParsedMessage]], ranked: Ranked
-    ) -> Decision | None:
-        """A verdict the pod's own status or events decide (bound, gated, another scheduler, nominated), or
-        None: then its shape decides (`_shape_verdict`)."""
-        nearest = ranked.nearest
-        ref = nearest.target if nearest else None
-        if pod.node_name:
-            waiting = next(
-                (c.reason for c in pod.container_statuses if c.state == "waiting" and c.reason), ""
-            )
-            return Decision(
-                Verdict.SCHEDULED_NOT_STARTED,
-                scheduled_not_started(pod),
-                scheduled_fix(waiting or "", pod.node_name),
-                TargetRef("Node", pod.node_name),
-            )
-        decided = pod_decision(pod)
-        if decided is not None:
-            return decided
-        if (why := provisioning(self.state, pod, parsed, self.now)) is not None:
-            return Decision(Verdict.PROVISIONING, why, "wait: capacity is on its way", ref)
-        return None
-
-    def _shape_verdict(self, shape: PodShape, ranked: Ranked, skip: Decision | None) -> Decision:
-        """The verdict of a pod that nothing of its own decides: its shape's, the same for every such pod."""
-        nearest = ranked.nearest
-        ref = nearest.target if nearest else None
-        if self.state_nodes is not None and skip is None:
-            room = self.state_nodes.room_in_flight(shape, self._key(shape, nodes_only=False))
-            if room is not None:
-                claim, note = room
-                pool = f" of NodePool {claim.node_pool}" if claim.node_pool else ""
-                why = f"NodeClaim {claim.name}{pool} is starting and has room for the pod" + (
-                    f" ({note})" if note else ""
-                )
-                where = TargetRef("NodePool", claim.node_pool) if claim.node_pool else ref
-                return Decision(Verdict.PROVISIONING, why, "wait: capacity is on its way", where)
-        if self.legacy is not None and skip is None and not ranked.offering_pool:
-            return self._legacy(ref)
-        if skip is not None:
-            if nearest is not None and not nearest.offers:  # its blockers are no reason: it lacks the device
-                kinds = ", ".join(sorted(shape.accelerators)) or "accelerator devices in ResourceSlices (DRA)"
-                return Decision(skip.verdict, f"{skip.reason}; no node has {kinds}", skip.fix, ref)
-            if nearest is not None and nearest.blockers:
-                return Decision(
-                    skip.verdict,
-                    f"{skip.reason}; the nearest, {nearest.blockers[0].message}",
-                    skip.fix,
-                    ref,
-                )
-            return Decision(skip.verdict, skip.reason, skip.fix, ref)
-        if shape.wants_accelerator and not ranked.any_offering and not self.node_has(shape):
-            return self._no_pool(shape)
-        if nearest is not None and nearest.blockers:
-            first = nearest.blockers[0]
-            return Decision(first.code, first.message, first.fix, ref)
-        shown = f"{ref.kind} {ref.name}" if ref else "no target"
-        unchecked = unverified_checks(nearest, self.unreadable)
-        if unchecked or nearest is None:
-            return Decision(
-                Verdict.UNVERIFIED,
-                f"no blocker found on {shown}, but not every check could be made: "
-                + "; ".join(unchecked or ["no target"]),
-                "make the missing data readable (RBAC, the CRDs, a fuller snapshot) and rerun",
-                ref,
-            )
-        reason = f"{shown} can serve this pod and nothing is in flight: see the evidence"
-        if ref is not None and ref.kind == "Node" and self.pools:
-            reason = (
-                f"node {ref.name} has room for the pod: kube-scheduler places it there, and Karpenter launches "
-                "nothing for a pod an existing node can take (see the evidence)"
-            )
-        fix = "kubectl describe pod and the provisioner's logs; rerun in a minute (the scheduler may not have retried yet)"
-        return Decision(Verdict.NO_BLOCKER_FOUND, reason, fix, ref)
-
-    def _legacy(self, ref: TargetRef | None) -> Decision:
-        pools = (
-            "no karpenter.sh/v1 NodePool" if not self.pools else "no karpenter.sh/v1 NodePool that offers it"
-        )
-        return Decision(
-            Verdict.UNSUPPORTED_KARPENTER_VERSION,
-            f"this cluster runs a Karpenter older than v1 ({self.legacy}) and has {pools}: kubectl-gpu "
-            "evaluates karpenter.sh/v1 NodePools only, so it cannot say what blocks the pod",
-            "check the v1alpha5 Provisioner by hand (kubectl describe provisioner), or upgrade Karpenter "
-            "(https://karpenter.sh/docs/upgrading/v1beta1-migration/, then v1) and rerun",
-            ref,
-        )
-
-    def _no_pool(self, shape: PodShape) -> Decision:
-        kinds = ", ".join(sorted(shape.accelerators))
-        if "nodepools" in self.unreadable:
-            return Decision(
-                Verdict.UNVERIFIED,
-                f"NodePools could not be read (forbidden) and no node readable here has {kinds}: whether a "
-                "NodePool can launch one is unknown",
-                "grant list on nodepools.karpenter.sh (or rerun with a snapshot that has them)",
-                None,
-            )
-        pools = ", ".join(sorted(p.pool.name for p in self.pools)) or "none"
-        reason = f"no NodePool can launch a node with {kinds} (NodePools: {pools}) and no node has it"
-        return Decision(
-            Verdict.NO_ACCELERATOR_NODEPOOL, reason, no_pool_fix(self.state, shape, self.catalog)[0]
-        )
-
-
-def unverified_checks(evaluation: TargetEvaluation | None, unreadable: frozenset[str]) -> list[str]:
-    """Checks of the nearest target that could not be made, and kinds that could not be read."""
-    out = [f"{c.name}: {c.detail}" for c in evaluation.checks if c.ok is None] if evaluation else []
-    for kind in sorted(unreadable & {"nodepools", "nodes", "nodeclaims"}):
-        out.append(f"{kind} could not be read (forbidden)")
-    return out
-
 
 # Forbidden kinds whose absence changes a pending verdict: each affected pod says so in its own entry.
 _AFFECTING = frozenset({"nodepools", "nodeclaims", "nodes", "events", "nodeclasses", "ec2nodeclasses"})
@@ -450,7 +328,7 @@ def analyse_pending(
 ) -> PendingReport:
     """`share_pools=False` evaluates each NodePool on its own, `group_shapes=False` each pod on its own
     (no answer shared by shape key), `share_unnamed=False` each shape that names a NodePool on its own
-    (unnamed.py): the references the tests hold the shared evaluations to."""
+    (targets/pools/unnamed.py): the references the tests hold the shared evaluations to."""
     analyser = _Analyser(
         state,
         catalog,

@@ -99,7 +99,7 @@ def nodepool_object(
     node_class: str,
     count: Decimal,
 ) -> dict[str, Any]:
-    """`nodepool_yaml` as the object it reads back as (what a fix is verified with: verify.py)."""
+    """`nodepool_yaml` as the object it reads back as (what a fix is verified with: verify/)."""
     prefix = "eks.amazonaws.com" if provider == "auto" else "karpenter.k8s.aws"
     group, kind = (
         ("eks.amazonaws.com", "NodeClass") if provider == "auto" else ("karpenter.k8s.aws", "EC2NodeClass")

@@ -1,5 +1,5 @@
 """NO_ACCELERATOR_NODEPOOL's fix: a NodePool that can launch the accelerator, as YAML to paste and as the object
-it is verified with (fix_check.py)."""
+it is verified with (verify/verifier.py)."""
 
 from __future__ import annotations
 

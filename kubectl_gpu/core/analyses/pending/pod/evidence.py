@@ -91,7 +91,7 @@ def provisioning(
     Only the newest nomination counts, and only while it is fresh, not followed by a failure from the
     provisioner itself (kube-scheduler keeps failing until the new node registers, so its events do not
     supersede a nomination), and its NodeClaim is neither initialized already, out of capacity nor being
-    deleted. Capacity in flight without a nomination is `StateNodes.room_in_flight` (existing.py).
+    deleted. Capacity in flight without a nomination is `StateNodes.room_in_flight` (targets/nodes/existing.py).
     """
     if pod.nominated_node_name:
         return f"the scheduler nominated node {pod.nominated_node_name} (status.nominatedNodeName)"

@@ -40,9 +40,11 @@ class PodShape(msgspec.Struct, frozen=True):
     placement: Placement = NO_PLACEMENT
     namespace: str = ""
     labels: tuple[tuple[str, str], ...] = ()
-    ephemeral_storage: Decimal = Decimal(0)  # requests.ephemeral-storage, not in `requests` (see fit.py)
+    ephemeral_storage: Decimal = Decimal(
+        0
+    )  # requests.ephemeral-storage, not in `requests` (see targets/pools/fit.py)
     # Every other resource the pod requests but accelerators (extended resources such as EFA, hugepages-*):
-    # kube-scheduler's NodeResourcesFit checks each against an existing node (node_checks.py).
+    # kube-scheduler's NodeResourcesFit checks each against an existing node (targets/nodes/checks.py).
     scalars: tuple[tuple[str, Decimal], ...] = ()
     # The pod has DRA ResourceClaims: a node offers when it publishes accelerator devices in ResourceSlices
     # (the NVIDIA DRA driver's gpu.nvidia.com, ...), whether or not it advertises nvidia.com/gpu (issue 37).

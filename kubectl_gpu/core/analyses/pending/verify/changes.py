@@ -54,7 +54,7 @@ def after_of(evaluation: TargetEvaluation, catalog: Catalog) -> After:
 
 
 def _tolerating(pod: Pod, taints: tuple[Taint, ...]) -> tuple[Pod, str] | None:
-    # never the cordon taint: the fix does not offer it (node_target.py), so the check does not add it either
+    # never the cordon taint: the fix does not offer it (targets/nodes/target.py), so the check does not add it either
     missing = tuple(t for t in untolerated(pod.tolerations, taints) if t.key != _UNSCHEDULABLE)
     if not missing:
         return None

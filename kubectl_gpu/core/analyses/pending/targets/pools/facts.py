@@ -110,7 +110,7 @@ class PoolFacts:
 
     @property
     def group(self) -> int:
-        """This pool's fit group in `memo` (pool_groups.py), made on first use."""
+        """This pool's fit group in `memo` (memo.py, facts.py), made on first use."""
         if self._group is None:
             self._group = self.memo.group(fit_signature(self))
         return self._group

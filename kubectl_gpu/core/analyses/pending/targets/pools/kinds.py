@@ -1,8 +1,8 @@
 """NodePools sorted into kinds once per analysis, so that a pod shape is evaluated once per kind.
 
-A kind is the pools with the same requirements but for their name, the same instance-type fit (pool_groups.py)
+A kind is the pools with the same requirements but for their name, the same instance-type fit (memo.py, facts.py)
 and the same taints. Its *stand-in* is one of them renamed `POOL` (requirements included), so the stand-in's
-template (pool_template.py) is every member's in its words. Pools of a kind whose limits stop the shape's
+template (template.py) is every member's in its words. Pools of a kind whose limits stop the shape's
 fitting types alike (or that have none) rank as one entry, each worded with its own limits answer. What can
 still tell two members apart is their name, and only for a shape that reads it:
 * a shape that selects `karpenter.sh/nodepool`: a member is answered by the stand-in's template when each of
@@ -113,7 +113,7 @@ class PoolKinds:
         return len(self.kinds)
 
     def entries(self, shape: PodShape) -> list[Entry]:
-        """Every pool for the shape, as ranking entries: one per bundle of a kind (pool_kinds' docstring),
+        """Every pool for the shape, as ranking entries: one per bundle of a kind (the module's docstring),
         a pool of its own where the shape reads its name."""
         if not self.kinds:
             return []
@@ -199,7 +199,7 @@ def _bundle(
     """An entry of members that share a template and rank alike; `answers`, when given, is each member's
     own limits answer (members whose limits stop alike may have different amounts left)."""
 
-    made: dict[int, PoolCandidate] = {}  # an entry is shared by shapes (pool_kinds.entries): so are these
+    made: dict[int, PoolCandidate] = {}  # an entry is shared by shapes (PoolKinds.entries): so are these
 
     def make(member: PoolTarget) -> PoolCandidate:
         found = made.get(id(member))  # members are held by the entry: their ids are not reused

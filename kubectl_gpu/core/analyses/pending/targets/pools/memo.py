@@ -3,9 +3,9 @@
 A cluster with many NodePools (one per team, per family, per capacity type) has few distinct ones as far as
 instance-type fit goes: which types the pool admits, what its DaemonSets and NodeOverlays add to or set on
 each, its NodeClass (ephemeral storage) and which of its requirement keys the catalog cannot verify per
-type. That is the pool's *fit signature*: pools with equal signatures admit the same types for a pod, the
-same of them fit, and the same are known to fit, so `PoolMemo` computes that once per signature and pod
-shape and every pool of the group reuses it. The pool's name, limits, taints, conditions and events are not
+type. That is the pool's *fit signature* (facts.py): pools with equal signatures admit the same types for a
+pod, the same of them fit, and the same are known to fit, so `PoolMemo` computes that once per signature and
+pod shape and every pool of the group reuses it. The pool's name, limits, taints, conditions and events are not
 in the signature: whatever depends on them (messages, limit and NodeClass blockers) is still made per pool.
 """
 

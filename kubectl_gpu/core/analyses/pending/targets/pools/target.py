@@ -73,7 +73,7 @@ class PoolTarget(PoolFacts):
 
     def stand_in(self) -> PoolTarget:
         """This pool as it would be if its name were `POOL`, its requirements included: its templates hold
-        for every pool of its kind (pool_kinds.py). Shares the fit, the types and the memo."""
+        for every pool of its kind (kinds.py). Shares the fit, the types and the memo."""
         _ = self.group  # made before the copy: the same fit group
         twin = copy.copy(self)
         twin.requirements = self._requirements(POOL)[0]
@@ -113,7 +113,7 @@ class PoolTarget(PoolFacts):
             return self._template_of(shape, missing, requirement, instance, node_reqs)
         # Else they read only the types left and, for minValues, the pool's and pod's requirements together.
         # The answers are the memo's (alive with it, so their ids are not reused): shapes that differ only
-        # in selectors the pool answers alike share the template, and so its entries (pool_kinds.py).
+        # in selectors the pool answers alike share the template, and so its entries (kinds.py).
         key = (
             "template",
             id(self),
@@ -231,7 +231,7 @@ class PoolTarget(PoolFacts):
 
     def _term(self, shape: PodShape) -> Attempt:
         """The pod's requirements for this pool, their incompatibilities with it and the attempt's number: once
-        per requirement group, selectors and requests (pool_groups.py), per pool when the pod selects NodePools
+        per requirement group, selectors and requests (memo.py, facts.py), per pool when the pod selects NodePools
         by name."""
         if self._last_term[0] is shape:  # an evaluation asks three times
             return self._last_term[1]

@@ -1,7 +1,7 @@
 """Shapes that name NodePools, as the pools they do not name see them (issue 22 item 3).
 
 A pod with `nodeSelector: {karpenter.sh/nodepool: X}` is common (one per team's pool), and a cluster with 100
-pools has as many such shapes as pools. Against a kind's stand-in (pool_kinds.py: a pool named `POOL`), which
+pools has as many such shapes as pools. Against a kind's stand-in (kinds.py: a pool named `POOL`), which
 X it is does not change what the evaluation finds, only its words:
 * `POOL` is never X (it holds NUL), so the pod's `karpenter.sh/nodepool In [X]` conflicts with the stand-in's
   `In [POOL]` for every X: the same conflict, on the same key;
