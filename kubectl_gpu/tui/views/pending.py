@@ -154,10 +154,7 @@ def build_pending(snapshot: Refresh) -> Table:
     return PendingView.build(snapshot).sections[0].table
 
 
-class PendingView(TableView):
-    view_id = "pending"
-    title = "Pending"
-    key = "p"
+class PendingView(TableView, page="pending"):
     SECTIONS = ("Pods",)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "toggle_group", "Open group", show=False)]
 

@@ -248,3 +248,11 @@ def test_an_ami_change_moves_the_cuda_ceiling_of_the_pools_workloads() -> None:
     unknown = simulate(state, (ec2nodeclass("al2023@latest"),), load_catalog(), state.captured_at)
     (said,) = [e for e in unknown.effects if e.area == "drivers"]
     assert said.direction is Direction.UNCHANGED and "not known here" in said.message
+
+
+def test_an_ephemeral_size_below_the_nvme_turns_the_cache_on(demo: ClusterState) -> None:
+    patch = {"spec": {"ephemeralStorage": {"size": "80Gi"}}}
+    report = run(demo, Change("patch", "NodeClass", "gpu", body=patch, patch_type="merge", source="test"))
+    better = effects(report, Direction.BETTER, "findings")
+    assert any("gone warning LINT_NVME_CACHE_DISABLED" in e for e in better), better
+    assert any("gone warning NVME_NOT_USED" in e for e in better), better
