@@ -131,16 +131,21 @@ def _pause(source: object) -> None:
         time.sleep(seconds)
 
 
-def watch(opts: GlobalOptions, name: str, command: Command[Any]) -> int:
-    """Print the command's table, then its changed rows on every change of the cluster, until Ctrl-C: one
-    source kept open, the command prepared and answered again on each new state."""
+def watch(
+    opts: GlobalOptions,
+    command: str,
+    kinds: Iterable[str],
+    selector_on: SelectorTarget,
+    make: Callable[[Loaded], Command[Any]],
+) -> int:
+    """Print the command's table, then its changed rows on every change of the cluster, until Ctrl-C."""
     from kubectl_gpu.kube.source import open_source
 
-    check_watch(opts, name)
-    kinds = list(command.kinds or ())
-    source = open_source(source_options(opts, command.selector_on))
+    check_watch(opts, command)
+    kinds = list(kinds)
+    source = open_source(source_options(opts, selector_on))
     state = source.load(kinds)
-    found = answer(opts, command, Loaded(state, opts.now_or(state.captured_at)))
+    found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
     if opts.format in _STREAMED:
         print_notes(found.notes, no_color=True)
         _stream(opts, _documents(opts, found).values())
@@ -163,7 +168,7 @@ def watch(opts: GlobalOptions, name: str, command: Command[Any]) -> int:
             _pause(source)
             continue
         state = latest
-        found = answer(opts, command, Loaded(state, opts.now_or(state.captured_at)))
+        found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
         if list(found.table_notes) != notes:
             fresh = [n for n in found.table_notes if n not in notes]  # each note said once, as it comes
             notes = list(found.table_notes)

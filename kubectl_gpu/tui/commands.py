@@ -7,13 +7,32 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from kubectl_gpu.pages import aliases
-
 __all__ = ["ALIASES", "COMMANDS", "Command", "complete", "parse"]
 
-#: what `:NAME` opens: every view's id, and the short names k9s users type (each page's `aliases`,
-#: kubectl_gpu/pages)
-ALIASES: dict[str, str] = aliases()
+#: what `:NAME` opens: every view's id, and the short names k9s users type
+ALIASES: dict[str, str] = {
+    "overview": "overview",
+    "ov": "overview",
+    "nodes": "nodes",
+    "node": "nodes",
+    "no": "nodes",
+    "pending": "pending",
+    "pe": "pending",
+    "pods": "pending",
+    "nodepools": "nodepools",
+    "nodepool": "nodepools",
+    "np": "nodepools",
+    "findings": "findings",
+    "diagnose": "findings",
+    "fi": "findings",
+    "drivers": "drivers",
+    "dr": "drivers",
+    "nvme": "nvme",
+    "lifecycle": "lifecycle",
+    "lc": "lifecycle",
+    "cost": "cost",
+    "usage": "usage",
+}
 
 #: every command with what it takes, for `?` and completion
 COMMANDS: dict[str, str] = {

@@ -36,7 +36,10 @@ def _sections(snapshot: Refresh, view: model.View) -> tuple[Section, ...]:
     )
 
 
-class CostView(TableView, page="cost"):
+class CostView(TableView):
+    view_id = "cost"
+    title = "Cost"
+    key = "c"
     SECTIONS = ("NodePools", "Namespaces", "Idle nodes", "Findings")
 
     @staticmethod

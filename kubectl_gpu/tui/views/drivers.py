@@ -63,7 +63,11 @@ def _sections(snapshot: Refresh) -> tuple[Section, ...]:
     )
 
 
-class DriversView(TableView, page="drivers"):
+class DriversView(TableView):
+    view_id = "drivers"
+    title = "Drivers"
+    key = "d"
+    footer = "Driver"
     SECTIONS = ("Nodes", "Workloads", "AMIs", "Findings")
 
     @staticmethod

@@ -75,7 +75,11 @@ def counts_text(findings: Sequence[Finding]) -> Text:
     return rich_prose(model.Prose(summary_spans(findings)))
 
 
-class FindingsView(TableView, page="findings"):
+class FindingsView(TableView):
+    view_id = "findings"
+    title = "Findings"
+    key = "f"
+    footer = "Finding"
     SECTIONS = ("All",)
 
     @staticmethod

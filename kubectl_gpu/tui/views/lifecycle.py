@@ -49,7 +49,11 @@ def _node_fits(table: model.Table, snapshot: Refresh) -> list[Fit]:
     return fits
 
 
-class LifecycleView(TableView, page="lifecycle"):
+class LifecycleView(TableView):
+    view_id = "lifecycle"
+    title = "Lifecycle"
+    key = "l"
+    footer = "Life"
     SECTIONS = ("Nodes", "Pods", "Findings")
 
     @staticmethod

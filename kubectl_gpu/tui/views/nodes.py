@@ -102,7 +102,10 @@ def build_nodes(snapshot: Refresh) -> Table:
     )
 
 
-class NodesView(TableView, page="nodes"):
+class NodesView(TableView):
+    view_id = "nodes"
+    title = "Nodes"
+    key = "n"
     SECTIONS = ("Nodes",)
 
     @staticmethod

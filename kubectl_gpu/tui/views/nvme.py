@@ -27,7 +27,10 @@ def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     return object_detail(snapshot, row.ref, head)
 
 
-class NvmeView(TableView, page="nvme"):
+class NvmeView(TableView):
+    view_id = "nvme"
+    title = "NVMe"
+    key = "m"
     SECTIONS = ("Nodes", "Findings")
 
     @staticmethod

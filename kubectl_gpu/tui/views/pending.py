@@ -154,7 +154,10 @@ def build_pending(snapshot: Refresh) -> Table:
     return PendingView.build(snapshot).sections[0].table
 
 
-class PendingView(TableView, page="pending"):
+class PendingView(TableView):
+    view_id = "pending"
+    title = "Pending"
+    key = "p"
     SECTIONS = ("Pods",)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "toggle_group", "Open group", show=False)]
 

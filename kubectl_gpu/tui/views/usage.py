@@ -210,10 +210,13 @@ def _placeholder(text: str, compute: Callable[[], ViewModel] | None = None) -> V
     return PendingModel(empty, summary=Text(text, style=theme.MUTED), compute=compute)
 
 
-class UsageView(TableView, page="usage"):
+class UsageView(TableView):
     """The report is computed when the view is shown (parsing a window's /metrics texts takes a while):
     never before the first screen, never for a view nobody opens."""
 
+    view_id = "usage"
+    title = "Usage"
+    key = "u"
     SECTIONS = ("GPUs", "Workloads", "Inference", "Nodes", "Findings")
 
     @staticmethod
