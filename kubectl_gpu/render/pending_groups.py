@@ -70,13 +70,23 @@ def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
     return [PendingGroup(key, labels[key], tuple(rows)) for key, rows in members.items()]
 
 
+def _oldest(ages: Iterable[Cell]) -> Cell:
+    """The AGE of a group: its oldest pod's (how long the workload has waited); `-` when none is known."""
+    known = [cell for cell in ages if isinstance(cell.sort, int | float)]
+    return max(known, key=lambda cell: cell.sort or 0) if known else Cell("-")
+
+
 def _group_row(table: Table, group: PendingGroup, open_: bool) -> Row:
-    """The first member's cells, the pod's cell naming the workload and how many pods it has."""
+    """The first member's cells (the AGE: its oldest pod's), the pod's cell naming the workload and how
+    many pods it has."""
     first = group.members[0]
     cells = list(first.cells)
     pod = table.index("pod")
     mark = "▾" if open_ else "▸"
     cells[pod] = Cell(f"{mark} {group.label} ({len(group.members)} pods)", style=theme.HEADER)
+    if any(column.key == "age" for column in table.columns):
+        age = table.index("age")
+        cells[age] = _oldest(row.cells[age] for row in group.members)
     verdicts = group.verdicts()
     if len(verdicts) > 1:
         verdict = table.index("verdict")

@@ -48,6 +48,7 @@ from kubectl_gpu.tui.drill import Drill, follow_refresh
 from kubectl_gpu.tui.fleet.keys import FleetKeys
 from kubectl_gpu.tui.hangup import HangUp
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
+from kubectl_gpu.tui.log_keys import LogKeys
 from kubectl_gpu.tui.messages import DataLoaded, DebugNode, LoadFailed, ViewsBuilt
 from kubectl_gpu.tui.notices import DataNotices
 from kubectl_gpu.tui.object_keys import ObjectKeys
@@ -71,8 +72,8 @@ Clock = Callable[[], datetime]
 
 
 def _view_bindings() -> list[BindingType]:
-    digits = iter("1234567890")
-    return [Binding(f"{v.key},{next(digits)}", f"view('{v.view_id}')", v.footer or v.title) for v in VIEWS]
+    keys = [f"{v.key},{d}" for v, d in zip(VIEWS, "123456789", strict=False)] + [v.key for v in VIEWS[9:]]
+    return [Binding(k, f"view('{v.view_id}')", v.footer or v.title) for k, v in zip(keys, VIEWS, strict=True)]
 
 
 class MainScreen(Screen[object]):
@@ -82,7 +83,7 @@ class MainScreen(Screen[object]):
         return action not in TEXTUAL_DEFAULTS
 
 
-class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, HangUp, DataNotices):
+class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, LogKeys, HangUp, DataNotices):
     CSS_PATH = "app.tcss"
     TITLE = "kubectl-gpu"
     ENABLE_COMMAND_PALETTE = False
@@ -96,6 +97,8 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Ha
         Binding("/", "filter", "Filter"),
         Binding("y", "yaml", "YAML", show=False),
         Binding("e", "events", "Events", show=False),
+        Binding("l", "logs", "Logs"),
+        Binding("0", "all_namespaces", "All ns", show=False),  # k9s' 0 (so the views' digits are 1-9)
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "go_back", "Back"),
         Binding("minus,backspace", "history_back", "Previous"),

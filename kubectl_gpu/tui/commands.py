@@ -19,9 +19,12 @@ ALIASES: dict[str, str] = {
     "pending": "pending",
     "pe": "pending",
     "pods": "pending",
+    "pod": "pending",
+    "po": "pending",
     "nodepools": "nodepools",
     "nodepool": "nodepools",
     "np": "nodepools",
+    "pools": "nodepools",
     "findings": "findings",
     "diagnose": "findings",
     "fi": "findings",
@@ -38,7 +41,7 @@ ALIASES: dict[str, str] = {
 COMMANDS: dict[str, str] = {
     "ctx": "NAME: switch to another kubeconfig context; alone: the Fleet, every context at once",
     "fleet": "the Fleet: every kubeconfig context at once (as :ctx alone)",
-    "ns": "NAME|all: show one namespace's pods (node figures still count every pod)",
+    "ns": "NAME|all: show one namespace's pods (node figures still count every pod); alone: pick one",
     "refresh": "read the cluster again (r)",
     "help": "every key (?)",
     "quit": "leave (q)",
@@ -47,12 +50,12 @@ COMMANDS: dict[str, str] = {
 
 
 class Command(msgspec.Struct, frozen=True):
-    kind: str  # view | ctx | ns | refresh | help | quit
+    kind: str  # view | ctx | ns | pick-ns | refresh | help | quit
     arg: str | None = None
 
 
 def parse(text: str) -> Command:
-    """`:nodes`, `:ctx prod`, `:ns ml`, `:ns all`, `:q`; ValueError with what is wrong."""
+    """`:nodes`, `:po`, `:ctx prod`, `:ns ml`, `:ns all`, `:ns` (pick), `:q`; ValueError with what is wrong."""
     words = text.strip().lstrip(":").split()
     if not words:
         raise ValueError("empty command (try :nodes, :pending, :ctx NAME, :ns NAME)")
@@ -61,15 +64,17 @@ def parse(text: str) -> Command:
         return Command("view", ALIASES[head])
     if head == "fleet" and not args:
         return Command("ctx")
-    if head in ("ctx", "context"):
+    if head in ("ctx", "context", "contexts"):
         if len(args) > 1:
             raise ValueError(":ctx NAME (one context name; tab completes), or :ctx alone for the fleet")
         return Command("ctx", args[0] if args else None)
-    if head in ("ns", "namespace"):
-        if len(args) != 1:
-            raise ValueError(":ns NAME, or :ns all for every namespace")
+    if head in ("ns", "namespace", "namespaces"):
+        if len(args) > 1:
+            raise ValueError(":ns NAME, :ns all for every namespace, or :ns alone to pick one")
+        if not args:
+            return Command("pick-ns")
         value = args[0]
-        return Command("ns", None if value in ("all", "-A", "*") else value)
+        return Command("ns", None if value in ("all", "-A", "*", "0") else value)
     if head in ("q", "quit", "q!", "exit") and not args:
         return Command("quit")
     if head in ("r", "refresh", "reload") and not args:
@@ -92,7 +97,7 @@ def complete(
         return next((n for n in names if n.startswith(head.lower()) and n != head), None)
     if " " in rest:
         return None
-    if head in ("ctx", "context"):
+    if head in ("ctx", "context", "contexts"):
         pool: Sequence[str] = contexts()
     elif head in ("ns", "namespace"):
         pool = ["all", *namespaces()]

@@ -10,6 +10,7 @@ from textual.screen import Screen
 from kubectl_gpu.render import theme
 from kubectl_gpu.tui.commands import ALIASES, COMMANDS
 from kubectl_gpu.tui.keys import PageKey, page_keys
+from kubectl_gpu.tui.views import VIEWS
 
 __all__ = ["EXTRA", "describe", "help_view", "key_table"]
 
@@ -24,7 +25,8 @@ EXTRA: dict[str, str] = {
     "events": "the selected object's events",
     "subject('yaml')": "this object's YAML",
     "subject('events')": "this object's events",
-    "command": "command line: :nodes :pending :ctx NAME :ns NAME|all :fleet :q (tab completes)",
+    "command": "command line, on every page (k9s' aliases): :nodes :no :po :np :ns [NAME|all] :ctx [NAME] :q "
+    "(tab completes)",
     "filter": "filter the table: words to keep, !word to drop; esc clears",
     "refresh": "read the cluster again now",
     "go_back": "back: cancel a starting shell, clear the filter, the marks, then the previous view",
@@ -33,10 +35,16 @@ EXTRA: dict[str, str] = {
     "mark": "mark the node (s runs on every marked node)",
     "select": "open: a pool's nodes, a node's pods, a pod, explain a Pending pod, a Pending group, a finding",
     "history_back": "the page or view before this one (k9s' -), filters and marks kept",
-    "logs": "the pod's last 200 log lines (at most 256 KiB; live only)",
-    "node": "the pod's node and its pods",
+    "logs": "the last 200 log lines of the pod in focus (the row's, the page's; at most 256 KiB; live only)",
+    "node": "one level down: the pod's node and its pods",
+    "all_namespaces": "every namespace (k9s' 0; as :ns all)",
+    "sort_letter": "sort by the column shown whose header starts with the letter (k9s' Shift+N name, "
+    "Shift+A age); again: reversed",
     "node_object": "the node's YAML / events",
-    "toggle_group": "open or close the group under the cursor (its pods under it)",
+    "toggle_group": "on Pending: open or close the group under the cursor (its pods under it)",
+    "scroll_cells(-8)": "scroll a table wider than the screen left",
+    "scroll_cells(8)": "scroll a table wider than the screen right",
+    "help": "every key of this page (on the main screen, the : commands too)",
     "sort_next": "sort by the next column",
     "sort_reverse": "reverse the sort",
     "next_section": "next section of the view (Nodes / Workloads / Findings ...)",
@@ -48,6 +56,20 @@ EXTRA: dict[str, str] = {
     "answer(True)": "yes: create the pod",
     "answer(False)": "no: create nothing",
     "choose": "switch to the context under the cursor",
+    "node_object('yaml')": "the node's YAML",
+    "node_object('events')": "the node's events",
+    "object('yaml')": "the pod's YAML (under the cursor, or the page's)",
+    "object('events')": "the pod's events (under the cursor, or the page's)",
+    "cursor(1)": "down a row",
+    "cursor(-1)": "up a row",
+    "page(1)": "a page down",
+    "page(-1)": "a page up",
+    "jump(0)": "the first row",
+    "jump(-1)": "the last row",
+    "scroll(1)": "scroll down",
+    "scroll(-1)": "scroll up",
+    "top": "the top",
+    "bottom": "the bottom",
     "submit": "run the command / keep the filter",
     "cancel": "close the line (a filter is cleared)",
     "complete": "take the completion",
@@ -55,9 +77,11 @@ EXTRA: dict[str, str] = {
 
 
 def describe(key: PageKey) -> str:
-    name = key.action.partition("(")[0]
+    name, _, argument = key.action.partition("(")
     if name == "view":
-        return f"view: {key.description}"
+        view_id = argument.strip("')")
+        title = next((v.title for v in VIEWS if v.view_id == view_id), key.description)
+        return f"view: {title}"
     return EXTRA.get(key.action) or EXTRA.get(name) or key.description
 
 

@@ -8,11 +8,22 @@ and shows them in a stable order (`ORDER`: help, the views, the page's own keys,
 
 from __future__ import annotations
 
+import string
+
 import msgspec
 from textual.binding import Binding
 from textual.screen import Screen
 
-__all__ = ["ORDER", "PRIORITY", "TEXTUAL_DEFAULTS", "PageKey", "fit_footer", "page_keys", "shown_key"]
+__all__ = [
+    "ORDER",
+    "PRIORITY",
+    "SORT_LETTERS",
+    "TEXTUAL_DEFAULTS",
+    "PageKey",
+    "fit_footer",
+    "page_keys",
+    "shown_key",
+]
 
 #: actions Textual's own classes bind (Screen, App, ScrollView) that do nothing useful here (tab is a
 #: view's section key, not a focus move; a table is fitted to the width, no horizontal page): every
@@ -20,6 +31,14 @@ __all__ = ["ORDER", "PRIORITY", "TEXTUAL_DEFAULTS", "PageKey", "fit_footer", "pa
 TEXTUAL_DEFAULTS = frozenset(
     {"focus_next", "focus_previous", "copy_text", "page_left", "page_right", "command_palette"}
 )
+
+#: the capital letters that mean something else on some page (`G` bottom, `J` `K` the detail pane, `S` `R`
+#: the next column and reverse, `E` `Y` a node's events and YAML): every other one sorts by the column whose
+#: header starts with it (k9s' Shift+N name, Shift+A age); tests/tui/test_k9s_keys.py holds every page to it
+_TAKEN_CAPITALS = "EGJKRSY"
+SORT_LETTERS: tuple[str, ...] = tuple(c for c in string.ascii_uppercase if c not in _TAKEN_CAPITALS)
+#: the action of every Shift+letter binding (one entry in the footer and `?`: `⇧letter Sort`)
+SORT_LETTER = "sort_letter"
 
 #: which keys stay in a narrow footer, most important first (an action not named: after these)
 PRIORITY: tuple[str, ...] = (
@@ -44,7 +63,7 @@ PRIORITY: tuple[str, ...] = (
 )
 #: chosen after every other key, a page's own included (`l Logs`, `N Node` on a pod page), in this order:
 #: the views are one key away on every page and listed by `?`; a page's own keys are what the page is for
-_CHOSEN_LAST: tuple[str, ...] = ("view", "history_back")
+_CHOSEN_LAST: tuple[str, ...] = ("view", "history_back", SORT_LETTER)
 #: where a key stands in the footer, left to right (an action not named: in the middle)
 ORDER: tuple[str, ...] = ("confirm", "deny", "help", "view", "", "smi", "shell", "debug", "command", "filter")
 _LAST: tuple[str, ...] = ("refresh", "back", "go_back", "cancel_or_back", "quit")
@@ -56,6 +75,7 @@ _NAMES = {
     "slash": "/",
     "full_stop": ".",
     "minus": "-",
+    "dollar_sign": "$",
 }
 
 
@@ -73,7 +93,14 @@ class PageKey(msgspec.Struct, frozen=True):
 
     @property
     def label(self) -> str:
+        if _name(self.action) == SORT_LETTER:  # the letters of the columns shown, as Shift+letter
+            return "⇧" + "".join(self.keys)
         return " ".join(shown_key(k) for k in self.keys)
+
+    @property
+    def footer_key(self) -> str:
+        """What the footer shows for it: its first key (`⇧letter` for the sort letters)."""
+        return "⇧letter" if _name(self.action) == SORT_LETTER else shown_key(self.press)
 
     @property
     def press(self) -> str:
@@ -82,16 +109,19 @@ class PageKey(msgspec.Struct, frozen=True):
 
 
 def page_keys(screen: Screen[object]) -> list[PageKey]:
-    """Every enabled binding of the page (focused widget up to the app), one entry per binding."""
+    """Every enabled binding of the page (focused widget up to the app), one entry per binding (the
+    Shift+letter sorts: one entry, `⇧NAD Sort`)."""
     grouped: dict[tuple[int, str, str, bool], PageKey] = {}
     for key, active in screen.active_bindings.items():
         if not active.enabled or not isinstance(active.binding, Binding) or active.binding.system:
             continue
         binding = active.binding
-        ident = (id(active.node), binding.action, binding.description, binding.show)
+        action = SORT_LETTER if _name(binding.action) == SORT_LETTER else binding.action
+        show = binding.show or action == SORT_LETTER
+        ident = (id(active.node), action, binding.description, show)
         found = grouped.get(ident)
         keys = (*found.keys, key) if found is not None else (key,)
-        grouped[ident] = PageKey(keys, binding.action, binding.description, binding.show)
+        grouped[ident] = PageKey(keys, action, binding.description, show)
     return list(grouped.values())
 
 
@@ -124,7 +154,7 @@ def fit_footer(keys: list[PageKey], width: int) -> list[PageKey]:
     chosen: list[PageKey] = []
     used = 0
     for key in sorted(shown, key=_chosen):
-        size = len(shown_key(key.press)) + 1 + len(key.description) + (1 if chosen else 0)
+        size = len(key.footer_key) + 1 + len(key.description) + (1 if chosen else 0)
         if used + size > width:
             break
         chosen.append(key)

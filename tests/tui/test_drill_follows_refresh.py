@@ -92,14 +92,14 @@ async def test_the_node_and_pod_pages_follow_a_refresh(tmp_path: Path) -> None:
         bundle.change(_restarts(7))
         await settle(pilot, "r")
         assert app.screen is pod_page and "vllm running, 7 restarts" in _text(pod_page.body)
-        assert {"y", "e", "l", "N"} <= {k.press for k in page_keys(pod_page)}
+        assert {"y", "e", "l", "enter"} <= {k.press for k in page_keys(pod_page)}
 
         bundle.change(_without("Pod", HOLDER))
         await settle(pilot, "r")
         body = _text(pod_page.body)
         assert "gone: not in the latest refresh" in body and "restarts" not in body
         offered = {k.press for k in page_keys(pod_page)}
-        assert {"e", "l"} <= offered and not {"y", "N"} & offered  # its events may remain; l is still logs
+        assert {"e", "l"} <= offered and not {"y", "enter"} & offered  # its events may remain; l is still logs
         assert "Life" not in {k.description for k in page_keys(pod_page) if "l" in k.keys}
         await settle(pilot, "escape")
         assert app.screen is node_page

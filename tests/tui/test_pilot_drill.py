@@ -88,7 +88,7 @@ async def test_a_pod_page_has_explain_events_yaml_logs_and_its_node() -> None:
         assert app.screen.page_title == f"YAML pod/{BOUND_PENDING}"  # type: ignore[attr-defined]
         await settle(pilot, "escape", "l")
         assert "logs are not in a snapshot" in _text(app.screen.body)  # type: ignore[attr-defined]
-        await settle(pilot, "escape", "N")
+        await settle(pilot, "escape", "enter")  # one level down: its node
         assert isinstance(app.screen, NodePodsScreen) and app.screen.node == BROKEN_NODE
         # back: `-` a page at a time, then the views' history; `esc` too
         await settle(pilot, "minus")

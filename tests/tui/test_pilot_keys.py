@@ -16,6 +16,7 @@ from kubectl_gpu.tui.keys import PageKey, fit_footer, page_keys, shown_key
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.screens.node_pods import NodePodsScreen
 from kubectl_gpu.tui.views import VIEWS, TableView
+from kubectl_gpu.tui.widgets.grid import GridTable
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 from tests.tui.conftest import demo_app, settle
 
@@ -25,8 +26,8 @@ SIZE = (120, 40)
 PAGES: dict[str, tuple[str, ...]] = {
     **{f"view-{v.view_id}": (v.key,) if v.view_id != "overview" else () for v in VIEWS},
     "drivers-workloads": ("d", "tab"),
-    "lifecycle-pods": ("l", "tab"),
-    "cost-idle-nodes": ("c", "tab", "tab"),
+    "lifecycle-pods": ("t", "tab"),
+    "cost-idle-nodes": ("dollar_sign", "tab", "tab"),
     "node-page": ("n", "enter"),
     "node-yaml": ("n", "y"),
     "node-events": ("n", "e"),
@@ -34,6 +35,8 @@ PAGES: dict[str, tuple[str, ...]] = {
     "finding": ("f", "enter"),
     "keys": ("question_mark",),
     "smi": ("n", "G", "s"),
+    "pod": ("n", "enter", "enter"),
+    "namespaces": ("colon", "n", "s", "enter"),
 }
 
 
@@ -53,6 +56,14 @@ def place(app: GpuApp) -> tuple[Any, ...]:
     out += [view.section, grid.cursor, grid.scroll_x, grid.scroll_y, grid.filter_text]
     out += [frozenset(grid.marks), grid.sort_column, grid.sort_reverse]
     out.append(view.query_one(".detail-pane", VerticalScroll).scroll_y)
+    bars = screen.query("#command-bar") if len(app.screen_stack) > 1 else []  # `:` on a page: its own line
+    out += [bool(bar.display) for bar in bars]
+    own = (
+        [g for g in screen.query(GridTable) if not any(isinstance(a, TableView) for a in g.ancestors)]
+        if len(app.screen_stack) > 1
+        else []
+    )
+    out += [(g.cursor, g.scroll_y, g.sort_column, g.sort_reverse) for g in own]  # the Fleet's, namespaces'
     pages = list(screen.query(".page")) if len(app.screen_stack) > 1 else []
     out += [p.scroll_y for p in pages if isinstance(p, VerticalScroll)]
     return tuple(out)
@@ -187,7 +198,7 @@ async def test_a_drill_pages_own_keys_stay_in_the_footer_at_80_columns() -> None
         assert app.screen.page_title == "logs pod/serving/vllm-qwen32b-5f7c9d8b6-tn4vq"  # type: ignore[attr-defined]
         await settle(pilot, "escape", "enter")
         footer = {(shown_key(k.press), k.description) for k in app.screen.query_one(KeyBar).footer_keys}
-        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("N", "Node")} <= footer, footer
+        assert {("y", "YAML"), ("e", "Events"), ("l", "Logs"), ("enter", "Node")} <= footer, footer
         assert "Life" not in str(app.screen.query_one(KeyBar).render())
         await settle(pilot, "l")
         assert app.screen.page_title.startswith("logs pod/")  # type: ignore[attr-defined]

@@ -32,8 +32,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "keys": ("question_mark",),
     "smi-stored-probe": ("n", "space", "j", "space", "s"),
     "drivers-workloads": ("d", "tab"),
-    "lifecycle-pods": ("l", "tab"),
-    "cost-idle-nodes": ("c", "tab", "tab"),
+    "lifecycle-pods": ("t", "tab"),
+    "cost-idle-nodes": ("dollar_sign", "tab", "tab"),
     "nodes-filtered": ("n", "slash", "g", "p", "u", "-", "i"),
     "command-completion": ("colon", "l", "i"),
     # drill-down (issue 19): the first pool's first node's pods, its first pod, a Pending group opened

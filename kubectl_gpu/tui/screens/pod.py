@@ -1,6 +1,6 @@
 """One pod (from a node's pods): what it is, the findings about it and, when it is Pending, `kubectl gpu
 explain`'s page (the same view model); `e` events, `y` YAML, `l` the last log lines (live only, bounded),
-`N` its node's pods; `esc` or `-` back."""
+`enter` its node's pods; `esc` or `-` back."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis |
             ("Owner", owner_text(pod)),
             ("Accelerators", ", ".join(f"{k} {v}" for k, v in sorted(wanted.items())) or "none"),
             ("Containers", _containers(pod)),
-            ("Keys", "e events  y YAML  l last log lines  N its node  esc back"),
+            ("Keys", "e events  y YAML  l last log lines  enter its node  esc back"),
         ]
     )
     parts: list[RenderableType] = [object_detail(drill.snapshot, ref, head)]
@@ -132,7 +132,7 @@ class PodScreen(DetailScreen):
         Binding("e", "object('events')", "Events"),
         Binding("y", "object('yaml')", "YAML"),
         Binding("l", "logs", "Logs"),
-        Binding("N", "node", "Node"),
+        Binding("enter", "node", "Node"),  # one level down: its node's pods (Shift+N sorts by name)
     ]
 
     def __init__(self, drill: Drill, ref: ObjectRef, open_node: Callable[[str], Screen[None]]) -> None:

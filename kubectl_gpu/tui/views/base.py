@@ -25,6 +25,7 @@ from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
 from kubectl_gpu.render.model import Cell, Prose, Span
 from kubectl_gpu.tui.data import Refresh
+from kubectl_gpu.tui.keys import SORT_LETTERS
 from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
 
 __all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines", "object_detail"]
@@ -107,6 +108,7 @@ class TableView(Vertical):
         Binding("shift+tab", "next_section(-1)", "Previous section", show=False),
         Binding("J", "scroll_detail(1)", "Detail down", show=False),
         Binding("K", "scroll_detail(-1)", "Detail up", show=False),
+        *(Binding(letter, f"sort_letter('{letter}')", "Sort", show=False) for letter in SORT_LETTERS),
     ]
 
     class Open(Message):
@@ -226,7 +228,15 @@ class TableView(Vertical):
             self._title_shown = title.plain
             self.query_one(".view-title", Static).update(title, layout=False)
 
+    def letter_columns(self, letter: str) -> list[int]:
+        """The columns on screen whose header starts with `letter` (Shift+letter sorts by them)."""
+        grid = self.grid
+        columns = grid.table.columns
+        return [i for i in grid.shown_columns if columns[i].label.upper().startswith(letter.upper())]
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sort_letter":  # a column shown starts with it, and two rows or more to sort
+            return len(self.grid.view) > 1 and bool(self.letter_columns(str(parameters[0])))
         if action == "next_section":
             return len(self.SECTIONS) > 1
         if action == "scroll_detail":  # the pane overflows, and not already at that end
@@ -244,6 +254,20 @@ class TableView(Vertical):
         self._title()
         self._detail(self.grid.cursor_row)
         self.refresh_bindings()  # another table: other keys may work (s on the Nodes section)
+
+    def action_sort_letter(self, letter: str) -> None:
+        """Shift+letter (k9s): sort by the column shown whose header starts with `letter`; again: reversed;
+        again (two such columns, ALLOC and AGE): the next one."""
+        columns = self.letter_columns(letter)
+        if not columns:
+            return
+        grid = self.grid
+        if grid.sort_column not in columns:
+            grid.sort_by(columns[0])
+        elif not grid.sort_reverse:
+            grid.sort_by(grid.sort_column, reverse=True)
+        else:
+            grid.sort_by(columns[(columns.index(grid.sort_column) + 1) % len(columns)])
 
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(".detail-pane", VerticalScroll).scroll_relative(y=lines * 3, animate=False)

@@ -1,4 +1,4 @@
-"""Cost (`c`): `kubectl gpu cost`: accelerators allocated vs idle per NodePool and namespace, the hourly
+"""Cost (`$`): `kubectl gpu cost`: accelerators allocated vs idle per NodePool and namespace, the hourly
 spend, idle GPU nodes and what keeps them."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _sections(snapshot: Refresh, view: model.View) -> tuple[Section, ...]:
 class CostView(TableView):
     view_id = "cost"
     title = "Cost"
-    key = "c"
+    key = "dollar_sign"
     SECTIONS = ("NodePools", "Namespaces", "Idle nodes", "Findings")
 
     @staticmethod

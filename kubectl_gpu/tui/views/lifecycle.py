@@ -1,4 +1,4 @@
-"""Lifecycle (`l`): `kubectl gpu lifecycle`: when each GPU node is replaced (its life used up as a bar),
+"""Lifecycle (`t`): `kubectl gpu lifecycle`: when each GPU node is replaced (its life used up as a bar),
 budgets allowed now, and the GPU pods at risk."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _node_fits(table: model.Table, snapshot: Refresh) -> list[Fit]:
 class LifecycleView(TableView):
     view_id = "lifecycle"
     title = "Lifecycle"
-    key = "l"
+    key = "t"
     footer = "Life"
     SECTIONS = ("Nodes", "Pods", "Findings")
 

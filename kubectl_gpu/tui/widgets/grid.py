@@ -230,6 +230,11 @@ class GridTable(ScrollView, can_focus=True):
         self.sort_reverse = reverse
         self._rebuild(keep=True)
 
+    @property
+    def shown_columns(self) -> list[int]:
+        """The columns on screen at this width (a narrow terminal leaves some out), left to right."""
+        return [index for index, width in enumerate(self._widths) if width]
+
     def move_to(self, key: str) -> bool:
         """Put the cursor on the row with `key`; False when it is not in view."""
         for index, row in enumerate(self.view):

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from kubectl_gpu.tui.keys import PageKey, fit_footer, page_keys, shown_key
+from kubectl_gpu.tui.keys import PageKey, fit_footer, page_keys
 
 __all__ = ["KeyBar", "key_text"]
 
@@ -19,9 +19,7 @@ __all__ = ["KeyBar", "key_text"]
 def key_text(keys: list[PageKey]) -> Content:
     """`? Keys v Overview n Nodes ...`: the first key of each, in the theme's footer colours."""
     parts = [
-        Content.from_markup(
-            "[b $footer-key-foreground]$key[/] $what", key=shown_key(k.press), what=k.description
-        )
+        Content.from_markup("[b $footer-key-foreground]$key[/] $what", key=k.footer_key, what=k.description)
         for k in keys
     ]
     return Content(" ").join(parts)
