@@ -55,7 +55,21 @@ def _refuse(applied: Sequence[Applied]) -> list[Effect]:
     return out
 
 
-def _drift_effects(found: Sequence[Drift]) -> list[Effect]:
+def _lifetime(after: ClusterState, pool: str) -> str:
+    """How long the replacements live: the pool's expireAfter, and Auto Mode's 21-day cap over it."""
+    model = after.nodepool_by_name.get(pool)
+    if model is None:
+        return ""
+    ref = model.node_class_ref
+    cap = (
+        " (Auto Mode replaces them at 21 days at most)"
+        if ref is not None and ref.group == "eks.amazonaws.com"
+        else ""
+    )
+    return f"; the replacements expire after {model.expire_after or '720h'}{cap}"
+
+
+def _drift_effects(found: Sequence[Drift], after: ClusterState) -> list[Effect]:
     out = []
     for d in found:
         pace = "all at once" if d.per_wave is None else f"{d.per_wave} at a time"
@@ -69,7 +83,7 @@ def _drift_effects(found: Sequence[Drift]) -> list[Effect]:
         held = f"; held by do-not-disrupt: {', '.join(d.blocked_by)}" if d.blocked_by else ""
         text = (
             f"{d.reason} ({', '.join(d.fields)}): {how} {len(d.nodes)} node(s) and {len(d.gpu_pods)} GPU pod(s), "
-            f"{pace}{held}; PodDisruptionBudgets were not read"
+            f"{pace}{held}{_lifetime(after, d.pool)}; PodDisruptionBudgets were not read"
         )
         fix = 'add a budget {nodes: "0", reasons: [Drifted]} outside a maintenance window before applying'
         out.append(
@@ -137,7 +151,9 @@ def simulate(
     gone_refs = frozenset([f"node/{n}" for n in gone] + [f"pod/{p}" for d in deleted for p in d.gpu_pods])
     effects += pending + finding_effects(before, after, gone_refs) + lifecycle_effects(before, after, gone)
     effects += (
-        cost_effects(before, after, launched, now) + _drift_effects(found) + drift_pod_effects(before, found)
+        cost_effects(before, after, launched, now)
+        + _drift_effects(found, changed)
+        + drift_pod_effects(before, found)
     )
     effects += _limit_effects(state, changed) + _storage_effects(state, changed)
     effects += driver_effects(state, applied, before, catalog)
