@@ -15,7 +15,7 @@ from kubectl_gpu.render.terminal import use_color
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["error_line", "say", "scrub", "shown", "shown_block"]
+__all__ = ["error_line", "notice", "say", "scrub", "shown", "shown_block"]
 
 
 def shown(text: str) -> str:
@@ -34,7 +34,14 @@ def error_line(exc: BaseException) -> str:
     line = getattr(exc, "line", None)
     if callable(line):
         return shown(str(line()))
-    return shown(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+    detail = " ".join(str(exc).split())
+    return shown(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
+
+
+def notice(message: str, title: str = "") -> tuple[str, str]:
+    """A notification's (message, title) as the TUI shows it: no credential, no control; the message's
+    line breaks kept (a traceback), the title on one line."""
+    return shown_block(message), shown(title)
 
 
 def say(

@@ -35,11 +35,12 @@ from kubectl_gpu.kube.contexts import KubeContexts, kube_contexts
 from kubectl_gpu.kube.heap import without_collection
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
-from kubectl_gpu.render.messages import shown, shown_block
+from kubectl_gpu.render.messages import notice
 from kubectl_gpu.render.model import finding_item
+from kubectl_gpu.render.page_lines import page_title
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
-from kubectl_gpu.tui.background import failure_line, off_thread
+from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.command_keys import CommandLineKeys
 from kubectl_gpu.tui.config import ContextMemory, TuiConfig, initial_theme
 from kubectl_gpu.tui.debug.jobs import DebugJobs, ShellJob
@@ -157,7 +158,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         """Every notice of the app and its screens passes here: through the error seam (no credential, no
         terminal control: `render.messages`), never as markup ("In [spot]"); each is also kept in
         `notices` (for tests)."""
-        message, title = shown_block(message), shown(title)
+        message, title = notice(message, title)
         self.notices.append((severity, title, message))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
@@ -254,10 +255,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         try:
             contexts = await off_thread("contexts", lambda: self.contexts_loader(kubeconfig))
         except KubectlGpuError:  # the refresh says what is wrong with the kubeconfig
-            return
-        except Exception as exc:  # a bug: said, not dropped (`:ctx` completes nothing meanwhile)
-            self.notify(failure_line(exc), title="reading the kubeconfig's contexts", severity="error")
-            return
+            return  # (a bug is said by `ShowsWorkerFailures`; `:ctx` completes nothing meanwhile)
         self._set_contexts(contexts)
 
     def _set_contexts(self, contexts: KubeContexts) -> None:
@@ -431,7 +429,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
         copy = ("\n".join(finding_item(finding).fix_lines) or None) if finding is not None else None
         body = row.detail() if row.detail is not None else str(row.key)
-        title = f"{message.view.title}: {row.key}"
+        title = page_title(f"{message.view.title}:", row.key)
         subject = row.ref
         self.push_screen(
             DetailScreen(title, body, copy=copy, copy_what="the fix", subject=subject, node=row.node)

@@ -7,7 +7,10 @@ worker, the thread is abandoned (it only reads; its result is dropped) and the p
 Tests still wait for it as for any worker (`app.workers.wait_for_complete()`).
 
 A worker started with `exit_on_error=False` keeps the app running when it fails, and Textual then drops the
-error: each such worker catches its errors and shows them (`failure_line`), on its page or as a notification.
+error. So every node that starts one (the app, a page, a view) mixes in `ShowsWorkerFailures`: its one
+handler of `Worker.StateChanged` says a failed worker's error through the message seam (`App.notify`, titled
+by the worker's group) and on the page the worker belongs to (`show_failure`: the view's status line, the
+page's body, the header). A worker catches only what it expects (a kubeconfig the refresh reports).
 """
 
 from __future__ import annotations
@@ -16,13 +19,25 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.worker import Worker, WorkerState
 
 from kubectl_gpu.core.errors import KubectlGpuError
+from kubectl_gpu.render.messages import error_line
 
-__all__ = ["failure_line", "off_thread"]
+__all__ = ["WORKER_TITLES", "ShowsWorkerFailures", "failure_line", "off_thread"]
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+    _Node = DOMNode
+else:
+    _Node = object
 
 T = TypeVar("T")
+#: how much of an unexpected exception's text a failure line keeps
+DETAIL_CHARS = 300
 
 
 async def off_thread(name: str, fn: Callable[[], T]) -> T:
@@ -51,8 +66,40 @@ async def off_thread(name: str, fn: Callable[[], T]) -> T:
 
 
 def failure_line(exc: BaseException) -> str:
-    """One line for an error out of a worker: the tool's own words, else the exception's kind and text."""
+    """One line for an error out of a worker, made safe (`render.messages.error_line`): the tool's own
+    words, else the exception's kind and text (its first `DETAIL_CHARS` characters)."""
+    line = error_line(exc)
     if isinstance(exc, KubectlGpuError):
-        return exc.line()
-    detail = " ".join(str(exc).split())[:300]
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+        return line
+    return line[: len(type(exc).__name__) + 2 + DETAIL_CHARS]
+
+
+#: what a failed worker's notice is titled, by the worker's group
+WORKER_TITLES = {
+    "refresh": "refresh failed (internal error; please report it)",
+    "contexts": "reading the kubeconfig's contexts",
+    "fleet": "fleet",
+    "page": "building the page",
+    "usage-view": "usage",
+    "debug": "debug pod",
+    "quit": "quitting",
+}
+
+
+class ShowsWorkerFailures(_Node):
+    """The one handler of the workers that run with `exit_on_error=False`: mixed into every node that
+    starts one, so that a failure is said, never dropped (tests/tui/test_worker_errors.py)."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker: Worker[object] = event.worker
+        if event.state is not WorkerState.ERROR or worker.error is None:
+            return
+        line = failure_line(worker.error)
+        said = self.show_failure(worker.group, line) or line
+        title = WORKER_TITLES.get(worker.group, worker.group)
+        self.app.notify(said, title=title, severity="error", timeout=10)
+
+    def show_failure(self, group: str, line: str) -> str | None:
+        """Show `line` (made safe) on this node's page, and return it as the page words it (for the notice
+        too); None: the notice alone (the default)."""
+        return None

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import App
 
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.page_lines import scope_note
 from kubectl_gpu.tui import data
+from kubectl_gpu.tui.background import ShowsWorkerFailures
 from kubectl_gpu.tui.config import TuiConfig
 
 if TYPE_CHECKING:
@@ -17,16 +18,31 @@ if TYPE_CHECKING:
 __all__ = ["DataNotices"]
 
 
-class DataNotices(App[int]):
-    """What `GpuApp` gives it: its config, its views, and the notes and namespace answer already said."""
+class DataNotices(App[int], ShowsWorkerFailures):
+    """What `GpuApp` gives it: its config, its views, and the notes and namespace answer already said.
+    Its workers' failures are said by `ShowsWorkerFailures` (the refresh's also in the header)."""
 
     config: TuiConfig
+    error: str | None
+    loading: bool
     _notes_seen: set[str]
     _namespace_said: tuple[str, str] | None
 
     if TYPE_CHECKING:  # given by GpuApp (a stub here would shadow it in the MRO)
 
         def views(self) -> list[TableView]: ...
+
+        def _header(self) -> None: ...
+
+    def show_failure(self, group: str, line: str) -> str | None:
+        """A failed worker of the app's: the refresh's in the header (the data shown kept, marked stale, as
+        a refresh that fails), a debug job's on its page (the smi page); the others' in the notice alone."""
+        if group == "refresh":
+            self.loading, self.error = False, line
+            self._header()
+        elif group == "debug" and isinstance(self.screen, ShowsWorkerFailures):
+            return self.screen.show_failure(group, line)
+        return None
 
     def _notify_notes(self, snapshot: data.Refresh) -> None:
         for note in snapshot.state.notes:
@@ -44,7 +60,7 @@ class DataNotices(App[int]):
         and a notification, once per namespace and answer."""
         check = snapshot.namespace
         missing = snapshot.namespace_missing
-        note = safe_line(f"ns {missing}: not found") if missing else ""
+        note = scope_note(missing) if missing else ""
         for view in self.views():
             view.set_scope_note(note)
         said = (check.name, check.status) if check is not None else None

@@ -17,6 +17,7 @@ from textual.app import App
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.page_lines import page_title
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.widgets.grid import Row
@@ -64,10 +65,10 @@ class ObjectKeys(App[int]):
         waiting = Text(f"building {what}...", style=theme.MUTED)
         build: Callable[[], Body]
         if message.what == "yaml":
-            page = DetailScreen(f"YAML {ref}", waiting, copy_what=what, subject=ref, shows="yaml")
+            page = DetailScreen(page_title("YAML", ref), waiting, copy_what=what, subject=ref, shows="yaml")
             build = partial(yaml_view, state, ref)
         else:
-            page = DetailScreen(f"events {ref}", waiting, subject=ref, shows="events")
+            page = DetailScreen(page_title("events", ref), waiting, subject=ref, shows="events")
             build = partial(_no_copy, events_view, state, ref)
         self.push_screen(page)
         page.fill(build, what)

@@ -14,7 +14,7 @@ from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table
 from kubectl_gpu.render.output import dump_yaml
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.page_lines import events_title, no_events, not_in_refresh
 from kubectl_gpu.tui.page_text import cut_line, yaml_text
 from kubectl_gpu.tui.widgets.fitted import FittedTable
 
@@ -36,10 +36,7 @@ def yaml_view(state: ClusterState, ref: ObjectRef) -> tuple[RenderableType, str 
     (`tui.page_text`). Run in a worker thread: a big object takes a moment."""
     raw = find_raw(state, ref)
     if raw is None:
-        why = safe_line(
-            f"{ref} is not in this refresh's data (a kind the tool does not read, or not readable)"
-        )
-        return Text(why, style=theme.MUTED), None
+        return Text(not_in_refresh(ref), style=theme.MUTED), None
     # exact, for the clipboard; shown made safe (a value may hold an escape) and bounded
     return yaml_text(raw), dump_yaml(raw)
 
@@ -48,9 +45,8 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
     """The object's events, oldest first, as `kubectl get events --field-selector involvedObject...`."""
     events = state.events_for(ref.kind, ref.name, ref.namespace)
     if not events:
-        read = "events" in state.absent or any(n.kind == "events" for n in state.notes)
-        why = "events could not be read" if read else "no events recorded for it"
-        return Text(safe_line(f"{ref}: {why}"), style=theme.MUTED)
+        unreadable = "events" in state.absent or any(n.kind == "events" for n in state.notes)
+        return Text(no_events(ref, unreadable=unreadable), style=theme.MUTED)
     older = max(0, len(events) - EVENTS_SHOWN)
     events = events[older:]
     columns = (
@@ -73,7 +69,7 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
             Cell(cut_line(event.message or "")),
         )
         rows.append(Row(str(index), cells))
-    title = Text(safe_line(f"{len(events) + older} event(s) for {ref}"), style=theme.MUTED)
+    title = Text(events_title(ref, len(events) + older), style=theme.MUTED)
     if older:
         title.append(f"; the oldest {older:,} not shown", style=theme.WARNING)
     # Fitted to the page: MESSAGE always shown (it wraps); FROM, then COUNT, go first when narrow.

@@ -17,7 +17,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.safe import safe_block
+from kubectl_gpu.render.page_lines import page_lines
 
 __all__ = ["LINE_CHARS", "PAGE_CHARS", "Shown", "bounded", "cut_line", "log_text", "yaml_text"]
 
@@ -51,7 +51,7 @@ def cut_line(text: str, limit: int = LINE_CHARS) -> str:
 def bounded(text: str, copies: str, *, newest: bool = False) -> Shown:
     """`text` made safe (cluster text), each line cut at `LINE_CHARS`, the whole at `PAGE_CHARS`: the
     first lines (`newest`: the last ones, a log's) and a mark where the others were left out."""
-    lines = safe_block(text).split("\n")
+    lines = page_lines(text)
     out: list[str] = []
     marks: list[tuple[int, int]] = []  # (index in out, column where the mark starts)
     used = 0

@@ -1,19 +1,27 @@
 """Workers started with `exit_on_error=False` keep the app running when they fail, and Textual then drops
-the error: each one says it (issue 36). A debug job that meets a bug still ends (its pods deleted, `done`
-set) and says so; reading the contexts or the fleet says what failed."""
+the error: each one says it (issue 36). One handler (`tui.background.ShowsWorkerFailures`) says every such
+worker's failure, in a notice and on the page the worker belongs to (issue 39): a failure is injected into
+each kind of worker (refresh, page, debug, usage, fleet, contexts) and its message is seen on screen. A
+debug job that meets a bug still ends (its pods deleted, `done` set) and says so."""
 
 from __future__ import annotations
 
+import contextlib
+import html
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.worker import WorkerFailed
 
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.background import failure_line
 from kubectl_gpu.tui.debug.jobs import ShellJob, SmiJob
+from kubectl_gpu.tui.debug.smi_screen import SmiScreen
 from kubectl_gpu.tui.fleet.screen import FleetScreen
-from tests.tui.conftest import BROKEN_NODE, DEMO_NOW, Live, settle
+from kubectl_gpu.tui.screens.detail import DetailScreen
+from tests.tui.conftest import BROKEN_NODE, DEMO_NOW, Live, demo_app, settle
 
 SIZE = (120, 40)
 
@@ -27,6 +35,10 @@ def test_failure_line() -> None:
 
     assert failure_line(RuntimeError("a\n  bug")) == "RuntimeError: a bug"
     assert failure_line(KeyError()) == "KeyError"
+    assert (
+        failure_line(RuntimeError("\x1b]52;c;eA==\x07 \u202e"))
+        == "RuntimeError: \\x1b]52;c;eA==\\x07 \\u202e"
+    )
     assert failure_line(ClusterError("unreachable")).startswith("unreachable")
 
 
@@ -51,7 +63,7 @@ async def test_reading_the_contexts_says_what_failed(live: Live) -> None:
     app = GpuApp(live.config(), clock=lambda: DEMO_NOW, contexts=_broken)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert any(severity == "error" and "RuntimeError: a bug" in text for severity, _, text in app.notices)
+        assert _said(app, "reading the kubeconfig's contexts")
         assert app.snapshot is not None  # the app runs on
 
 
@@ -68,4 +80,72 @@ async def test_the_fleet_says_what_failed(live: Live) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, "colon", *"ctx", "enter")
         assert not isinstance(app.screen, FleetScreen)
-        assert any(title == "fleet" and "RuntimeError: a bug" in text for _, title, text in app.notices)
+        assert _said(app, "fleet")
+
+
+def _screen(app: GpuApp) -> str:
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+async def _settle(pilot: Pilot[Any], *keys: str) -> None:
+    """`settle`, past the failed worker: waiting on it re-raises its error (Textual's `WorkerFailed`)."""
+    for key in keys:
+        await pilot.press(key)
+    with contextlib.suppress(WorkerFailed):
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await settle(pilot)
+
+
+def _said(app: GpuApp, title: str) -> bool:
+    return any(s == "error" and t == title and "RuntimeError: a bug" in m for s, t, m in app.notices)
+
+
+async def test_a_refresh_that_meets_a_bug_says_so_in_the_header() -> None:
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app._read = _broken  # type: ignore[method-assign]  # (its own errors are LoadFailed: this escapes)
+        app.refresh_data()
+        await _settle(pilot)
+        assert app.error == "RuntimeError: a bug" and not app.loading
+        assert _said(app, "refresh failed (internal error; please report it)")
+        assert "RuntimeError: a bug" in _screen(app)
+        assert app.snapshot is not None  # the last good data stays
+
+
+async def test_a_page_that_meets_a_bug_says_so_on_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_gpu.tui.objects.yaml_view", _broken)
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, "n")
+        await _settle(pilot, "y")
+        page = app.screen
+        assert isinstance(page, DetailScreen) and not page.building
+        assert "could not show the YAML: RuntimeError: a bug" in _screen(app)
+        assert _said(app, "building the page")
+
+
+async def test_a_debug_worker_that_meets_a_bug_says_so_on_the_smi_page(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(SmiJob, "run", _broken)  # (a job's own errors are its outcome's: this escapes)
+    app = GpuApp(live.config(), clock=lambda: DEMO_NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app._start_smi([BROKEN_NODE])
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SmiScreen) and screen.outcome is not None
+        assert screen.outcome.error == "internal error (please report it): RuntimeError: a bug"
+        assert "RuntimeError: a bug" in _screen(app)
+        assert _said(app, "debug pod")
+
+
+async def test_the_usage_view_that_meets_a_bug_says_so_in_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_gpu.tui.views.usage._model", _broken)
+    app = demo_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot, "u")
+        assert "usage could not be computed: RuntimeError: a bug" in _screen(app)
+        assert _said(app, "usage")

@@ -20,8 +20,9 @@ from textual.widgets import Static
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.draw import rich_prose, rich_view
-from kubectl_gpu.render.messages import shown
+from kubectl_gpu.render.page_lines import debug_job_lines, left_pod_lines
 from kubectl_gpu.render.smi_view import smi_view
+from kubectl_gpu.tui.background import ShowsWorkerFailures
 from kubectl_gpu.tui.debug.jobs import JobOutcome
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.fitted import FittedTable
@@ -61,9 +62,7 @@ def page_view(view: model.View, nodes: int) -> RenderableType:
 def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
     """What `kubectl gpu smi` prints (stdout, then the notes and errors), and what became of the pods."""
     parts: list[RenderableType] = []
-    parts += [Text(f"warning: {shown(w)}", style=theme.WARNING) for w in dict.fromkeys(outcome.warnings)]
-    if outcome.error:
-        parts.append(Text(f"error: {shown(outcome.error)}", style=theme.ERROR))
+    parts += [Text(text, style=style) for text, style in debug_job_lines(outcome.warnings, outcome.error)]
     if outcome.results:
         view = smi_view(outcome.results, wide=False)
         parts.append(page_view(view.out, len(outcome.results)))
@@ -74,17 +73,14 @@ def outcome_view(outcome: JobOutcome, *, live: bool) -> RenderableType:
     if live:
         parts.append(Text(""))
         if outcome.left:
-            parts += [
-                Text(f"could not delete debug pod {shown(p)}; run kubectl gpu cleanup", style=theme.ERROR)
-                for p in outcome.left
-            ]
+            parts += [Text(text, style=style) for text, style in left_pod_lines(outcome.left)]
         else:
             done = "cancelled; " if outcome.cancelled else ""
             parts.append(Text(f"{done}every debug pod deleted", style=theme.MUTED))
     return Group(*parts)
 
 
-class SmiScreen(Screen[None]):
+class SmiScreen(Screen[None], ShowsWorkerFailures):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_or_back", "Cancel / back"),
         Binding("q", "cancel_or_back", "Back", show=False),
@@ -162,6 +158,12 @@ class SmiScreen(Screen[None]):
         node = message.result.node or "?"
         self.phases[node] = "failed" if message.result.error else "done"
         self._tick()
+
+    def show_failure(self, group: str, line: str) -> str:
+        """The job's worker failed (a job's own errors are its outcome's): said as the job's error."""
+        said = f"internal error (please report it): {line}"
+        self.post_message(SmiScreen.Finished(JobOutcome(error=said)))
+        return said
 
     def on_smi_screen_finished(self, message: Finished) -> None:
         self.outcome = message.outcome

@@ -12,7 +12,7 @@ from textual.app import App
 
 from kubectl_gpu.kube.contexts import KubeContexts
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions
-from kubectl_gpu.tui.background import failure_line, off_thread
+from kubectl_gpu.tui.background import off_thread
 from kubectl_gpu.tui.config import TuiConfig
 
 if TYPE_CHECKING:  # imported on the first `:ctx` (start-up imports only the first screen's modules)
@@ -50,12 +50,8 @@ class FleetKeys(App[int]):
             contexts = self.contexts_loader(config.source.kubeconfig)
             return read_fleet(config, contexts, factory=self.source_factory, clock=self.clock)
 
-        try:
-            overview = await off_thread("fleet", read)
-        except Exception as exc:  # the tool's words, or a bug's: said, never dropped
-            self.notify(failure_line(exc), title="fleet", severity="error")
-            return
-        self._show_fleet(overview)
+        # What fails is said by the app's one worker-error handler (`tui.background.ShowsWorkerFailures`).
+        self._show_fleet(await off_thread("fleet", read))
 
     def _show_fleet(self, overview: FleetOverview) -> None:
         from kubectl_gpu.tui.fleet.screen import FleetScreen

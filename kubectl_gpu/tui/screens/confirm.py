@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.page_lines import cluster_names
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -31,13 +31,13 @@ def question(what: str, nodes: Sequence[str], images: Sequence[str], namespace: 
     count = len(nodes)
     pods = "a privileged debug pod" if count == 1 else f"{count} privileged debug pods"
     out = Text(f"Create {pods} ({what})?\n\n", style=theme.WARNING)
-    names = ", ".join(safe_line(n) for n in nodes[:SHOWN_NODES])
+    names = ", ".join(cluster_names(nodes[:SHOWN_NODES]))
     if count > SHOWN_NODES:
         names += f" and {count - SHOWN_NODES} more"
     for label, value in (
         ("node" if count == 1 else "nodes", names),
-        ("image", ", ".join(safe_line(i) for i in dict.fromkeys(images)) or "?"),
-        ("namespace", safe_line(namespace)),
+        ("image", ", ".join(cluster_names(dict.fromkeys(images))) or "?"),
+        ("namespace", ", ".join(cluster_names([namespace]))),
     ):
         out.append(f"{label}: ", style=theme.HEADER)
         out.append(f"{value}\n")

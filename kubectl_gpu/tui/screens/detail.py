@@ -26,8 +26,7 @@ from textual.widgets import Static
 
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.safe import safe_line
-from kubectl_gpu.tui.background import failure_line, off_thread
+from kubectl_gpu.tui.background import ShowsWorkerFailures, off_thread
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
@@ -38,7 +37,7 @@ __all__ = ["Body", "DetailScreen"]
 Body = tuple[RenderableType, str | None]
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(Screen[None], ShowsWorkerFailures):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "back", "Back"),
         Binding("c", "copy", "Copy"),
@@ -66,7 +65,7 @@ class DetailScreen(Screen[None]):
         shows: str = "",
     ) -> None:
         super().__init__(classes="detail-screen")
-        self.page_title = safe_line(title)  # it names a cluster object
+        self.page_title = title  # made safe by who names the page (`render.page_lines.page_title`)
         self.body = body
         self.copy_text = copy
         self.copy_what = copy_what or "it"
@@ -74,8 +73,9 @@ class DetailScreen(Screen[None]):
         self.subject = subject
         self.node = node or (subject.name if subject is not None and subject.kind == "Node" else None)
         self.shows = shows
-        #: `fill` is building the body (tests wait on the app's workers)
+        #: `fill` is building the body (tests wait on the app's workers), and what it builds
         self.building = False
+        self.filling = "the page"
         self._drawn: RenderableType | None = None  # the body the page's widget shows
 
     def _title(self) -> Text:
@@ -114,15 +114,18 @@ class DetailScreen(Screen[None]):
 
     @work(group="page", exclusive=True, exit_on_error=False)
     async def _fill(self, build: Callable[[], Body], what: str) -> None:
-        """In a thread that leaving the page (or quitting) does not wait for (`tui.background`)."""
-        try:
-            body, copy = await off_thread("page", build)
-        except Exception as exc:  # shown, never dropped: the page would say "building..." forever
-            line = f"could not show {what}: {failure_line(exc)}"
-            self.notify(line, severity="error", timeout=10)
-            body, copy = Text(safe_line(line), style=theme.ERROR), None
+        """In a thread that leaving the page (or quitting) does not wait for (`tui.background`); what fails
+        is said by `ShowsWorkerFailures`, on this page (it would say "building..." forever)."""
+        self.filling = what
+        body, copy = await off_thread("page", build)
         self.building = False
         self.show_body(body, copy)
+
+    def show_failure(self, group: str, line: str) -> str:
+        said = f"could not show {self.filling}: {line}"
+        self.building = False
+        self.show_body(Text(said, style=theme.ERROR), None)
+        return said
 
     def on_mount(self) -> None:
         if self._drawn is not self.body:  # `show_body` came between compose and mount

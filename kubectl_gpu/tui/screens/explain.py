@@ -12,8 +12,8 @@ from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose, rich_table
 from kubectl_gpu.render.model import Part
 from kubectl_gpu.render.model import Table as ModelTable
+from kubectl_gpu.render.page_lines import no_longer_pending, page_title
 from kubectl_gpu.render.pending_view import explain_view, fix_lines, fix_outcome
-from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.screens.detail import DetailScreen
 from kubectl_gpu.tui.views.pending import fix_renderable
@@ -45,7 +45,7 @@ class ExplainScreen(DetailScreen):
         body = Group(*explain_parts(diag))
         ref = ObjectRef("Pod", diag.name, diag.namespace)
         super().__init__(
-            f"explain {diag.key}",
+            page_title("explain", diag.key),
             body,
             copy="\n".join(fix_lines(diag)) or None,
             copy_what="the fix",
@@ -57,8 +57,7 @@ class ExplainScreen(DetailScreen):
         """A refresh: the pod's explanation now, or that it is no longer Pending (scheduled, or gone)."""
         found = next((d for d in drill.snapshot.pending.pods if d.key == self.diag.key), None)
         if found is None:
-            line = f"{self.diag.key}: no longer Pending (scheduled, deleted, or out of the scope read)"
-            self.show_body(Text(safe_line(line), style=theme.WARNING), None)
+            self.show_body(Text(no_longer_pending(self.diag.key), style=theme.WARNING), None)
             return
         self.diag = found
         self.show_body(Group(*explain_parts(found)), "\n".join(fix_lines(found)) or None)

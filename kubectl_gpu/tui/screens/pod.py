@@ -20,7 +20,7 @@ from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.kube.pod_logs import LIMIT_BYTES, TAIL_LINES, LogTail
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.node_pods_view import owner_text
-from kubectl_gpu.render.safe import safe_block, safe_line
+from kubectl_gpu.render.page_lines import message_line, page_text, page_title, pod_gone
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.messages import ShowObject
 from kubectl_gpu.tui.page_text import log_text
@@ -60,7 +60,7 @@ def _containers(pod: Pod) -> str | None:
 
 def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis | None) -> RenderableType:
     if pod is None:
-        return Text(safe_line(f"{ref}: {GONE}"), style=theme.WARNING)
+        return Text(pod_gone(ref, GONE), style=theme.WARNING)
     wanted = accelerator_requests(pod.requests)
     head = lines(
         [
@@ -81,18 +81,18 @@ def pod_body(drill: Drill, pod: Pod | None, ref: ObjectRef, diag: PodDiagnosis |
 
 
 def log_title(ref: ObjectRef, container: str | None) -> str:
-    return f"logs {ref}" + (f" ({container})" if container else "")
+    return page_title("logs", ref) + (page_title(f" ({container})") if container else "")
 
 
 def log_body(tail: LogTail) -> Body:
     """The log's last lines (made safe: a log is cluster text; bounded, the newest kept: `tui.page_text`)
     and the text `c` copies, whole; or the one line why there is none."""
     if tail.text is None:
-        return Text(safe_line(tail.error or "no log"), style=theme.WARNING), None
+        return Text(message_line(tail.error or "no log"), style=theme.WARNING), None
     note = f"the last {TAIL_LINES} lines, at most {LIMIT_BYTES // 1024} KiB" + (
         " (cut at that size: older lines are left out)" if tail.cut else ""
     )
-    text = safe_block(tail.text) or "(the log is empty)"
+    text = page_text(tail.text) or "(the log is empty)"
     return Group(Text(note, style=theme.MUTED), log_text(text)), text
 
 
@@ -139,7 +139,9 @@ class PodScreen(DetailScreen):
         self.ref = ref
         self._read(drill)
         fix = self.diag.fix if self.diag is not None else None
-        super().__init__(f"pod {ref.namespace}/{ref.name}", self._body(), copy=fix, copy_what="the fix")
+        super().__init__(
+            page_title("pod", f"{ref.namespace}/{ref.name}"), self._body(), copy=fix, copy_what="the fix"
+        )
         self.open_node = open_node  # a node's pods page (the module that draws it opens this one)
 
     def _read(self, drill: Drill) -> None:
