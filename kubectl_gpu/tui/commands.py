@@ -7,35 +7,13 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
+from kubectl_gpu.pages import aliases
+
 __all__ = ["ALIASES", "COMMANDS", "Command", "complete", "parse"]
 
-#: what `:NAME` opens: every view's id, and the short names k9s users type
-ALIASES: dict[str, str] = {
-    "overview": "overview",
-    "ov": "overview",
-    "nodes": "nodes",
-    "node": "nodes",
-    "no": "nodes",
-    "pending": "pending",
-    "pe": "pending",
-    "pods": "pending",
-    "pod": "pending",
-    "po": "pending",
-    "nodepools": "nodepools",
-    "nodepool": "nodepools",
-    "np": "nodepools",
-    "pools": "nodepools",
-    "findings": "findings",
-    "diagnose": "findings",
-    "fi": "findings",
-    "drivers": "drivers",
-    "dr": "drivers",
-    "nvme": "nvme",
-    "lifecycle": "lifecycle",
-    "lc": "lifecycle",
-    "cost": "cost",
-    "usage": "usage",
-}
+#: what `:NAME` opens: every view's id, and the short names k9s users type (each page's `aliases`,
+#: kubectl_gpu/pages)
+ALIASES: dict[str, str] = aliases()
 
 #: every command with what it takes, for `?` and completion
 COMMANDS: dict[str, str] = {

@@ -1,22 +1,15 @@
-"""One widget per view, in the order the footer lists them; each builds its rows from a `Refresh`."""
+"""One widget per view, in the order the footer lists them (the page registry's, `kubectl_gpu.pages`); each
+builds its rows from a `Refresh`."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from kubectl_gpu.pages import tui_pages
 from kubectl_gpu.render import theme
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
-from kubectl_gpu.tui.views.cost import CostView
-from kubectl_gpu.tui.views.drivers import DriversView
-from kubectl_gpu.tui.views.findings import FindingsView
-from kubectl_gpu.tui.views.lifecycle import LifecycleView
 from kubectl_gpu.tui.views.model_grid import to_grid
-from kubectl_gpu.tui.views.nodepools import NodePoolsView
-from kubectl_gpu.tui.views.nodes import NodesView
-from kubectl_gpu.tui.views.nvme import NvmeView
-from kubectl_gpu.tui.views.overview import OverviewView
-from kubectl_gpu.tui.views.pending import PendingView
 from kubectl_gpu.tui.views.usage import UsageView
 
 __all__ = [
@@ -33,18 +26,8 @@ __all__ = [
 
 LOADING = "loading..."
 
-VIEWS: tuple[type[TableView], ...] = (
-    OverviewView,
-    NodesView,
-    PendingView,
-    NodePoolsView,
-    FindingsView,
-    DriversView,
-    NvmeView,
-    LifecycleView,
-    CostView,
-    UsageView,
-)
+#: every page with a TUI face, in the registry's order (kubectl_gpu/pages: ids, keys, titles, footers)
+VIEWS: tuple[type[TableView], ...] = tuple(page.tui.view.resolve() for page in tui_pages() if page.tui)
 
 
 def build_all(snapshot: Refresh) -> dict[str, ViewModel]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 from rich.console import Group, RenderableType
@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
 from kubectl_gpu.core.report import Finding, ObjectRef
+from kubectl_gpu.pages import by_name
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
@@ -96,6 +97,8 @@ def _default_detail(table: Table, row: Row) -> Text:
 class TableView(Vertical):
     """One view of the app. Subclasses set the class names and `build`; `open(row)` is `enter`."""
 
+    #: the page's id, title, key and footer label: its spec's (`class NodesView(TableView, page="nodes")`,
+    #: kubectl_gpu/pages), set when the class is made
     view_id: ClassVar[str] = ""
     title: ClassVar[str] = ""
     key: ClassVar[str] = ""
@@ -118,6 +121,14 @@ class TableView(Vertical):
             super().__init__()
             self.view = view
             self.row = row
+
+    def __init_subclass__(cls, page: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if page:
+            face = by_name(page).tui
+            if face is None:
+                raise TypeError(f"page {page!r} has no TUI face (kubectl_gpu/pages/{page}.py)")
+            cls.view_id, cls.title, cls.key, cls.footer = page, face.title, face.key, face.footer
 
     def __init__(self) -> None:
         super().__init__(id=f"view-{self.view_id}", classes="view")

@@ -36,10 +36,7 @@ def _sections(snapshot: Refresh, view: model.View) -> tuple[Section, ...]:
     )
 
 
-class CostView(TableView):
-    view_id = "cost"
-    title = "Cost"
-    key = "dollar_sign"
+class CostView(TableView, page="cost"):
     SECTIONS = ("NodePools", "Namespaces", "Idle nodes", "Findings")
 
     @staticmethod

@@ -63,11 +63,7 @@ def _sections(snapshot: Refresh) -> tuple[Section, ...]:
     )
 
 
-class DriversView(TableView):
-    view_id = "drivers"
-    title = "Drivers"
-    key = "d"
-    footer = "Driver"
+class DriversView(TableView, page="drivers"):
     SECTIONS = ("Nodes", "Workloads", "AMIs", "Findings")
 
     @staticmethod

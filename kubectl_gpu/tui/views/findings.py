@@ -75,11 +75,7 @@ def counts_text(findings: Sequence[Finding]) -> Text:
     return rich_prose(model.Prose(summary_spans(findings)))
 
 
-class FindingsView(TableView):
-    view_id = "findings"
-    title = "Findings"
-    key = "f"
-    footer = "Finding"
+class FindingsView(TableView, page="findings"):
     SECTIONS = ("All",)
 
     @staticmethod

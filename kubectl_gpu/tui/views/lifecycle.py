@@ -49,11 +49,7 @@ def _node_fits(table: model.Table, snapshot: Refresh) -> list[Fit]:
     return fits
 
 
-class LifecycleView(TableView):
-    view_id = "lifecycle"
-    title = "Lifecycle"
-    key = "t"
-    footer = "Life"
+class LifecycleView(TableView, page="lifecycle"):
     SECTIONS = ("Nodes", "Pods", "Findings")
 
     @staticmethod

@@ -102,10 +102,7 @@ def build_nodes(snapshot: Refresh) -> Table:
     )
 
 
-class NodesView(TableView):
-    view_id = "nodes"
-    title = "Nodes"
-    key = "n"
+class NodesView(TableView, page="nodes"):
     SECTIONS = ("Nodes",)
 
     @staticmethod

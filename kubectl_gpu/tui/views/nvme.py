@@ -27,10 +27,7 @@ def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     return object_detail(snapshot, row.ref, head)
 
 
-class NvmeView(TableView):
-    view_id = "nvme"
-    title = "NVMe"
-    key = "m"
+class NvmeView(TableView, page="nvme"):
     SECTIONS = ("Nodes", "Findings")
 
     @staticmethod
