@@ -40,6 +40,7 @@ ARGUMENTS: dict[tuple[str, str], str | list[str]] = {
     ("explain", "pod"): "pending-pod",
     ("smi", "nodes"): "node",
     ("shell", "node"): "node",
+    ("nodes", "node"): "node",
     ("completion", "shell"): ["bash", "zsh", "fish"],
 }
 

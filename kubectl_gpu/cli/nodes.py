@@ -21,6 +21,10 @@ WatchOption = Annotated[
 
 def nodes(
     ctx: typer.Context,
+    node: Annotated[
+        str | None,
+        typer.Argument(help="One node: its figures and the pods bound to it (JSON: the node and its pods)."),
+    ] = None,
     include_all: Annotated[bool, typer.Option("--all", help="Include CPU-only nodes.")] = False,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
@@ -29,11 +33,18 @@ def nodes(
     opts: GlobalOptions,
 ) -> Any:
     """GPU nodes: instance type, Auto Mode or not, NodePool, accelerators allocatable/requested/free,
-    GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators."""
+    GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators.
+    With NODE: that node's figures and its pods, those holding its accelerators first."""
     from kubectl_gpu.cli.run import Command, Loaded, load
     from kubectl_gpu.core.analyses import nodes as analysis
     from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.errors import InvalidInput
     from kubectl_gpu.render.printers import Listing
+
+    if node is not None and watch:
+        raise InvalidInput("--watch follows every node: NODE cannot be watched", "drop NODE, or drop --watch")
+    if node is not None:
+        return node_command(opts, node, region, price_file)
 
     def command(loaded: Loaded) -> Command[Any]:
         prices = load_price_book(load_catalog(), loaded.state, region, price_file)
@@ -61,6 +72,33 @@ def nodes(
 
         return watching(opts, "nodes", analysis.KINDS, "nodes", command)
     return command(load(opts, analysis.KINDS, "nodes"))
+
+
+def node_command(opts: GlobalOptions, name: str, region: str | None, price_file: Any) -> Any:
+    """`nodes NODE`: the node's row and figures, then its pods (`core.analyses.nodes.node`)."""
+    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.core.analyses import nodes as analysis
+    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.render.printers import Listing
+
+    loaded = load(opts, analysis.KINDS, "nodes")
+    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+
+    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+        from kubectl_gpu.render.node_pods_view import node_detail_view
+
+        return node_detail_view(report, wide=wide, price_region=prices.region)
+
+    return Command(
+        listing=Listing("pods", "pods", (("Pod", "name"),)),
+        loaded=loaded,
+        kinds=analysis.KINDS,
+        needs=("nodes",),
+        analyse=lambda state, catalog, now: analysis.analyse_node(state, catalog, now, name, prices=prices),
+        view=draw,
+        notes=lambda report: price_notes(prices, (report.row.instance_type,)),
+        table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -76,7 +76,7 @@ _SUMS = (
     ("NODES", Kind.COUNT),
     ("IDLE-NODES", Kind.COUNT),
     ("ACCEL", Kind.COUNT),
-    ("ALLOC", Kind.COUNT),
+    ("REQ", Kind.COUNT),
     ("IDLE", Kind.COUNT),
     ("$/H", Kind.MONEY),
     ("IDLE $/H", Kind.MONEY),
@@ -113,7 +113,7 @@ def _pools(report: CostReport) -> Table:
 NAMESPACE_COLUMNS = _columns(
     "NAMESPACE",
     ("GPU-PODS", Kind.COUNT),
-    ("ALLOC", Kind.COUNT),
+    ("REQ", Kind.COUNT),
     ("$/H", Kind.MONEY),
     ("IDLE-SHARE", Kind.COUNT),
     ("IDLE-SHARE $/H", Kind.MONEY),

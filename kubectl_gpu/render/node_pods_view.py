@@ -1,22 +1,32 @@
-"""The pods bound to one node, as a view model: who holds its accelerators first (the first incident
-question), then the others. The TUI draws it when `enter` opens a node; the CLI could print it as it is."""
+"""The pods bound to one node (`core.accelerators.node_pods`), as a view model: who holds its accelerators
+first (the first incident question), then the others. The TUI draws it when `enter` opens a node;
+`kubectl gpu nodes NODE` prints it under the node's row and figures (`node_detail_view`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
 
-import msgspec
-
-from kubectl_gpu.core.accelerators.resources import accelerator_requests
+from kubectl_gpu.core.accelerators.node_pods import NodePod, node_pods
+from kubectl_gpu.core.analyses.nodes import NodeDetailReport, NodeReport
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table, View
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
+from kubectl_gpu.render.nodes_table import nodes_view
+from kubectl_gpu.render.pools_view import figures_text
 
-__all__ = ["COLUMNS", "NodePod", "node_pods", "node_pods_table", "node_pods_view", "owner_text"]
+__all__ = [
+    "COLUMNS",
+    "NodePod",
+    "node_detail_view",
+    "node_pods",
+    "node_pods_table",
+    "node_pods_view",
+    "owner_text",
+]
 
 COLUMNS = (
     Column("namespace", "NAMESPACE"),
@@ -33,27 +43,6 @@ _PHASE_STYLE = {
     "Failed": theme.ERROR,
     "Unknown": theme.ERROR,
 }
-
-
-class NodePod(msgspec.Struct, frozen=True):
-    """A pod on the node and the accelerators it holds (none once it has terminated)."""
-
-    pod: Pod
-    accelerators: dict[str, Decimal]
-
-    @property
-    def holds(self) -> Decimal:
-        return sum(self.accelerators.values(), Decimal(0))
-
-
-def node_pods(state: ClusterState, node: str) -> list[NodePod]:
-    """The pods bound to `node`: those holding accelerators first (most first), then by namespace and name."""
-    out = [
-        NodePod(pod, {} if pod.terminated else accelerator_requests(pod.requests))
-        for pod in state.pods_by_node.get(node, [])
-    ]
-    out.sort(key=lambda p: (-p.holds, p.pod.namespace, p.pod.name))
-    return out
 
 
 def owner_text(pod: Pod) -> str:
@@ -83,7 +72,7 @@ def _age(pod: Pod, now: datetime) -> Cell:
 
 def _row(item: NodePod, node: str, now: datetime) -> Row:
     pod = item.pod
-    phase = "Terminating" if pod.meta.deleting else pod.phase or "-"
+    phase = item.phase
     cells = (
         Cell(pod.namespace),
         Cell(pod.name),
@@ -96,7 +85,11 @@ def _row(item: NodePod, node: str, now: datetime) -> Row:
 
 
 def node_pods_table(state: ClusterState, node: str, now: datetime) -> Table:
-    rows = tuple(_row(item, node, now) for item in node_pods(state, node))
+    return pods_table(node_pods(state, node), node, now)
+
+
+def pods_table(pods: tuple[NodePod, ...], node: str, now: datetime) -> Table:
+    rows = tuple(_row(item, node, now) for item in pods)
     return Table("pods", COLUMNS, rows, title=f"Pods on node {node}")
 
 
@@ -107,3 +100,19 @@ def node_pods_view(state: ClusterState, node: str, now: datetime, *, unread: str
         why = f" (the pods could not all be read: {unread})" if unread else ""
         return View.sentence(f"No pods on node {node}{why}.", theme.MUTED if not unread else theme.WARNING)
     return View.of([table])
+
+
+def node_detail_view(report: NodeDetailReport, *, wide: bool, price_region: str | None = None) -> View:
+    """`kubectl gpu nodes NODE`: the node's row as `nodes` prints it, its figures in words, its pods."""
+    row = report.row
+    head = nodes_view(NodeReport((row,), report.now), wide=wide, include_all=True, price_region=price_region)
+    parts: list[Part] = [*head.parts, prose("")]
+    if row.accelerator is not None:
+        parts += [prose(("Accelerators: ", theme.HEADER), figures_text(row.parts)), prose("")]
+    table = pods_table(report.pods, row.name, report.now)
+    if table.rows:
+        parts.append(table)
+    else:
+        why = f" (the pods could not all be read: {report.unread})" if report.unread else ""
+        parts.append(prose((f"No pods on node {row.name}{why}.", theme.WARNING if why else theme.MUTED)))
+    return View.of(parts)

@@ -20,7 +20,7 @@ COLUMNS = (
     Column("compute", "COMPUTE", Kind.CODE),
     Column("nodepool", "NODEPOOL"),
     Column("gpu", "GPU"),
-    Column("alloc", "ALLOC/REQ/FREE", Kind.QUANTITY),
+    Column("alloc", "ALLOCATABLE/REQ/FREE", Kind.QUANTITY),
     Column("gpu_mem", "GPU-MEM", Kind.QUANTITY),
     Column("driver", "DRIVER"),
     Column("age", "AGE", Kind.AGE),
@@ -52,18 +52,22 @@ def _gpu(row: NodeRow) -> Cell:
 
 
 def _usage(row: NodeRow) -> Cell:
-    """allocatable/requested/free, `?` where the pods could not be listed; sorts by free."""
+    """allocatable/requested/free (`core.accelerators.parts`, docs/vocabulary.md), `?` where the pods'
+    requests are not known; sorts by free."""
     acc = row.accelerator
     if acc is None:
         return Cell("-", -1)
-    requested, free = acc.known_requested, acc.known_free  # None: the pods could not be listed
-    text = f"{_n(acc.allocatable)}/{'?' if requested is None else _n(requested)}/{'?' if free is None else _n(free)}"
+    parts = row.parts
+    known = parts.known
+    requested = _n(parts.requested) if known else "?"
+    free = _n(parts.free) if known else "?"
+    text = f"{_n(parts.allocatable)}/{requested}/{free}"
     if acc.source != "device-plugin":
         text += f" ({acc.source})"
-    if free is None:
+    if not known:
         return Cell(text, -1, theme.WARNING)
-    style = theme.GOOD if free > 0 else (theme.WARNING if acc.allocatable > 0 else theme.ERROR)
-    return Cell(text, float(free), style)
+    style = theme.GOOD if parts.free > 0 else (theme.WARNING if parts.allocatable > 0 else theme.ERROR)
+    return Cell(text, float(parts.free), style)
 
 
 def _memory(row: NodeRow) -> Cell:
@@ -134,7 +138,8 @@ def _row(report: NodeReport, row: NodeRow, wide: bool) -> Row:
         _health(row),
     ]
     if wide:
-        idle = row.idle_accelerators
+        parts = row.parts
+        idle = parts.idle if row.accelerator is not None and parts.known else None
         cells += [
             _resource(row),
             _text(row.capacity_type),

@@ -13,13 +13,12 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import cached_property
 from typing import TypeVar
 
 import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow
-from kubectl_gpu.core.accelerators.parts import AcceleratorParts, node_parts, sum_parts
+from kubectl_gpu.core.accelerators.parts import AcceleratorParts
 from kubectl_gpu.core.analyses import (
     cost,
     diagnose,
@@ -32,6 +31,7 @@ from kubectl_gpu.core.analyses import (
     pending,
     smi,
 )
+from kubectl_gpu.core.analyses.diagnose import PoolsReport
 from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.evaluation import evaluation_instant
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -42,7 +42,7 @@ from kubectl_gpu.kube.namespaces import NamespaceCheck, namespace_check, namespa
 from kubectl_gpu.kube.source import ClusterSource
 from kubectl_gpu.tui import usage_window
 
-__all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load", "node_parts"]
+__all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
 
 #: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
 KINDS = diagnose.KINDS | nodes.KINDS
@@ -76,6 +76,8 @@ class Refresh(msgspec.Struct, frozen=True, dict=True, weakref=True):  # weakref:
     cost: cost.CostReport
     smi: smi.ProbeHealthReport
     diagnose: diagnose.DiagnoseReport
+    #: the Overview's rows (`kubectl gpu pools`): per NodePool and the total, from the reports above
+    pools: PoolsReport
     #: object -> the diagnose findings about it, worst first
     findings_by_object: Mapping[ObjectRef, tuple[Finding, ...]] = msgspec.field(default_factory=dict)
     #: node name -> its NodePool (None: not Karpenter's)
@@ -102,37 +104,26 @@ class Refresh(msgspec.Struct, frozen=True, dict=True, weakref=True):  # weakref:
             return "Auto Mode"
         return "Karpenter" if self.state.nodepools else "static"
 
-    @cached_property  # per row of every view: computed once (a frozen dataclass keeps it in __dict__)
-    def idle_nodes(self) -> frozenset[str]:
-        """The nodes no accelerator pod has used for a while (the cost analysis's idle nodes)."""
-        return frozenset(i.cost.row.name for i in self.cost.idle_nodes)
-
-    def parts_of(self, row: NodeRow) -> AcceleratorParts:
-        """A node's accelerators split (`core.accelerators.parts`), as every view shows them."""
-        return node_parts(row, row.name in self.idle_nodes)
+    @staticmethod
+    def parts_of(row: NodeRow) -> AcceleratorParts:
+        """A node's figures (`core.accelerators.parts`), as every command and view shows them."""
+        return row.parts
 
     @property
     def parts(self) -> AcceleratorParts:
-        """Every node's parts summed, as the Overview's ALL row sums them."""
-        idle = self.idle_nodes
-        return sum_parts(node_parts(row, row.name in idle) for row in self.nodes.rows)
-
-    @property
-    def accelerator_parts(self) -> tuple[Decimal, Decimal, Decimal, Decimal]:
-        """(allocated, free, idle, unavailable) over every node."""
-        return self.parts.bar
+        """Every node's figures summed: the pools report's total (`kubectl gpu pools`' ALL row)."""
+        return self.pools.total.parts
 
     @property
     def pods_counted(self) -> bool:
-        """Whether every node's requested and free accelerators are known (False: pods could not be
-        listed, and the figures would be guesses: views show `?`)."""
-        return all(r.accelerator is None or r.accelerator.known_free is not None for r in self.nodes.rows)
+        """Whether every node's requested, free and idle accelerators are known (False: pods could not be
+        listed, or DRA devices are claimed, and the figures would be guesses: views show `?`)."""
+        return self.parts.known
 
     @property
     def free_accelerators(self) -> Decimal:
-        """Free to schedule: on busy nodes and on idle ones (the header's `free`)."""
-        _, free, idle, _ = self.accelerator_parts
-        return free + idle
+        """What a new pod could be given now, over every node (the header's `free`)."""
+        return self.parts.free
 
     def findings_for(self, ref: ObjectRef) -> tuple[Finding, ...]:
         return self.findings_by_object.get(ref, ())
@@ -163,6 +154,7 @@ def analyse(
     suite = diagnose.run_suite(state, catalog, now)
     reports, combined = suite.reports, suite.diagnose
     node_report = nodes.analyse(state, catalog, now)
+    pools = diagnose.pools_of_suite(state, node_report.rows, suite, now)
 
     return Refresh(
         state=state,
@@ -179,6 +171,7 @@ def analyse(
         cost=_report(reports, "cost", cost.CostReport),
         smi=_report(reports, "smi", smi.ProbeHealthReport),
         diagnose=combined,
+        pools=pools,
         findings_by_object=_index(combined.findings),
         pool_of_node={r.name: r.node_pool for r in node_report.rows},
     )

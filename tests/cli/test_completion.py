@@ -89,7 +89,9 @@ CASES = [
     (["nodes", "--snapshot", ""], [], DIRECTIVE_DEFAULT),  # the shell completes file names
     (["lint", "-f", "ex"], [], DIRECTIVE_DEFAULT),
     (["smi", "--timeout", ""], [], DIRECTIVE_NO_FILES),  # free text: nothing to offer, no file names
-    (["nodes", ""], [], DIRECTIVE_NO_FILES),
+    (["nodes", ""], ["i-0aaa", "i-0bbb"], DIRECTIVE_NO_FILES),  # nodes NODE: one node and its pods
+    (["nodes", "i-0aaa", ""], [], DIRECTIVE_NO_FILES),  # one
+    (["pools", ""], [], DIRECTIVE_NO_FILES),
     (["smi", "--", "-x"], [], DIRECTIVE_NO_FILES),
     (
         ["--version", "--no"],

@@ -147,8 +147,11 @@ def test_bool_flag_with_another_value_is_bad_input(cli: Cli) -> None:
 
 def test_bool_flag_then_true_is_an_argument_as_for_kubectl(cli: Cli) -> None:
     # kubectl reads `--all true` as the flag and then an argument named `true`; so does this tool.
-    result = cli("nodes", "--all", "true", "--snapshot", DEMO)
+    result = cli("nvme", "--all", "true", "--snapshot", DEMO)
     assert result.code == 2 and "unexpected extra argument" in result.err and "(true)" in result.err
+    # `nodes` takes a NODE: `true` is one, as `kubectl get nodes --all true` reads it
+    result = cli("nodes", "--all", "true", "--snapshot", DEMO)
+    assert result.code == 2 and result.err.startswith('error: nodes "true" not found')
 
 
 def test_value_options_and_what_follows_dashdash_are_left_alone(cli: Cli) -> None:

@@ -83,7 +83,7 @@ async def test_the_node_and_pod_pages_follow_a_refresh(tmp_path: Path) -> None:
         await settle(pilot, "n", "enter")
         node_page = app.screen
         assert isinstance(node_page, NodePodsScreen) and node_page.node == BROKEN_NODE
-        assert "3 allocated" in _summary(node_page) and _pods(node_page)[0] == HOLDER
+        assert "4 requested" in _summary(node_page) and _pods(node_page)[0] == HOLDER
         reranker = _pods(node_page)[1]
         await settle(pilot, "enter")
         pod_page = app.screen
@@ -103,15 +103,15 @@ async def test_the_node_and_pod_pages_follow_a_refresh(tmp_path: Path) -> None:
         assert "Life" not in {k.description for k in page_keys(pod_page) if "l" in k.keys}
         await settle(pilot, "escape")
         assert app.screen is node_page
-        assert HOLDER not in _pods(node_page)  # its 2 GPUs: no longer allocated (2 of the 3; not "2.0")
-        assert "x4: 2 allocated, 1 free, 1 unavailable" in _summary(node_page)
+        assert HOLDER not in _pods(node_page)  # its 2 GPUs: no longer requested (2 of the 4; not "2.0")
+        assert "2 requested, 1 free, 2 idle (1 of them unavailable)" in _summary(node_page)
         assert node_page.view.grid.cursor_row is not None
         node_page.view.grid.move_to(reranker)
 
         bundle.change(_without("Node", BROKEN_NODE))
         await settle(pilot, "r")
         assert "gone: not in the latest refresh" in _summary(node_page)
-        assert "allocated" not in _summary(node_page)
+        assert "requested" not in _summary(node_page)
 
 
 async def test_the_explain_page_says_when_the_pod_is_no_longer_pending(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""One set of numbers (issue 19, item 2): the TUI's allocated / free / idle / unavailable per node, per pool
-and in the header are the CLI's `nodes -o json` and `diagnose -o json`, on the demo and on generated
-clusters; capacity on a cordoned or NotReady node, or on a device the plugin withdrew, is never free."""
+"""One set of numbers (issue 19, item 2; one vocabulary, issue 39): the TUI's requested / free / idle /
+unavailable per node, per pool and in the header are the CLI's `nodes -o json` and `diagnose -o json`, on
+the demo and on generated clusters; capacity on a cordoned or NotReady node, or on a device the plugin
+withdrew, is never free. tests/test_one_vocabulary.py holds `cost` and `pools` to the same figures."""
 
 from __future__ import annotations
 
@@ -78,35 +79,36 @@ def test_the_tui_figures_are_the_clis(name: str, tmp_path: Path, cli: Cli) -> No
         acc = node["accelerator"]
         parts = snapshot.parts_of(rows[node["name"]])
         if acc is None:
-            assert parts.bar == (0, 0, 0, 0)
+            assert parts.bar == (0, 0, 0)
             continue
         paid = Decimal(str(acc["capacity"] or acc["allocatable"]))
-        assert sum(parts.bar) == paid, node["name"]
-        # free: the JSON's free is what a new pod could get; the TUI's free and idle together are that
-        assert parts.free + parts.idle == Decimal(str(acc["free"])), node["name"]
+        assert parts.capacity == paid and sum(parts.bar) == paid, node["name"]
+        # free: what a new pod could get, at most the primary resource's own free (the JSON's)
+        assert parts.free <= Decimal(str(acc["free"])), node["name"]
         if node["unschedulable"] or not node["ready"]:
-            assert acc["free"] == 0 and parts.free + parts.idle == 0
-        # unhealthy: the devices diagnose reports withdrawn (capacity above allocatable)
-        withdrawn_here = Decimal(str(acc["capacity"])) - Decimal(str(acc["allocatable"]))
+            assert acc["free"] == 0 and parts.free == 0 and parts.unavailable == parts.idle
+        # withdrawn devices (capacity above allocatable) are the ones diagnose reports
         if acc["source"] == "device-plugin":
-            assert parts.unhealthy == max(withdrawn_here, Decimal(0)), node["name"]
-            assert (parts.unhealthy > 0) == (node["name"] in withdrawn), node["name"]
-        free_total += Decimal(str(acc["free"]))
+            lost = Decimal(str(acc["capacity"])) > Decimal(str(acc["allocatable"]))
+            assert lost == (node["name"] in withdrawn), node["name"]
+        free_total += parts.free
     if name.startswith("cordoned"):  # the case is there: unused GPUs on cordoned or NotReady nodes
-        assert snapshot.parts.cordoned > 0
-    # the header's free and the Overview's ALL row sum the same parts
+        assert snapshot.parts.unavailable > 0
+    # the header's free and the Overview's ALL row are the pools report's total
     assert snapshot.free_accelerators == free_total
     overview = build_all(snapshot)["overview"].sections[0].table
     total = overview.rows[-1]
-    allocated, free, idle, _ = snapshot.accelerator_parts
-    numbers = f"{int(allocated)}/{int(free)}/{int(idle)}"
+    parts = snapshot.parts
+    numbers = f"{int(parts.requested)}/{int(parts.free)}/{int(parts.idle)}"
     assert total.key == "ALL" and numbers in total.text, (numbers, total.text)
 
 
-def test_on_the_demo_the_lost_gpu_and_the_cordoned_one_are_unavailable() -> None:
+def test_on_the_demo_the_cordoned_gpu_is_idle_and_unavailable() -> None:
+    """The pods on the XID node still request its 4 GPUs (3 allocatable): requested 4, as `cost` counts;
+    the cordoned node's GPU is idle (billed, unused) and unavailable, never free."""
     snapshot = data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
     parts = snapshot.parts
-    assert (parts.allocated, parts.free, parts.idle, parts.unhealthy, parts.cordoned) == (12, 0, 0, 1, 1)
+    assert (parts.requested, parts.free, parts.idle, parts.unavailable) == (13, 0, 1, 1)
     overview = build_all(snapshot)["overview"].sections[0].table
     inference = next(r for r in overview.rows if r.key == "gpu-inference")
-    assert "×" in inference.text and "4/0/0" in inference.text
+    assert "×" in inference.text and "5/0/1" in inference.text

@@ -56,7 +56,7 @@ async def test_a_nodes_gpu_pods_are_two_keys_from_the_first_screen() -> None:
         assert expected is not None and rows == [r.key for r in expected.rows]  # the render view's rows
         shown = _screen(app)
         assert "nvidia.com/gpu 2" in shown and "ReplicaSet/vllm-qwen32b-5f7c9d8b6" in shown
-        assert "3 allocated, 0 free, 1 unavailable" in shown  # the node's numbers: one GPU withdrawn
+        assert "3 allocatable, 4 requested, 0 free, 0 idle" in shown  # one GPU withdrawn, still requested
 
 
 async def test_from_the_nodes_view_enter_opens_the_nodes_pods() -> None:
@@ -64,7 +64,8 @@ async def test_from_the_nodes_view_enter_opens_the_nodes_pods() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, "n", "j", "enter")
         assert isinstance(app.screen, NodePodsScreen) and app.screen.node == "i-06cc6be1805fdf179"
-        assert "0 allocated, 0 free, 1 unavailable" in _screen(app)  # the cordoned node's GPU is not free
+        shown = _screen(app)  # the cordoned node's GPU is idle (billed) and unavailable, never free
+        assert "0 requested, 0 free, 1 idle (1 of them unavailable)" in shown
 
 
 async def test_a_pod_page_has_explain_events_yaml_logs_and_its_node() -> None:
@@ -163,7 +164,7 @@ async def test_with_pods_forbidden_the_bars_are_unknown_too(live: Live) -> None:
         shown = " ".join(_cells(row) for row in app.view.grid.view)
         assert shown.count("????????") == 4 and "█" not in shown
         await settle(pilot, "enter")
-        assert "allocated and free unknown" in _screen(app)
+        assert "requested, free and idle unknown" in _screen(app)
 
 
 async def test_a_pending_pods_detail_says_since_when() -> None:

@@ -82,8 +82,8 @@ def test_columns_are_measured_once_and_the_flex_column_takes_the_rest() -> None:
 
 
 def test_allocation_bar_is_proportional_and_exact() -> None:
-    bar = allocation_bar(Decimal(5), Decimal(0), Decimal(1), width=12)
-    assert bar.plain == "█" * 10 + "░" * 2
+    bar = allocation_bar(Decimal(5), Decimal(0), Decimal(1), width=12)  # requested, free, unavailable
+    assert bar.plain == "█" * 10 + "×" * 2
     assert len(allocation_bar(Decimal(1), Decimal(1000), width=8).plain) == 8
     assert "█" in allocation_bar(Decimal(1), Decimal(1000), width=8).plain  # a small part still shows
     assert allocation_bar(Decimal(0), Decimal(0), width=4).plain == "····"
@@ -138,7 +138,7 @@ def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     total = first["overview"].rows[-1]
     assert (
         total.key == "ALL"
-        and "12/0/0" in total.text
+        and "13/0/1" in total.text  # requested/free/idle: cost's REQ and IDLE (docs/vocabulary.md)
         and "×" in total.text
         and total.cells[3] == Text("9", style="bold red")
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from kubectl_gpu.core.accelerators.parts import AcceleratorParts, split
 from kubectl_gpu.core.accelerators.resources import (
     is_accelerator_dra_driver,
     is_accelerator_resource,
@@ -28,6 +29,7 @@ __all__ = [
     "NodeRow",
     "all_node_rows",
     "compute_type",
+    "node_parts",
     "node_rows",
     "pods_unread",
     "publishes_dra_accelerators",
@@ -161,6 +163,11 @@ class NodeRow(msgspec.Struct, frozen=True):
     def unhealthy(self) -> tuple[ConditionHealth, ...]:
         return tuple(c for c in self.conditions if c.healthy is False)
 
+    @property
+    def parts(self) -> AcceleratorParts:
+        """Its accelerator figures (`core.accelerators.parts`), as every command and view shows them."""
+        return node_parts(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -183,7 +190,16 @@ class NodeRow(msgspec.Struct, frozen=True):
             "pricePerHour": self.price_per_hour,
             "priceSource": self.price_source,
             "idleAccelerators": None if self.idle_accelerators is None else _num(self.idle_accelerators),
+            "figures": self.parts.to_dict() if self.accelerator else None,
         }
+
+
+def node_parts(row: NodeRow) -> AcceleratorParts:
+    """The node's figures: capacity, allocatable, requested, free, idle, unavailable (docs/vocabulary.md)."""
+    acc = row.accelerator
+    if acc is None:
+        return AcceleratorParts()
+    return split(acc.paid, acc.allocatable, row.idle_accelerators, acc.free, acc.schedulable)
 
 
 def _instance_type(node: Node) -> str | None:

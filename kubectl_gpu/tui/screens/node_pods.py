@@ -14,12 +14,14 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from kubectl_gpu.core.accelerators.node_pods import NodePod
 from kubectl_gpu.core.accelerators.nodes import NodeRow, pods_unread
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Row as ModelRow
-from kubectl_gpu.render.node_pods_view import NodePod, node_pods_table
+from kubectl_gpu.render.node_pods_view import node_pods_table
 from kubectl_gpu.render.nodes_table import health_problems
+from kubectl_gpu.render.pools_view import figures_text
 from kubectl_gpu.render.safe import safe_line
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
@@ -27,7 +29,7 @@ from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.screens.pod import PodScreen, find_pod, show_logs
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.bar import allocation_bar, count_text, unknown_bar
+from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
 from kubectl_gpu.tui.widgets.grid import Table
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -44,23 +46,18 @@ FITS = (
 
 
 def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
-    """The node at a glance: its bar and numbers (the same parts as the Overview), model, pool, health."""
+    """The node at a glance: its bar and its figures (`core.accelerators.parts`, as `kubectl gpu nodes NODE`
+    words them), model, pool, health."""
     out = Text(safe_line(name), style=theme.HEADER)
     if row is None:
         out.append(f"  {GONE}", style=theme.WARNING)
         return out
-    parts = drill.snapshot.parts_of(row)
+    parts = row.parts
     out.append("  ")
     out.append_text(allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8))
     acc = row.accelerator
-    if acc is not None and parts.known:
-        total = parts.allocated + parts.free + parts.idle + parts.unavailable
-        out.append(
-            f" {acc.model or '?'} x{count_text(total)}: {count_text(parts.allocated)} allocated, "
-            f"{count_text(parts.free + parts.idle)} free, {count_text(parts.unavailable)} unavailable"
-        )
-    elif acc is not None:
-        out.append(f" {acc.model or '?'}: allocated and free unknown (the pods could not all be read)")
+    if acc is not None:
+        out.append(f" {safe_line(acc.model or '?')}: {figures_text(parts)}")
     problems = health_problems(row)
     out.append(f"  {safe_line(row.node_pool or '-')}  ")
     out.append(

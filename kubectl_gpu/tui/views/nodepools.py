@@ -1,8 +1,9 @@
 """NodePools (`o`): each Karpenter / Auto Mode NodePool as it constrains GPU capacity: requirements, taints,
 limits used of total, consolidation, expiry, and the disruption budgets in force now.
 
-No CLI command lists NodePools; the facts are the NodePool objects themselves, their status (Karpenter's
-own count of what is used), `core.karpenter.budgets` for the budgets now, and `lint`'s findings.
+The facts are the NodePool objects themselves, their status (Karpenter's own count of what is used),
+`core.karpenter.budgets` for the budgets now, `lint`'s findings, and the pools report for the nodes each
+has launched (`kubectl gpu pools` lists their accelerator figures).
 """
 
 from __future__ import annotations
@@ -154,11 +155,7 @@ def _row(snapshot: Refresh, pool: NodePool, nodes: int) -> model.Row:
 
 def build_nodepools(snapshot: Refresh) -> Table:
     state = snapshot.state
-    counts: dict[str, int] = {}
-    for node in state.nodes:
-        name = node.labels.get("karpenter.sh/nodepool")
-        if name:
-            counts[name] = counts.get(name, 0) + 1
+    counts = snapshot.pools.all_nodes  # the pools report's (`kubectl gpu pools`)
     gpu = {p.name for p in snapshot.lint.pools if p.gpu}
     pools = sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name))  # GPU pools first
     by_name = {p.name: p for p in pools}

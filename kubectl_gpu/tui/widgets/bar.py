@@ -1,5 +1,5 @@
-"""Bars drawn as text, so that a table cell can hold one: accelerators allocated / free / idle, and a node's
-life until its expiry.
+"""Bars drawn as text, so that a table cell can hold one: accelerators requested / free / unavailable, and
+a node's life until its expiry.
 
 Each part has its own glyph as well as its colour (colour only repeats what the glyph says), so the bars
 read the same with NO_COLOR and on light terminals.
@@ -61,17 +61,17 @@ def _cells(parts: list[Decimal], width: int) -> list[int]:
 
 
 def allocation_bar(
-    allocated: Decimal,
+    requested: Decimal,
     free: Decimal,
-    idle: Decimal = Decimal(0),
     unavailable: Decimal = Decimal(0),
     *,
     width: int = 12,
 ) -> Text:
-    """`width` cells split in proportion: allocated, free (schedulable now), idle (paid for, on a node no
-    GPU pod uses), unavailable (unhealthy devices, a cordoned or NotReady node). Empty (no accelerator) is a run of `·`."""
-    parts = [allocated, free, idle, unavailable]
-    glyphs = [ALLOCATED, FREE, IDLE, UNAVAILABLE]
+    """`width` cells split in proportion (`AcceleratorParts.bar`, docs/vocabulary.md): requested, free
+    (schedulable now), unavailable (idle but not free: withdrawn devices, a cordoned or NotReady node).
+    Empty (no accelerator) is a run of `·`."""
+    parts = [requested, free, unavailable]
+    glyphs = [ALLOCATED, FREE, UNAVAILABLE]
     if sum(parts) <= 0:
         return Text("·" * width, style=theme.MUTED)
     bar = Text()
@@ -102,9 +102,9 @@ def expiry_bar(created: datetime | None, expires: datetime | None, now: datetime
 
 def legend(numbers: bool = False) -> Text:
     """What the allocation bar's glyphs mean, for a view's title line."""
-    out = Text("numbers: allocated/free/idle   " if numbers else "", style=theme.MUTED)
-    for (glyph, style), name in zip(
-        (ALLOCATED, FREE, IDLE, UNAVAILABLE), ("allocated", "free", "idle", "unavailable"), strict=True
+    out = Text("numbers: requested/free/idle   " if numbers else "", style=theme.MUTED)
+    for (glyph, style), name in zip(  # docs/vocabulary.md; idle = free + unavailable
+        (ALLOCATED, FREE, UNAVAILABLE), ("requested", "free", "unavailable"), strict=True
     ):
         out.append(glyph, style=style)
         out.append(f" {name}  ")

@@ -11,15 +11,19 @@ from kubectl_gpu.core.analyses.diagnose.analysis import (
     kinds_for,
     run_suite,
 )
+from kubectl_gpu.core.analyses.diagnose.pools import PoolsReport, PoolSummary, pools_of_suite
 
 __all__ = [
     "ANALYSES",
     "KINDS",
     "DiagnoseReport",
+    "PoolSummary",
+    "PoolsReport",
     "Suite",
     "analyse",
     "cluster_prices",
     "combine",
     "kinds_for",
+    "pools_of_suite",
     "run_suite",
 ]

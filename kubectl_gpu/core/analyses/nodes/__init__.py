@@ -1,7 +1,9 @@
-"""GPU inventory per node: instance type, accelerators allocatable / requested / free, driver, health."""
+"""GPU inventory per node: instance type, accelerators allocatable / requested / free, driver, health; and
+one node with its pods (`analyse_node`)."""
 
 from kubectl_gpu.core.analyses.nodes.analysis import NodeReport, analyse
+from kubectl_gpu.core.analyses.nodes.node import NodeDetailReport, analyse_node
 
-__all__ = ["KINDS", "NodeReport", "analyse"]
+__all__ = ["KINDS", "NodeDetailReport", "NodeReport", "analyse", "analyse_node"]
 
 KINDS = frozenset({"nodes", "pods", "nodeclaims", "resourceslices"})
