@@ -16,9 +16,9 @@ from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.fixes import is_command, pasteable
+from kubectl_gpu.render.page_lines import namespace_missing, page_text
 from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pending_groups
 from kubectl_gpu.render.pending_view import pending_table, requests_text
-from kubectl_gpu.render.safe import safe_block, safe_line
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
 from kubectl_gpu.tui.views.model_grid import Fit, to_grid
@@ -46,7 +46,7 @@ def fix_renderable(fix: str | None) -> RenderableType:
     written, prose as `#` comments), made safe; highlighted as YAML when it holds some."""
     if not fix:
         return Text("-", style=theme.MUTED)
-    block = pasteable(safe_block(fix))
+    block = pasteable(page_text(fix))
     if any(not line.lstrip().startswith("#") and not is_command(line.strip()) for line in block):
         from rich.syntax import Syntax  # pygments: on the first fix shown, not at start-up
 
@@ -133,7 +133,7 @@ def empty_text(snapshot: Refresh) -> str:
     missing = snapshot.namespace_missing
     if missing is None:
         return EMPTY
-    return safe_line(f'Namespace "{missing}" not found: no pod to show (:ns all shows every namespace).')
+    return namespace_missing(missing)
 
 
 def grid_of(

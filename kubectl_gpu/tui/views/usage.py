@@ -17,7 +17,8 @@ from kubectl_gpu.core.catalog.pricing import SOURCE_LIST
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.cost_view import LIST_MARK
-from kubectl_gpu.render.messages import shown
+from kubectl_gpu.render.page_lines import usage_summary_lines
+from kubectl_gpu.tui.background import ShowsWorkerFailures
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.findings import findings_section
@@ -133,10 +134,8 @@ def _detail(snapshot: Refresh, report: UsageReport, row: model.Row) -> Renderabl
 def _summary(report: UsageReport, sampling: bool) -> Text:
     """One line (the view's summary is one line high), most telling first: what could not be looked at,
     sampling or why utilisation is unknown, then the window's totals."""
-    parts = [(f"could not look: {shown(line)}", theme.ERROR) for line in report.could_not_look]
-    for note in report.notes:
-        if not (sampling and note.startswith("utilisation unknown")):
-            parts.append((shown(note), theme.INFO if note.startswith("sampling") else theme.WARNING))
+    notes = [n for n in report.notes if not (sampling and n.startswith("utilisation unknown"))]
+    parts = usage_summary_lines(report.could_not_look, notes)
     t = report.totals
     held_idle = f"${t.idle_held_cost:.2f}/h" if report.measured else "unknown"  # never $0 for unknown
     totals = (
@@ -210,10 +209,12 @@ def _placeholder(text: str, compute: Callable[[], ViewModel] | None = None) -> V
     return PendingModel(empty, summary=Text(text, style=theme.MUTED), compute=compute)
 
 
-class UsageView(TableView, page="usage"):
+class UsageView(TableView, ShowsWorkerFailures, page="usage"):
     """The report is computed when the view is shown (parsing a window's /metrics texts takes a while):
     never before the first screen, never for a view nobody opens."""
 
+    #: the placeholder whose report the worker computes (its failure is said in its place)
+    computing: PendingModel | None = None
     SECTIONS = ("GPUs", "Workloads", "Inference", "Nodes", "Findings")
 
     @staticmethod
@@ -237,11 +238,14 @@ class UsageView(TableView, page="usage"):
     @work(thread=True, group="usage-view", exit_on_error=False)
     def _compute(self, pending: PendingModel) -> None:
         assert pending.compute is not None
-        try:
-            built = pending.compute()
-        except Exception as exc:  # never crash the app: say it in the view
-            built = _placeholder(shown(f"usage could not be computed: {type(exc).__name__}: {exc}"))
-        self.app.call_from_thread(self._computed, pending, built)
+        self.computing = pending  # what fails is said in the view (`show_failure`), never crashes the app
+        self.app.call_from_thread(self._computed, pending, pending.compute())
+
+    def show_failure(self, group: str, line: str) -> str:
+        said = f"usage could not be computed: {line}"
+        if self.computing is not None:
+            self._computed(self.computing, _placeholder(said))
+        return said
 
     def _computed(self, pending: PendingModel, built: ViewModel) -> None:
         if self.model is pending:  # else a newer refresh's model replaced it meanwhile
