@@ -24,8 +24,8 @@ from kubectl_gpu.cli import lint as lint_cmd
 from kubectl_gpu.cli import nodes as nodes_cmd
 from kubectl_gpu.cli import nvme as nvme_cmd
 from kubectl_gpu.cli import pending as pending_cmd
-from kubectl_gpu.cli import simulate as simulate_cmd
 from kubectl_gpu.cli import pools as pools_cmd
+from kubectl_gpu.cli import simulate as simulate_cmd
 from kubectl_gpu.cli import snapshot as snapshot_cmd
 from kubectl_gpu.cli import tui as tui_cmd
 from kubectl_gpu.cli import usage as usage_cmd
