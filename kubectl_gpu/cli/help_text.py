@@ -5,27 +5,17 @@ parser, so an example cannot name a flag that does not exist."""
 
 from __future__ import annotations
 
+from kubectl_gpu.pages import pages
+
 __all__ = ["EXAMPLES", "SHORT"]
 
-#: command -> one line (kubectl's `Short`), for the root's list of commands.
+#: command -> one line (kubectl's `Short`), for the root's list of commands: a page's is its summary.
 SHORT: dict[str, str] = {
-    "nodes": "GPU nodes: accelerators free and used, driver, CUDA, health",
-    "pools": "GPUs per NodePool: requested, free, idle; Pending; worst finding",
-    "pending": "Pending pods that want an accelerator: verdict and fix",
-    "explain": "One pod, target by target: what matches, what not, the fix",
-    "diagnose": "Every analysis in one report, worst first",
-    "simulate": "What a change would do before it is applied: better, worse, drift",
+    **{page.command: page.summary for page in pages() if page.command},  # kubectl_gpu/pages
     "snapshot": "Capture what the analyses read into a bundle for --snapshot",
-    "cost": "Accelerators requested vs idle, idle spend, what keeps idle nodes",
-    "usage": "How busy allocated GPUs are, idle $/h, $ per 1M tokens",
-    "inventory": "Every accelerator instance: instance ID, type, zone, NodePool",
     "smi": "Run nvidia-smi (Neuron: neuron-ls) in a debug pod on nodes",
     "shell": "An interactive debug shell on a node",
     "cleanup": "List and delete debug pods this tool left behind",
-    "drivers": "NVIDIA driver and CUDA ceiling per node; workloads needing more",
-    "nvme": "Local NVMe per GPU node: instance store, RAID, ephemeral storage",
-    "lifecycle": "When GPU nodes expire or may be disrupted; risk to GPU pods",
-    "lint": "GPU NodePool and NodeClass mistakes, with the fix",
     "completion": "Print a shell completion script (bash, zsh, fish)",
     "tui": "The terminal UI: fleet, Pending pods, findings, smi and a shell",
 }

@@ -5,7 +5,7 @@ from kubectl_gpu.pages.spec import Page, Reads, Ref, TuiFace
 
 PAGE = Page(
     name="overview",
-    summary="Per NodePool: GPUs requested, free, idle; Pending pods; worst finding",
+    summary="GPUs per NodePool: requested, free, idle; Pending; worst finding",
     command="pools",
     fleet=True,
     reads=Reads("kubectl_gpu.core.analyses.diagnose"),

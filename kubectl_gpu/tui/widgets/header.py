@@ -20,8 +20,7 @@ from textual.widgets import Static
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import summary_spans
-from kubectl_gpu.render.messages import shown
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.page_lines import header_context, header_files, header_namespace, message_line
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.data import Refresh, cluster_name
 
@@ -78,8 +77,8 @@ def _source(state: HeaderState, now: datetime, *, short: bool) -> Text:
     else:
         out.append("SNAPSHOT ", style=theme.WARNING)
         if not short:
-            files = ", ".join(os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot)
-            out.append(safe_line(files) + " ")
+            files = [os.path.basename(p.rstrip("/")) or p for p in config.source.snapshot]
+            out.append(header_files(files) + " ")
     out.append_text(freshness(state, now, short=short))
     if config.live and config.refresh and not short:
         out.append(f", every {config.refresh:g}s", style=theme.MUTED)
@@ -113,14 +112,13 @@ def _line_one(state: HeaderState, now: datetime, width: int = 1000) -> Text:
         head.append(" READ-ONLY ", style="reverse " + theme.WARNING)
         head.append(" ")
     # The context and the cluster come from the kubeconfig or the bundle: shown made safe.
-    context = safe_line(context) if context else context
-    name = cluster_name(context, state.cluster)
-    name = safe_line(name) if name else name
+    context = header_context(context)
+    name = header_context(cluster_name(context, state.cluster))
     if name:
         head.append(name, style=theme.HEADER)
         head.append(SEP)
     missing = snap is not None and snap.namespace_missing  # red; line two and the views say why
-    head.append(safe_line(f"ns {config.namespace or 'all'}"), style=theme.ERROR if missing else "")
+    head.append(header_namespace(config.namespace), style=theme.ERROR if missing else "")
     shown_context = context if context and context != name else None
     budget = width
     tail = _source(state, now, short=False)
@@ -169,7 +167,7 @@ def _line_two(state: HeaderState) -> Text:
     if snap and any(n.code == "POLLING" for n in snap.state.notes):  # watch forbidden (kube.pacing)
         out.append("  polling", style=theme.WARNING)
     if state.error:
-        out.append(f"  {shown(state.error)}", style=theme.ERROR)
+        out.append(f"  {message_line(state.error)}", style=theme.ERROR)
     return out
 
 
