@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import msgspec
 import typer
 
 from kubectl_gpu.cli.fleet_entry import dispatch
@@ -18,10 +19,18 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from kubectl_gpu.core.catalog import Catalog
-    from kubectl_gpu.core.catalog.pricing import PriceBook
+    from kubectl_gpu.core.catalog.pricing import PriceBook, PriceFile
     from kubectl_gpu.core.k8s.state import ClusterState, Note
 
-__all__ = ["PriceFileOption", "RegionOption", "load_price_book", "price_notes", "register", "table_notes"]
+__all__ = [
+    "PriceFileOption",
+    "Prices",
+    "RegionOption",
+    "price_notes",
+    "read_prices",
+    "register",
+    "table_notes",
+]
 
 _PRICES = "Prices"
 
@@ -72,18 +81,38 @@ def read_price_file(path: str) -> object:
         ) from None
 
 
-def load_price_book(
-    catalog: Catalog, state: ClusterState, region: str | None, price_file: str | None
-) -> PriceBook:
-    """Validate --region and --price-file (exit 2 on bad input) and settle the pricing region."""
-    from kubectl_gpu.core.catalog.pricing import PriceFileError, cluster_regions, parse_price_file, price_book
+class Prices(msgspec.Struct, frozen=True):
+    """--region and --price-file, read and checked before the cluster is (bad input is exit 2 first);
+    `book(state)` settles the region from the cluster's nodes: a pure function of the loaded state."""
 
+    catalog: Catalog
+    region: str | None
+    file: PriceFile | None
+    path: str | None  # --price-file as given (the reports say where prices came from)
+
+    def book(self, state: ClusterState) -> PriceBook:
+        from kubectl_gpu.core.catalog.pricing import PriceFileError, cluster_regions, price_book
+
+        detected = cluster_regions((n.labels for n in state.nodes), state.context)
+        try:
+            return price_book(self.catalog, price_file=self.file, region=self.region, detected=detected)
+        except PriceFileError as exc:  # checked in read_prices: the cluster's regions cannot cause it
+            raise InvalidInput(str(exc)) from None
+
+
+def read_prices(region: str | None, price_file: str | None) -> Prices:
+    """Read --price-file and check it and --region against each other (exit 2 on bad input), before the
+    cluster is read."""
+    from kubectl_gpu.core.catalog import load_catalog
+    from kubectl_gpu.core.catalog.pricing import PriceFileError, parse_price_file, price_book
+
+    catalog = load_catalog()
     try:
         parsed = parse_price_file(read_price_file(price_file), price_file) if price_file else None
-        detected = cluster_regions((n.labels for n in state.nodes), state.context)
-        return price_book(catalog, price_file=parsed, region=region, detected=detected)
+        price_book(catalog, price_file=parsed, region=region)  # a malformed or contradicted --region
     except PriceFileError as exc:
         raise InvalidInput(str(exc)) from None
+    return Prices(catalog, region, parsed, price_file)
 
 
 def price_notes(prices: PriceBook, instance_types: Iterable[str | None]) -> list[Note]:
@@ -131,33 +160,34 @@ def cost(
     """Accelerators allocated vs idle per NodePool and namespace, the hourly spend on idle accelerators,
     GPU nodes without GPU pods (since when) and what keeps them (consolidation policy, consolidateAfter,
     do-not-disrupt, budgets). Always exit code 0: findings are information."""
-    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.cli.run import Command, Prepared
     from kubectl_gpu.core.analyses import cost as analysis
-    from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.k8s.state import Note
     from kubectl_gpu.render.printers import Listing
 
     wait = _min_idle(min_idle)
-    loaded = load(opts, analysis.KINDS, "nodes")
-    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    # Node figures count every pod; -n narrows the namespace rows only.
-    namespace = loaded.state.scope.namespace
+    prices = read_prices(region, price_file)
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.cost_view import cost_view
 
         return cost_view(report, wide=wide)
 
-    return Command(
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        book = prices.book(state)
+        namespace = state.scope.namespace  # node figures count every pod; -n narrows the namespace rows only
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state, catalog, now, prices=book, min_idle=wait, namespace=namespace, price_file=price_file
+            ),
+            view=draw,
+            notes=lambda report: [Note("PRICES", text) for text in report.price_notes],
+        )
+
+    return Command.for_page(
+        "cost",
         listing=Listing("nodePools", "pools", (("NodePool", "name"),)),
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        needs=("nodes",),
-        analyse=lambda state, catalog, now: analysis.analyse(
-            state, catalog, now, prices=prices, min_idle=wait, namespace=namespace, price_file=price_file
-        ),
-        view=draw,
-        notes=lambda report: [Note("PRICES", text) for text in report.price_notes],
+        prepare=prepare,
         table_notes=lambda notes: table_notes(notes, shows_prices=True),
     )
 

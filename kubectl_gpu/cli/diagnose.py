@@ -47,9 +47,10 @@ def diagnose(
 
         return diagnose_view(report, wide=wide)
 
-    return Command(
+    return Command.for_page(
+        "findings",
         listing=Listing("findings", "findings"),
-        kinds=analysis.kinds_for(only),
+        kinds=analysis.kinds_for(only),  # --only reads what those analyses read
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, only=only),
         view=draw,
         fail_on=fail_on,

@@ -25,10 +25,9 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
         return drivers_view(report, wide=wide)
 
-    return Command(
+    return Command.for_page(
+        "drivers",
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
-        kinds=analysis.KINDS,
-        selector_on="nodes",
         analyse=analysis.analyse,
         view=draw,
     )

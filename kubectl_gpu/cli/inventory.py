@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
+from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
 from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
 if TYPE_CHECKING:
     from kubectl_gpu.cli.run import CsvTable
+    from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["csv_table", "register"]
 
@@ -34,30 +35,33 @@ def inventory(
     """Every accelerator instance: EC2 instance ID, type, zone, NodePool, NodeClaim, AMI, launch time and
     compute type (also instances whose node has not registered yet). For cost and compliance tools that no
     longer see Auto Mode's instances in EC2 DescribeInstances. -o csv writes RFC 4180 CSV with a header."""
-    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.cli.run import Command, Prepared
     from kubectl_gpu.core.analyses import cost as analysis
     from kubectl_gpu.core.analyses.cost.inventory import COLUMNS
-    from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.printers import Listing
 
-    loaded = load(opts, analysis.INVENTORY_KINDS, "nodes")
-    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    prices = read_prices(region, price_file)
 
-    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
-        from kubectl_gpu.render.cost_view import inventory_view
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        book = prices.book(state)
 
-        return inventory_view(report, wide=wide, include_all=include_all, price_region=prices.region)
+        def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+            from kubectl_gpu.render.cost_view import inventory_view
 
-    return Command(
+            return inventory_view(report, wide=wide, include_all=include_all, price_region=book.region)
+
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.analyse_inventory(
+                state, catalog, now, prices=book, include_all=include_all
+            ),
+            view=draw,
+            notes=lambda report: price_notes(book, (i.instance_type for i in report.instances)),
+        )
+
+    return Command.for_page(
+        "inventory",
         listing=Listing("instances", "instances", (("NodeClaim", "nodeClaim"), ("Node", "node"))),
-        loaded=loaded,
-        kinds=analysis.INVENTORY_KINDS,
-        needs=("nodes", "nodeclaims"),
-        analyse=lambda state, catalog, now: analysis.analyse_inventory(
-            state, catalog, now, prices=prices, include_all=include_all
-        ),
-        view=draw,
-        notes=lambda report: price_notes(prices, (i.instance_type for i in report.instances)),
+        prepare=prepare,
         table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
         csv=lambda report: csv_table(COLUMNS, [i.to_dict() for i in report.instances]),
     )

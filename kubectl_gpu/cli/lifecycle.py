@@ -43,7 +43,7 @@ def lifecycle(
     when it expires and why, Drifted, disruption budgets (UTC windows) and when disruption is next allowed,
     consolidation policy, do-not-disrupt. Per running GPU pod: how long it has run, what can disrupt it next and
     when, and a risk level. --pod NS/NAME --needs 11d answers "will this job survive 11 more days?"."""
-    from kubectl_gpu.cli.run import Command, load, pod_ref
+    from kubectl_gpu.cli.run import Command, Prepared, pod_ref
     from kubectl_gpu.core.analyses import lifecycle as analysis
     from kubectl_gpu.core.k8s.times import TimeError, parse_duration
     from kubectl_gpu.render.printers import Listing
@@ -64,24 +64,27 @@ def lifecycle(
     target: tuple[str, str] | None = None
     if pod is not None:
         target = pod_ref(pod, opts.default_namespace(), "--pod")
-    loaded = load(opts, analysis.KINDS, "none" if target else "nodes")
-    if target is not None:
-        _check_target(loaded.state, target)
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.lifecycle_view import lifecycle_view
 
         return lifecycle_view(report, wide=wide, include_all=include_all)
 
-    return Command(
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        if target is not None:
+            _check_target(state, target)
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state, catalog, now, pod=target, needs=wanted, include_all=include_all
+            ),
+            view=draw,
+        )
+
+    return Command.for_page(
+        "lifecycle",
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        needs=("nodes",),
-        analyse=lambda state, catalog, now: analysis.analyse(
-            state, catalog, now, pod=target, needs=wanted, include_all=include_all
-        ),
-        view=draw,
+        selector_on="none" if target else "nodes",  # --pod names its pod: -l selects nothing then
+        prepare=prepare,
         verdict=wanted is not None,  # without --needs the exit code is always 0: no verdict
     )
 

@@ -33,7 +33,13 @@ def _from_files(paths: list[str]) -> ClusterState:
     builder = StateBuilder()
     for state in inputs:
         builder.extend(state)
-    return builder.build(source=", ".join(s.source for s in inputs if s.source))
+    state = builder.build(source=", ".join(s.source for s in inputs if s.source))
+    if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
+        raise InvalidInput(
+            f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
+            "pass the manifests that define them",
+        )
+    return state
 
 
 def lint(
@@ -57,31 +63,23 @@ def lint(
     consolidation that repacks GPU nodes, GPU pools without a taint, wrong-provider label keys, hard-coded
     instance types, expireAfter: Never on Auto Mode, training pools without a budget window, limits and
     requirements that admit nothing, NVMe left out of ephemeral storage."""
-    from kubectl_gpu.cli.run import Command, Loaded
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import lint as analysis
     from kubectl_gpu.render.printers import Listing
 
-    loaded: Loaded | None = None
     if filename and opts.fleet_member:
         raise InvalidInput("lint -f checks manifests, not clusters", "drop --contexts/--all-contexts")
-    if filename:
-        state = _from_files(filename)
-        if not state.nodepools and not state.nodeclasses and not state.legacy_karpenter:
-            raise InvalidInput(
-                f"no NodePool, NodeClass or EC2NodeClass in {state.source or 'the input'}",
-                "pass the manifests that define them",
-            )
-        loaded = Loaded(state, opts.now_or(state.captured_at))
+    files = filename
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.lint_view import lint_view
 
         return lint_view(report, wide=wide)
 
-    return Command(
+    return Command.for_page(
+        "lint",
         listing=Listing("findings", "findings"),
-        loaded=loaded,
-        kinds=analysis.KINDS,
+        read=(lambda: _from_files(files)) if files else None,
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, fail_on=fail_on),
         view=draw,
         fail_on=fail_on,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book, price_notes, table_notes
+from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
 from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
 
@@ -35,9 +38,8 @@ def nodes(
     """GPU nodes: instance type, Auto Mode or not, NodePool, accelerators allocatable/requested/free,
     GPU memory, driver and CUDA ceiling, age and health. -o wide adds the hourly price and idle accelerators.
     With NODE: that node's figures and its pods, those holding its accelerators first."""
-    from kubectl_gpu.cli.run import Command, Loaded, load
+    from kubectl_gpu.cli.run import Command, Prepared
     from kubectl_gpu.core.analyses import nodes as analysis
-    from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.errors import InvalidInput
     from kubectl_gpu.render.printers import Listing
 
@@ -46,57 +48,63 @@ def nodes(
     if node is not None:
         return node_command(opts, node, region, price_file)
 
-    def command(loaded: Loaded) -> Command[Any]:
-        prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    prices = read_prices(region, price_file)
+
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        book = prices.book(state)
 
         def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
             from kubectl_gpu.render.nodes_table import nodes_view
 
-            return nodes_view(report, wide=wide, include_all=include_all, price_region=prices.region)
+            return nodes_view(report, wide=wide, include_all=include_all, price_region=book.region)
 
-        return Command(
-            listing=Listing("nodes", "nodes", (("Node", "name"),)),
-            loaded=loaded,
-            kinds=analysis.KINDS,
-            needs=("nodes",),
+        return Prepared(
             analyse=lambda state, catalog, now: analysis.analyse(
-                state, catalog, now, include_all=include_all, prices=prices
+                state, catalog, now, include_all=include_all, prices=book
             ),
             view=draw,
-            notes=lambda report: price_notes(prices, (r.instance_type for r in report.rows)),
-            table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
+            notes=lambda report: price_notes(book, (r.instance_type for r in report.rows)),
         )
 
+    command = Command.for_page(
+        "nodes",
+        listing=Listing("nodes", "nodes", (("Node", "name"),)),
+        prepare=prepare,
+        table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
+    )
     if watch:
         from kubectl_gpu.cli.watch import watch as watching
 
-        return watching(opts, "nodes", analysis.KINDS, "nodes", command)
-    return command(load(opts, analysis.KINDS, "nodes"))
+        return watching(opts, "nodes", command)
+    return command
 
 
 def node_command(opts: GlobalOptions, name: str, region: str | None, price_file: Any) -> Any:
     """`nodes NODE`: the node's row and figures, then its pods (`core.analyses.nodes.node`)."""
-    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.cli.run import Command, Prepared
     from kubectl_gpu.core.analyses import nodes as analysis
-    from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.render.printers import Listing
 
-    loaded = load(opts, analysis.KINDS, "nodes")
-    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
+    prices = read_prices(region, price_file)
 
-    def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
-        from kubectl_gpu.render.node_pods_view import node_detail_view
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        book = prices.book(state)
 
-        return node_detail_view(report, wide=wide, price_region=prices.region)
+        def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
+            from kubectl_gpu.render.node_pods_view import node_detail_view
 
-    return Command(
+            return node_detail_view(report, wide=wide, price_region=book.region)
+
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.analyse_node(state, catalog, now, name, prices=book),
+            view=draw,
+            notes=lambda report: price_notes(book, (report.row.instance_type,)),
+        )
+
+    return Command.for_page(
+        "nodes",
         listing=Listing("pods", "pods", (("Pod", "name"),)),
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        needs=("nodes",),
-        analyse=lambda state, catalog, now: analysis.analyse_node(state, catalog, now, name, prices=prices),
-        view=draw,
-        notes=lambda report: price_notes(prices, (report.row.instance_type,)),
+        prepare=prepare,
         table_notes=lambda notes: table_notes(notes, shows_prices=opts.format is OutputFormat.wide),
     )
 

@@ -30,10 +30,9 @@ def nvme(
 
         return nvme_view(report, wide=wide, include_all=include_all)
 
-    return Command(
+    return Command.for_page(
+        "nvme",
         listing=Listing("nodes", "nodes", (("Node", "name"),)),
-        kinds=analysis.KINDS,
-        selector_on="nodes",
         analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, include_all=include_all),
         view=draw,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -10,6 +10,9 @@ from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.nodes import WatchOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
 
@@ -25,7 +28,7 @@ def pending(
 ) -> Any:
     """Every Pending pod that wants an accelerator: its verdict, the nearest NodePool (or node), the reason
     and the fix. Exit code 1 when any pod is blocked (anything but PROVISIONING)."""
-    from kubectl_gpu.cli.run import Command, Loaded
+    from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.printers import Listing
 
@@ -34,23 +37,17 @@ def pending(
 
         return pending_view(report, wide=wide, all_pending=all_pending)
 
-    def command(loaded: Loaded | None) -> Command[Any]:
-        return Command(
-            listing=Listing("pods", "pods", (("Pod", "name"),)),
-            loaded=loaded,
-            kinds=analysis.KINDS,
-            selector_on="pods",
-            analyse=lambda state, catalog, now: analysis.analyse(
-                state, catalog, now, all_pending=all_pending
-            ),
-            view=draw,
-        )
-
+    command = Command.for_page(
+        "pending",
+        listing=Listing("pods", "pods", (("Pod", "name"),)),
+        analyse=lambda state, catalog, now: analysis.analyse(state, catalog, now, all_pending=all_pending),
+        view=draw,
+    )
     if watch:
         from kubectl_gpu.cli.watch import watch as watching
 
-        return watching(opts, "pending", analysis.KINDS, "pods", command)
-    return command(None)
+        return watching(opts, "pending", command)
+    return command
 
 
 def explain(
@@ -61,7 +58,7 @@ def explain(
 ) -> Any:
     """One pod, target by target: what matches and what does not, the provisioner's own events, and the
     fix as YAML. Exit code 1 when the pod is blocked."""
-    from kubectl_gpu.cli.run import Command, load, pod_ref
+    from kubectl_gpu.cli.run import Command, Prepared, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.printers import Listing
 
@@ -71,21 +68,20 @@ def explain(
         return explain_view(report.pod)
 
     namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
-    loaded = load(opts, analysis.KINDS)
-    found = next((p for p in loaded.state.pods if p.name == name and p.namespace == namespace), None)
-    if found is None:
-        raise InvalidInput(f"pod {namespace}/{name} not found", _elsewhere(loaded.state.pods, name, pod))
-    if found.phase != "Pending":
-        raise InvalidInput(
-            f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
+
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        found = next((p for p in state.pods if p.name == name and p.namespace == namespace), None)
+        if found is None:
+            raise InvalidInput(f"pod {namespace}/{name} not found", _elsewhere(state.pods, name, pod))
+        if found.phase != "Pending":
+            raise InvalidInput(
+                f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
+            )
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found), view=draw
         )
-    return Command(
-        listing=Listing("pods", None, (("Pod", "name"),)),
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found),
-        view=draw,
-    )
+
+    return Command.for_page("explain", listing=Listing("pods", None, (("Pod", "name"),)), prepare=prepare)
 
 
 def _elsewhere(pods: Any, name: str, given: str) -> str:

@@ -18,7 +18,6 @@ def pools(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
     Pending pods nearest to each, and its worst finding; a TOTAL row for the cluster. The figures are those
     of `nodes` and `cost` (docs/vocabulary.md). -o wide adds the findings' counts and the worst one's message."""
     from kubectl_gpu.cli.run import Command
-    from kubectl_gpu.core.analyses import diagnose
     from kubectl_gpu.core.analyses.diagnose import pools as analysis
     from kubectl_gpu.render.printers import Listing
 
@@ -27,9 +26,9 @@ def pools(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
         return pools_view(report, wide=wide)
 
-    return Command(
+    return Command.for_page(
+        "overview",
         listing=Listing("nodePools", "pools", (("NodePool", "name"),)),
-        kinds=diagnose.KINDS,
         analyse=analysis.analyse,
         view=draw,
     )

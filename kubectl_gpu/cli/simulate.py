@@ -60,20 +60,14 @@ def simulate(
     """What a change would do before anyone applies it: Pending pods it unblocks or blocks, findings it
     adds or removes, lifecycle risk to running GPU pods, cost, and the nodes Karpenter would drift and
     replace. A change the API server would refuse is exit 2 with the rule's message."""
-    from kubectl_gpu.cli.run import Command, Loaded, execute, source_options
+    from kubectl_gpu.cli.run import Command, execute, source_options
     from kubectl_gpu.core.analyses.simulate import SimulateFailOn, simulate
     from kubectl_gpu.kube.change_files import read_changes
-    from kubectl_gpu.kube.source import open_source
 
     namespace = opts.namespace if opts.snapshot else (opts.namespace or opts.default_namespace())
     kind = str(patch_type) if patch_type is not None else None
     changes = read_changes(filename or [], delete or [], patch_type=kind, target=target, namespace=namespace)  # type: ignore[arg-type]
-    options = source_options(opts)
-    import msgspec
-
-    source = open_source(msgspec.structs.replace(options, keep_manifests=True))
-    state = source.load(None)
-    loaded = Loaded(state, opts.now_or(state.captured_at))
+    source_options(opts)  # a malformed -l or --field-selector is exit 2 before anything is read
     rule = SimulateFailOn(str(fail_on))
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
@@ -82,8 +76,8 @@ def simulate(
         return simulate_view(report, wide=wide)
 
     command = Command(
-        loaded=loaded,
-        kinds=None,
+        kinds=None,  # everything: the copy is the whole cluster
+        keep_manifests=True,  # the change is made on the objects as read
         analyse=lambda st, catalog, now: simulate(st, changes, catalog, now, fail_on=rule),
         view=draw,
         verdict=rule.value != "none",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, load_price_book
+from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, read_prices
 from kubectl_gpu.cli.fleet_entry import dispatch
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
@@ -56,10 +56,8 @@ def scrapes_for(
 ) -> ScrapeSet:
     """The window the analysis reads: a snapshot's saved one, else read now from the live cluster (DCGM
     exporters believed when a DaemonSet owns them, or in `exporter_namespaces`)."""
-    from kubectl_gpu.core.usage import ScrapeSet
-
     if opts.snapshot:
-        return state.scrapes or ScrapeSet(window_s=0.0, looked=False, notes=(NO_SAVED_WINDOW,))
+        return state.scrapes or _no_saved_window()
     from kubectl_gpu.cli.debug.usage_sample import smi_sampler
     from kubectl_gpu.cli.run import source_options
     from kubectl_gpu.kube.usage import collect
@@ -73,6 +71,12 @@ def scrapes_for(
         sampler=sampler,
         exporter_namespaces=exporter_namespaces,
     )
+
+
+def _no_saved_window() -> ScrapeSet:
+    from kubectl_gpu.core.usage import ScrapeSet
+
+    return ScrapeSet(window_s=0.0, looked=False, notes=(NO_SAVED_WINDOW,))
 
 
 def usage_notes(report: UsageReport) -> list[Note]:
@@ -137,9 +141,8 @@ def usage(
     nvidia-smi, else allocation only), what the idle ones cost per hour, and $ per 1M output tokens per
     inference workload. Exit 0 (findings inform), 4 when an exporter could not be read (forbidden), 2 when
     --sample meets read-only mode (--readonly, or readonly: true in the config file)."""
-    from kubectl_gpu.cli.run import Command, load
+    from kubectl_gpu.cli.run import Command, Prepared
     from kubectl_gpu.core.analyses import usage as analysis
-    from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.kube.usage.config import exporter_namespaces
 
     seconds = window_seconds(window)
@@ -149,32 +152,39 @@ def usage(
         from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 
         refuse_pods_when_readonly("--sample", readonly)
-    loaded = load(opts, analysis.KINDS, "nodes")  # -l selects nodes, as for cost
-    prices = load_price_book(load_catalog(), loaded.state, region, price_file)
-    scrapes = scrapes_for(opts, loaded.state, window_s=seconds, sample=sample, exporter_namespaces=namespaces)
+    prices = read_prices(region, price_file)
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.usage_view import usage_view
 
         return usage_view(report, wide=wide)
 
-    return Command(
-        loaded=loaded,
-        kinds=analysis.KINDS,
-        analyse=lambda state, catalog, now: analysis.analyse(
-            state,
-            catalog,
-            now,
-            scrapes=scrapes,
-            prices=prices,
-            idle_below=threshold,
-            price_file=price_file,
-            exporter_namespaces=namespaces,
-        ),
-        view=draw,
-        notes=usage_notes,
-        verdict=True,
-    )
+    def with_window(state: ClusterState) -> ClusterState:
+        """The cluster with its usage window: a snapshot's saved one, else read now (live)."""
+        import dataclasses
+
+        found = scrapes_for(opts, state, window_s=seconds, sample=sample, exporter_namespaces=namespaces)
+        return state if found is state.scrapes else dataclasses.replace(state, scrapes=found, _memo={})
+
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        book = prices.book(state)
+        scrapes = state.scrapes or _no_saved_window()
+        return Prepared(
+            analyse=lambda state, catalog, now: analysis.analyse(
+                state,
+                catalog,
+                now,
+                scrapes=scrapes,
+                prices=book,
+                idle_below=threshold,
+                price_file=price_file,
+                exporter_namespaces=namespaces,
+            ),
+            view=draw,
+            notes=usage_notes,
+        )
+
+    return Command.for_page("usage", read_more=with_window, prepare=prepare, verdict=True)
 
 
 def register(app: typer.Typer) -> None:

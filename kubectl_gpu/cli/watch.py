@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, Command, Loaded, answer, print_notes, source_options, write
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
-from kubectl_gpu.core.k8s.state import Note, SelectorTarget
+from kubectl_gpu.core.k8s.state import Note
 
 __all__ = ["check_watch", "watch"]
 
@@ -131,21 +131,16 @@ def _pause(source: object) -> None:
         time.sleep(seconds)
 
 
-def watch(
-    opts: GlobalOptions,
-    command: str,
-    kinds: Iterable[str],
-    selector_on: SelectorTarget,
-    make: Callable[[Loaded], Command[Any]],
-) -> int:
-    """Print the command's table, then its changed rows on every change of the cluster, until Ctrl-C."""
+def watch(opts: GlobalOptions, name: str, command: Command[Any]) -> int:
+    """Print the command's table, then its changed rows on every change of the cluster, until Ctrl-C: one
+    source kept open, the command prepared and answered again on each new state."""
     from kubectl_gpu.kube.source import open_source
 
-    check_watch(opts, command)
-    kinds = list(kinds)
-    source = open_source(source_options(opts, selector_on))
+    check_watch(opts, name)
+    kinds = list(command.kinds or ())
+    source = open_source(source_options(opts, command.selector_on))
     state = source.load(kinds)
-    found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
+    found = answer(opts, command, Loaded(state, opts.now_or(state.captured_at)))
     if opts.format in _STREAMED:
         print_notes(found.notes, no_color=True)
         _stream(opts, _documents(opts, found).values())
@@ -168,7 +163,7 @@ def watch(
             _pause(source)
             continue
         state = latest
-        found = answer(opts, make(Loaded(state, opts.now_or(state.captured_at))))
+        found = answer(opts, command, Loaded(state, opts.now_or(state.captured_at)))
         if list(found.table_notes) != notes:
             fresh = [n for n in found.table_notes if n not in notes]  # each note said once, as it comes
             notes = list(found.table_notes)

@@ -11,7 +11,17 @@ PAGE = Page(
     report=Ref("kubectl_gpu.core.analyses.drivers:DriverReport"),
     view=Ref("kubectl_gpu.render.drivers_view:drivers_view"),
     columns={
-        "nodes": ("name", "nodepool", "instance", "ami", "driver", "source", "cuda_max", "os_image", "detail"),
+        "nodes": (
+            "name",
+            "nodepool",
+            "instance",
+            "ami",
+            "driver",
+            "source",
+            "cuda_max",
+            "os_image",
+            "detail",
+        ),
         "groups": ("ami", "os_image", "nodes", "nodepools", "drivers"),
         "workloads": ("namespace", "workload", "cuda", "confidence", "runs_on", "may_land_on", "worst"),
         "findings": FINDINGS,

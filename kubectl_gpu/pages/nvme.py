@@ -12,7 +12,15 @@ PAGE = Page(
     view=Ref("kubectl_gpu.render.nvme_view:nvme_view"),
     columns={
         "nodes": (
-            "name", "instance", "nodepool", "nvme", "state", "devices", "requested", "ephemeral", "nodeclass",
+            "name",
+            "instance",
+            "nodepool",
+            "nvme",
+            "state",
+            "devices",
+            "requested",
+            "ephemeral",
+            "nodeclass",
             "evidence",
         ),
         "findings": FINDINGS,
