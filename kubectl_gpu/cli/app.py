@@ -120,7 +120,7 @@ def _usage_line(exc: ClickException) -> str:
 def _say(text: str, *, block: bool = False) -> None:
     """A line on stderr through the CLI's one writer (`render.messages.say`): no credential this process
     loaded (a token, a password) and no terminal control in what it prints."""
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     say(text, block=block)
 

@@ -107,9 +107,9 @@ def _directory(out: str) -> Path:
 
 
 def snapshot_fleet(opts: GlobalOptions, out: str, *, redacted: bool) -> int:
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.kube.fleet import MAX_PARALLEL, Outcome, gather
     from kubectl_gpu.kube.snapshot import write_bundle
-    from kubectl_gpu.render.messages import say
 
     members = {m.context: m for m in live_members(opts)}
     directory = _directory(out)

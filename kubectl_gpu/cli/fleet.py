@@ -124,7 +124,7 @@ def _traceback(error: BaseException) -> None:
     """--debug: a failed cluster's traceback on stderr, as a single-cluster run shows its own."""
     import traceback
 
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     say("".join(traceback.format_exception(error)), block=True)
 
@@ -174,7 +174,7 @@ def _write(
     document: Callable[[], dict[str, Any]] | None,
 ) -> None:
     from kubectl_gpu.cli.printing import print_fleet
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
 
     table = opts.format is not OutputFormat.csv

@@ -61,7 +61,7 @@ def snapshot(
     bundle that every read-only command accepts with --snapshot. Secrets are never read. With --contexts
     or --all-contexts: one bundle per context in the --out directory."""
     from kubectl_gpu.cli.capture import capture
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     out, window_s = _inputs(opts, out, old_out, usage_window)
     if opts.fleet:
@@ -114,7 +114,7 @@ def _deprecated_f(out: str, old_out: str, *, no_color: bool) -> str:
         return out
     if out:
         raise InvalidInput("snapshot: -f and --out both given", "use --out FILE (-f is deprecated)")
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     say(
         "warning: snapshot -f is deprecated (-f means an input file, as in lint -f and kubectl -f): "
@@ -156,9 +156,9 @@ def _usage(
     """A window of /metrics samples of the exporters (believed as `usage` believes them: a DaemonSet's, or
     in the config file's usage.exporterNamespaces) and servers among the pods just captured."""
     from kubectl_gpu.cli.run import source_options
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.kube.usage import collect, find_endpoints
     from kubectl_gpu.kube.usage.saved import pods_state, redact_scrapes
-    from kubectl_gpu.render.messages import say
 
     state = pods_state(taken.objects, taken.notes)
     found = len(find_endpoints(state, namespaces))

@@ -86,8 +86,8 @@ def tui_config(
 def launch(config: TuiConfig) -> int:
     """Run the app until it quits; then delete any debug pod it still tracks (also after a crash, and on
     SIGTERM or SIGHUP, raised as KeyboardInterrupt so that this cleanup runs)."""
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.kube.debug.runner import interrupts_on_sigterm
-    from kubectl_gpu.render.messages import say
     from kubectl_gpu.tui.app import GpuApp
 
     app = GpuApp(config)

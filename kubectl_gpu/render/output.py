@@ -6,15 +6,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import msgspec
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.measure import Measurement
-from rich.segment import Segment, Segments
+from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -35,11 +34,6 @@ __all__ = [
 ]
 
 
-# C0 controls but newline and tab, DEL and C1: never ours (rich adds our styles to segments), but they
-# reach the tables in cluster data anyone may write (an Event's message, a condition, an OS image): an
-# ESC there would colour a pipe or drive the terminal. Terminals give them no width, so removing them
-# keeps the tables aligned.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Off a terminal the console is this wide: tables take the width they need.
 _UNBOUNDED = 4000
 # A wrapping column narrower than this reads as a column of syllables.
@@ -51,11 +45,8 @@ LARGE_TABLE_ROWS = 2000
 
 
 class _Console(Console):
-    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-        return super()._render_buffer(
-            segment if segment.control else Segment(_CONTROL.sub("", segment.text), segment.style)
-            for segment in buffer
-        )
+    """The tables' console. It draws text made safe once, before it: the view model's (its constructors
+    call `render.safe`) and the message lines of `cli.say`; it cleans nothing a second time."""
 
     def on_broken_pipe(self) -> None:
         """The reader went away (`| head`). rich would exit 1, which is our "findings" code: raise the
@@ -178,7 +169,7 @@ def _large_model(table: ModelTable) -> tuple[_Shape, list[list[Cell]]] | None:
 
 
 def _plain(cell: Cell) -> str:
-    return _CONTROL.sub("", cell.plain if isinstance(cell, Text) else cell)
+    return cell.plain if isinstance(cell, Text) else cell
 
 
 def _plain_lines(shape: _Shape, grid: list[list[Cell]]) -> list[str]:
@@ -198,7 +189,7 @@ def _plain_lines(shape: _Shape, grid: list[list[Cell]]) -> list[str]:
 
 def _styled_lines(shape: _Shape, grid: list[list[Cell]]) -> list[Text]:
     """The same lines with their styles, for a colour console (bold headers, red health)."""
-    texts = [[c if isinstance(c, Text) else Text(_CONTROL.sub("", c)) for c in cells] for cells in grid]
+    texts = [[c if isinstance(c, Text) else Text(c) for c in cells] for cells in grid]
     if shape.show_header:
         for cells in texts:
             cells[0] = Text(cells[0].plain, style=shape.header_style)

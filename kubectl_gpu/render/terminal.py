@@ -1,5 +1,5 @@
 """Whether a stream gets colour: shared by the tables' console (`render.output`) and the one writer of
-the CLI's messages (`render.messages.say`), which must stay light (no rich until it colours a line)."""
+the CLI's messages (`cli.say`), which must stay light (no rich until it colours a line)."""
 
 from __future__ import annotations
 

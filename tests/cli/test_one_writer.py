@@ -1,5 +1,5 @@
 """Every line the CLI prints that is not its data (a warning, an error, a note, progress) goes through one
-writer, `render.messages.say`, which scrubs credentials and makes the text safe (issue 39). This test keeps
+writer, `cli.say`, which scrubs credentials and makes the text safe (issue 39). This test keeps
 raw writes out of kubectl_gpu/cli: `print(...)`, `sys.stdout.write`, `sys.stderr.write`, `typer.echo`,
 `console.print`. The data writers stay (JSON, YAML, CSV, the names, the bundle, the completion protocol,
 our own help): each is allowed here, by file and call, with its reason."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_gpu.render import messages
+from kubectl_gpu.cli.say import say
 
 CLI = Path(__file__).resolve().parents[2] / "kubectl_gpu" / "cli"
 RAW = ("print", "typer.echo", "typer.secho", "click.echo", "sys.stdout.write", "sys.stderr.write")
@@ -20,6 +20,7 @@ DATA = "the command's data (a JSON/YAML/CSV document), not a message"
 
 #: (file, call) -> why it may write raw; the count of such calls in that file must match
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
+    ("say.py", "console.print"): (1, "the one writer itself: a coloured line, on a terminal"),
     ("app.py", "typer.echo"): (2, "--version and --help: our own text, the answer the user asked for"),
     ("completion.py", "sys.stdout.write"): (1, "the shell-completion protocol: candidates, then :directive"),
     ("completion_cmd.py", "sys.stdout.write"): (1, "the completion script the shell sources"),
@@ -60,7 +61,7 @@ def test_the_cli_writes_messages_only_through_the_one_writer() -> None:
         for name, line in _raw_writes(path):
             counts.setdefault((path.relative_to(CLI).as_posix(), name), []).append(line)
     unexpected = {key: lines for key, lines in counts.items() if key not in ALLOWED}
-    assert unexpected == {}, "write messages with render.messages.say (or allow a data writer here, with why)"
+    assert unexpected == {}, "write messages with cli.say (or allow a data writer here, with why)"
     wrong = {key: lines for key, lines in counts.items() if len(lines) != ALLOWED[key][0]}
     assert wrong == {}, "a data writer was added or removed: update ALLOWED (and its reason)"
     stale = set(ALLOWED) - set(counts)
@@ -83,7 +84,7 @@ def test_say_scrubs_and_makes_safe(monkeypatch: pytest.MonkeyPatch, stdout: bool
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr("sys.stdout", out)
     monkeypatch.setattr("sys.stderr", err)
-    messages.say("note: \x1b]52;c;eA==\x07 \u202eevil\nFORGED", stdout=stdout, style="yellow")
+    say("note: \x1b]52;c;eA==\x07 \u202eevil\nFORGED", stdout=stdout, style="yellow")
     written = (out if stdout else err).getvalue()
     assert written == "note: \\x1b]52;c;eA==\\x07 \\u202eevil\\nFORGED\n"
     assert (err if stdout else out).getvalue() == ""
@@ -92,5 +93,5 @@ def test_say_scrubs_and_makes_safe(monkeypatch: pytest.MonkeyPatch, stdout: bool
 def test_say_keeps_a_tracebacks_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
-    messages.say("Traceback:\n  line \x1b[2J\n", block=True)
+    say("Traceback:\n  line \x1b[2J\n", block=True)
     assert err.getvalue() == "Traceback:\n  line \\x1b[2J\n"

@@ -1,4 +1,4 @@
-"""Fleet mode writes its clusters' notes and errors through the CLI's one writer (`render.messages.say`):
+"""Fleet mode writes its clusters' notes and errors through the CLI's one writer (`cli.say`):
 a bundle's note, or a context's name, that holds a bidi override, an escape or a line break is shown
 escaped, never sent to the terminal (issue 39; reproduced first with the hostile bundle)."""
 

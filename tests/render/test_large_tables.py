@@ -11,10 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from kubectl_gpu.render import output, theme
+from kubectl_gpu.render.safe import safe_line
 
 
 def render(view: object) -> str:
-    """As `cli` writes off a terminal: the tool's own console (which drops control characters), no colour."""
+    """As `cli` writes off a terminal: the tool's own console, no colour."""
     buffer = io.StringIO()
     console = output._Console(file=buffer, width=4000, color_system=None, no_color=True, force_terminal=False)
     output.print_table(console, view)  # type: ignore[arg-type]
@@ -26,9 +27,8 @@ def _table(rows: int, *, title: str | None = None) -> Table:
     table.add_column("IDLE", justify="right", no_wrap=True)
     for i in range(rows):
         health = Text("XID 79" if i % 3 else "ok", style="red" if i % 3 else "green")
-        name = (
-            f"i-{i:05d}" if i % 7 else f"ｎｏｄｅ-{i}\x1b[31m"
-        )  # wide characters, an escape from cluster data
+        # wide characters, and an escape from cluster data as it reaches a console: made safe (render.safe)
+        name = f"i-{i:05d}" if i % 7 else safe_line(f"ｎｏｄｅ-{i}\x1b[31m")
         table.add_row(name, "l40s x4" if i % 2 else "-", health, str(i % 11))
     return table
 
@@ -58,7 +58,8 @@ def test_on_a_colour_terminal_the_styles_are_kept(monkeypatch: pytest.MonkeyPatc
     output.print_table(console, _table(40))
     text = buffer.getvalue()
     assert "\x1b[1m" in text or "\x1b[1;" in text  # bold headers
-    assert "XID 79" in text and "\x1b[31m\x1b[31m" not in text  # the cluster's own escape is removed
+    assert "XID 79" in text and "\x1b[31m\x1b[31m" not in text  # the cluster's escape is shown, inert
+    assert "ｎｏｄｅ-0\\x1b[31m" in text
     shown = [line.rstrip() for line in Text.from_ansi(text).plain.splitlines()]
     assert shown == render(_table(40)).splitlines()
 

@@ -25,7 +25,6 @@ from kubectl_gpu.core.debugpod.leftover import Verdict, judge
 from kubectl_gpu.core.errors import ExitCode
 
 if TYPE_CHECKING:
-
     from kubectl_gpu.kube.debug.pod_api import PodApi
 
 __all__ = ["cleanup", "register"]
@@ -117,7 +116,7 @@ def cleanup(
     pod shape), in every namespace unless -n is given, and delete them. Left behind: finished, past its
     deadline, or its creator is gone; a pod still in use is listed and kept unless named or --force. Without
     --yes it asks on a terminal, and elsewhere only lists them and exits 1."""
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.render.output import make_console, print_table
     from kubectl_gpu.render.smi_view import cleanup_table
 
@@ -170,7 +169,7 @@ def _report(
     in_use: list[tuple[str, str]],
     verdicts: dict[tuple[str, str], Verdict],
 ) -> None:
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.render.output import dump_json, dump_yaml
 
     if opts.format in (OutputFormat.json, OutputFormat.yaml):

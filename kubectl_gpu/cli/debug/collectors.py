@@ -48,8 +48,8 @@ def run_collectors(
     interrupted, this raises `Interrupted` naming any pod left and how to delete it (`left_error`)."""
     from rich.live import Live
 
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, run_parallel
-    from kubectl_gpu.render.messages import say
     from kubectl_gpu.render.output import make_console
     from kubectl_gpu.render.smi_view import FanoutProgress
 

@@ -95,7 +95,7 @@ def kubectl_flags(opts: GlobalOptions, context: str | None, *, token: bool = Fal
 
 
 def print_warnings(lines: Sequence[str], no_color: bool) -> None:
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     for line in dict.fromkeys(lines):
         say(f"warning: {line}", style="yellow", no_color=no_color)

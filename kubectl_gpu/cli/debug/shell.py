@@ -65,9 +65,9 @@ def shell(
     tools), through kubectl exec; with -- COMMAND, runs that one command there and exits with its exit code.
     The pod is deleted when the shell or command exits, or on Ctrl-C."""
     from kubectl_gpu.cli.debug.dry_run import print_dry_run
+    from kubectl_gpu.cli.say import say as say_line
     from kubectl_gpu.kube.debug.runner import DebugRunner, RunnerSettings, interrupts_on_sigterm, say
     from kubectl_gpu.kube.debug.shell import exec_argv, greeting, kubectl_binary, run_in_foreground
-    from kubectl_gpu.render.messages import say as say_line
 
     seconds = parse_seconds(timeout, "--timeout")
     if not dry_run:

@@ -48,7 +48,7 @@ def _exit_code(results: Sequence[SmiResult]) -> int:
 
 
 def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
     from kubectl_gpu.render.output import dump_json, dump_yaml, make_console, print_table
     from kubectl_gpu.render.smi_view import smi_report, smi_view
 
@@ -77,7 +77,7 @@ def _emit(results: Sequence[SmiResult], opts: GlobalOptions, raw: bool) -> int:
 
 
 def _print_errors(errors: Sequence[str], no_color: bool) -> None:
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     for error in errors:
         say(f"error: {error}", style="red", no_color=no_color)

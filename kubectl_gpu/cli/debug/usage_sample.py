@@ -43,7 +43,7 @@ def _failed(namespace: str, node: str, error: str, at: datetime) -> Scrape:
 
 def _round(opts: GlobalOptions, nodes: Sequence[str], timeout: float, concurrency: int) -> list[Scrape]:
     from kubectl_gpu.cli.debug.collectors import run_collectors
-    from kubectl_gpu.render.messages import say
+    from kubectl_gpu.cli.say import say
 
     namespace = namespace_of(opts)
     try:
