@@ -149,3 +149,47 @@ async def test_the_usage_view_that_meets_a_bug_says_so_in_the_view(monkeypatch: 
         await _settle(pilot, "u")
         assert "usage could not be computed: RuntimeError: a bug" in _screen(app)
         assert _said(app, "usage")
+
+
+def _workers_that_keep_running() -> list[tuple[str, str, str]]:
+    """(module, class, method) of every worker started with `exit_on_error=False` in kubectl_gpu/tui."""
+    import ast
+    from pathlib import Path
+
+    import kubectl_gpu.tui
+
+    tui = Path(kubectl_gpu.tui.__file__).parent
+    found = []
+    for path in sorted(tui.rglob("*.py")):
+        module = ".".join(path.relative_to(tui.parent.parent).with_suffix("").parts)
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for fn in cls.body:
+                if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                for deco in fn.decorator_list:
+                    keywords = deco.keywords if isinstance(deco, ast.Call) else []
+                    if any(k.arg == "exit_on_error" for k in keywords):
+                        found.append((module, cls.name, fn.name))
+    return found
+
+
+def test_every_worker_that_keeps_the_app_running_has_the_one_handler() -> None:
+    import importlib
+
+    from kubectl_gpu.tui.background import ShowsWorkerFailures
+
+    workers = _workers_that_keep_running()
+    assert {group for _, group, _ in workers} >= {
+        "GpuApp",
+        "DetailScreen",
+        "UsageView",
+        "DebugKeys",
+        "FleetKeys",
+    }
+    for module, name, method in workers:
+        cls = getattr(importlib.import_module(module), name)
+        # the node that starts it: the class itself, or the app it is mixed into
+        node = GpuApp if cls in GpuApp.__mro__ else cls
+        assert issubclass(node, ShowsWorkerFailures), f"{module}.{name}.{method}"

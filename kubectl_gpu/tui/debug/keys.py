@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App, SuspendNotSupported
 
 from kubectl_gpu.core.analyses.smi import SmiResult
+from kubectl_gpu.render.page_lines import message_line
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.debug.jobs import DebugJobs, JobOutcome, ShellJob, SmiJob, offline_smi
@@ -183,7 +184,7 @@ class DebugKeys(App[int]):
 
         def run() -> int:
             for line in greeting:
-                print(line, file=sys.stderr)
+                print(message_line(line), file=sys.stderr)  # the pod's notes: made safe, as every message
             return run_in_foreground(argv)
 
         try:
