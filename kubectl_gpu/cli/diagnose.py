@@ -35,8 +35,8 @@ def diagnose(
     from kubectl_gpu.core.analyses import diagnose as analysis
     from kubectl_gpu.render.printers import Listing
 
-    if only:  # repeatable, and (as kubectl lists) comma-separated
-        only = [name.strip() for item in only for name in item.split(",")]
+    if only:  # repeatable, and (as kubectl lists) comma-separated; an older name is the analysis's now
+        only = [analysis.RENAMED.get(name.strip(), name.strip()) for item in only for name in item.split(",")]
     unknown = sorted(set(only or ()) - set(analysis.ANALYSES))
     if unknown:
         names = ", ".join(name or "''" for name in unknown)

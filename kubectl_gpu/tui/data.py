@@ -162,7 +162,7 @@ def analyse(
         loaded_at=loaded_at,
         seconds=time.perf_counter() - started,
         nodes=node_report,
-        health=_report(reports, "nodes", health.HealthReport),
+        health=_report(reports, "health", health.HealthReport),
         pending=_report(reports, "pending", pending.PendingReport),
         drivers=_report(reports, "drivers", drivers.DriverReport),
         nvme=_report(reports, "nvme", nvme.NvmeReport),

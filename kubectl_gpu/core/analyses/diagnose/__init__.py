@@ -3,6 +3,7 @@
 from kubectl_gpu.core.analyses.diagnose.analysis import (
     ANALYSES,
     KINDS,
+    RENAMED,
     DiagnoseReport,
     Suite,
     analyse,
@@ -16,6 +17,7 @@ from kubectl_gpu.core.analyses.diagnose.pools import PoolsReport, PoolSummary, p
 __all__ = [
     "ANALYSES",
     "KINDS",
+    "RENAMED",
     "DiagnoseReport",
     "PoolSummary",
     "PoolsReport",

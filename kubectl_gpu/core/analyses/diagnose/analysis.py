@@ -21,6 +21,7 @@ from kubectl_gpu.core.report import Finding, Report, ReportBase, Severity, sever
 __all__ = [
     "ANALYSES",
     "KINDS",
+    "RENAMED",
     "Analysis",
     "DiagnoseReport",
     "Suite",
@@ -34,9 +35,10 @@ __all__ = [
 
 Analysis = Callable[[ClusterState, Catalog, datetime], Report]
 
-# name (as --only spells it) -> (analysis, the kinds it reads). Each is pure and independent.
+# name (as --only spells it, and the suite's key for its report) -> (analysis, the kinds it reads). Each is
+# pure and independent.
 ANALYSES: dict[str, tuple[Analysis, frozenset[str]]] = {
-    "nodes": (health.analyse, health.KINDS),
+    "health": (health.analyse, health.KINDS),
     "smi": (smi.analyse, smi.KINDS),
     "pending": (pending.analyse, pending.KINDS),
     "drivers": (drivers.analyse, drivers.KINDS),
@@ -46,6 +48,8 @@ ANALYSES: dict[str, tuple[Analysis, frozenset[str]]] = {
     "cost": (cost.analyse, cost.KINDS),
 }
 KINDS = frozenset().union(*(kinds for _, kinds in ANALYSES.values()))
+#: names --only still takes from before a rename -> the name now ("nodes" ran node health)
+RENAMED: dict[str, str] = {"nodes": "health"}
 
 
 def kinds_for(only: Sequence[str] | None) -> frozenset[str]:
