@@ -30,18 +30,18 @@ LOADING = "loading..."
 VIEWS: tuple[type[TableView], ...] = tuple(page.tui.view.resolve() for page in tui_pages() if page.tui)
 
 
-def build_all(snapshot: Refresh) -> dict[str, ViewModel]:
-    """Every view's model for one snapshot (in the refresh worker)."""
-    return {view.view_id: view.build(snapshot) for view in VIEWS}
+def build_all(refresh: Refresh) -> dict[str, ViewModel]:
+    """Every view's model for one refresh (in the refresh worker)."""
+    return {view.view_id: view.build(refresh) for view in VIEWS}
 
 
-def build_changed(snapshot: Refresh, previous: Refresh | None) -> dict[str, ViewModel]:
+def build_changed(refresh: Refresh, previous: Refresh | None) -> dict[str, ViewModel]:
     """The models of what changed: every view's, none (the reports were reused), or the usage view's alone
     (the same reports, a new usage window: live, each refresh reads one)."""
-    if not snapshot.reused:
-        return build_all(snapshot)
-    if previous is not None and snapshot.usage is not previous.usage:
-        return {UsageView.view_id: UsageView.build(snapshot)}
+    if not refresh.reused:
+        return build_all(refresh)
+    if previous is not None and refresh.usage is not previous.usage:
+        return {UsageView.view_id: UsageView.build(refresh)}
     return {}
 
 
@@ -51,12 +51,12 @@ def placeholder(view: type[TableView]) -> ViewModel:
     return ViewModel(sections, summary=Text(LOADING, style=theme.MUTED))
 
 
-def build_first(snapshot: Refresh, shown: str) -> dict[str, ViewModel]:
+def build_first(refresh: Refresh, shown: str) -> dict[str, ViewModel]:
     """The first refresh's first models: the view shown, built; every other a placeholder. Building them
     all took 4 s of a 14 s first screen with 20,000 Pending pods (the Pending and Findings views' rows)."""
-    return {v.view_id: v.build(snapshot) if v.view_id == shown else placeholder(v) for v in VIEWS}
+    return {v.view_id: v.build(refresh) if v.view_id == shown else placeholder(v) for v in VIEWS}
 
 
-def build_rest(snapshot: Refresh, shown: str) -> dict[str, ViewModel]:
+def build_rest(refresh: Refresh, shown: str) -> dict[str, ViewModel]:
     """The other views' models, built right after the first screen (in the same worker)."""
-    return {v.view_id: v.build(snapshot) for v in VIEWS if v.view_id != shown}
+    return {v.view_id: v.build(refresh) for v in VIEWS if v.view_id != shown}

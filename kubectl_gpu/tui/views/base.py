@@ -144,7 +144,7 @@ class TableView(Vertical):
         self.scope_note = ""
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
+    def build(refresh: Refresh) -> ViewModel:
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
@@ -313,6 +313,6 @@ class TableView(Vertical):
             self.post_message(self.Open(self, event.row))
 
 
-def object_detail(snapshot: Refresh, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:
+def object_detail(refresh: Refresh, ref: ObjectRef | None, head: RenderableType | None = None) -> Group:
     """A detail pane for a row about `ref`: `head`, then the diagnose findings about it."""
-    return findings_detail(head, snapshot.findings_for(ref) if ref is not None else ())
+    return findings_detail(head, refresh.findings_for(ref) if ref is not None else ())

@@ -17,22 +17,22 @@ from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 __all__ = ["CostView"]
 
 
-def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
     head = None
     if isinstance(row.obj, IdleNode):
         head = lines([("Kept by", "; ".join(k.message for k in row.obj.kept_by))])
-    return object_detail(snapshot, row.ref, head)
+    return object_detail(refresh, row.ref, head)
 
 
-def _sections(snapshot: Refresh, view: model.View) -> tuple[Section, ...]:
-    detail = lambda row: _detail(snapshot, row)  # noqa: E731
+def _sections(refresh: Refresh, view: model.View) -> tuple[Section, ...]:
+    detail = lambda row: _detail(refresh, row)  # noqa: E731
     idle = view.table("idle")
     idle_fits = [Fit(c.key, flex=c.key == "kept-by") for c in idle.columns] if idle is not None else None
     return (
         Section("NodePools", to_grid(view.table("pools"), detail=detail, empty="None.")),
         Section("Namespaces", to_grid(view.table("namespaces"), detail=detail, empty="None.")),
         Section("Idle nodes", to_grid(idle, fits=idle_fits, detail=detail, empty="No idle GPU nodes.")),
-        Section("Findings", findings_section(snapshot.cost.findings)),
+        Section("Findings", findings_section(refresh.cost.findings)),
     )
 
 
@@ -40,8 +40,8 @@ class CostView(TableView, page="cost"):
     SECTIONS = ("NodePools", "Namespaces", "Idle nodes", "Findings")
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        view = cost_view(snapshot.cost, wide=False)  # once: the sections and the footnote
+    def build(refresh: Refresh) -> ViewModel:
+        view = cost_view(refresh.cost, wide=False)  # once: the sections and the footnote
         notes = view.texts()
         summary = rich_prose(notes[-1]) if notes else None
-        return ViewModel(_sections(snapshot, view), summary=summary)
+        return ViewModel(_sections(refresh, view), summary=summary)

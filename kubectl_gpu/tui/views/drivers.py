@@ -23,7 +23,7 @@ def _may_land_on(workload: Workload) -> str:
     return ", ".join(workload.may_land_on) + (f" (+{more} more)" if more > 0 else "")
 
 
-def _workload_detail(snapshot: Refresh, workload: Workload) -> RenderableType:
+def _workload_detail(refresh: Refresh, workload: Workload) -> RenderableType:
     need = workload.cuda.need
     head = lines(
         [
@@ -34,20 +34,20 @@ def _workload_detail(snapshot: Refresh, workload: Workload) -> RenderableType:
             ("May land on", _may_land_on(workload)),
         ]
     )
-    return object_detail(snapshot, workload.ref, head)
+    return object_detail(refresh, workload.ref, head)
 
 
-def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
     if isinstance(row.obj, Workload):
-        return _workload_detail(snapshot, row.obj)
+        return _workload_detail(refresh, row.obj)
     head = lines([("Detail", row.obj.detail)]) if isinstance(row.obj, NodeDriver) else None
-    return object_detail(snapshot, row.ref, head)
+    return object_detail(refresh, row.ref, head)
 
 
-def _sections(snapshot: Refresh) -> tuple[Section, ...]:
-    report = snapshot.drivers
+def _sections(refresh: Refresh) -> tuple[Section, ...]:
+    report = refresh.drivers
     view = drivers_view(report, wide=False)
-    detail = lambda row: _detail(snapshot, row)  # noqa: E731
+    detail = lambda row: _detail(refresh, row)  # noqa: E731
     return (
         Section("Nodes", to_grid(view.table("nodes"), detail=detail, empty="No NVIDIA GPU nodes.")),
         Section("Workloads", to_grid(view.table("workloads"), detail=detail, empty="No GPU workloads.")),
@@ -67,10 +67,10 @@ class DriversView(TableView, page="drivers"):
     SECTIONS = ("Nodes", "Workloads", "AMIs", "Findings")
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        notes = tuple(Text(line.plain, style="dim") for line in _notes(snapshot))
-        return ViewModel(_sections(snapshot), notes=notes)
+    def build(refresh: Refresh) -> ViewModel:
+        notes = tuple(Text(line.plain, style="dim") for line in _notes(refresh))
+        return ViewModel(_sections(refresh), notes=notes)
 
 
-def _notes(snapshot: Refresh) -> list[model.Prose]:
-    return [model.prose(f"note: {n}") for n in snapshot.drivers.notes]
+def _notes(refresh: Refresh) -> list[model.Prose]:
+    return [model.prose(f"note: {n}") for n in refresh.drivers.notes]

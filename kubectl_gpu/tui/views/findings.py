@@ -79,7 +79,7 @@ class FindingsView(TableView, page="findings"):
     SECTIONS = ("All",)
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        report = snapshot.diagnose
+    def build(refresh: Refresh) -> ViewModel:
+        report = refresh.diagnose
         table = findings_section(report.findings, "No findings: nothing diagnose would report.")
         return ViewModel((Section("All", table),), summary=counts_text(report.findings))

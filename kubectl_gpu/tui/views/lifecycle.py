@@ -18,7 +18,7 @@ from kubectl_gpu.tui.widgets.grid import Cell
 __all__ = ["LifecycleView"]
 
 
-def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
     obj = row.obj
     head = None
     if isinstance(obj, NodeLifecycle):
@@ -27,12 +27,12 @@ def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
     elif isinstance(obj, PodLifecycle):
         detail = "; ".join(f"{d.by}: {d.detail}" for d in obj.disruptions) or None
         head = lines([("Pod", f"{obj.namespace}/{obj.name} on {obj.node}"), ("Disruptions", detail)])
-    return object_detail(snapshot, row.ref, head)
+    return object_detail(refresh, row.ref, head)
 
 
-def _node_fits(table: model.Table, snapshot: Refresh) -> list[Fit]:
+def _node_fits(table: model.Table, refresh: Refresh) -> list[Fit]:
     """The model's columns with LIFE (expiry as a bar: full when the node expires) after AGE."""
-    now = snapshot.now
+    now = refresh.now
 
     def life(row: model.Row) -> tuple[Cell, object]:
         obj = row.obj
@@ -53,13 +53,13 @@ class LifecycleView(TableView, page="lifecycle"):
     SECTIONS = ("Nodes", "Pods", "Findings")
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        report = snapshot.lifecycle
-        detail = lambda row: _detail(snapshot, row)  # noqa: E731
+    def build(refresh: Refresh) -> ViewModel:
+        report = refresh.lifecycle
+        detail = lambda row: _detail(refresh, row)  # noqa: E731
         node_table = nodes_table(report, wide=False)
         nodes = to_grid(
             node_table if report.nodes else None,
-            fits=_node_fits(node_table, snapshot) if report.nodes else None,
+            fits=_node_fits(node_table, refresh) if report.nodes else None,
             detail=detail,
             empty="No nodes with accelerators.",
         )

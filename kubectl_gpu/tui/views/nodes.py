@@ -18,7 +18,7 @@ from kubectl_gpu.tui.widgets.grid import Cell, Table
 __all__ = ["NodesView", "node_of"]
 
 
-def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
+def _detail(refresh: Refresh, row: NodeRow) -> RenderableType:
     acc = row.accelerator
     usage = None
     if acc is not None:
@@ -41,15 +41,15 @@ def _detail(snapshot: Refresh, row: NodeRow) -> RenderableType:
             ("OS", row.os_image),
         ]
     )
-    return findings_detail(head, snapshot.findings_for(ObjectRef("Node", row.name)))
+    return findings_detail(head, refresh.findings_for(ObjectRef("Node", row.name)))
 
 
-def _expiries(snapshot: Refresh) -> dict[str, tuple[str, float]]:
+def _expiries(refresh: Refresh) -> dict[str, tuple[str, float]]:
     out: dict[str, tuple[str, float]] = {}
-    for life in snapshot.lifecycle.nodes:
+    for life in refresh.lifecycle.nodes:
         if life.expires_at is None:
             continue
-        left = life.expires_at - snapshot.now
+        left = life.expires_at - refresh.now
         seconds = left.total_seconds()
         out[life.name] = ("now" if seconds <= 0 else f"in {format_age(left)}", seconds)
     return out
@@ -62,16 +62,16 @@ def node_of(row: model.Row) -> NodeRow:
     return row.obj
 
 
-def build_nodes(snapshot: Refresh) -> Table:
-    report = snapshot.nodes
+def build_nodes(refresh: Refresh) -> Table:
+    report = refresh.nodes
     table = nodes_table(report, wide=False)
-    expiries = _expiries(snapshot)
+    expiries = _expiries(refresh)
     alloc = table.index("alloc")
 
     def usage(row: model.Row) -> tuple[Cell, object]:
         node = node_of(row)
         cell = row.cells[alloc]
-        parts = snapshot.parts_of(node)
+        parts = refresh.parts_of(node)
         bar = allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8)
         bar.append(" ")
         bar.append(cell.text, style=cell.style or None)
@@ -97,7 +97,7 @@ def build_nodes(snapshot: Refresh) -> Table:
     return to_grid(
         table if report.rows else None,
         fits=fits,
-        detail=lambda row: _detail(snapshot, node_of(row)),
+        detail=lambda row: _detail(refresh, node_of(row)),
         empty="No nodes with accelerators.",
     )
 
@@ -106,5 +106,5 @@ class NodesView(TableView, page="nodes"):
     SECTIONS = ("Nodes",)
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        return ViewModel((Section("Nodes", build_nodes(snapshot)),), summary=legend())
+    def build(refresh: Refresh) -> ViewModel:
+        return ViewModel((Section("Nodes", build_nodes(refresh)),), summary=legend())

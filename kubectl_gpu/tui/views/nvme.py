@@ -20,23 +20,23 @@ FITS = tuple(
 )
 
 
-def _detail(snapshot: Refresh, row: model.Row) -> RenderableType:
+def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
     head = None
     if isinstance(row.obj, NvmeRow):
         head = lines([("Evidence", "; ".join(row.obj.evidence)), ("Why", row.obj.reason)])
-    return object_detail(snapshot, row.ref, head)
+    return object_detail(refresh, row.ref, head)
 
 
 class NvmeView(TableView, page="nvme"):
     SECTIONS = ("Nodes", "Findings")
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        report = snapshot.nvme
+    def build(refresh: Refresh) -> ViewModel:
+        report = refresh.nvme
         nodes = to_grid(
             nvme_table(report, wide=False) if report.rows else None,
             fits=FITS,
-            detail=lambda row: _detail(snapshot, row),
+            detail=lambda row: _detail(refresh, row),
             empty="No nodes with accelerators.",
         )
         return ViewModel((Section("Nodes", nodes), Section("Findings", findings_section(report.findings))))

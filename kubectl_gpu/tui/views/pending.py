@@ -128,9 +128,9 @@ class PendingModel(ViewModel, frozen=True, dict=True):
     empty: str = EMPTY
 
 
-def empty_text(snapshot: Refresh) -> str:
+def empty_text(refresh: Refresh) -> str:
     """No row: none Pending, or the namespace in scope does not exist (never `0` as if all were fine)."""
-    missing = snapshot.namespace_missing
+    missing = refresh.namespace_missing
     if missing is None:
         return EMPTY
     return namespace_missing(missing)
@@ -149,9 +149,9 @@ def grid_of(
     )
 
 
-def build_pending(snapshot: Refresh) -> Table:
+def build_pending(refresh: Refresh) -> Table:
     """The Pending grid as the view first shows it (every group closed)."""
-    return PendingView.build(snapshot).sections[0].table
+    return PendingView.build(refresh).sections[0].table
 
 
 class PendingView(TableView, page="pending"):
@@ -167,11 +167,11 @@ class PendingView(TableView, page="pending"):
             grid.markable = False
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        report = snapshot.pending
+    def build(refresh: Refresh) -> ViewModel:
+        report = refresh.pending
         table = pending_table(report, wide=True) if report.pods else None
-        groups = tuple(pending_groups(table, snapshot.state)) if table is not None else ()
-        empty = empty_text(snapshot)
+        groups = tuple(pending_groups(table, refresh.state)) if table is not None else ()
+        empty = empty_text(refresh)
         section = Section("Pods", grid_of(table, groups, set(), empty))
         return PendingModel((section,), table=table, groups=groups, empty=empty)
 

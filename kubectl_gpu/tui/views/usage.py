@@ -103,7 +103,7 @@ def _gpu_fits(report: UsageReport) -> list[Fit]:
     ]
 
 
-def _detail(snapshot: Refresh, report: UsageReport, row: model.Row) -> RenderableType:
+def _detail(refresh: Refresh, report: UsageReport, row: model.Row) -> RenderableType:
     """The row's figures, then the usage findings about it (the pods holding a GPU), then diagnose's."""
     from kubectl_gpu.core.analyses.usage.report import GroupUsage, TokenCost
 
@@ -127,7 +127,7 @@ def _detail(snapshot: Refresh, report: UsageReport, row: model.Row) -> Renderabl
     elif isinstance(obj, GroupUsage) and obj.unpriced_pods:
         head = lines([("Unpriced pods", obj.unpriced_pods)])
     usage = [f for f in report.findings if f.object in refs]
-    cluster = snapshot.findings_for(row.ref) if row.ref is not None else ()
+    cluster = refresh.findings_for(row.ref) if row.ref is not None else ()
     return findings_detail(head, [*usage, *cluster])
 
 
@@ -171,11 +171,11 @@ def _grid(table: model.Table | None, fits: Sequence[Fit], detail: Detail, empty:
     return to_grid(table, fits=fits if table is not None else fits[:1], detail=detail, empty=empty)
 
 
-def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
+def _model(refresh: Refresh, report: UsageReport) -> ViewModel:
     from kubectl_gpu.render.usage_view import usage_view
 
     view = usage_view(report, wide=True)
-    detail = lambda row: _detail(snapshot, report, row)  # noqa: E731
+    detail = lambda row: _detail(refresh, report, row)  # noqa: E731
     gpus = view.table("usage-gpus")
     gpu_grid: Table = to_grid(
         gpus,
@@ -194,7 +194,7 @@ def _model(snapshot: Refresh, report: UsageReport) -> ViewModel:
         ),
         Section("Findings", findings_section(report.findings)),
     )
-    sampling = snapshot.usage is not None and snapshot.usage.sampling
+    sampling = refresh.usage is not None and refresh.usage.sampling
     return ViewModel(sections, summary=_summary(report, sampling))
 
 
@@ -218,13 +218,13 @@ class UsageView(TableView, ShowsWorkerFailures, page="usage"):
     SECTIONS = ("GPUs", "Workloads", "Inference", "Nodes", "Findings")
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        usage = snapshot.usage
+    def build(refresh: Refresh) -> ViewModel:
+        usage = refresh.usage
         if usage is None:
             return _placeholder(NOT_READ)
         if usage.ready:
-            return _model(snapshot, usage.report())
-        return _placeholder(COMPUTING, lambda: _model(snapshot, usage.report()))
+            return _model(refresh, usage.report())
+        return _placeholder(COMPUTING, lambda: _model(refresh, usage.report()))
 
     def show(self, model: ViewModel) -> None:
         super().show(model)
