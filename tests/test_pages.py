@@ -72,10 +72,15 @@ def test_every_page_command_is_a_command_and_fleet_faces_agree() -> None:
     assert {p.command: p.summary for p in COMMANDS}.items() <= SHORT.items()
 
 
-def test_completion_offers_every_page_command() -> None:
+def test_completion_offers_every_page_command_and_its_arguments() -> None:
     from kubectl_gpu.cli.completion_spec import build_spec
 
-    assert {p.command for p in COMMANDS} <= set(build_spec()["commands"])
+    commands = build_spec()["commands"]
+    assert {p.command for p in COMMANDS} <= set(commands)
+    for page in COMMANDS:
+        kinds = {a["name"]: a["kind"] for a in commands[page.command]["arguments"]}
+        assert {name: kinds.get(name) for name in page.arguments} == page.arguments, page.command
+    assert {a["kind"] for a in commands["nodes"]["arguments"]} == {"node"}
 
 
 def _first_line(doc: str) -> str:

@@ -35,14 +35,22 @@ OPTION_VALUES: dict[str, str] = {
     "--from-file": "file",
     "--pod": "pod",
 }
-#: What a positional argument is, by command and parameter name.
+#: What a positional argument is, by command and parameter name: a page's say so in its spec
+#: (kubectl_gpu/pages: `Page.arguments`), the other commands' here.
 ARGUMENTS: dict[tuple[str, str], str | list[str]] = {
-    ("explain", "pod"): "pending-pod",
     ("smi", "nodes"): "node",
     ("shell", "node"): "node",
-    ("nodes", "node"): "node",
     ("completion", "shell"): ["bash", "zsh", "fish"],
 }
+
+
+def _argument_kinds() -> dict[tuple[str, str], str | list[str]]:
+    from kubectl_gpu.pages import pages
+
+    found: dict[tuple[str, str], str | list[str]] = dict(ARGUMENTS)
+    for page in pages():
+        found.update({(page.command, name): kind for name, kind in page.arguments.items() if page.command})
+    return found
 
 
 def _choices(param: Any) -> list[str] | None:
@@ -80,10 +88,11 @@ def _options(command: str, params: list[Any], skip: set[str]) -> dict[str, str |
 
 def _arguments(command: str, params: list[Any]) -> list[dict[str, Any]]:
     out = []
+    kinds = _argument_kinds()
     for param in params:
         if getattr(param, "param_type_name", "") != "argument":
             continue
-        kind = ARGUMENTS.get((command, param.name), "value")
+        kind = kinds.get((command, param.name), "value")
         out.append({"name": param.name, "kind": kind, "many": param.nargs == -1 or bool(param.multiple)})
     return out
 

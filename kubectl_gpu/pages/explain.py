@@ -7,6 +7,7 @@ PAGE = Page(
     summary="One pod, target by target: what matches, what not, the fix",
     command="explain",
     fleet=True,
+    arguments={"pod": "pending-pod"},
     reads=Reads("kubectl_gpu.core.analyses.pending"),
     report=Ref("kubectl_gpu.core.analyses.pending:ExplainReport"),
     view=Ref("kubectl_gpu.render.pending_view:explain_view"),

@@ -7,6 +7,7 @@ PAGE = Page(
     summary="GPU nodes: accelerators free and used, driver, CUDA, health",
     command="nodes",
     fleet=True,
+    arguments={"node": "node"},  # nodes NODE
     reads=Reads("kubectl_gpu.core.analyses.nodes", needs=("nodes",), selector_on="nodes"),
     report=Ref("kubectl_gpu.core.analyses.nodes:NodeReport"),
     view=Ref("kubectl_gpu.render.nodes_table:nodes_view"),

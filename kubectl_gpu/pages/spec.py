@@ -82,6 +82,9 @@ class Page(msgspec.Struct, frozen=True, kw_only=True):
     reads: Reads | None = None
     #: the report class the analysis returns (its JSON's `kind`)
     report: Ref | None = None
+    #: the command's positional arguments and what each names, for completion ("node", "pending-pod":
+    #: `cli/completion.py` asks the cluster for those names)
+    arguments: dict[str, str] = msgspec.field(default_factory=dict)
     #: the view function: report -> `render.model.View`
     view: Ref | None = None
     #: the view model's tables by name, each with its columns' stable keys (`-o wide` ones included)
