@@ -72,6 +72,12 @@ def test_every_page_command_is_a_command_and_fleet_faces_agree() -> None:
     assert {p.command: p.summary for p in COMMANDS}.items() <= SHORT.items()
 
 
+def test_the_fleet_page_names_every_command_with_a_fleet_face() -> None:
+    first = (ROOT / "docs" / "fleet.md").read_text().split("\n\n")[1]
+    named = set(re.findall(r"`([a-z]+)`", first))
+    assert named == {p.command for p in COMMANDS if p.fleet} | {"snapshot"}
+
+
 def test_completion_offers_every_page_command_and_its_arguments() -> None:
     from kubectl_gpu.cli.completion_spec import build_spec
 
