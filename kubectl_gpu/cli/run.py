@@ -1,7 +1,9 @@
 """The one pipeline every read-only command runs: open the source, analyse, then JSON, YAML, CSV or a view.
 
-A command module is its options and a body that returns a `Command` (what it reads, analyses and shows);
-`execute` answers it for one cluster, `cli.fleet` for several. The exit code is the report's own rule
+A command module is its options and a body that returns a `Command` (what it reads, analyses and shows, as
+data: the body reads nothing); `execute` answers it for one cluster, `cli.fleet` for several. What a command
+needs from its cluster (the price book in the cluster's region, explain's pod) is `Command.prepare`'s: a pure
+function of the loaded state, called after the load, once per cluster. The exit code is the report's own rule
 (`Report.exit_code`, with `core.evaluation`'s "could not look" rule), so "findings" mean the same in the
 table, the JSON and the exit code.
 """
@@ -32,6 +34,7 @@ __all__ = [
     "Command",
     "CsvTable",
     "Loaded",
+    "Prepared",
     "answer",
     "emit",
     "execute",
@@ -57,16 +60,28 @@ class Loaded:
         self.now = now
 
 
+class Prepared(msgspec.Struct, Generic[R], frozen=True):
+    """What a command does with one cluster's state: its analysis, its view and its notes."""
+
+    analyse: Callable[[ClusterState, Catalog, datetime], R]
+    view: Callable[[R, bool], View]
+    #: notes the report adds to the cluster's (JSON and YAML carry them all)
+    notes: Callable[[R], Sequence[Note]] | None = None
+
+
 class Command(msgspec.Struct, Generic[R], frozen=True, dict=True):
     """What a read-only command is, as data: the kinds it reads, its analysis, its view, its rules.
 
-    A command's body returns one; `execute` runs it for one cluster and writes the answer, fleet mode
-    (`cli.fleet`) runs it once per cluster and writes them together. `loaded`: the cluster, when the body
-    had to read it first (explain looks its pod up; nodes, cost and inventory price from its regions)."""
+    A command's body returns one without reading anything (bad input it can check alone is exit 2 there);
+    `execute` runs it for one cluster and writes the answer, fleet mode (`cli.fleet`) runs it once per
+    cluster and writes them together. A command gives `analyse` and `view`, or `prepare`: a pure function
+    of the loaded state that returns them (`Prepared`), called by the pipeline after the load, once per
+    cluster: nodes, cost, inventory and usage price in the cluster's region, explain looks its pod up.
+    `Command.for_page` takes the kinds, `needs` and `selector_on` from the page's spec (kubectl_gpu/pages)."""
 
     kinds: Iterable[str] | None
-    analyse: Callable[[ClusterState, Catalog, datetime], R]
-    view: Callable[[R, bool], View]
+    analyse: Callable[[ClusterState, Catalog, datetime], R] | None = None
+    view: Callable[[R, bool], View] | None = None
     selector_on: SelectorTarget = "none"
     fail_on: FailOn | None = None
     #: notes the report adds to the cluster's (JSON and YAML carry them all)
@@ -75,12 +90,40 @@ class Command(msgspec.Struct, Generic[R], frozen=True, dict=True):
     table_notes: Callable[[Sequence[Note]], Sequence[Note]] | None = None
     csv: Callable[[R], CsvTable] | None = None
     verdict: bool | None = None
-    loaded: Loaded | None = None
+    #: the analysis and view made from the loaded state (instead of `analyse` and `view`)
+    prepare: Callable[[ClusterState], Prepared[R]] | None = None
+    #: where the state comes from instead of the cluster (`lint -f`: the manifests), read by the pipeline
+    read: Callable[[], ClusterState] | None = None
+    #: keep the objects as read (`ClusterState.manifest`: simulate patches them)
+    keep_manifests: bool = False
+    #: what the pipeline reads once the state is loaded, returning the state with it (usage: the window
+    #: of `/metrics` reads); `prepare` then reads it from the state
+    read_more: Callable[[ClusterState], ClusterState] | None = None
     #: its objects, for kubectl's printers (-o name|jsonpath=|custom-columns=, --sort-by; cli.printing)
     listing: Listing | None = None
     #: the kinds its rows are made of: one that could not be listed is exit 4 even where the code is no
     #: verdict (`nodes` with nodes forbidden is "could not look", never an empty table and exit 0)
     needs: tuple[str, ...] = ()
+
+    @classmethod
+    def for_page(cls, page: str, **fields: Any) -> Command[Any]:
+        """The command of a page: the kinds, `needs` and `selector_on` its spec reads (kubectl_gpu/pages);
+        `fields` give the rest, and may narrow those (diagnose --only, lifecycle --pod)."""
+        from kubectl_gpu.pages import by_name
+
+        reads = by_name(page).reads
+        if reads is None:
+            raise ValueError(f"page {page!r} declares no reads")
+        spec = {"kinds": reads.kinds, "needs": reads.needs, "selector_on": reads.selector_on}
+        return cls(**{**spec, **fields})
+
+    def prepared(self, state: ClusterState) -> Prepared[R]:
+        """Its analysis and view for this cluster's state."""
+        if self.prepare is not None:
+            return self.prepare(state)
+        if self.analyse is None or self.view is None:
+            raise TypeError("a Command gives analyse and view, or prepare")
+        return Prepared(self.analyse, self.view, self.notes)
 
 
 class Answer(msgspec.Struct, frozen=True):
@@ -126,16 +169,25 @@ def source_options(opts: GlobalOptions, selector_on: SelectorTarget = "none") ->
     )
 
 
-def load(opts: GlobalOptions, kinds: Iterable[str] | None, selector_on: SelectorTarget = "none") -> Loaded:
-    """Read the kinds an analysis declares from --snapshot or the live cluster, scoped as asked."""
+def load(opts: GlobalOptions, command: Command[Any]) -> Loaded:
+    """Read the kinds the command declares from --snapshot or the live cluster, scoped as asked (or its own
+    input: `Command.read`)."""
     from kubectl_gpu.kube.heap import inputs_kept_until_exit, keep_until_exit
     from kubectl_gpu.kube.source import open_source
 
+    if command.read is not None:
+        state = command.read()
+        return Loaded(state, opts.now_or(state.captured_at))
+    options = source_options(opts, command.selector_on)
+    if command.keep_manifests:
+        options = msgspec.structs.replace(options, keep_manifests=True)
     with inputs_kept_until_exit():  # the files read whole, too (issue 22)
-        source = open_source(source_options(opts, selector_on))
-        state = source.load(kinds)
+        source = open_source(options)
+        state = source.load(command.kinds)
     if state.scope.namespace:
         _namespace_exists(source, state)
+    if command.read_more is not None:
+        state = command.read_more(state)
     keep_until_exit(state)  # freed by the process's exit, not one object at a time on return
     return Loaded(state, opts.now_or(state.captured_at))
 
@@ -199,17 +251,19 @@ def emit(report: Report, fmt: OutputFormat, notes: Sequence[Note]) -> bool:
     return True
 
 
-def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
-    """Load (unless the command has), analyse, and decide the exit code; nothing is written."""
+def answer(opts: GlobalOptions, command: Command[R], loaded: Loaded | None = None) -> Answer:
+    """Load (unless given the state: `watch` keeps its source open), prepare, analyse, and decide the exit
+    code; nothing is written."""
     from kubectl_gpu.cli.printing import labels_lookup
     from kubectl_gpu.core.catalog import load_catalog
     from kubectl_gpu.core.evaluation import verdict_exit_code
     from kubectl_gpu.kube.heap import without_collection
 
-    loaded = command.loaded or load(opts, command.kinds, command.selector_on)
+    loaded = loaded or load(opts, command)
+    prepared = command.prepared(loaded.state)
     with without_collection():  # a one-shot analysis: its short-lived objects need no cycle collector
-        report = command.analyse(loaded.state, load_catalog(), loaded.now)
-    notes = [*loaded.state.notes, *(command.notes(report) if command.notes else ())]
+        report = prepared.analyse(loaded.state, load_catalog(), loaded.now)
+    notes = [*loaded.state.notes, *(prepared.notes(report) if prepared.notes else ())]
     code = verdict_exit_code(
         report,
         loaded.state.notes,
@@ -224,7 +278,7 @@ def answer(opts: GlobalOptions, command: Command[R]) -> Answer:
         code,
         notes,
         command.table_notes(notes) if command.table_notes else notes,
-        lambda wide: command.view(report, wide),
+        lambda wide: prepared.view(report, wide),
         (lambda: csv(report)) if csv is not None else None,
         command.listing,
         labels_lookup(loaded.state, command.listing),
