@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.core.accelerators.parts import AcceleratorParts
+from kubectl_gpu.core.analyses.diagnose.workloads import workload_groups
 from kubectl_gpu.kube.source import SourceOptions, open_source
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.config import TuiConfig
@@ -197,3 +198,15 @@ def test_on_the_demo_the_figures_agree_as_the_issue_asked(cli: Cli) -> None:
     cost = cli("cost", "--snapshot", str(DEMO)).out
     nodes = cli("nodes", "--snapshot", str(DEMO)).out
     assert " ALLOC " not in cost and " REQ " in cost and "ALLOCATABLE/REQ/FREE" in nodes
+
+
+def test_the_pending_views_workload_groups_are_cores() -> None:
+    """The TUI's Pending rows are core's workload groups (`core.analyses.diagnose.workloads`): a group of
+    several pods is one row, a group of one its pod's row, in the pending report's order."""
+    snapshot = data.load(open_source(SourceOptions(snapshot=(str(DEMO),))))
+    groups = workload_groups(snapshot.pending.pods, snapshot.state)
+    assert sum(len(g.pods) for g in groups) == len(snapshot.pending.pods)
+    rows = build_all(snapshot)["pending"].sections[0].table.rows
+    assert [r.key for r in rows] == [g.key if len(g.pods) > 1 else g.pods[0] for g in groups]
+    lws = next(g for g in groups if g.key == "group:StatefulSet serving/vllm-l40s")
+    assert lws.pods == ("serving/vllm-l40s-1", "serving/vllm-l40s-2") and sum(lws.verdicts.values()) == 2

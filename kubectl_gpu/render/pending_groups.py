@@ -1,6 +1,5 @@
-"""Pending pods grouped by the workload that made them (`core.analyses.pending.shapes.owner_key`: Job,
-Deployment, StatefulSet, LeaderWorkerSet), bare pods by their shape (`shape_key`), as rows of the pending
-table: a group of several pods is one row with its member count, followed by its members when expanded;
+"""Pending pods grouped by the workload that made them (the groups are core's:
+`core.analyses.diagnose.workloads`, by owner, bare pods by their shape), as rows of the pending table: a group of several pods is one row with its member count, followed by its members when expanded;
 a group of one is its pod's own row. Groups keep the pending order (worst verdict first) of their first
 member, so a 2,000-pod job stuck on one cause is one line near the top."""
 
@@ -11,16 +10,13 @@ from dataclasses import replace
 
 import msgspec
 
+from kubectl_gpu.core.analyses.diagnose.workloads import GROUP_PREFIX, workload_groups
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
-from kubectl_gpu.core.analyses.pending.pod.shapes import owner_key, shape_key
-from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Row, Table
 
 __all__ = ["GROUP_PREFIX", "PendingGroup", "grouped_rows", "pending_groups"]
-
-GROUP_PREFIX = "group:"
 
 
 class PendingGroup(msgspec.Struct, frozen=True):
@@ -43,31 +39,15 @@ class PendingGroup(msgspec.Struct, frozen=True):
         return out
 
 
-def _group_of(pod: Pod | None, diag: PodDiagnosis, shapes: dict[object, int]) -> tuple[str, str]:
-    """(key, label): the owner, else (a bare pod) its shape (numbered in the order first seen)."""
-    owner = owner_key(pod) if pod is not None else None
-    if owner is not None:
-        return f"{GROUP_PREFIX}{owner}", str(owner)
-    if pod is None:
-        return f"{GROUP_PREFIX}pod {diag.key}", diag.key
-    number = shapes.setdefault(shape_key(pod), len(shapes) + 1)
-    return f"{GROUP_PREFIX}shape {number}", f"bare pods in {pod.namespace} of one shape"
-
-
 def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
-    """The pending table's rows (objects: `PodDiagnosis`) grouped, in the order of each group's first row."""
-    pods = {(p.namespace, p.name): p for p in state.pods}
-    members: dict[str, list[Row]] = {}
-    labels: dict[str, str] = {}
-    shapes: dict[object, int] = {}
-    for row in table.rows:
-        diag = row.obj
-        if not isinstance(diag, PodDiagnosis):
-            continue
-        key, label = _group_of(pods.get((diag.namespace, diag.name)), diag, shapes)
-        members.setdefault(key, []).append(row)
-        labels[key] = label
-    return [PendingGroup(key, labels[key], tuple(rows)) for key, rows in members.items()]
+    """The pending table's rows (objects: `PodDiagnosis`) grouped as core groups them
+    (`core.analyses.diagnose.workloads`), in the order of each group's first row."""
+    rows = {row.obj.key: row for row in table.rows if isinstance(row.obj, PodDiagnosis)}
+    diagnoses = [row.obj for row in rows.values() if isinstance(row.obj, PodDiagnosis)]
+    return [
+        PendingGroup(group.key, group.label, tuple(rows[key] for key in group.pods))
+        for group in workload_groups(diagnoses, state)
+    ]
 
 
 def _oldest(ages: Iterable[Cell]) -> Cell:
