@@ -51,24 +51,24 @@ def test_the_tui_shows_the_registry() -> None:
     assert all(p.name in p.aliases for p in tui_pages())  # `:NAME` opens every view by its id
 
 
-def _registered() -> dict[str, str]:
-    """Each CLI command's registration line (cli/*.py: `app.command("X")(with_global_options(...))`)."""
-    found = {}
+def _register_source(command: str) -> str:
+    """The source of the CLI module that registers `command` (`app.command("COMMAND")`)."""
     for path in (ROOT / "kubectl_gpu" / "cli").rglob("*.py"):
-        for name, rest in re.findall(
-            r'app\.command\("([a-z]+)"\)\((with_global_options\([^\n]*)', path.read_text()
-        ):
-            found[name] = rest
-    return found
+        text = path.read_text()
+        if f'app.command("{command}")' in text:
+            return text
+    raise AssertionError(f"no module registers {command}")
 
 
-def test_every_page_command_is_a_command_and_fleet_faces_agree() -> None:
-    registered = _registered()
+def test_every_page_command_is_a_command_and_its_fleet_face_is_the_pages() -> None:
     for page in COMMANDS:
-        assert page.command in registered, page.command
-        assert ("fleet=dispatch" in registered[page.command]) == page.fleet, page.command
+        source = _register_source(str(page.command))
+        assert f'fleet=fleet_face("{page.command}")' in source or not page.fleet, page.command
+        assert "fleet=dispatch" not in source, page.command  # the page says, not the module
+    from kubectl_gpu.cli.fleet_entry import dispatch, fleet_face
     from kubectl_gpu.cli.help_text import SHORT
 
+    assert all(fleet_face(str(p.command)) is (dispatch if p.fleet else None) for p in COMMANDS)
     assert {p.command: p.summary for p in COMMANDS}.items() <= SHORT.items()
 
 

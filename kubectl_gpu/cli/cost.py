@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -193,4 +193,4 @@ def cost(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("cost")(with_global_options(cost, printing=True, fleet=dispatch))
+    app.command("cost")(with_global_options(cost, printing=True, fleet=fleet_face("cost")))

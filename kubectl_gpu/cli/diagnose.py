@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
@@ -58,4 +58,4 @@ def diagnose(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("diagnose")(with_global_options(diagnose, printing=True, fleet=dispatch))
+    app.command("diagnose")(with_global_options(diagnose, printing=True, fleet=fleet_face("diagnose")))

@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
@@ -34,4 +34,4 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("drivers")(with_global_options(drivers, printing=True, fleet=dispatch))
+    app.command("drivers")(with_global_options(drivers, printing=True, fleet=fleet_face("drivers")))

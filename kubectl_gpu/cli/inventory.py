@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
 if TYPE_CHECKING:
@@ -68,4 +68,6 @@ def inventory(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("inventory")(with_global_options(inventory, printing=True, csv=True, fleet=dispatch))
+    app.command("inventory")(
+        with_global_options(inventory, printing=True, csv=True, fleet=fleet_face("inventory"))
+    )

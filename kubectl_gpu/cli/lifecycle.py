@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -104,4 +104,4 @@ def _check_target(state: ClusterState, target: tuple[str, str]) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lifecycle")(with_global_options(lifecycle, printing=True, fleet=dispatch))
+    app.command("lifecycle")(with_global_options(lifecycle, printing=True, fleet=fleet_face("lifecycle")))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
@@ -87,4 +87,4 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("lint")(with_global_options(lint, printing=True, fleet=dispatch))
+    app.command("lint")(with_global_options(lint, printing=True, fleet=fleet_face("lint")))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 
 if TYPE_CHECKING:
@@ -110,4 +110,4 @@ def node_command(opts: GlobalOptions, name: str, region: str | None, price_file:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nodes")(with_global_options(nodes, printing=True, fleet=dispatch))
+    app.command("nodes")(with_global_options(nodes, printing=True, fleet=fleet_face("nodes")))

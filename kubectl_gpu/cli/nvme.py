@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
@@ -39,4 +39,4 @@ def nvme(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("nvme")(with_global_options(nvme, printing=True, fleet=dispatch))
+    app.command("nvme")(with_global_options(nvme, printing=True, fleet=fleet_face("nvme")))

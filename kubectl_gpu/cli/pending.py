@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.nodes import WatchOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
@@ -96,5 +96,5 @@ def _elsewhere(pods: Any, name: str, given: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pending")(with_global_options(pending, printing=True, fleet=dispatch))
-    app.command("explain")(with_global_options(explain, printing=True, fleet=dispatch))
+    app.command("pending")(with_global_options(pending, printing=True, fleet=fleet_face("pending")))
+    app.command("explain")(with_global_options(explain, printing=True, fleet=fleet_face("explain")))

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
@@ -35,4 +35,4 @@ def pools(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("pools")(with_global_options(pools, printing=True, fleet=dispatch))
+    app.command("pools")(with_global_options(pools, printing=True, fleet=fleet_face("pools")))

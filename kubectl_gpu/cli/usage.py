@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, read_prices
-from kubectl_gpu.cli.fleet_entry import dispatch
+from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 
@@ -188,4 +188,4 @@ def usage(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("usage")(with_global_options(usage, fleet=dispatch))
+    app.command("usage")(with_global_options(usage, fleet=fleet_face("usage")))
