@@ -12,7 +12,7 @@ from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.core.scheduling.overlay_prices import SOURCE_OVERLAY
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Table, View, prose
 
 __all__ = [
     "LIST_MARK",
@@ -55,12 +55,31 @@ def list_price_footnote(region: str | None) -> str:
     )
 
 
+#: what a narrow terminal keeps (`Priority`): the row's name (the first column), then the dollars (the
+#: page's answer)
+_PRIORITY = {
+    "$/H": Priority.ANSWER,
+    "IDLE $/H": Priority.ANSWER,
+    "IDLE-SHARE $/H": Priority.ANSWER,
+    "SO-FAR": Priority.ANSWER,
+    "IDLE-FOR": Priority.ANSWER,
+    "INSTANCE": Priority.EXTRA,
+    "NODEPOOL": Priority.EXTRA,  # in the idle nodes (the pools' NODEPOOL names the row)
+    "POLICY": Priority.EXTRA,
+    "AFTER": Priority.EXTRA,
+    "SINCE": Priority.EXTRA,
+}
+
+
 def _columns(*specs: str | tuple[str, Kind]) -> tuple[Column, ...]:
-    """Columns named by their headers (the key is the header in lower case); KEPT-BY wraps."""
-    out = []
+    """Columns named by their headers (the key is the header in lower case); KEPT-BY wraps; the first
+    names the row."""
+    out: list[Column] = []
     for spec in specs:
         header, kind = spec if isinstance(spec, tuple) else (spec, Kind.TEXT)
-        out.append(Column(header.lower().replace(" ", "_"), header, kind, wrap=header == "KEPT-BY"))
+        priority = Priority.NAME if not out else _PRIORITY.get(header, Priority.USEFUL)
+        key = header.lower().replace(" ", "_")
+        out.append(Column(key, header, kind, wrap=header == "KEPT-BY", priority=priority))
     return tuple(out)
 
 

@@ -16,14 +16,15 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.model import Cell, Prose, Table, View
+from kubectl_gpu.render.model import Cell, Column, Prose, Table, View
 
 __all__ = ["csv_text", "rich_cell", "rich_prose", "rich_table", "rich_view"]
 
 
-def rich_cell(cell: Cell) -> Text:
-    """Always a `Text`: a plain `str` cell is read as markup by a console that reads markup (Textual's)."""
-    return Text(cell.text, style=cell.style)
+def rich_cell(cell: Cell, column: Column | None = None) -> Text:
+    """Always a `Text`: a plain `str` cell is read as markup by a console that reads markup (Textual's).
+    In a `brief` column, the text's first sentence (`Column.shown`)."""
+    return Text(column.shown(cell) if column is not None else cell.text, style=cell.style)
 
 
 def rich_prose(text: Prose) -> Text:
@@ -44,7 +45,7 @@ def rich_table(table: Table) -> RichTable:
             style=column.style or None,
         )
     for row in table.rows:
-        result.add_row(*[rich_cell(c) for c in row.cells])
+        result.add_row(*[rich_cell(c, k) for c, k in zip(row.cells, table.columns, strict=False)])
     return result
 
 

@@ -8,38 +8,39 @@ from kubectl_gpu.core.analyses.drivers.analysis import MAY_LAND_ON_RULE, DriverR
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Table, View, prose
 
 __all__ = ["GROUP_COLUMNS", "NODE_COLUMNS", "WORKLOAD_COLUMNS", "drivers_view"]
 
 _COMPAT_RANK = {"no": 0, "minor-compat": 1, "unknown": 2, "driver-unknown": 3, "full": 4}
 
+#: narrow, a node keeps its driver and CUDA ceiling (the page's answer), a workload its CUDA need and verdict
 NODE_COLUMNS = (
-    Column("name", "NAME"),
+    Column("name", "NAME", priority=Priority.NAME),
     Column("nodepool", "NODEPOOL"),
     Column("instance", "INSTANCE"),
-    Column("ami", "AMI"),
-    Column("driver", "DRIVER"),
+    Column("ami", "AMI", priority=Priority.EXTRA),
+    Column("driver", "DRIVER", priority=Priority.ANSWER),
     Column("source", "SOURCE", Kind.CODE),
-    Column("cuda_max", "CUDA-MAX"),
+    Column("cuda_max", "CUDA-MAX", priority=Priority.ANSWER),
     Column("os_image", "OS-IMAGE", wide=True),
-    Column("detail", "DETAIL", wide=True, wrap=True),
+    Column("detail", "DETAIL", wide=True, wrap=True, brief=True),
 )
 GROUP_COLUMNS = (
-    Column("ami", "AMI"),
-    Column("os_image", "OS-IMAGE"),
+    Column("ami", "AMI", priority=Priority.NAME),
+    Column("os_image", "OS-IMAGE", priority=Priority.EXTRA),
     Column("nodes", "NODES", Kind.COUNT),
     Column("nodepools", "NODEPOOLS"),
-    Column("drivers", "DRIVERS", wrap=True),
+    Column("drivers", "DRIVERS", wrap=True, priority=Priority.ANSWER),
 )
 WORKLOAD_COLUMNS = (
-    Column("namespace", "NAMESPACE"),
-    Column("workload", "WORKLOAD"),
-    Column("cuda", "CUDA"),
+    Column("namespace", "NAMESPACE", priority=Priority.EXTRA),
+    Column("workload", "WORKLOAD", priority=Priority.NAME),
+    Column("cuda", "CUDA", priority=Priority.ANSWER),
     Column("confidence", "CONFIDENCE", Kind.CODE),
     Column("runs_on", "RUNS-ON"),
     Column("may_land_on", "MAY-LAND-ON"),
-    Column("worst", "WORST", Kind.CODE),
+    Column("worst", "WORST", Kind.CODE, priority=Priority.ANSWER),
 )
 
 

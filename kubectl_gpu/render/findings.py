@@ -23,6 +23,7 @@ from kubectl_gpu.render.model import (
     FindingItem,
     Kind,
     Part,
+    Priority,
     Prose,
     Row,
     Span,
@@ -72,10 +73,10 @@ def summary_line(findings: Sequence[Finding]) -> str:
 def _columns(source: bool) -> tuple[Column, ...]:
     return (
         Column("severity", "SEVERITY", Kind.SEVERITY),
-        Column("code", "CODE", Kind.CODE),
-        Column("object", "OBJECT"),
-        *([Column("source", "SOURCE", Kind.CODE)] if source else []),
-        Column("message", "MESSAGE", wrap=True),
+        Column("code", "CODE", Kind.CODE, priority=Priority.NAME),
+        Column("object", "OBJECT", priority=Priority.NAME),
+        *([Column("source", "SOURCE", Kind.CODE, priority=Priority.EXTRA)] if source else []),
+        Column("message", "MESSAGE", wrap=True, brief=True),
     )
 
 
@@ -94,7 +95,8 @@ def _row(index: int, item: FindingItem, source: bool) -> Row:
 def findings_table(
     findings: Iterable[Finding], *, title: str | None = None, source: bool = False, name: str = "findings"
 ) -> Table:
-    """SEVERITY, CODE, OBJECT and the whole MESSAGE, one row per finding; the fixes go under it
+    """SEVERITY, CODE, OBJECT and the MESSAGE's first sentence (the row's object has it whole), one row
+    per finding; the fixes go under it
     (`findings_parts`). `source`: a SOURCE column (the analysis that found it; the TUI's)."""
     rows = tuple(_row(i, finding_item(f), source) for i, f in enumerate(findings))
     return Table(name, _columns(source), rows, title=title)

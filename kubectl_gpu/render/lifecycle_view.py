@@ -14,7 +14,7 @@ from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Span, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Span, Table, View, prose
 from kubectl_gpu.render.safe import safe_line
 
 __all__ = ["lifecycle_view", "nodes_table", "pods_table"]
@@ -69,16 +69,17 @@ def _dnd(life: NodeLifecycle, now: datetime) -> str:
     return ", ".join(parts) or "-"
 
 
+#: narrow, a node keeps when it expires and what disrupts it next (the page's answer); a pod its risk
 NODE_COLUMNS = (
-    Column("node", "NODE"),
-    Column("nodepool", "NODEPOOL"),
-    Column("type", "TYPE"),
-    Column("age", "AGE", Kind.AGE),
-    Column("expires", "EXPIRES"),
+    Column("node", "NODE", priority=Priority.NAME),
+    Column("nodepool", "NODEPOOL", priority=Priority.EXTRA),
+    Column("type", "TYPE", priority=Priority.EXTRA),
+    Column("age", "AGE", Kind.AGE, priority=Priority.EXTRA),
+    Column("expires", "EXPIRES", priority=Priority.ANSWER),
     Column("drifted", "DRIFTED", Kind.CODE),
     Column("allowed", "ALLOWED NOW"),
     Column("dnd", "DND"),
-    Column("next", "NEXT DISRUPTION"),
+    Column("next", "NEXT DISRUPTION", priority=Priority.ANSWER),
     Column("tgp", "TGP", wide=True),
     Column("consolidation", "CONSOLIDATION", wide=True),
     Column("budgets", "BUDGETS", wide=True, wrap=True),
@@ -140,16 +141,16 @@ def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
 
 
 POD_COLUMNS = (
-    Column("namespace", "NAMESPACE"),
-    Column("pod", "POD"),
+    Column("namespace", "NAMESPACE", priority=Priority.EXTRA),
+    Column("pod", "POD", priority=Priority.NAME),
     Column("node", "NODE"),
-    Column("gpus", "GPUS"),
-    Column("running", "RUNNING", Kind.AGE),
+    Column("gpus", "GPUS", priority=Priority.EXTRA),
+    Column("running", "RUNNING", Kind.AGE, priority=Priority.EXTRA),
     Column("dnd", "DND"),
-    Column("next", "NEXT DISRUPTION"),
-    Column("risk", "RISK", Kind.CODE),
-    Column("survives", "SURVIVES", Kind.CODE),
-    Column("detail", "DETAIL", wide=True, wrap=True),
+    Column("next", "NEXT DISRUPTION", priority=Priority.ANSWER),
+    Column("risk", "RISK", Kind.CODE, priority=Priority.ANSWER),
+    Column("survives", "SURVIVES", Kind.CODE, priority=Priority.ANSWER),
+    Column("detail", "DETAIL", wide=True, wrap=True, brief=True),
 )
 _RISK_RANK = {"high": 0, "medium": 1, "low": 2}
 

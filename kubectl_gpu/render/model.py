@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 import msgspec
 
 from kubectl_gpu.core.report import Finding, ObjectRef
 from kubectl_gpu.render.fixes import pasteable
 from kubectl_gpu.render.safe import safe_block, safe_line
+from kubectl_gpu.render.sentence import first_sentence
 
 __all__ = [
     "Cell",
@@ -29,6 +30,7 @@ __all__ = [
     "FindingItem",
     "Kind",
     "Part",
+    "Priority",
     "Prose",
     "Row",
     "Span",
@@ -47,8 +49,18 @@ class Kind(StrEnum):
     QUANTITY = "quantity"  # an amount with a unit, or "a/b/c"
     AGE = "age"  # a duration; sorts by seconds
     MONEY = "money"  # dollars; sorts by value
-    CODE = "code"  # a stable code (verdict, finding code, state)
+    CODE = "code"  # a stable code (verdict, finding code, state): never cut, shown whole or left out
     SEVERITY = "severity"  # error, warning, info; sorts worst first
+
+
+class Priority(IntEnum):
+    """Which columns a narrow terminal keeps (the TUI at 80 columns): lower stays longer, then the
+    column's position. Each page keeps what a row is and its answer (Drivers: DRIVER, CUDA-MAX; Cost: $/H)."""
+
+    NAME = 0  # what the row is: a node's name, a finding's code
+    ANSWER = 1  # the page's answer
+    USEFUL = 2  # the rest, in their order
+    EXTRA = 3  # the first to go: a value the title or another column already says
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +78,18 @@ class Column:
     fold: bool = True
     #: the style of every cell of the column (explain's check names)
     style: str = ""
+    #: which columns a narrow terminal keeps (`Priority`: lower stays longer)
+    priority: int = Priority.USEFUL
+    #: a cell shows its text's first sentence (REASON, MESSAGE); the whole text stays in the row's object
+    #: (explain, the TUI's detail pane, JSON)
+    brief: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "header", safe_line(self.header))
+
+    def shown(self, cell: Cell) -> str:
+        """`cell`'s text as a table shows it: its first sentence in a `brief` column."""
+        return first_sentence(cell.text) if self.brief else cell.text
 
     @property
     def right(self) -> bool:

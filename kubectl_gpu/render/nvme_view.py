@@ -6,16 +6,17 @@ from kubectl_gpu.core.analyses.nvme.analysis import NvmeReport, NvmeRow, format_
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Table, View, prose
 
 __all__ = ["COLUMNS", "nvme_table", "nvme_view"]
 
+#: narrow, a node keeps its NVMe's state (the page's answer)
 COLUMNS = (
-    Column("name", "NAME"),
-    Column("instance", "INSTANCE"),
-    Column("nodepool", "NODEPOOL"),
-    Column("nvme", "NVME"),
-    Column("state", "STATE", Kind.CODE),
+    Column("name", "NAME", priority=Priority.NAME),
+    Column("instance", "INSTANCE", priority=Priority.EXTRA),
+    Column("nodepool", "NODEPOOL", priority=Priority.EXTRA),
+    Column("nvme", "NVME", priority=Priority.ANSWER),
+    Column("state", "STATE", Kind.CODE, priority=Priority.ANSWER),
     Column("devices", "DEVICES"),
     Column("requested", "REQUESTED"),
     Column("ephemeral", "EPHEMERAL-CAP", Kind.QUANTITY),

@@ -161,9 +161,10 @@ def _large_model(table: ModelTable) -> tuple[_Shape, list[list[Cell]]] | None:
     grid: list[list[Cell]] = [[c.header] if table.show_header else [] for c in table.columns]
     for row in table.rows:
         for index, cell in enumerate(row.cells):
-            if "\n" in cell.text:
+            text = table.columns[index].shown(cell)  # a brief column: the first sentence
+            if "\n" in text:
                 return None
-            grid[index].append(Text(cell.text, style=cell.style) if cell.style else cell.text)
+            grid[index].append(Text(text, style=cell.style) if cell.style else text)
     shape = _Shape(table.title, (False,) * len(table.columns), table.show_header, theme.HEADER, theme.HEADER)
     return shape, grid
 

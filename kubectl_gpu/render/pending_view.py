@@ -12,7 +12,7 @@ from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import FIX_INDENT, fix_entries
 from kubectl_gpu.render.fixes import pasteable
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Prose, Row, Span, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Prose, Row, Span, Table, View, prose
 from kubectl_gpu.render.safe import safe_block, safe_line
 
 __all__ = [
@@ -26,14 +26,15 @@ __all__ = [
     "requests_text",
 ]
 
+#: narrow, a pod keeps its verdict (the page's answer); REASON shows its first sentence (explain has it whole)
 COLUMNS = (
-    Column("namespace", "NAMESPACE"),
-    Column("pod", "POD"),
+    Column("namespace", "NAMESPACE", priority=Priority.EXTRA),
+    Column("pod", "POD", priority=Priority.NAME),
     Column("request", "REQUEST"),
-    Column("verdict", "VERDICT", Kind.CODE),
+    Column("verdict", "VERDICT", Kind.CODE, priority=Priority.ANSWER),
     Column("nearest", "NEAREST"),
-    Column("reason", "REASON", wrap=True),
-    Column("age", "AGE", Kind.AGE, wide=True),
+    Column("reason", "REASON", wrap=True, brief=True),
+    Column("age", "AGE", Kind.AGE, wide=True, priority=Priority.EXTRA),
 )
 
 

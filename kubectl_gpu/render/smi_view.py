@@ -17,7 +17,7 @@ from kubectl_gpu.core.k8s.times import format_age, parse_time
 from kubectl_gpu.core.probe import Gpu
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.model import Cell, Column, Part, Row, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Part, Priority, Row, Table, View, prose
 from kubectl_gpu.render.output import dump_yaml
 from kubectl_gpu.render.safe import safe_line
 
@@ -92,9 +92,26 @@ def _mig(gpu: Gpu) -> str:
     return gpu.mig_mode
 
 
+#: what a narrow page keeps (`Priority`): the node and GPU, then the answer (a process's pod, a node's status)
+_PRIORITY = {
+    "NODE": Priority.NAME,
+    "GPU": Priority.NAME,
+    "POD": Priority.ANSWER,
+    "STATUS": Priority.ANSWER,
+    "DRIVER": Priority.ANSWER,
+    "CUDA": Priority.ANSWER,
+    "PROCESS": Priority.EXTRA,
+}
+
+
 def _columns(*headers: str) -> tuple[Column, ...]:
     """Every column may wrap on a narrow terminal; a word too long for its column ends in an ellipsis."""
-    return tuple(Column(h.lower().replace(" ", "_"), h, wrap=True, fold=False) for h in headers)
+    return tuple(
+        Column(
+            h.lower().replace(" ", "_"), h, wrap=True, fold=False, priority=_PRIORITY.get(h, Priority.USEFUL)
+        )
+        for h in headers
+    )
 
 
 SUMMARY_COLUMNS = _columns("NODE", "DRIVER", "CUDA", "GPUS", "STRATEGY", "STATUS")

@@ -24,7 +24,7 @@ from kubectl_gpu.core.scheduling.overlay_prices import SOURCE_OVERLAY
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.cost_view import LIST_MARK, OVERLAY_MARK, list_price_footnote
 from kubectl_gpu.render.findings import findings_parts
-from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
+from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Table, View, prose
 
 __all__ = ["usage_view"]
 
@@ -64,60 +64,67 @@ def _watts(value: float | None) -> Cell:
     return _NONE if value is None else Cell(f"{value:.0f}W", value)
 
 
-def _col(header: str, kind: Kind = Kind.TEXT, *, wide: bool = False) -> Column:
-    return Column(header.lower().replace(" ", "_").replace("/", "_per_"), header, kind, wide=wide)
+def _col(
+    header: str, kind: Kind = Kind.TEXT, *, wide: bool = False, priority: int = Priority.USEFUL
+) -> Column:
+    return Column(
+        header.lower().replace(" ", "_").replace("/", "_per_"), header, kind, wide=wide, priority=priority
+    )
+
+
+NAME, ANSWER = Priority.NAME, Priority.ANSWER  # narrow: what the row is, how busy it is, what idle costs
 
 
 WORKLOAD_COLUMNS = (
-    _col("WORKLOAD"),
+    _col("WORKLOAD", priority=NAME),
     _col("PODS", Kind.COUNT),
     _col("GPUS", Kind.COUNT),
-    _col("UTIL", Kind.QUANTITY),
-    _col("IDLE-GPUS", Kind.COUNT),
+    _col("UTIL", Kind.QUANTITY, priority=ANSWER),
+    _col("IDLE-GPUS", Kind.COUNT, priority=ANSWER),
     _col("HELD $/H", Kind.MONEY),
-    _col("IDLE $/H", Kind.MONEY),
+    _col("IDLE $/H", Kind.MONEY, priority=ANSWER),
 )
 INFERENCE_COLUMNS = (
-    _col("INFERENCE WORKLOAD"),
+    _col("INFERENCE WORKLOAD", priority=NAME),
     _col("SERVER"),
-    _col("TOKENS/S", Kind.QUANTITY),
+    _col("TOKENS/S", Kind.QUANTITY, priority=ANSWER),
     _col("$/H", Kind.MONEY),
-    _col("$/1M TOKENS", Kind.MONEY),
+    _col("$/1M TOKENS", Kind.MONEY, priority=ANSWER),
     _col("STATUS", Kind.CODE),
     _col("MODEL", wide=True),
     _col("PROMPT-TOKENS/S", Kind.QUANTITY, wide=True),
     _col("RESETS", Kind.COUNT, wide=True),
 )
 NODE_COLUMNS = (
-    _col("NODE"),
-    _col("INSTANCE"),
+    _col("NODE", priority=NAME),
+    _col("INSTANCE", priority=Priority.EXTRA),
     _col("GPUS", Kind.COUNT),
     _col("HELD", Kind.COUNT),
-    _col("UTIL", Kind.QUANTITY),
-    _col("SOURCE", Kind.CODE),
-    _col("STATE", Kind.CODE),
+    _col("UTIL", Kind.QUANTITY, priority=ANSWER),
+    _col("SOURCE", Kind.CODE, priority=Priority.EXTRA),
+    _col("STATE", Kind.CODE, priority=ANSWER),
     _col("$/H", Kind.MONEY),
-    _col("IDLE $/H", Kind.MONEY),
+    _col("IDLE $/H", Kind.MONEY, priority=ANSWER),
     _col("MEMORY", Kind.QUANTITY, wide=True),
     _col("POWER", Kind.QUANTITY, wide=True),
     _col("NODEPOOL", wide=True),
 )
 POD_COLUMNS = (
-    _col("POD"),
+    _col("POD", priority=NAME),
     _col("NODE"),
     _col("GPUS", Kind.COUNT),
-    _col("UTIL", Kind.QUANTITY),
-    _col("SOURCE", Kind.CODE),
+    _col("UTIL", Kind.QUANTITY, priority=ANSWER),
+    _col("SOURCE", Kind.CODE, priority=Priority.EXTRA),
     _col("HELD $/H", Kind.MONEY),
-    _col("IDLE", Kind.CODE),
+    _col("IDLE", Kind.CODE, priority=ANSWER),
     _col("WORKLOAD", wide=True),
     _col("ATTRIBUTION", Kind.CODE, wide=True),
     _col("MEMORY", Kind.QUANTITY, wide=True),
 )
 GPU_COLUMNS = (
-    _col("GPU"),
+    _col("GPU", priority=NAME),
     _col("MODEL"),
-    _col("UTIL", Kind.QUANTITY),
+    _col("UTIL", Kind.QUANTITY, priority=ANSWER),
     _col("MEMORY", Kind.QUANTITY),
     _col("POWER", Kind.QUANTITY),
     _col("PODS"),

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from kubectl_gpu.core.analyses.drivers.analysis import Workload
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
+from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model
 from kubectl_gpu.render.drivers_view import drivers_view
 from kubectl_gpu.tui.data import Refresh
@@ -37,11 +38,39 @@ def _workload_detail(refresh: Refresh, workload: Workload) -> RenderableType:
     return object_detail(refresh, workload.ref, head)
 
 
+def _ceiling(node: NodeDriver) -> str | None:
+    """The CUDA ceiling as a sentence's end: `12.8`, `13.0 or newer` (the newest driver the table knows)."""
+    if node.cuda_max is None:
+        return "unknown" if node.version is None else None
+    ceiling = f"{node.cuda_max} or newer" if node.open_ended else node.cuda_max
+    return (
+        f"{ceiling}; {node.minor_compat} through minor-version compatibility"
+        if node.minor_compat
+        else ceiling
+    )
+
+
+def _node_detail(refresh: Refresh, node: NodeDriver, ref: ObjectRef | None) -> RenderableType:
+    """The page's answer first (docs/tui.md: driver and CUDA ceiling), whatever columns a narrow terminal
+    left out, then where the driver was read and the node's findings."""
+    head = lines(
+        [
+            ("Driver", f"{node.version or 'unknown'} ({node.source})"),
+            ("CUDA ceiling", _ceiling(node)),
+            ("AMI", node.ami),
+            ("OS image", node.os_image),
+            ("Detail", node.detail),
+        ]
+    )
+    return object_detail(refresh, ref, head)
+
+
 def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
     if isinstance(row.obj, Workload):
         return _workload_detail(refresh, row.obj)
-    head = lines([("Detail", row.obj.detail)]) if isinstance(row.obj, NodeDriver) else None
-    return object_detail(refresh, row.ref, head)
+    if isinstance(row.obj, NodeDriver):
+        return _node_detail(refresh, row.obj, row.ref)
+    return object_detail(refresh, row.ref)
 
 
 def _sections(refresh: Refresh) -> tuple[Section, ...]:

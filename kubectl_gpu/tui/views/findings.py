@@ -41,16 +41,20 @@ def _detail(finding: Finding) -> RenderableType:
 
 
 def _one_line(row: model.Row, table: model.Table) -> tuple[Cell, object]:
-    cell = table.cell(row, "message")
-    return " ".join(cell.text.split()), cell.sort_key
+    """The message's first sentence on one line (the detail pane has it whole)."""
+    position = table.index("message")
+    cell = row.cells[position]
+    return " ".join(table.columns[position].shown(cell).split()), cell.sort_key
 
 
 def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -> Table:
+    """Narrow, the code and the object stay (the object cut where the room ends, as a name), then the
+    severity; the message and the source go first (the detail pane has them)."""
     table = findings_table(findings, source=True)
     fits = (
         Fit("severity"),
-        Fit("code", max_width=44),
-        Fit("object", max_width=48),
+        Fit("code"),
+        Fit("object", max_width=48, shrink=24, names=True),
         Fit("source"),
         Fit(
             "message",

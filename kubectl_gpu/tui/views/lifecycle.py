@@ -45,7 +45,7 @@ def _node_fits(table: model.Table, refresh: Refresh) -> list[Fit]:
     for column in table.columns:
         fits.append(Fit(column.key, flex=column.key == "next"))
         if column.key == "age":
-            fits.append(Fit("life", compute=life, header="LIFE"))
+            fits.append(Fit("life", compute=life, header="LIFE", priority=model.Priority.ANSWER))
     return fits
 
 

@@ -1,6 +1,8 @@
 """The view model (`render.model`) as the TUI's grid: each view picks the model's columns by their key
 (never by header text), says how wide each may grow, and may add columns of its own (a bar) computed from
-the row's object. Cells keep the model's text (already made safe) and sort by the model's values.
+the row's object. Cells keep the model's text (already made safe; a `brief` column's first sentence) and
+sort by the model's values. Which columns a narrow terminal keeps is the model's `Column.priority` (a
+view may say otherwise), and a code column (`Kind.CODE`) is shown whole or left out, never cut.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class Fit(msgspec.Struct, frozen=True):
     #: a column of the TUI's own, from the model row: (what to show, what it sorts by)
     compute: Callable[[model.Row], tuple[Cell, object]] | None = None
     header: str = ""
-    #: which columns stay when the terminal is narrow: lower first; None: the column's position
+    #: which columns stay when the terminal is narrow: lower first; None: the model column's `priority`
+    #: (a column of the view's own: `Priority.USEFUL`), then the column's position
     priority: int | None = None
     #: when short of room, the column may be cut (at a word's end) down to this width; 0: never
     shrink: int = 0
@@ -36,8 +39,16 @@ class Fit(msgspec.Struct, frozen=True):
     names: bool = False
 
 
-def grid_cell(cell: model.Cell) -> Cell:
-    return Text(cell.text, style=cell.style) if cell.style else cell.text
+def grid_cell(cell: model.Cell, column: model.Column | None = None) -> Cell:
+    """The cell as the grid shows it: in a `brief` column, its first sentence."""
+    text = column.shown(cell) if column is not None else cell.text
+    return Text(text, style=cell.style) if cell.style else text
+
+
+def _priority(fit: Fit, column: model.Column | None) -> int:
+    if fit.priority is not None:
+        return fit.priority
+    return column.priority if column is not None else model.Priority.USEFUL
 
 
 def _fits(table: model.Table) -> list[Fit]:
@@ -66,18 +77,21 @@ def to_grid(
         return Table((Column(label),), (), empty=empty)
     layout = list(fits) if fits is not None else _fits(table)
     positions = [None if f.compute is not None else table.index(f.key) for f in layout]
+    models = [table.columns[p] if p is not None else None for p in positions]
     columns = tuple(
         Column(
-            f.header if f.compute is not None else table.columns[p].header if p is not None else f.key,
+            f.header if m is None else m.header,
             flex=f.flex,
             min_width=f.min_width,
             max_width=f.max_width,
-            right=p is not None and table.columns[p].right,
-            priority=index if f.priority is None else f.priority,
+            right=m is not None and m.right,
+            priority=_priority(f, m),
             shrink=f.shrink,
             names=f.names,
+            whole=m is not None and m.kind == model.Kind.CODE,
+            key=f.key,
         )
-        for index, (f, p) in enumerate(zip(layout, positions, strict=True))
+        for f, m in zip(layout, models, strict=True)
     )
     rows: list[Row] = []
     seen: set[str] = set()
@@ -92,7 +106,7 @@ def to_grid(
                 sort.append(value)
             else:
                 cell = row.cells[position]
-                cells.append(grid_cell(cell))
+                cells.append(grid_cell(cell, table.columns[position]))
                 sort.append(cell.sort_key)
         name = key(row) if key is not None else row.key
         if name in seen:  # two rows of one object: keys stay unique

@@ -21,10 +21,12 @@ class _Fit(msgspec.Struct, frozen=True):
     min_width: int
     priority: int
     shrink: int = 0
+    whole: bool = False
 
 
 class FittedTable:
-    """`table` as lines; `priorities` by column key (default: the column's position)."""
+    """`table` as lines; `priorities` by column key (the others after them, by the model's `priority`,
+    then position)."""
 
     def __init__(
         self,
@@ -37,11 +39,20 @@ class FittedTable:
         self.table = table
         given = priorities or {}
         self.fits = [
-            _Fit(c.key == flex, min_flex, given.get(c.key, len(given) + i))
-            for i, c in enumerate(table.columns)
+            _Fit(
+                c.key == flex,
+                min_flex,
+                given.get(c.key, len(given) + c.priority),
+                whole=c.kind == model.Kind.CODE,
+            )
+            for c in table.columns
+        ]
+        self.cells = [
+            [Text(c.shown(cell), style=cell.style) for c, cell in zip(table.columns, r.cells, strict=False)]
+            for r in table.rows
         ]
         self.natural = [
-            max([len(c.header), *(len(r.cells[i].text) for r in table.rows if i < len(r.cells))])
+            max([len(c.header), *(row[i].cell_len for row in self.cells if i < len(row))])
             for i, c in enumerate(table.columns)
         ]
 
@@ -52,8 +63,8 @@ class FittedTable:
         if self.table.show_header:
             header = [Text(c.header) for c in self.table.columns]
             yield from self._lines(console, header, widths, style=theme.HEADER)
-        for row in self.table.rows:
-            yield from self._lines(console, [Text(c.text, style=c.style) for c in row.cells], widths)
+        for cells in self.cells:
+            yield from self._lines(console, [cell.copy() for cell in cells], widths)
 
     def _lines(
         self, console: Console, cells: list[Text], widths: list[int], style: str = ""

@@ -60,6 +60,10 @@ class Column(msgspec.Struct, frozen=True):
     shrink: int = 0
     #: a column of names: a cell too long is cut where the room ends, not at a word (`fit.cut`)
     names: bool = False
+    #: a code (a verdict, a finding's code): never narrowed nor cut, shown whole or left out
+    whole: bool = False
+    #: the view model's column key (`render.model.Column.key`, or the view's own column's)
+    key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +123,9 @@ class Table:
                     size = _width(cell)
                     if size > widths[i]:
                         widths[i] = size
-            capped = tuple(min(w, c.max_width) for w, c in zip(widths, self.columns, strict=True))
+            capped = tuple(
+                w if c.whole else min(w, c.max_width) for w, c in zip(widths, self.columns, strict=True)
+            )
             object.__setattr__(self, "widths", capped)
 
     @cached_property
@@ -205,6 +211,11 @@ class GridTable(ScrollView, can_focus=True):
     @property
     def cursor_row(self) -> Row | None:
         return self.view[self.cursor] if 0 <= self.cursor < len(self.view) else None
+
+    @property
+    def shown_keys(self) -> list[str]:
+        """The keys of the columns on screen, in their order (a narrow terminal leaves some out)."""
+        return [c.key for c, w in zip(self.table.columns, self._widths, strict=False) if w]
 
     @property
     def marked_rows(self) -> list[Row]:
