@@ -30,9 +30,9 @@ async def test_first_screen_is_the_fleet() -> None:
         keys = [r.key for r in app.view.grid.view]
         assert keys == ["gpu-inference", "gpu-training", "(no NodePool)", "ALL"]
         assert app.snapshot.mode == "Auto Mode" and len(app.snapshot.nodes.rows) == 4
-        assert app.snapshot.accelerator_parts == (12, 0, 0, 2) and len(app.snapshot.pending.pods) == 9
-        # the header's free count adds up with the ALL row: the cordoned node's GPU is not free
-        assert "free 0  " in app.query_one(ClusterHeader)._content().renderables[1].plain  # type: ignore[attr-defined]
+        assert app.snapshot.parts.bar == (13, 0, 1) and len(app.snapshot.pending.pods) == 9
+        # the header's free count adds up with the ALL row: the cordoned node's GPU is idle, not free
+        assert "free 0 (1 idle)  " in app.query_one(ClusterHeader)._content().renderables[1].plain  # type: ignore[attr-defined]
 
 
 async def test_missing_toleration_fix_is_three_keystrokes_away() -> None:
