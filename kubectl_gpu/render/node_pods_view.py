@@ -7,7 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
+import msgspec
+
 from kubectl_gpu.core.accelerators.node_pods import NodePod, node_pods
+from kubectl_gpu.core.accelerators.nodes import NodeRow
 from kubectl_gpu.core.analyses.nodes import NodeDetailReport, NodeReport
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -15,17 +18,21 @@ from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Row, Table, View, prose
-from kubectl_gpu.render.nodes_table import nodes_view
+from kubectl_gpu.render.nodes_table import health_problems, nodes_view
 from kubectl_gpu.render.pools_view import figures_text
+from kubectl_gpu.render.safe import safe_line
 
 __all__ = [
     "COLUMNS",
+    "NodeLine",
     "NodePod",
     "node_detail_view",
+    "node_line",
     "node_pods",
     "node_pods_table",
     "node_pods_view",
     "owner_text",
+    "pods_empty",
 ]
 
 COLUMNS = (
@@ -70,7 +77,7 @@ def _age(pod: Pod, now: datetime) -> Cell:
     return Cell(format_age(age), age.total_seconds())
 
 
-def _row(item: NodePod, node: str, now: datetime) -> Row:
+def _row(item: NodePod, node: str, now: datetime) -> Row[NodePod]:
     pod = item.pod
     phase = item.phase
     cells = (
@@ -84,11 +91,11 @@ def _row(item: NodePod, node: str, now: datetime) -> Row:
     return Row(f"{pod.namespace}/{pod.name}", cells, ObjectRef("Pod", pod.name, pod.namespace), node, item)
 
 
-def node_pods_table(state: ClusterState, node: str, now: datetime) -> Table:
+def node_pods_table(state: ClusterState, node: str, now: datetime) -> Table[NodePod]:
     return pods_table(node_pods(state, node), node, now)
 
 
-def pods_table(pods: tuple[NodePod, ...], node: str, now: datetime) -> Table:
+def pods_table(pods: tuple[NodePod, ...], node: str, now: datetime) -> Table[NodePod]:
     rows = tuple(_row(item, node, now) for item in pods)
     return Table("pods", COLUMNS, rows, title=f"Pods on node {node}")
 
@@ -116,3 +123,32 @@ def node_detail_view(report: NodeDetailReport, *, wide: bool, price_region: str 
         why = f" (the pods could not all be read: {report.unread})" if report.unread else ""
         parts.append(prose((f"No pods on node {row.name}{why}.", theme.WARNING if why else theme.MUTED)))
     return View.of(parts)
+
+
+class NodeLine(msgspec.Struct, frozen=True):
+    """A node at a glance, its texts made safe (the TUI's node page draws them beside its bar)."""
+
+    name: str
+    model: (
+        str | None
+    )  # the accelerator model with its figures (`core.accelerators.parts`); None: no accelerator
+    pool: str
+    health: str  # "ok", or what is wrong, each named with its value
+    healthy: bool
+
+
+def node_line(row: NodeRow | None, name: str) -> NodeLine:
+    """`row` (None: the node is gone) as the node page's first line says it."""
+    if row is None:
+        return NodeLine(safe_line(name), None, "", "", healthy=True)
+    acc = row.accelerator
+    figures = f"{safe_line(acc.model or '?')}: {figures_text(row.parts)}" if acc is not None else None
+    problems = health_problems(row)
+    health = safe_line(",".join(problems)) if problems else "ok"
+    return NodeLine(safe_line(name), figures, safe_line(row.node_pool or "-"), health, healthy=not problems)
+
+
+def pods_empty(node: str, unread: str | None) -> str:
+    """The sentence a node page shows without pods (and why some may be missing)."""
+    gap = f" (the pods could not all be read: {unread})" if unread else ""
+    return safe_line(f"No pods on node {node}.{gap}")

@@ -19,10 +19,9 @@ from kubectl_gpu.core.accelerators.nodes import NodeRow, pods_unread
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Row as ModelRow
-from kubectl_gpu.render.node_pods_view import node_pods_table
-from kubectl_gpu.render.nodes_table import health_problems
-from kubectl_gpu.render.pools_view import figures_text
-from kubectl_gpu.render.safe import safe_line
+from kubectl_gpu.render.node_pods_view import node_line as summary_line
+from kubectl_gpu.render.node_pods_view import node_pods_table, pods_empty
+from kubectl_gpu.render.page_lines import page_title
 from kubectl_gpu.tui.drill import GONE, Drill
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
@@ -47,22 +46,19 @@ FITS = (
 
 def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
     """The node at a glance: its bar and its figures (`core.accelerators.parts`, as `kubectl gpu nodes NODE`
-    words them), model, pool, health."""
-    out = Text(safe_line(name), style=theme.HEADER)
+    words them), model, pool, health (`render.node_pods_view.node_line`: its texts made safe)."""
+    line = summary_line(row, name)
+    out = Text(line.name, style=theme.HEADER)
     if row is None:
         out.append(f"  {GONE}", style=theme.WARNING)
         return out
     parts = row.parts
     out.append("  ")
     out.append_text(allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8))
-    acc = row.accelerator
-    if acc is not None:
-        out.append(f" {safe_line(acc.model or '?')}: {figures_text(parts)}")
-    problems = health_problems(row)
-    out.append(f"  {safe_line(row.node_pool or '-')}  ")
-    out.append(
-        safe_line(",".join(problems)) if problems else "ok", style=theme.ERROR if problems else theme.GOOD
-    )
+    if line.model is not None:
+        out.append(f" {line.model}")
+    out.append(f"  {line.pool}  ")
+    out.append(line.health, style=theme.GOOD if line.healthy else theme.ERROR)
     return out
 
 
@@ -70,20 +66,18 @@ def _pod_detail(drill: Drill, row: ModelRow) -> RenderableType:
     """The pod under the cursor: its name, what enter opens, and the diagnose findings about it."""
     head = Text()
     if isinstance(row.obj, NodePod):
-        head.append(safe_line(f"{row.obj.pod.namespace}/{row.obj.pod.name}"), style=theme.HEADER)
+        head.append(page_title(f"{row.obj.pod.namespace}/{row.obj.pod.name}"), style=theme.HEADER)
     head.append("  enter: the pod (explain, events, YAML, logs, its node)", style=theme.MUTED)
     return object_detail(drill.snapshot, row.ref, head)
 
 
 def pods_grid(drill: Drill, node: str) -> Table:
     table = node_pods_table(drill.snapshot.state, node, drill.snapshot.now)
-    unread = pods_unread(drill.snapshot.state)
-    empty = f"No pods on node {node}." + (f" (the pods could not all be read: {unread})" if unread else "")
     return to_grid(
         table if table.rows else None,
         fits=FITS,
         detail=lambda row: _pod_detail(drill, row),
-        empty=safe_line(empty),
+        empty=pods_empty(node, pods_unread(drill.snapshot.state)),
     )
 
 
@@ -129,7 +123,7 @@ class NodePodsScreen(Screen[None]):
         self.view.show(ViewModel((Section("Pods", pods_grid(self.drill, self.node)),)))
 
     def compose(self) -> ComposeResult:
-        title = Text(safe_line(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
+        title = Text(page_title(f"Node {self.node}: its pods"), style=theme.HEADER, no_wrap=True)
         title.append("  enter: a pod  esc back", style=theme.MUTED)  # the footer and ? list the rest
         yield Static(title, classes="page-title")
         yield Static(node_line(self.drill, self.row, self.node), classes="view-summary")
