@@ -17,7 +17,12 @@ NARROW = (80, 24)
 
 #: view, section (tabs from the first), the column keys that must be on screen, a value that must show
 ANSWERS = {
-    "overview": ("overview", 0, ("nodepool", "accelerators", "pending"), "gpu-inference"),
+    "overview": (
+        "overview",
+        0,
+        ("nodepool", "accelerators", "pending", "worst"),
+        "ACCELERATED_HARDWARE_NOT_READY",
+    ),
     "nodes": ("nodes", 0, ("name", "alloc", "health"), "i-04b975f2935588ecc"),
     "pending": ("pending", 0, ("pod", "verdict"), "MISSING_TOLERATION"),
     "nodepools": ("nodepools", 0, ("name", "limits"), "gpu-training"),

@@ -34,9 +34,8 @@ def _worst(finding: Finding | None) -> Text:
     if finding is None:
         return Text("ok", style=theme.GOOD)
     item = model.finding_item(finding)
-    out = Text(f"{item.severity.upper()} ", style=theme.severity(item.severity))
-    out.append(f"{item.code} ", style=theme.HEADER)
-    out.append(item.object)
+    out = Text(item.code, style=theme.severity(item.severity))  # the code whole, its colour the severity
+    out.append(f" {item.object}")
     return out
 
 
@@ -81,14 +80,24 @@ _COLUMNS = (
     model.Column("pending", "PENDING", model.Kind.COUNT),
 )
 
-# 80 columns show all but the end of the worst finding (the detail pane shows it whole). ACCELERATORS is the
-# bar, then requested/free/idle (the header words of `kubectl gpu pools`).
+# The answer at 80 columns: the pool, its bar with requested/free/idle (the header words of `kubectl gpu
+# pools`), its Pending pods and its worst finding's code, whole, in its severity's colour (the object is cut
+# where the room ends); NODES goes first (the detail pane has it, and the worst finding whole).
 _FITS = (
-    Fit("nodepool", max_width=24),
-    Fit("nodes"),
-    Fit("accelerators", compute=_accelerators, header="ACCELERATORS"),
-    Fit("pending"),
-    Fit("worst", flex=True, min_width=16, max_width=200, compute=_worst_cell, header="WORST FINDING"),
+    Fit("nodepool", max_width=24, priority=model.Priority.NAME),
+    Fit("nodes", priority=model.Priority.EXTRA),
+    Fit("accelerators", compute=_accelerators, header="ACCELERATORS", priority=model.Priority.ANSWER),
+    Fit("pending", priority=model.Priority.ANSWER),
+    Fit(
+        "worst",
+        flex=True,
+        min_width=31,
+        max_width=200,
+        compute=_worst_cell,
+        header="WORST FINDING",
+        priority=model.Priority.ANSWER,
+        names=True,
+    ),
 )
 
 
