@@ -21,10 +21,11 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
+from itertools import compress
 
 import msgspec
 
@@ -206,6 +207,7 @@ class StateNodes:
             "firsts": (self._flight_target, [members[0] for members in _classes(flying)]),
         }
         self._may: dict[tuple[object, ...], list[int]] = {}
+        self._by_signature: dict[tuple[str, tuple[str, ...]], _Signatures] = {}
         self._projections: dict[tuple[str, tuple[str, ...]], _Projections] = {}
 
     @property
@@ -222,8 +224,19 @@ class StateNodes:
         key = (which, shape.tolerations, tuple(shape.accelerators.items()))
         found = self._may.get(key)
         if found is None:
+            groups = self._signatures(which, tuple(shape.accelerators))
+            passes = [_may_fit(first, shape) for first in groups.firsts]  # one look per signature
+            found = self._may[key] = list(
+                compress(groups.positions, map(passes.__getitem__, groups.group_of))
+            )
+        return found
+
+    def _signatures(self, which: str, resources: tuple[str, ...]) -> _Signatures:
+        """The positions in `which` by what `_may_fit` reads of a target for shapes asking for `resources`."""
+        found = self._by_signature.get((which, resources))
+        if found is None:
             target, positions = self._lists[which]
-            found = self._may[key] = [i for i in positions if _may_fit(target(i), shape)]
+            found = self._by_signature[which, resources] = _Signatures(target, positions, resources)
         return found
 
     def _selected(self, which: str, shape: PodShape) -> list[int]:
@@ -374,6 +387,37 @@ def _sure(evaluation: TargetEvaluation) -> bool:
 def _true(claim: NodeClaim, condition: str) -> bool:
     found = claim.condition(condition)
     return found is not None and found.is_true
+
+
+class _Signatures:
+    """Positions grouped by what `_may_fit` reads of a target (its cordon, the taints Karpenter counts, what is
+    free of the resources a shape asks): a thousand nodes are a few dozen signatures, so a shape's first look
+    is made once per signature, not once per node. `group_of[k]` is the signature of `positions[k]`,
+    `firsts[g]` a target of signature `g`."""
+
+    __slots__ = ("firsts", "group_of", "positions")
+
+    def __init__(
+        self, target: Callable[[int], NodeTarget], positions: Sequence[int], resources: tuple[str, ...]
+    ) -> None:
+        self.positions = list(positions)
+        self.firsts: list[NodeTarget] = []
+        self.group_of: list[int] = []
+        ids: dict[Hashable, int] = {}
+        for i in self.positions:
+            made = target(i)
+            node = made.node
+            requested = made.state.requested_by_node.get(node.name, {})
+            signature = (
+                node.unschedulable,
+                made.effective_taints,
+                tuple(node.allocatable.get(r, ZERO) - requested.get(r, ZERO) for r in resources),
+            )
+            group = ids.get(signature)
+            if group is None:
+                group = ids[signature] = len(self.firsts)
+                self.firsts.append(made)
+            self.group_of.append(group)
 
 
 def _may_fit(target: NodeTarget, shape: PodShape) -> bool:

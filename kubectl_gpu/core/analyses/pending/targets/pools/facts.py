@@ -75,6 +75,7 @@ class PoolFacts:
         self.capacity_event = capacity_event(pool, self.ref, state, self.memo, now)
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
+        self._type_classes: dict[str, int] = {}
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -114,6 +115,25 @@ class PoolFacts:
         if self._group is None:
             self._group = self.memo.group(fit_signature(self))
         return self._group
+
+    def type_class(self, entry: IndexedType) -> int:
+        """A small id per distinct fit of one type in a pool: all that `PoolFit.failure`, `unverified` (the
+        pool's side) and `_fit_check` read of the pool for it (its daemons' overhead, what NodeOverlays set
+        on its capacity, the pool's requirement keys the catalog does not know for it, the NodeClass)."""
+        found = self._type_classes.get(entry.it.name)
+        if found is None:
+            fit = self.fit
+            found = self._type_classes[entry.it.name] = self.memo.small_id(
+                (
+                    "type fit",
+                    id(entry),
+                    tuple(sorted(fit.overhead(entry).items())),
+                    tuple(sorted(fit.overlay_capacity(entry).items())),
+                    self.index.unverified_keys(self.requirements, entry),
+                    id(fit.node_class) if fit.node_class is not None else None,
+                )
+            )
+        return found
 
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
@@ -217,7 +237,9 @@ def fitting_types(target: PoolFacts, shape: PodShape, pod_reqs: Requirements) ->
     # The rest reads of the pod's requirements only which of their keys the catalog may not know (for
     # `unverified`): shared by every requirement that admits the same types with the same such keys.
     unverifiable = memo.shared(("unverifiable", pod_reqs), lambda: target.index.unverifiable(pod_reqs))
-    key = ("fits", target.group, memo.requests_id(shape), id(with_pod), unverifiable)
+    # By the types' fit classes (`PoolFacts.type_class`), not the pool's fit group: pools of different groups
+    # that admit these types with the same fit per type (most of them) answer once per requests.
+    key = ("fits", memo.requests_id(shape), tuple(map(target.type_class, with_pod)), unverifiable)
     return memo.shared(key, lambda: intern_fitting(memo, _fits(target, shape, pod_reqs, with_pod)))
 
 
@@ -248,15 +270,13 @@ def _with_pod(target: PoolFacts, pod_reqs: Requirements) -> tuple[IndexedType, .
 
 
 def failure(target: PoolFacts, entry: IndexedType, shape: PodShape) -> str | None:
-    """`PoolFit.failure`, once per fit group, type and the requests that decide it (for every shape that
-    asks for as much)."""
-    failures: dict[str, str | None] = target.memo.shared(
-        ("failures", target.group, target.memo.requests_id(shape)), dict
-    )
-    name = entry.it.name
-    if name in failures:
-        return failures[name]
-    found = failures[name] = target.fit.failure(entry, shape)
+    """`PoolFit.failure`, once per type fit class (`PoolFacts.type_class`) and the requests that decide it
+    (for every pool and shape that ask for as much)."""
+    failures: dict[int, str | None] = target.memo.shared(("failures", target.memo.requests_id(shape)), dict)
+    fit_class = target.type_class(entry)
+    if fit_class in failures:
+        return failures[fit_class]
+    found = failures[fit_class] = target.fit.failure(entry, shape)
     return found
 
 

@@ -77,6 +77,7 @@ class PoolTarget(PoolFacts):
         _ = self.group  # made before the copy: the same fit group
         twin = copy.copy(self)
         twin.requirements = self._requirements(POOL)[0]
+        twin._type_classes = {}  # they read the requirements
         twin._last_term = (None, (Requirements(), [], 0))
         twin._last_term_key = (None, ())
         return twin
