@@ -192,7 +192,16 @@ class PoolTarget(PoolFacts):
         return self.memo.shared(key, lambda: self._compute_requirement_blockers(shape))
 
     def _compute_requirement_blockers(self, shape: PodShape) -> RequirementAnswer:
-        """Interned: terms the pool answers alike (most pass) share one answer, and so their templates."""
+        """Interned: terms the pool answers alike (most pass) share one answer, and so their templates. Pools
+        whose requirements answer the term alike (`_compatible`) word it once per selectors: the words read
+        the incompatibilities, the provider and the pod's selectors, not the rest of the pool."""
+        if self.requirement_error is None and shape.requirements is not None:
+            found = self._term(shape)[1]  # held by the memo: its id is not reused
+            key = ("requirement words", self.provider, id(found), self.memo.selectors_id(shape))
+            return self.memo.shared(key, lambda: self._requirement_words(shape))
+        return self._requirement_words(shape)
+
+    def _requirement_words(self, shape: PodShape) -> RequirementAnswer:
         checks: list[Check] = []
         found = tuple(self._requirement_blockers_of(shape, checks)), checks[0]
         return self.memo.shared(("requirement answer", answer_key(found[0], found[1:])), lambda: found)
@@ -276,6 +285,19 @@ class PoolTarget(PoolFacts):
         pod as written): among pools that take the pod, the one with fewest wins."""
         return self._term(shape)[2] if shape.requirements is not None else 0
 
+    def _compatible(self, reqs: Requirements) -> list[Incompatibility]:
+        """`Requirements.compatible` of the pool with the pod's `reqs`, once per what it reads of the pool: its
+        requirement at each of the pod's keys, and its keys (a label's hint) where one of the pod's keys is
+        not among them. NodePools that differ only at keys the pod does not select share the answer (held
+        by the memo, so its id keys the words: `_compute_requirement_blockers`)."""
+        existing = self.requirements.by_key
+        projection = tuple(existing.get(k) for k in reqs.by_key)
+        hint = frozenset(existing) if any(k not in existing for k in reqs.by_key) else None
+        key = ("compatible", self.provider, reqs, projection, hint)
+        return self.memo.shared(
+            key, lambda: list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+        )
+
     def _karpenters_attempt(self, shape: PodShape) -> Attempt:
         """Karpenter's attempts (`PodSchedulingRequirements.relaxations`), tried on this pool in order: the first
         whose requirements are compatible with it and leave an instance type that holds the pod is the one it
@@ -287,13 +309,13 @@ class PoolTarget(PoolFacts):
         if len(attempts) == 1:  # the only attempt: no instance fit to weigh it by
             return (
                 attempts[0],
-                list(self.requirements.compatible(attempts[0], allow_undefined=self.well_known)),
+                self._compatible(attempts[0]),
                 first,
             )
         if first:
             attempts = attempts[-1:]
         for number, reqs in enumerate(attempts, start=first):
-            found = list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
+            found = self._compatible(reqs)
             if found:
                 continue
             if not shape.wants_accelerator or self.fitting(shape, reqs)[1]:
@@ -301,7 +323,7 @@ class PoolTarget(PoolFacts):
         last = attempts[-1]
         return (
             last,
-            list(self.requirements.compatible(last, allow_undefined=self.well_known)),
+            self._compatible(last),
             first + len(attempts),
         )
 
