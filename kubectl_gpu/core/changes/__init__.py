@@ -4,7 +4,7 @@ patches (kubectl's strategic, merge and json types) and deletions, giving a new 
 Pure: the files are read by the adapters (`kube/change_files.py`); this package never touches the cluster.
 """
 
-from kubectl_gpu.core.changes.apply import Applied, apply_changes
+from kubectl_gpu.core.changes.apply import Applied, apply_changes, changed_objects
 from kubectl_gpu.core.changes.model import (
     KINDS,
     Change,
@@ -26,6 +26,7 @@ __all__ = [
     "PatchType",
     "apply_changes",
     "change_kind",
+    "changed_objects",
     "json_merge",
     "json_patch",
     "strategic_merge",

@@ -1,8 +1,10 @@
 """Changes applied, in order, to a copy of a captured cluster: all of them or none (`ChangeError`, exit 2).
 
-Each change reads the object as captured (`ClusterState.manifest`: the source must keep manifests) or as
+Each change reads the object as captured (`ClusterState.manifest`, when the source keeps manifests) or as
 an earlier change left it, makes the new object, parses it with the parsers every source uses, and puts the
-model in place of the old one. Workloads become their Pending pods (`workloads.py`).
+model in place of the old one. Workloads become their Pending pods (`workloads.py`). A patch of a NodePool
+or Pod the source kept no manifest of is made on its model (`typed.py`): `simulate` and the pending fix
+verifier make their changes through this one entry point.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import msgspec
 from kubectl_gpu.core.changes.defaults import nodepool_defaults
 from kubectl_gpu.core.changes.model import KINDS, NAMESPACED, Change
 from kubectl_gpu.core.changes.patches import PatchFailed, json_merge, json_patch, strategic_merge
+from kubectl_gpu.core.changes.typed import patch_model
 from kubectl_gpu.core.changes.workloads import (
     base_from_pods,
     owned_pods,
@@ -36,8 +39,9 @@ ManifestKey = tuple[str, str | None, str]
 
 
 class Applied(msgspec.Struct, frozen=True):
-    """What one change did: the object before and after (None: added, deleted), the pods it made Pending
-    and the pods it took away, and how its base was found."""
+    """What one change did: the object before and after (None: added, deleted; both None when the source kept
+    no manifest and the change was made on the model, `typed.py`), the pods it made Pending and the pods it
+    took away, how its base was found, and the model it made (a NodePool, NodeClass or Pod; None otherwise)."""
 
     change: Change
     before: Mapping[str, Any] | None
@@ -45,6 +49,7 @@ class Applied(msgspec.Struct, frozen=True):
     pods_added: tuple[str, ...] = ()
     pods_removed: tuple[str, ...] = ()
     note: str | None = None
+    model: Any = None
 
 
 class _Manifests(Mapping[ManifestKey, Mapping[str, Any]]):
@@ -71,16 +76,35 @@ class _Manifests(Mapping[ManifestKey, Mapping[str, Any]]):
 
 
 class _Work:
-    """The lists a run of changes edits, then freezes into the new state."""
+    """The lists a run of changes edits, then freezes into the new state. The pods are copied only when a
+    change needs them all (a workload's) or the new state is built: the fix verifier makes one change per
+    fix and wants only the object it makes."""
 
     def __init__(self, state: ClusterState, now: datetime | None) -> None:
         self.state = state
         self.now = now
         self.pools = list(state.nodepools)
         self.classes = list(state.nodeclasses)
-        self.pods = list(state.pods)
+        self.gone: set[int] = set()  # the ids of the captured pods a change took away
+        self.added: list[Pod] = []
         self.manifests = _Manifests(state.manifests)
         self.workloads: dict[ManifestKey, Mapping[str, Any]] = {}
+
+    @property
+    def pods(self) -> list[Pod]:
+        kept = self.state.pods if not self.gone else [p for p in self.state.pods if id(p) not in self.gone]
+        return [*kept, *self.added]
+
+    def named(self, namespace: str | None, name: str) -> list[Pod]:
+        """The pods of that namespace and name, as the changes so far left them."""
+        index = self.state.memo(_POD_INDEX, lambda: _pod_index(self.state.pods))
+        found = [p for p in index.get((namespace, name), ()) if id(p) not in self.gone]
+        return found + [p for p in self.added if p.namespace == namespace and p.name == name]
+
+    def remove(self, pods: Iterable[Pod]) -> None:
+        ids = {id(p) for p in pods}
+        self.added = [p for p in self.added if id(p) not in ids]
+        self.gone |= ids
 
     def build(self) -> ClusterState:
         return dataclasses.replace(
@@ -94,12 +118,33 @@ class _Work:
         )
 
 
+_POD_INDEX = ("core.changes", "pods by namespace and name")
+
+
+def _pod_index(pods: Iterable[Pod]) -> dict[tuple[str | None, str], list[Pod]]:
+    out: dict[tuple[str | None, str], list[Pod]] = {}
+    for pod in pods:
+        out.setdefault((pod.namespace, pod.name), []).append(pod)
+    return out
+
+
 def apply_changes(
     state: ClusterState, changes: Iterable[Change], now: datetime | None = None
 ) -> tuple[ClusterState, tuple[Applied, ...]]:
     """The state with every change made, in order, and what each did. `now`: the creation time of the pods
     a workload makes. Raises ChangeError (nothing is applied) at the first change that cannot be made."""
     work = _Work(state, now)
+    done = _run(work, changes)
+    return work.build(), done
+
+
+def changed_objects(state: ClusterState, changes: Iterable[Change]) -> tuple[Applied, ...]:
+    """What `apply_changes` would do, each change's model included, without building the new state (the fix
+    verifier: one change per fix, then the object it makes is evaluated alone)."""
+    return _run(_Work(state, None), changes)
+
+
+def _run(work: _Work, changes: Iterable[Change]) -> tuple[Applied, ...]:
     done = []
     for change in changes:
         if change.kind not in KINDS:
@@ -112,7 +157,7 @@ def apply_changes(
             done.append(_pod(work, change))
         else:
             done.append(_karpenter(work, change))
-    return work.build(), tuple(done)
+    return tuple(done)
 
 
 def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -178,33 +223,51 @@ def _karpenter(work: _Work, change: Change) -> Applied:
     def same(m: NodePool | NodeClass) -> bool:
         return m.name == change.name and (isinstance(m, NodePool) or m.kind == change.kind)
 
-    exists = any(same(m) for m in models)
+    old = next((m for m in models if same(m)), None)
     current = work.manifests.get(key)
-    if exists and current is None:
-        raise change.error("the source kept no copy of it to change", "read the cluster with its manifests")
+    if old is not None and current is None and change.action == "patch":
+        if not isinstance(old, NodePool):
+            raise change.error(
+                "the source kept no copy of it to change", "read the cluster with its manifests"
+            )
+        model: Any = patch_model(change, old)
+        models[:] = [m for m in models if not same(m)] + [model]
+        return Applied(change, None, None, model=model)
     obj = _patched(change, current)
     if obj is not None and change.kind == "NodePool":
         obj = nodepool_defaults(obj)
     model = _parse(change, obj) if obj is not None else None
+    if isinstance(old, NodePool) and isinstance(model, NodePool) and current is None:
+        # replaced without its manifest: the status the API server keeps comes from the model
+        model = msgspec.structs.replace(
+            model, conditions=old.conditions, status_resources=old.status_resources
+        )
     models[:] = [m for m in models if not same(m)] + ([model] if model is not None else [])
     work.manifests.changed[key] = obj
-    return Applied(change, current, obj)
+    return Applied(change, current, obj, model=model)
 
 
 def _pod(work: _Work, change: Change) -> Applied:
     key: ManifestKey = ("Pod", change.namespace, change.name)
     current = work.manifests.get(key)
+    removed = work.named(change.namespace, change.name)
+    if current is None and removed and change.action == "patch":  # no manifest kept: on the model
+        model: Any = patch_model(change, removed[0])
+        work.remove(removed)
+        work.added.append(model)
+        return Applied(change, None, None, (change.name,), (change.name,), model=model)
     obj = _patched(change, current)
-    removed = [p for p in work.pods if p.namespace == change.namespace and p.name == change.name]
-    work.pods = [p for p in work.pods if p not in removed]
+    work.remove(removed)
+    model = None
     if obj is not None:
         if change.action == "apply":  # a new pod object: Pending and not bound, whatever the file says
             spec = {k: v for k, v in (obj.get("spec") or {}).items() if k != "nodeName"}
             obj = {**obj, "spec": spec, "status": {"phase": "Pending"}}
-        work.pods.append(_parse(change, obj))
+        model = _parse(change, obj)
+        work.added.append(model)
     work.manifests.changed[key] = obj
     added = (change.name,) if obj is not None else ()
-    return Applied(change, current, obj, added, tuple(p.name for p in removed))
+    return Applied(change, current, obj, added, tuple(p.name for p in removed), model=model)
 
 
 def _workload(work: _Work, change: Change) -> Applied:
@@ -250,9 +313,9 @@ def _replace_pods(
     made: list[dict[str, Any]],
     note: str | None,
 ) -> Applied:
-    work.pods = [p for p in work.pods if p not in removed]
+    work.remove(removed)
     for made_pod in made:
-        work.pods.append(_parse(msgspec.structs.replace(change, kind="Pod"), made_pod))
+        work.added.append(_parse(msgspec.structs.replace(change, kind="Pod"), made_pod))
         meta = made_pod["metadata"]
         work.manifests.changed[("Pod", meta["namespace"], meta["name"])] = made_pod
     for gone in removed:

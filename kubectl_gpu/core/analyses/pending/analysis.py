@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from datetime import datetime
 from functools import partial
@@ -38,7 +37,7 @@ from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
 from kubectl_gpu.core.scheduling.instances import InstanceIndex
-from kubectl_gpu.core.scheduling.taints import Toleration, suggest_toleration
+from kubectl_gpu.core.scheduling.taints import suggest_toleration
 
 __all__ = ["analyse", "analyse_pending", "explain", "in_scope"]
 
@@ -236,10 +235,7 @@ class _Analyser:
         if verdict is Verdict.NO_ACCELERATOR_NODEPOOL:
             _, manifest, taints = no_pool_fix(self.state, shape, self.catalog)
             if manifest is not None:
-                added = tuple(Toleration.from_dict(suggest_toleration(t)) for t in taints)
-                check = self.verifier.new_pool(
-                    pod, manifest, lambda p: dataclasses.replace(p, tolerations=(*p.tolerations, *added))
-                )
+                check = self.verifier.new_pool(pod, manifest, tuple(suggest_toleration(t) for t in taints))
                 if check.verified is False and check.after is not None:  # never offered: it cannot help
                     fix = (
                         f"no change found that lets a NodePool launch it: {check.change} leaves "

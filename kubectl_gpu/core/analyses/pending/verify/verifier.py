@@ -9,7 +9,7 @@ blocker is not offered: the fix says so instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from kubectl_gpu.core.analyses.pending.decision import After, Decision, FixCheck
@@ -17,10 +17,16 @@ from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.ranking import Ranked
 from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef
-from kubectl_gpu.core.analyses.pending.verify.changes import after_of, pod_change, pool_change
+from kubectl_gpu.core.analyses.pending.verify.changes import (
+    after_of,
+    new_pool_change,
+    pod_change,
+    pool_change,
+    tolerations_patch,
+)
 from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.changes import Change, changed_objects
 from kubectl_gpu.core.k8s.models import NodePool, Pod
-from kubectl_gpu.core.k8s.parse import parse_object
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.taints import Taint
 
@@ -92,20 +98,25 @@ class FixVerifier:
             found = self._checks[memo] = self._check(pod, shape, blocker)
         return found
 
+    def _made(self, change: Change) -> Any:
+        """The object the change makes, through the engine `simulate` uses (the state itself is not changed)."""
+        return changed_objects(self.analysis.state, (change,))[0].model
+
     def _check(self, pod: Pod, shape: PodShape, blocker: Blocker) -> FixCheck:
         state = self.analysis.state
         if blocker.target.kind == "NodePool":
             pool = state.nodepool_by_name.get(blocker.target.name)
             changed = pool_change(pool, blocker) if pool is not None else None
             if changed is not None:
-                new_pool, words = changed
-                evaluation = self.analysis.pool_target(new_pool).evaluate(shape)
+                patch, words = changed
+                evaluation = self.analysis.pool_target(self._made(patch)).evaluate(shape)
                 gone = blocker.code not in {b.code for b in evaluation.blockers}
                 return FixCheck(gone, words, after_of(evaluation, self.analysis.catalog))
         moved = pod_change(pod, blocker, self._taints)
         if moved is None:
             return FixCheck(None, "not a change kubectl-gpu can make on a copy of the cluster")
-        new_pod, words = moved
+        change, words = moved
+        new_pod = self._made(change) if isinstance(change, Change) else change
         after, ranked = self.analysis.answer(new_pod)
         target = ranked.find(blocker.target)
         gone = target is None or blocker.code not in {b.code for b in target.blockers}
@@ -122,15 +133,15 @@ class FixVerifier:
         node = state.node_by_name.get(ref.name)
         return node.taints if node is not None else ()
 
-    def new_pool(self, pod: Pod, manifest: dict[str, Any], tolerate: Callable[[Pod], Pod]) -> FixCheck:
-        """NO_ACCELERATOR_NODEPOOL: the proposed NodePool (and the toleration the fix adds) made on a copy."""
-        pool = parse_object(manifest)
+    def new_pool(self, pod: Pod, manifest: dict[str, Any], added: tuple[Mapping[str, Any], ...]) -> FixCheck:
+        """NO_ACCELERATOR_NODEPOOL: the proposed NodePool (and the tolerations the fix adds) made on a copy."""
+        pool = self._made(new_pool_change(manifest))
         assert isinstance(pool, NodePool)
         change = f"NodePool {pool.name} created as shown"
         ignored = self.analysis.ignored(pod)
         if ignored is not None:  # Karpenter provisions for no such pod, whatever the NodePools
             return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason))
-        shape = shape_of(tolerate(pod))
+        shape = shape_of(self._made(tolerations_patch(pod, added)) if added else pod)
         evaluation = self.analysis.pool_target(pool).evaluate(shape)
         after = after_of(evaluation, self.analysis.catalog)
         return FixCheck(evaluation.offers, change, after)

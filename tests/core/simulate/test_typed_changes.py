@@ -1,0 +1,79 @@
+"""One engine, two paths: a patch made on the object as read (a source that keeps manifests: simulate, the
+TUI) and on its parsed model (pending and explain keep none) give the same model, on the demo snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubectl_gpu.core.changes import Change, ChangeError, apply_changes, changed_objects
+from kubectl_gpu.core.k8s.models import NodePool, Pod
+from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.kube.snapshot import load_snapshot
+
+DEMO = Path(__file__).resolve().parents[3] / "examples" / "automode-gpu-demo.json"
+
+
+@pytest.fixture(scope="module")
+def states() -> tuple[ClusterState, ClusterState]:
+    return load_snapshot([DEMO], keep_manifests=True), load_snapshot([DEMO])
+
+
+def _both(states: tuple[ClusterState, ClusterState], change: Change) -> tuple[Any, Any]:
+    kept, bare = (changed_objects(state, (change,))[0].model for state in states)
+    return kept, bare
+
+
+def test_a_merge_patch_lifting_a_pools_limits_is_the_same_on_both_paths(
+    states: tuple[ClusterState, ClusterState],
+) -> None:
+    change = Change("patch", "NodePool", "gpu-training", body={"spec": {"limits": None}}, patch_type="merge")
+    kept, bare = _both(states, change)
+    assert isinstance(bare, NodePool) and bare.limits == kept.limits == {}
+    assert bare.requirements == kept.requirements
+    assert states[1].nodepool_by_name["gpu-training"].limits  # the captured state is not changed
+
+
+def test_a_merge_patch_of_limits_and_requirements_on_the_model(
+    states: tuple[ClusterState, ClusterState],
+) -> None:
+    pool = states[1].nodepool_by_name["gpu-inference"]
+    spot = [r for r in pool.requirements if r["key"] != "karpenter.sh/capacity-type"]
+    body = {"spec": {"limits": {"nvidia.com/gpu": "32"}, "template": {"spec": {"requirements": spot}}}}
+    kept, bare = _both(states, Change("patch", "NodePool", "gpu-inference", body=body, patch_type="merge"))
+    assert bare.limits == kept.limits and str(bare.limits["nvidia.com/gpu"]) == "32"
+    assert bare.requirements == kept.requirements == tuple(spot)
+
+
+def test_a_strategic_patch_of_a_pods_tolerations_and_selector_is_the_same_on_both_paths(
+    states: tuple[ClusterState, ClusterState],
+) -> None:
+    body = {
+        "spec": {
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "nodeSelector": {"eks.amazonaws.com/instance-gpu-name": None, "extra": "yes"},
+        }
+    }
+    change = Change("patch", "Pod", "vllm-l40s-1", "serving", body)
+    kept, bare = _both(states, change)
+    assert isinstance(bare, Pod)
+    assert bare.tolerations == kept.tolerations and len(bare.tolerations) == 1
+    assert bare.node_selector == kept.node_selector == {"extra": "yes"}
+    assert bare.node_affinity == kept.node_affinity
+    new, _ = apply_changes(states[1], (change,))
+    assert [p for p in new.pods if p.name == "vllm-l40s-1"] == [bare]
+    assert len(new.pods) == len(states[1].pods)
+
+
+def test_a_field_the_model_does_not_hold_needs_the_manifest(
+    states: tuple[ClusterState, ClusterState],
+) -> None:
+    change = Change("patch", "NodePool", "gpu-training", body={"spec": {"weight": 5}}, patch_type="merge")
+    assert changed_objects(states[0], (change,))[0].model.weight == 5
+    with pytest.raises(ChangeError, match=r"spec\.weight: the source kept no copy of it"):
+        changed_objects(states[1], (change,))
+    json_patch = Change("patch", "Pod", "vllm-l40s-1", "serving", [], patch_type="json")
+    with pytest.raises(ChangeError, match="json patch"):
+        changed_objects(states[1], (json_patch,))
