@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from kubectl_gpu.core.analyses.cost.analysis import CostReport, CostSums, IdleNode
 from kubectl_gpu.core.analyses.cost.inventory import Instance, Inventory
+from kubectl_gpu.core.analyses.cost.report import NamespaceCost, PoolCost
 from kubectl_gpu.core.catalog.pricing import SOURCE_LIST, Price
 from kubectl_gpu.core.k8s.times import format_age
 from kubectl_gpu.core.report import ObjectRef
@@ -117,8 +118,8 @@ def _sums_cells(s: CostSums) -> list[Cell]:
     ]
 
 
-def _pools(report: CostReport) -> Table:
-    rows = []
+def pools_table(report: CostReport) -> Table[PoolCost | CostSums]:
+    rows: list[Row[PoolCost | CostSums]] = []
     for pool in report.pools:
         cells = [Cell(pool.name or "(none)"), Cell(pool.consolidation_policy or "-")]
         cells += [Cell(pool.consolidate_after or "-"), *_sums_cells(pool.sums)]
@@ -139,7 +140,7 @@ NAMESPACE_COLUMNS = _columns(
 )
 
 
-def _namespaces(report: CostReport) -> Table:
+def namespaces_table(report: CostReport) -> Table[NamespaceCost]:
     marked = report.totals.list_priced > 0
     rows = []
     for ns in report.namespaces:
@@ -173,7 +174,7 @@ IDLE_COLUMNS = _columns(
 IDLE_WIDE_COLUMNS = _columns("NODECLAIM", "OTHER-PODS")
 
 
-def _idle_row(idle: IdleNode, wide: bool) -> Row:
+def _idle_row(idle: IdleNode, wide: bool) -> Row[IdleNode]:
     row = idle.cost.row
     price = idle.cost.price
     marked = price is not None and price.source == SOURCE_LIST
@@ -194,7 +195,7 @@ def _idle_row(idle: IdleNode, wide: bool) -> Row:
     return Row(row.name, tuple(cells), ObjectRef("Node", row.name), row.name, idle)
 
 
-def _idle_nodes(report: CostReport, *, wide: bool) -> Table:
+def idle_table(report: CostReport, *, wide: bool) -> Table[IdleNode]:
     columns = IDLE_COLUMNS + (IDLE_WIDE_COLUMNS if wide else ())
     return Table("idle", columns, tuple(_idle_row(i, wide) for i in report.idle_nodes))
 
@@ -202,11 +203,11 @@ def _idle_nodes(report: CostReport, *, wide: bool) -> Table:
 def cost_view(report: CostReport, *, wide: bool) -> View:
     if not report.nodes:
         return View.sentence("No nodes with accelerators.")
-    parts: list[Part] = [_pools(report)]
+    parts: list[Part] = [pools_table(report)]
     if report.namespaces:
-        parts += [prose(""), _namespaces(report)]
+        parts += [prose(""), namespaces_table(report)]
     if report.idle_nodes:
-        parts += [prose(""), _idle_nodes(report, wide=wide)]
+        parts += [prose(""), idle_table(report, wide=wide)]
     if report.findings:
         parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     if report.totals.list_priced:
@@ -222,7 +223,7 @@ INVENTORY_WIDE_COLUMNS = _columns(
 )
 
 
-def _instance_row(index: int, inst: Instance, wide: bool) -> Row:
+def _instance_row(index: int, inst: Instance, wide: bool) -> Row[Instance]:
     cells = [
         Cell(inst.instance_id or "-"),
         Cell(inst.instance_type or "-"),
@@ -246,7 +247,7 @@ def _instance_row(index: int, inst: Instance, wide: bool) -> Row:
     return Row(inst.instance_id or inst.node_claim or str(index), tuple(cells), ref, inst.node, inst)
 
 
-def inventory_table(inventory: Inventory, *, wide: bool) -> Table:
+def inventory_table(inventory: Inventory, *, wide: bool) -> Table[Instance]:
     columns = INVENTORY_COLUMNS + (INVENTORY_WIDE_COLUMNS if wide else ())
     rows = tuple(_instance_row(i, inst, wide) for i, inst in enumerate(inventory.instances))
     return Table("instances", columns, rows)

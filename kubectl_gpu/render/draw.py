@@ -34,7 +34,7 @@ def rich_prose(text: Prose) -> Text:
     return out
 
 
-def rich_table(table: Table) -> RichTable:
+def rich_table(table: Table[object]) -> RichTable:
     result = theme.table(show_header=table.show_header)
     result.title = Text(table.title, style=theme.HEADER) if table.title is not None else None  # never markup
     for column in table.columns:

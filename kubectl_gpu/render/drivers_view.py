@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kubectl_gpu.core.analyses.drivers.analysis import MAY_LAND_ON_RULE, DriverReport, NodeCheck, Workload
+from kubectl_gpu.core.analyses.drivers.analysis import (
+    MAY_LAND_ON_RULE,
+    DriverGroup,
+    DriverReport,
+    NodeCheck,
+    Workload,
+)
+from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.findings import findings_parts
@@ -68,7 +75,7 @@ def _list(items: Iterable[str], limit: int = 3, total: int | None = None) -> str
     return ",".join(values[:limit]) + extra
 
 
-def _nodes(report: DriverReport, wide: bool) -> Table:
+def nodes_table(report: DriverReport, wide: bool) -> Table[NodeDriver]:
     rows = []
     for n in report.nodes:
         cuda = "-" if n.cuda_max is None else f"{n.cuda_max}{'+' if n.open_ended else ''}"
@@ -88,8 +95,8 @@ def _nodes(report: DriverReport, wide: bool) -> Table:
     return Table("nodes", columns, tuple(rows), title="NODES")
 
 
-def _groups(report: DriverReport) -> Table:
-    rows = []
+def groups_table(report: DriverReport) -> Table[DriverGroup]:
+    rows: list[Row[DriverGroup]] = []
     for index, g in enumerate(report.groups):
         drivers = "; ".join(
             f"{v or 'unknown'}{f' (CUDA {c})' if c else ''} [{s}] x{count}" for v, c, s, count in g.drivers
@@ -105,8 +112,8 @@ def _groups(report: DriverReport) -> Table:
     return Table("groups", GROUP_COLUMNS, tuple(rows), title="GROUPS (AMI / OS IMAGE)")
 
 
-def _workloads(report: DriverReport, wide: bool) -> Table:
-    rows = []
+def workloads_table(report: DriverReport, wide: bool) -> Table[Workload]:
+    rows: list[Row[Workload]] = []
     for w in report.workloads:
         need = w.cuda.need
         cells = (
@@ -126,10 +133,10 @@ def _workloads(report: DriverReport, wide: bool) -> Table:
 def drivers_view(report: DriverReport, *, wide: bool) -> View:
     if not report.nodes and not report.workloads:
         return View.sentence("No NVIDIA GPU nodes or GPU workloads.")
-    parts: list[Part] = [_nodes(report, wide), prose(""), _groups(report)]
+    parts: list[Part] = [nodes_table(report, wide), prose(""), groups_table(report)]
     if report.workloads:
         rule = prose((f"May land on: {MAY_LAND_ON_RULE}.", theme.MUTED))
-        parts += [prose(""), _workloads(report, wide), rule]
+        parts += [prose(""), workloads_table(report, wide), rule]
     if report.findings:
         parts += [prose(""), *findings_parts(report.findings, title="FINDINGS")]
     return View.of(parts)

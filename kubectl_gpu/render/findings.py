@@ -13,7 +13,9 @@ with the same summary line (`summary_line`).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from kubectl_gpu.core.report import Finding
 from kubectl_gpu.render import theme
@@ -34,6 +36,7 @@ from kubectl_gpu.render.model import prose as make_prose
 
 __all__ = [
     "FIX_INDENT",
+    "finding_key",
     "findings_block",
     "findings_parts",
     "findings_table",
@@ -80,7 +83,14 @@ def _columns(source: bool) -> tuple[Column, ...]:
     )
 
 
-def _row(index: int, item: FindingItem, source: bool) -> Row:
+def finding_key(finding: Finding) -> str:
+    """A finding's row key, stable across refreshes: code, object, and a digest of the message (one object
+    can have two)."""
+    digest = hashlib.blake2s(finding.message.encode(), digest_size=4).hexdigest()
+    return f"{finding.code}|{finding.object}|{digest}"
+
+
+def _row(item: FindingItem, source: bool) -> Row[FindingItem]:
     cells = [
         Cell(item.severity, _SEVERITY_RANK.get(item.severity, 3), theme.severity(item.severity)),
         Cell(item.code),
@@ -89,17 +99,24 @@ def _row(index: int, item: FindingItem, source: bool) -> Row:
         Cell(item.message),
     ]
     node = item.ref.name if item.ref.kind == "Node" else None  # where a debug pod would look
-    return Row(f"{index}:{item.code}:{item.object}", tuple(cells), item.ref, node, item)
+    return Row(finding_key(item.source), tuple(cells), item.ref, node, item)
 
 
 def findings_table(
     findings: Iterable[Finding], *, title: str | None = None, source: bool = False, name: str = "findings"
-) -> Table:
+) -> Table[FindingItem]:
     """SEVERITY, CODE, OBJECT and the MESSAGE's first sentence (the row's object has it whole), one row
     per finding; the fixes go under it
     (`findings_parts`). `source`: a SOURCE column (the analysis that found it; the TUI's)."""
-    rows = tuple(_row(i, finding_item(f), source) for i, f in enumerate(findings))
-    return Table(name, _columns(source), rows, title=title)
+    rows: list[Row[FindingItem]] = []
+    seen: set[str] = set()
+    for finding in findings:
+        row = _row(finding_item(finding), source)
+        if row.key in seen:  # the same finding twice: keys stay unique in a table
+            row = replace(row, key=f"{row.key}#{len(rows)}")
+        seen.add(row.key)
+        rows.append(row)
+    return Table(name, _columns(source), tuple(rows), title=title)
 
 
 def _head(severity: str, code: str, objects: str) -> list[Span]:
@@ -153,7 +170,7 @@ def findings_parts(
     """The table form: the findings table, its fixes, then the summary line (`summary`: the line to use
     instead, when the command adds to it, as lint does)."""
     table = findings_table(findings, title=title)
-    items = [row.obj for row in table.rows if isinstance(row.obj, FindingItem)]
+    items = [row.obj for row in table.rows]
     fixes = fix_entries(_grouped(items))
     return [
         table,

@@ -24,11 +24,11 @@ __all__ = ["CLUSTER_COLUMN", "fleet_view"]
 CLUSTER_COLUMN = Column("cluster", "CLUSTER")
 
 
-def _key(table: Table) -> tuple[str, str | None, tuple[str, ...]]:
+def _key(table: Table[object]) -> tuple[str, str | None, tuple[str, ...]]:
     return (table.name, table.title, tuple(c.key for c in table.columns))
 
 
-def _cluster_rows(cluster: str, table: Table) -> list[Row]:
+def _cluster_rows(cluster: str, table: Table[object]) -> list[Row[object]]:
     lead = Cell(cluster)
     return [replace(row, key=f"{cluster}/{row.key}", cells=(lead, *row.cells)) for row in table.rows]
 
@@ -65,7 +65,7 @@ def _cluster_lines(cluster: str, texts: list[Prose]) -> list[Part]:
 
 def fleet_view(views: Sequence[tuple[str, View]]) -> View:
     """One view of the fleet from each cluster's (name, view), in the order given."""
-    tables: dict[tuple[str, str | None, tuple[str, ...]], tuple[Table, list[Row]]] = {}
+    tables: dict[tuple[str, str | None, tuple[str, ...]], tuple[Table[object], list[Row[object]]]] = {}
     lines: list[Part] = []
     for cluster, view in views:
         texts: list[Prose] = []

@@ -107,7 +107,7 @@ def _budgets(life: NodeLifecycle) -> str:
     )
 
 
-def _node_row(life: NodeLifecycle, now: datetime, wide: bool) -> Row:
+def _node_row(life: NodeLifecycle, now: datetime, wide: bool) -> Row[NodeLifecycle]:
     drifted = "?" if life.drifted is None else (life.drift_reason or "yes") if life.drifted else "no"
     nxt = life.next_disruption
     cells = [
@@ -135,7 +135,7 @@ def _node_row(life: NodeLifecycle, now: datetime, wide: bool) -> Row:
     return Row(life.name, tuple(cells), ObjectRef("Node", life.name), life.name, life)
 
 
-def nodes_table(report: LifecycleReport, *, wide: bool) -> Table:
+def nodes_table(report: LifecycleReport, *, wide: bool) -> Table[NodeLifecycle]:
     columns = tuple(c for c in NODE_COLUMNS if wide or not c.wide)
     return Table("nodes", columns, tuple(_node_row(n, report.now, wide) for n in report.nodes))
 
@@ -155,7 +155,7 @@ POD_COLUMNS = (
 _RISK_RANK = {"high": 0, "medium": 1, "low": 2}
 
 
-def _pod_row(pod: PodLifecycle, now: datetime, survival: bool, wide: bool) -> Row:
+def _pod_row(pod: PodLifecycle, now: datetime, survival: bool, wide: bool) -> Row[PodLifecycle]:
     nxt = pod.next_disruption
     cells = [
         Cell(pod.namespace),
@@ -176,7 +176,7 @@ def _pod_row(pod: PodLifecycle, now: datetime, survival: bool, wide: bool) -> Ro
     return Row(f"{pod.namespace}/{pod.name}", tuple(cells), ref, pod.node, pod)
 
 
-def pods_table(report: LifecycleReport, *, wide: bool) -> Table:
+def pods_table(report: LifecycleReport, *, wide: bool) -> Table[PodLifecycle]:
     survival = any(p.survival is not None for p in report.pods)
     columns = tuple(c for c in POD_COLUMNS if (wide or not c.wide) and (survival or c.key != "survives"))
     rows = tuple(_pod_row(p, report.now, survival, wide) for p in report.pods)

@@ -14,8 +14,9 @@ a colour means (`theme.ERROR`), never markup.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -39,6 +40,12 @@ __all__ = [
     "finding_item",
     "prose",
 ]
+
+#: the report's own object a row shows (a NodeRow, a PodDiagnosis, a FindingItem...): each builder types its
+#: table by it (`Table[NodeRow]`), so what reads `row.obj` knows what it is without `isinstance`. Covariant:
+#: a `Row[PodDiagnosis]` is a `Row[PodDiagnosis | PendingGroup]` (rows are never changed in place)
+T = TypeVar("T", covariant=True)
+U = TypeVar("U")
 
 
 class Kind(StrEnum):
@@ -117,25 +124,26 @@ class Cell:
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
+class Row(Generic[T]):
     """One object. `key` is stable across refreshes (a node's name, `ns/pod`); `ref` the Kubernetes object
-    it shows; `node` the node a debug action would run on; `obj` the report's own object (for details)."""
+    it shows; `node` the node a debug action would run on; `obj` the report's own object (for details),
+    typed by the table (`Row[NodeRow]`; a table of plain lines: `Row[None]`)."""
 
     key: str
     cells: tuple[Cell, ...]
     ref: ObjectRef | None = None
     node: str | None = None
-    obj: object = field(default=None, compare=False)
+    obj: T = field(default=None, compare=False)  # type: ignore[assignment]  # None: a Row[None]
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class Table(Generic[T]):
     """`name` identifies the table in its view (`nodes`, `findings`): fleet mode merges tables by it, the
     TUI picks its sections by it. `title` is what people read above it (None: no title line)."""
 
     name: str
     columns: tuple[Column, ...]
-    rows: tuple[Row, ...] = ()
+    rows: tuple[Row[T], ...] = ()
     title: str | None = None
     show_header: bool = True
 
@@ -153,11 +161,12 @@ class Table:
     def has(self, key: str) -> bool:
         return any(c.key == key for c in self.columns)
 
-    def cell(self, row: Row, key: str) -> Cell:
+    def cell(self, row: Row[object], key: str) -> Cell:
         return row.cells[self.index(key)]
 
-    def with_rows(self, rows: Iterable[Row]) -> Table:
-        return replace(self, rows=tuple(rows))
+    def with_rows(self, rows: Iterable[Row[U]]) -> Table[U]:
+        """The same table (name, columns, title) with other rows (of their own object type)."""
+        return Table(self.name, self.columns, tuple(rows), self.title, self.show_header)
 
 
 class Span(msgspec.Struct, frozen=True):
@@ -190,7 +199,8 @@ def prose(*parts: str | tuple[str, str] | Span) -> Prose:
     return Prose(tuple(spans))
 
 
-Part = Table | Prose
+#: a view's part: a table of any one object type, or prose
+Part = Table[Any] | Prose
 
 
 class View(msgspec.Struct, frozen=True):
@@ -200,10 +210,12 @@ class View(msgspec.Struct, frozen=True):
     parts: tuple[Part, ...]
     empty: bool = False
 
-    def tables(self) -> list[Table]:
+    def tables(self) -> list[Table[Any]]:
         return [p for p in self.parts if isinstance(p, Table)]
 
-    def table(self, name: str) -> Table | None:
+    def table(self, name: str) -> Table[Any] | None:
+        """The table `name`, its rows' objects untyped: a front end that reads `row.obj` takes the table
+        from its typed builder (`drivers_view.nodes_table`) instead."""
         return next((t for t in self.tables() if t.name == name), None)
 
     def texts(self) -> list[Prose]:

@@ -124,7 +124,7 @@ def _age(report: NodeReport, row: NodeRow) -> Cell:
     return Cell(format_age(age), age.total_seconds())
 
 
-def _row(report: NodeReport, row: NodeRow, wide: bool) -> Row:
+def _row(report: NodeReport, row: NodeRow, wide: bool) -> Row[NodeRow]:
     cells = [
         Cell(row.name),
         _text(row.instance_type),
@@ -153,7 +153,7 @@ def _row(report: NodeReport, row: NodeRow, wide: bool) -> Row:
     return Row(row.name, tuple(cells), ObjectRef("Node", row.name), row.name, row)
 
 
-def nodes_table(report: NodeReport, *, wide: bool) -> Table:
+def nodes_table(report: NodeReport, *, wide: bool) -> Table[NodeRow]:
     columns = tuple(c for c in COLUMNS if wide or not c.wide)
     return Table("nodes", columns, tuple(_row(report, r, wide) for r in report.rows))
 

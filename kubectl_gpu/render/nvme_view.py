@@ -33,7 +33,7 @@ def _requested(row: NvmeRow) -> str:
     return "-"
 
 
-def _row(r: NvmeRow, wide: bool) -> Row:
+def _row(r: NvmeRow, wide: bool) -> Row[NvmeRow]:
     cells = [
         Cell(r.name),
         Cell(r.instance_type or "-"),
@@ -52,7 +52,7 @@ def _row(r: NvmeRow, wide: bool) -> Row:
     return Row(r.name, tuple(cells), ObjectRef("Node", r.name), r.name, r)
 
 
-def nvme_table(report: NvmeReport, *, wide: bool) -> Table:
+def nvme_table(report: NvmeReport, *, wide: bool) -> Table[NvmeRow]:
     columns = tuple(c for c in COLUMNS if wide or not c.wide)
     return Table("nodes", columns, tuple(_row(r, wide) for r in report.rows))
 

@@ -153,7 +153,7 @@ def _large_cells(table: Table) -> list[list[Cell]] | None:
     return grid
 
 
-def _large_model(table: ModelTable) -> tuple[_Shape, list[list[Cell]]] | None:
+def _large_model(table: ModelTable[object]) -> tuple[_Shape, list[list[Cell]]] | None:
     """A big table of the view model, drawn line by line straight from its cells (no rich table is built:
     `nodes --all` on 20,000 nodes); None for a small one or one with a cell of several lines."""
     if len(table.rows) <= LARGE_TABLE_ROWS or not table.columns:
@@ -232,11 +232,11 @@ def _print_part(console: Console, part: RenderableType, *, verbatim: bool = Fals
         console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
-def _model_parts(view: View | ModelTable | Prose) -> list[ModelTable | Prose]:
+def _model_parts(view: View | ModelTable[object] | Prose) -> list[ModelTable[object] | Prose]:
     return list(view.parts) if isinstance(view, View) else [view]
 
 
-def print_table(console: Console, view: RenderableType | View | ModelTable | Prose) -> None:
+def print_table(console: Console, view: RenderableType | View | ModelTable[object] | Prose) -> None:
     """Print a view (the view model's, drawn by `render.draw`; or a rich table, text, or a Group of them),
     fitted to the console's width where its tables fit it without cutting a cell; off a terminal, without
     the trailing padding rich adds to every line. A table of more than LARGE_TABLE_ROWS one-line rows is

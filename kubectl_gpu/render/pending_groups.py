@@ -25,11 +25,11 @@ class PendingGroup(msgspec.Struct, frozen=True):
 
     key: str
     label: str
-    members: tuple[Row, ...]
+    members: tuple[Row[PodDiagnosis], ...]
 
     @property
     def diagnoses(self) -> list[PodDiagnosis]:
-        return [row.obj for row in self.members if isinstance(row.obj, PodDiagnosis)]
+        return [row.obj for row in self.members]
 
     def verdicts(self) -> dict[str, int]:
         """How many members have each verdict, worst first."""
@@ -39,11 +39,11 @@ class PendingGroup(msgspec.Struct, frozen=True):
         return out
 
 
-def pending_groups(table: Table, state: ClusterState) -> list[PendingGroup]:
+def pending_groups(table: Table[PodDiagnosis], state: ClusterState) -> list[PendingGroup]:
     """The pending table's rows (objects: `PodDiagnosis`) grouped as core groups them
     (`core.analyses.diagnose.workloads`), in the order of each group's first row."""
-    rows = {row.obj.key: row for row in table.rows if isinstance(row.obj, PodDiagnosis)}
-    diagnoses = [row.obj for row in rows.values() if isinstance(row.obj, PodDiagnosis)]
+    rows = {row.obj.key: row for row in table.rows}
+    diagnoses = [row.obj for row in rows.values()]
     return [
         PendingGroup(group.key, group.label, tuple(rows[key] for key in group.pods))
         for group in workload_groups(diagnoses, state)
@@ -56,7 +56,7 @@ def _oldest(ages: Iterable[Cell]) -> Cell:
     return max(known, key=lambda cell: cell.sort or 0) if known else Cell("-")
 
 
-def _group_row(table: Table, group: PendingGroup, open_: bool) -> Row:
+def _group_row(table: Table[PodDiagnosis], group: PendingGroup, open_: bool) -> Row[PendingGroup]:
     """The first member's cells (the AGE: its oldest pod's), the pod's cell naming the workload and how
     many pods it has."""
     first = group.members[0]
@@ -75,17 +75,19 @@ def _group_row(table: Table, group: PendingGroup, open_: bool) -> Row:
     return Row(group.key, tuple(cells), None, None, group)
 
 
-def _member_row(table: Table, row: Row) -> Row:
+def _member_row(table: Table[PodDiagnosis], row: Row[PodDiagnosis]) -> Row[PodDiagnosis]:
     cells = list(row.cells)
     pod = table.index("pod")
     cells[pod] = replace(cells[pod], text=f"  {cells[pod].text}")
     return replace(row, cells=tuple(cells))
 
 
-def grouped_rows(table: Table, groups: Iterable[PendingGroup], expanded: Collection[str]) -> list[Row]:
+def grouped_rows(
+    table: Table[PodDiagnosis], groups: Iterable[PendingGroup], expanded: Collection[str]
+) -> list[Row[PodDiagnosis | PendingGroup]]:
     """The rows to show: each group of several pods as one row (its members under it when `expanded`),
     each group of one as its pod's row."""
-    out: list[Row] = []
+    out: list[Row[PodDiagnosis | PendingGroup]] = []
     for group in groups:
         if len(group.members) == 1:
             out.append(group.members[0])

@@ -55,7 +55,7 @@ def _age(report: PendingReport, diag: PodDiagnosis) -> Cell:
     return Cell(format_age(age), age.total_seconds())
 
 
-def _row(report: PendingReport, diag: PodDiagnosis, wide: bool) -> Row:
+def _row(report: PendingReport, diag: PodDiagnosis, wide: bool) -> Row[PodDiagnosis]:
     nearest = f"{diag.nearest.kind.lower()}/{diag.nearest.name}" if diag.nearest else "-"
     cells = [
         Cell(diag.namespace),
@@ -70,7 +70,7 @@ def _row(report: PendingReport, diag: PodDiagnosis, wide: bool) -> Row:
     return Row(diag.key, tuple(cells), ObjectRef("Pod", diag.name, diag.namespace), None, diag)
 
 
-def pending_table(report: PendingReport, *, wide: bool) -> Table:
+def pending_table(report: PendingReport, *, wide: bool) -> Table[PodDiagnosis]:
     columns = tuple(c for c in COLUMNS if wide or not c.wide)
     return Table("pods", columns, tuple(_row(report, d, wide) for d in report.pods))
 
@@ -114,7 +114,7 @@ def _evaluations(diag: PodDiagnosis) -> list[Part]:
             title += "  (cannot offer the requested accelerator)"
         # A check's detail is one sentence that may quote a condition's or an Event's message: one line, so
         # that a line break in that message cannot start a line of its own (render.safe).
-        rows = tuple(
+        rows: tuple[Row[None], ...] = tuple(
             Row(f"{index}:{n}", (Cell(check.name), _mark(check.ok), Cell(check.detail)))
             for n, check in enumerate(evaluation.checks)
         )

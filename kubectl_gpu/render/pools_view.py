@@ -77,7 +77,7 @@ def _counts(summary: PoolSummary) -> Cell:
     return Cell(", ".join(f"{n} {severity}" for severity, n in counts.items()) or "-", len(summary.findings))
 
 
-def _row(summary: PoolSummary, wide: bool) -> Row:
+def _row(summary: PoolSummary, wide: bool) -> Row[PoolSummary]:
     total = summary.name == ALL
     worst, message = _worst(summary)
     cells = [
@@ -92,7 +92,7 @@ def _row(summary: PoolSummary, wide: bool) -> Row:
     return Row("TOTAL" if total else summary.name, tuple(cells), summary.ref, None, summary)
 
 
-def pools_table(report: PoolsReport, *, wide: bool) -> Table:
+def pools_table(report: PoolsReport, *, wide: bool) -> Table[PoolSummary]:
     columns = tuple(c for c in COLUMNS if wide or not c.wide)
     return Table("pools", columns, tuple(_row(s, wide) for s in report.rows))
 

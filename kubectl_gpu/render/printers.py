@@ -204,11 +204,11 @@ def sort_view(view: View, document: Mapping[str, Any], listing: Listing, sort_by
 
 def custom_columns(
     items: Sequence[Any], printing: Printing, *, name: str = "custom", keys: Listing | None = None
-) -> Table:
+) -> Table[None]:
     """-o custom-columns as a table of the view model: a column per spec, a row per object; several
     results joined by commas, none as `<none>` (kubectl's). `keys`: rows are keyed by object name."""
     columns = tuple(Column(f"c{i}", header) for i, (header, _) in enumerate(printing.columns))
-    rows = []
+    rows: list[Row[None]] = []
     for index, item in enumerate(items):
         cells = []
         for _, expression in printing.columns:

@@ -17,8 +17,8 @@ _COLUMNS = (
 )
 
 
-def _changes(report: SimulateReport) -> Table:
-    rows = []
+def _changes(report: SimulateReport) -> Table[None]:
+    rows: list[Row[None]] = []
     for i, item in enumerate(report.applied):
         c = item.change
         what = c.action if c.action != "patch" else f"patch ({c.patch_type})"
@@ -45,7 +45,7 @@ def simulate_view(report: SimulateReport, *, wide: bool) -> View:
         effects = report.of(direction)
         if not effects:
             continue
-        rows = tuple(
+        rows: tuple[Row[None], ...] = tuple(
             Row(
                 f"{direction}-{i}",
                 (Cell(e.area, style=_STYLE[direction]), Cell(str(e.object)), Cell(e.message)),

@@ -15,6 +15,8 @@ from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.core.debugpod import KubectlDebugCommand
 from kubectl_gpu.core.k8s.times import format_age, parse_time
 from kubectl_gpu.core.probe import Gpu
+from kubectl_gpu.core.probe.models.gpu import GpuProcess
+from kubectl_gpu.core.probe.models.neuron import NeuronProcess
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.model import Cell, Column, Part, Priority, Row, Table, View, prose
@@ -144,7 +146,7 @@ def _status(result: SmiResult) -> Cell:
     return Cell("ok", style=theme.GOOD)
 
 
-def _summary_table(results: Sequence[SmiResult], wide: bool) -> Table:
+def _summary_table(results: Sequence[SmiResult], wide: bool) -> Table[SmiResult]:
     rows = []
     for index, result in enumerate(results):
         probe = result.probe
@@ -190,7 +192,7 @@ def _gpu_cells(result: SmiResult, gpu: Gpu, wide: bool) -> list[Cell]:
     return cells
 
 
-def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table | None:
+def _gpu_table(results: Sequence[SmiResult], wide: bool) -> Table[Gpu] | None:
     rows = []
     for result in results:
         if result.probe is None:
@@ -207,13 +209,13 @@ def _pod(pods: Mapping[int, str], pid: int | None) -> str:
     return found or "-"
 
 
-def _process_rows(result: SmiResult) -> list[Row]:
+def _process_rows(result: SmiResult) -> list[Row[GpuProcess | NeuronProcess]]:
     probe = result.probe
     if probe is None:
         return []
     pods = result.process_pods()
     node = result.node or "-"
-    rows: list[Row] = []
+    rows: list[Row[GpuProcess | NeuronProcess]] = []
     for gpu in probe.gpus:
         for proc in gpu.processes:
             cells = (
@@ -243,7 +245,7 @@ def _process_rows(result: SmiResult) -> list[Row]:
     return rows
 
 
-def _process_table(results: Sequence[SmiResult]) -> Table | None:
+def _process_table(results: Sequence[SmiResult]) -> Table[GpuProcess | NeuronProcess] | None:
     rows = [row for result in results for row in _process_rows(result)]
     return Table("processes", PROCESS_COLUMNS, tuple(rows)) if rows else None
 
@@ -362,7 +364,9 @@ CLEANUP_COLUMNS = _columns("NAMESPACE", "NAME", "NODE", "MODE", "PHASE", "AGE")
 STATE_COLUMN = _columns("STATE")
 
 
-def _cleanup_row(pod: dict[str, Any], now: datetime, states: Mapping[tuple[str, str], str] | None) -> Row:
+def _cleanup_row(
+    pod: dict[str, Any], now: datetime, states: Mapping[tuple[str, str], str] | None
+) -> Row[dict[str, Any]]:
     meta = pod.get("metadata") or {}
     created = meta.get("creationTimestamp")
     try:
@@ -388,7 +392,7 @@ def _cleanup_row(pod: dict[str, Any], now: datetime, states: Mapping[tuple[str, 
 
 def cleanup_table(
     pods: Sequence[dict[str, Any]], now: datetime, states: Mapping[tuple[str, str], str] | None = None
-) -> Table:
+) -> Table[dict[str, Any]]:
     """The debug pods found; with `states` ((namespace, name) -> left behind or in use, and why) a STATE."""
     columns = CLEANUP_COLUMNS + (STATE_COLUMN if states else ())
     return Table("pods", columns, tuple(_cleanup_row(p, now, states) for p in pods))

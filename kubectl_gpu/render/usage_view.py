@@ -7,8 +7,11 @@ never 0. Tables are named (`usage-workloads`, `usage-inference`, `usage-nodes`, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import TypeVar
+
+import msgspec
 
 from kubectl_gpu.core.analyses.usage.report import (
     GpuUsage,
@@ -26,7 +29,9 @@ from kubectl_gpu.render.cost_view import LIST_MARK, OVERLAY_MARK, list_price_foo
 from kubectl_gpu.render.findings import findings_parts
 from kubectl_gpu.render.model import Cell, Column, Kind, Part, Priority, Row, Table, View, prose
 
-__all__ = ["usage_view"]
+__all__ = ["UsageTables", "usage_tables", "usage_view"]
+
+T = TypeVar("T")
 
 _NONE = Cell("-", -1)
 
@@ -135,7 +140,7 @@ GPU_COLUMNS = (
 )
 
 
-def _table(name: str, columns: tuple[Column, ...], rows: list[Row], wide: bool) -> Table:
+def _table(name: str, columns: tuple[Column, ...], rows: Sequence[Row[T]], wide: bool) -> Table[T]:
     if wide:
         return Table(name, columns, tuple(rows))
     keep = [i for i, c in enumerate(columns) if not c.wide]
@@ -143,7 +148,7 @@ def _table(name: str, columns: tuple[Column, ...], rows: list[Row], wide: bool) 
     return Table(name, tuple(columns[i] for i in keep), narrow)
 
 
-def _workload_row(g: GroupUsage, marked: bool, idle_below: float) -> Row:
+def _workload_row(g: GroupUsage, marked: bool, idle_below: float) -> Row[GroupUsage]:
     w = g.workload
     cells = (
         Cell(g.name),
@@ -157,7 +162,7 @@ def _workload_row(g: GroupUsage, marked: bool, idle_below: float) -> Row:
     return Row(g.name, cells, ObjectRef(w.kind, w.name, w.namespace) if w else None, None, g)
 
 
-def _inference_row(t: TokenCost, marked: bool) -> Row:
+def _inference_row(t: TokenCost, marked: bool) -> Row[TokenCost]:
     w = t.workload
     rate = t.output_tokens_per_s
     prompt = t.prompt_tokens_per_s
@@ -175,7 +180,7 @@ def _inference_row(t: TokenCost, marked: bool) -> Row:
     return Row(str(w), cells, ObjectRef(w.kind, w.name, w.namespace), None, t)
 
 
-def _node_row(n: NodeUsage, idle_below: float) -> Row:
+def _node_row(n: NodeUsage, idle_below: float) -> Row[NodeUsage]:
     marked = n.price_source == SOURCE_LIST
     state_style = theme.WARNING if n.state in ("idle", "empty") else ""
     cells = (
@@ -195,7 +200,7 @@ def _node_row(n: NodeUsage, idle_below: float) -> Row:
     return Row(n.name, cells, ObjectRef("Node", n.name), n.name, n)
 
 
-def _pod_row(p: PodUsage, marked: bool, idle_below: float) -> Row:
+def _pod_row(p: PodUsage, marked: bool, idle_below: float) -> Row[PodUsage]:
     idle = "-" if p.idle is None else ("idle" if p.idle else "busy")
     bound = p.attribution == "node-max"
     util = _pct(p.util_percent, idle_below)
@@ -216,7 +221,7 @@ def _pod_row(p: PodUsage, marked: bool, idle_below: float) -> Row:
     return Row(f"{p.namespace}/{p.name}", cells, ObjectRef("Pod", p.name, p.namespace), p.node, p)
 
 
-def _gpu_row(g: GpuUsage, idle_below: float) -> Row:
+def _gpu_row(g: GpuUsage, idle_below: float) -> Row[GpuUsage]:
     name = f"{g.node or '?'}/{g.index if g.index is not None else g.uuid or '?'}"
     # A MIG instance by its profile and GPU instance id: two instances of one profile stay two rows apart.
     mig = ", ".join(x for x in (g.mig_profile, f"GI {g.mig_instance}" if g.mig_instance else None) if x)
@@ -237,23 +242,52 @@ def _gpu_row(g: GpuUsage, idle_below: float) -> Row:
     return Row(f"{name}:{g.uuid or ''}", cells, ObjectRef("Node", g.node) if g.node else None, g.node, g)
 
 
+class UsageTables(msgspec.Struct, frozen=True):
+    """The usage view's tables, each typed by its rows' object (None: no row); pods and GPUs only wide."""
+
+    workloads: Table[GroupUsage] | None
+    inference: Table[TokenCost] | None
+    nodes: Table[NodeUsage] | None
+    pods: Table[PodUsage] | None
+    gpus: Table[GpuUsage] | None
+
+    def all(self) -> list[Table[object]]:
+        tables = (self.workloads, self.inference, self.nodes, self.pods, self.gpus)
+        return [t for t in tables if t is not None]
+
+
+def _some(name: str, columns: tuple[Column, ...], rows: Sequence[Row[T]], wide: bool) -> Table[T] | None:
+    return _table(name, columns, rows, wide) if rows else None
+
+
+def usage_tables(report: UsageReport, *, wide: bool) -> UsageTables:
+    marked = any(n.price_source == SOURCE_LIST for n in report.nodes)
+    below = report.idle_below
+    return UsageTables(
+        _some(
+            "usage-workloads",
+            WORKLOAD_COLUMNS,
+            [_workload_row(g, marked, below) for g in report.workloads],
+            wide,
+        ),
+        _some(
+            "usage-inference", INFERENCE_COLUMNS, [_inference_row(t, marked) for t in report.inference], wide
+        ),
+        _some("usage-nodes", NODE_COLUMNS, [_node_row(n, below) for n in report.nodes], wide),
+        _some("usage-pods", POD_COLUMNS, [_pod_row(p, marked, below) for p in report.pods], wide)
+        if wide
+        else None,
+        _some("usage-gpus", GPU_COLUMNS, [_gpu_row(g, below) for g in report.gpus], wide) if wide else None,
+    )
+
+
 def usage_view(report: UsageReport, *, wide: bool) -> View:
     if not report.nodes:
         return View.sentence("No nodes with accelerators.")
     marked = any(n.price_source == SOURCE_LIST for n in report.nodes)
-    below = report.idle_below
-    sections: list[tuple[str, tuple[Column, ...], list[Row]]] = [
-        ("usage-workloads", WORKLOAD_COLUMNS, [_workload_row(g, marked, below) for g in report.workloads]),
-        ("usage-inference", INFERENCE_COLUMNS, [_inference_row(t, marked) for t in report.inference]),
-        ("usage-nodes", NODE_COLUMNS, [_node_row(n, below) for n in report.nodes]),
-    ]
-    if wide:
-        sections.append(("usage-pods", POD_COLUMNS, [_pod_row(p, marked, below) for p in report.pods]))
-        sections.append(("usage-gpus", GPU_COLUMNS, [_gpu_row(g, below) for g in report.gpus]))
     parts: list[Part] = []
-    for name, columns, rows in sections:
-        if rows:
-            parts += [*([prose("")] if parts else []), _table(name, columns, rows, wide)]
+    for table in usage_tables(report, wide=wide).all():
+        parts += [*([prose("")] if parts else []), table]
     if report.findings:
         parts += [prose(""), *findings_parts(report.findings)]
     parts += _footer(report, marked)

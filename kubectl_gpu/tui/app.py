@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 from textual import on, work
@@ -36,7 +36,7 @@ from kubectl_gpu.kube.heap import without_collection
 from kubectl_gpu.kube.pod_logs import pod_log_tail
 from kubectl_gpu.kube.source import ClusterSource, SourceOptions, open_source
 from kubectl_gpu.render.messages import notice
-from kubectl_gpu.render.model import finding_item
+from kubectl_gpu.render.model import Row, finding_item
 from kubectl_gpu.render.page_lines import page_title
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.action_checks import ActionChecks
@@ -58,7 +58,6 @@ from kubectl_gpu.tui.views import VIEWS, TableView, build_changed, build_first, 
 from kubectl_gpu.tui.views.findings import finding_key
 from kubectl_gpu.tui.views.overview import ALL
 from kubectl_gpu.tui.widgets.command_line import CommandLine
-from kubectl_gpu.tui.widgets.grid import Row
 from kubectl_gpu.tui.widgets.header import ClusterHeader, HeaderState
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
@@ -402,7 +401,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
             self.pop_screen()
         await self.show_view(view_id)
 
-    def _row(self) -> Row | None:
+    def _row(self) -> Row[Any] | None:
         return self.view.grid.cursor_row
 
     @on(TableView.Open)
@@ -428,7 +427,8 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
             return
         finding = next((f for f in snapshot.diagnose.findings if finding_key(f) == row.key), None)
         copy = ("\n".join(finding_item(finding).fix_lines) or None) if finding is not None else None
-        body = row.detail() if row.detail is not None else str(row.key)
+        grid = message.view.grid.table
+        body = grid.detail(row) if grid.detail is not None else str(row.key)
         title = page_title(f"{message.view.title}:", row.key)
         subject = row.ref
         self.push_screen(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -17,10 +17,10 @@ from textual.app import App
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import theme
+from kubectl_gpu.render.model import Row
 from kubectl_gpu.render.page_lines import page_title
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.messages import ShowObject
-from kubectl_gpu.tui.widgets.grid import Row
 
 if TYPE_CHECKING:  # the page's module is imported on the first `y` / `e`
     from kubectl_gpu.tui.screens.detail import Body
@@ -33,7 +33,7 @@ class ObjectKeys(App[int]):
 
     snapshot: data.Refresh | None
 
-    def _row(self) -> Row | None:
+    def _row(self) -> Row[Any] | None:
         raise NotImplementedError
 
     def _selected_ref(self) -> ObjectRef | None:

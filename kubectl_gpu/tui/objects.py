@@ -57,7 +57,7 @@ def events_view(state: ClusterState, ref: ObjectRef) -> RenderableType:
         Column("count", "COUNT", Kind.COUNT),
         Column("message", "MESSAGE", wrap=True),
     )
-    rows = []
+    rows: list[Row[None]] = []
     for index, event in enumerate(events):
         seen = event.last_seen.strftime("%Y-%m-%d %H:%M:%SZ") if event.last_seen else "-"
         cells = (

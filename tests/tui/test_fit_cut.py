@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
+from kubectl_gpu.render.model import Column, Kind
 from kubectl_gpu.tui.widgets.fit import cut, fit_widths
-from kubectl_gpu.tui.widgets.grid import Column
+from kubectl_gpu.tui.widgets.grid_model import Fit, GridColumn
+
+
+def _column(header: str, *, priority: int, kind: Kind = Kind.TEXT, shrink: int = 0) -> GridColumn:
+    """A column of the model as the grid lays it out (a code: whole, never shrunk)."""
+    key = header.lower()
+    return GridColumn(Column(key, header, kind), Fit(key, priority=priority, shrink=shrink), 0)
+
 
 CUTS = {
     "fits": ("nvidia.com/gpu=8", 20, "nvidia.com/gpu=8"),
@@ -32,10 +40,10 @@ def test_a_name_is_cut_where_the_room_ends() -> None:
 
 
 def test_narrow_keeps_the_most_important_columns_whole() -> None:
-    name = Column("NAME", priority=0)
-    pool = Column("NODEPOOL", priority=2)
-    driver = Column("DRIVER", priority=1)
-    code = Column("VERDICT", priority=1, whole=True, shrink=5)
+    name = _column("NAME", priority=0)
+    pool = _column("NODEPOOL", priority=2)
+    driver = _column("DRIVER", priority=1)
+    code = _column("VERDICT", priority=1, kind=Kind.CODE, shrink=5)
     natural = [19, 13, 10, 24]
     widths = fit_widths([name, pool, driver, code], natural, 60)
     assert widths == [19, 0, 10, 24]  # NODEPOOL left out; the code whole, never shrunk to 5

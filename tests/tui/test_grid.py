@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from kubectl_gpu.tui.widgets.grid import Column, GridTable, Row, Table
+from kubectl_gpu.render.model import Cell, Column, Kind, Row, Table
+from kubectl_gpu.tui.widgets.grid import GridTable
+from kubectl_gpu.tui.widgets.grid_model import Grid
 
 
-def _table(names: list[str]) -> Table:
-    return Table(
-        (Column("NAME"), Column("N", right=True)),
-        tuple(Row(n, (n, str(i)), node=n) for i, n in enumerate(names)),
+def _table(names: list[str]) -> Grid[None]:
+    """The grid draws the view model's table itself (no copy of its rows)."""
+    table = Table(
+        "nodes",
+        (Column("name", "NAME"), Column("n", "N", Kind.COUNT)),
+        tuple(Row(n, (Cell(n), Cell(str(i), i)), None, n, None) for i, n in enumerate(names)),
     )
+    return Grid(table)
 
 
 class _Grid(App[None]):

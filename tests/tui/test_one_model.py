@@ -21,7 +21,7 @@ from kubectl_gpu.render import pending_view
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.views import build_all
 from kubectl_gpu.tui.views.pending import build_pending
-from kubectl_gpu.tui.widgets.grid import Table
+from kubectl_gpu.tui.widgets.grid_model import Grid
 from tests.hostile import unsafe_in, write_hostile_bundle
 from tests.tui.conftest import DEMO, Live, settle
 
@@ -48,7 +48,7 @@ def test_renaming_a_header_leaves_the_tui_column_filled(monkeypatch: pytest.Monk
     labels = [c.label for c in table.columns]
     assert "STATE" in labels and "VERDICT" not in labels
     column = labels.index("STATE")
-    verdicts = [row.cells[column] for row in table.rows]
+    verdicts = [table.shown(index)[column] for index in range(len(table.rows))]
     assert verdicts and all(getattr(cell, "plain", cell) not in ("", "-") for cell in verdicts)
     assert "LABEL_NAMESPACE_MISMATCH" in [getattr(c, "plain", c) for c in verdicts]
 
@@ -64,16 +64,16 @@ def test_no_front_end_reads_a_rendered_object_back() -> None:
 def test_sort_keys_come_from_the_values_not_the_text() -> None:
     table = build_pending(_snapshot(DEMO))
     age = [c.label for c in table.columns].index("AGE")
-    ages = [row.sort[age] for row in table.rows]
-    assert all(isinstance(a, float) for a in ages)  # seconds, not "3d10h"
+    ages = [table.sort_key(index, age) for index in range(len(table.rows))]
+    assert ages and all(isinstance(value, float) for _, value in ages)  # seconds, not "3d10h"
 
 
-def _texts(table: Table) -> list[str]:
+def _texts(table: Grid[Any]) -> list[str]:
     out = []
-    for row in table.rows:
-        out += [getattr(cell, "plain", cell) for cell in row.cells]
-        if row.detail is not None:
-            out.append(_plain(row.detail()))
+    for index, row in enumerate(table.rows):
+        out += [getattr(cell, "plain", cell) for cell in table.shown(index)]
+        if table.detail is not None:
+            out.append(_plain(table.detail(row)))
     return out
 
 

@@ -34,7 +34,7 @@ def _text(renderable: Any) -> str:
 
 
 def _cells(row: Any) -> str:
-    return " ".join(getattr(cell, "plain", cell) for cell in row.cells)
+    return " ".join(cell.text for cell in row.cells)
 
 
 def _screen(app: Any) -> str:
@@ -121,7 +121,7 @@ async def test_pending_pods_of_one_owner_are_one_row_that_opens() -> None:
         assert (
             "Pending  8  rows, 9 pods" in title
         )  # the header's Pending 9 counts pods: the title says so too
-        detail = _text(view.grid.cursor_row.detail())  # type: ignore[misc]
+        detail = _text(view.grid.table.describe(view.grid.cursor_row))
         assert "2 Pending: 1 SCHEDULED_NOT_STARTED, 1 PROVISIONING" in detail  # its verdicts, counted
         await settle(pilot, "enter")
         keys = [r.key for r in view.grid.view]
@@ -161,7 +161,9 @@ async def test_with_pods_forbidden_the_bars_are_unknown_too(live: Live) -> None:
     app = live.app()
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, "n")
-        shown = " ".join(_cells(row) for row in app.view.grid.view)
+        grid = app.view.grid.table  # as drawn: the view's own columns (the bars) too
+        drawn = (grid.shown(grid.index_of(row)) for row in app.view.grid.view)
+        shown = " ".join(getattr(cell, "plain", cell) for cells in drawn for cell in cells)
         assert shown.count("????????") == 4 and "█" not in shown
         await settle(pilot, "enter")
         assert "requested, free and idle unknown" in _screen(app)
@@ -186,5 +188,5 @@ async def test_a_pending_pods_detail_says_since_when() -> None:
             diag = next(d for d in snapshot.pending.pods if d.key == key)
             age = table.cell(row, "age").text
             assert diag.created is not None and age != "-"
-            detail = _text(view.grid.cursor_row.detail())  # type: ignore[union-attr,misc]
+            detail = _text(view.grid.table.describe(view.grid.cursor_row))
             assert f"Age: {age} (created {timestamp(diag.created)})" in detail, detail

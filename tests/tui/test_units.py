@@ -11,13 +11,15 @@ from rich.text import Text
 
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.kube.source import SourceOptions, open_source
+from kubectl_gpu.render.model import Cell, Column, Row, Table
 from kubectl_gpu.tui import data
 from kubectl_gpu.tui.app import initial_theme
 from kubectl_gpu.tui.commands import Command, complete, parse
 from kubectl_gpu.tui.config import TuiConfig
 from kubectl_gpu.tui.views import VIEWS, build_all
 from kubectl_gpu.tui.widgets.bar import allocation_bar, expiry_bar
-from kubectl_gpu.tui.widgets.grid import Column, Row, Table, layout, sort_value
+from kubectl_gpu.tui.widgets.grid import layout
+from kubectl_gpu.tui.widgets.grid_model import Fit, Grid, sort_value
 from kubectl_gpu.tui.widgets.header import HeaderState, freshness
 from tests.tui.conftest import CHAT_API, DEMO, DEMO_NOW, demo_config
 
@@ -64,17 +66,23 @@ def test_completion() -> None:
 
 
 def test_rows_filter_and_sort() -> None:
-    row = Row("n1", ("i-0abc", Text("Cordoned"), "gpu-inference"))
-    assert row.matches("0ABC cordon") and not row.matches("cordon !inference") and row.matches("!training")
+    columns = (Column("id", "ID"), Column("health", "HEALTH"), Column("pool", "NODEPOOL"))
+    cells = (Cell("i-0abc"), Cell("Cordoned", style="red"), Cell("gpu-inference"))
+    grid = Grid(Table("nodes", columns, (Row("n1", cells, None, None, None),)))
+    assert grid.matches(0, "0ABC cordon") and not grid.matches(0, "cordon !inference")
+    assert grid.matches(0, "!training") and grid.shown(0)[1] == Text("Cordoned", style="red")
     assert [sort_value(v) for v in (None, 3, "b")] == [(2, ""), (0, 3), (1, "b")]
     assert sorted([None, 2, 1], key=sort_value) == [1, 2, None]
 
 
 def test_columns_are_measured_once_and_the_flex_column_takes_the_rest() -> None:
-    table = Table(
-        (Column("NAME"), Column("REASON", flex=True, min_width=10, max_width=200)),
-        (Row("a", ("node-a", "x" * 150)), Row("b", ("node-bb", "short"))),
+    columns = (Column("name", "NAME"), Column("reason", "REASON", wrap=True))
+    rows = (
+        Row("a", (Cell("node-a"), Cell("x" * 150)), None, None, None),
+        Row("b", (Cell("node-bb"), Cell("short")), None, None, None),
     )
+    fits = (Fit[None]("name"), Fit[None]("reason", flex=True, min_width=10, max_width=200))
+    table = Grid(Table("nodes", columns, rows), fits)
     assert table.widths == (7, 150)
     assert layout(table, 80) == [7, 80 - 7 - 2 - 2]
     assert layout(table, 21) == [7, 10]
@@ -135,12 +143,14 @@ def test_every_view_shows_its_commands_report(snapshot: data.Refresh) -> None:
     assert [r.key for r in first["lifecycle"].rows] == [n.name for n in snapshot.lifecycle.nodes]
     assert [r.key for r in first["nvme"].rows] == [n.name for n in snapshot.nvme.rows]
     assert [r.key for r in first["cost"].rows] == ["gpu-inference", "gpu-training", "TOTAL"]
-    total = first["overview"].rows[-1]
+    overview = first["overview"]
+    total, shown = overview.rows[-1], overview.shown(len(overview.rows) - 1)
+    text = " ".join(getattr(cell, "plain", cell) for cell in shown)
     assert (
         total.key == "ALL"
-        and "13/0/1" in total.text  # requested/free/idle: cost's REQ and IDLE (docs/vocabulary.md)
-        and "×" in total.text
-        and total.cells[3] == Text("9", style="bold red")
+        and "13/0/1" in text  # requested/free/idle: cost's REQ and IDLE (docs/vocabulary.md)
+        and "×" in text
+        and shown[3] == Text("9", style="bold red")
     )
     cost_total = snapshot.cost.totals
     assert (cost_total.allocated, cost_total.idle) == (13, 1)

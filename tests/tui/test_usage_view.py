@@ -19,7 +19,7 @@ from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.usage_window import SAMPLING, UsageWindow, roll
 from kubectl_gpu.tui.views.base import TableView
 from kubectl_gpu.tui.views.usage import utilisation_bar
-from kubectl_gpu.tui.widgets.grid import Table
+from kubectl_gpu.tui.widgets.grid_model import Grid
 from tests.kube.pod_proxy import forbidden_body
 from tests.tui.conftest import DEMO, DEMO_NOW, Live, demo_app, settle
 
@@ -41,9 +41,10 @@ def _rows(app: GpuApp, section: int) -> dict[str, dict[str, str]]:
     """The section's rows as {first cell: {column label: text}}."""
     view = _usage_view(app)
     assert view.model is not None
-    table: Table = view.model.sections[section].table
+    table: Grid[Any] = view.model.sections[section].table
     labels = [c.label for c in table.columns]
-    return {_plain(r.cells[0]): dict(zip(labels, map(_plain, r.cells), strict=True)) for r in table.rows}
+    shown = [table.shown(index) for index in range(len(table.rows))]
+    return {_plain(cells[0]): dict(zip(labels, map(_plain, cells), strict=True)) for cells in shown}
 
 
 def _summary(app: GpuApp) -> str:
@@ -69,9 +70,9 @@ async def test_demo_usage_view_shows_the_idle_reranker_gpu_and_cost_per_million_
             pilot, "j", "j"
         )  # the reranker's GPU: its detail says the usage finding about its pod first
         row = app.view.grid.cursor_row
-        assert row is not None and row.detail is not None and row.key.startswith(RERANKER_GPU)
+        assert row is not None and row.key.startswith(RERANKER_GPU)
         console = Console(width=200, file=io.StringIO(), record=True)
-        console.print(row.detail())
+        console.print(app.view.grid.table.describe(row))
         detail = console.export_text()
         assert "USAGE_IDLE_GPUS" in detail.split("ACCELERATED_HARDWARE_NOT_READY")[0]
         workloads = _rows(app, 1)

@@ -15,8 +15,8 @@ from textual.widgets import Static
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.fleet.overview import FleetOverview, FleetRow
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
-from kubectl_gpu.tui.views.model_grid import to_grid
-from kubectl_gpu.tui.widgets.grid import GridTable, Table
+from kubectl_gpu.tui.views.model_grid import Grid, to_grid
+from kubectl_gpu.tui.widgets.grid import GridTable
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["COLUMNS", "FleetScreen", "fleet_row", "fleet_table"]
@@ -40,7 +40,7 @@ def _n(value: int | None) -> model.Cell:
     return model.Cell("-" if value is None else str(value), -1 if value is None else value)
 
 
-def fleet_row(row: FleetRow, current: str | None) -> model.Row:
+def fleet_row(row: FleetRow, current: str | None) -> model.Row[FleetRow]:
     """One context as a row of the view model (its texts made safe there)."""
     if row.error is not None:
         status = model.Cell(row.error, style=theme.ERROR)
@@ -62,7 +62,7 @@ def fleet_row(row: FleetRow, current: str | None) -> model.Row:
     return model.Row(row.context, cells, None, None, row)
 
 
-def fleet_table(overview: FleetOverview, current: str | None) -> Table:
+def fleet_table(overview: FleetOverview, current: str | None) -> Grid[FleetRow]:
     table = model.Table("contexts", COLUMNS, tuple(fleet_row(r, current) for r in overview.rows))
     return to_grid(table, empty="No contexts.")
 

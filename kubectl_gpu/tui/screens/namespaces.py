@@ -18,8 +18,8 @@ from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
-from kubectl_gpu.tui.views.model_grid import to_grid
-from kubectl_gpu.tui.widgets.grid import GridTable, Table
+from kubectl_gpu.tui.views.model_grid import Grid, to_grid
+from kubectl_gpu.tui.widgets.grid import GridTable
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["ALL", "NamespaceScreen", "namespace_table"]
@@ -33,15 +33,15 @@ COLUMNS = (
 )
 
 
-def namespace_table(state: ClusterState, current: str | None) -> Table:
+def namespace_table(state: ClusterState, current: str | None) -> Grid[None]:
     """`all` first, then every namespace with pods read, with how many pods ask for an accelerator."""
     pods = Counter(p.namespace for p in state.pods)
     accelerated = Counter(p.namespace for p in state.pods if accelerator_requests(p.requests))
 
-    def row(name: str, count: int, gpu: int) -> model.Row:
+    def row(name: str, count: int, gpu: int) -> model.Row[None]:
         style = theme.HEADER if name == (current or ALL) else ""
         cells = (model.Cell(name, style=style), model.Cell(str(count), count), model.Cell(str(gpu), gpu))
-        return model.Row(name, cells)
+        return model.Row(name, cells, None, None, None)
 
     rows = [row(ALL, sum(pods.values()), sum(accelerated.values()))]
     rows += [row(name, pods[name], accelerated[name]) for name in sorted(pods)]

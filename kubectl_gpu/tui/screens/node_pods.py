@@ -27,14 +27,13 @@ from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.messages import DebugNode, ShowObject
 from kubectl_gpu.tui.screens.pod import PodScreen, find_pod, show_logs
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, object_detail
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, unknown_bar
-from kubectl_gpu.tui.widgets.grid import Table
 from kubectl_gpu.tui.widgets.key_bar import KeyBar
 
 __all__ = ["NodePodsScreen", "NodePodsView", "node_line", "pods_grid"]
 
-FITS = (
+FITS: tuple[Fit[NodePod], ...] = (
     Fit("namespace", max_width=24),
     Fit("name", max_width=48),
     Fit("accelerators", max_width=30),
@@ -62,16 +61,15 @@ def node_line(drill: Drill, row: NodeRow | None, name: str) -> Text:
     return out
 
 
-def _pod_detail(drill: Drill, row: ModelRow) -> RenderableType:
+def _pod_detail(drill: Drill, row: ModelRow[NodePod]) -> RenderableType:
     """The pod under the cursor: its name, what enter opens, and the diagnose findings about it."""
     head = Text()
-    if isinstance(row.obj, NodePod):
-        head.append(page_title(f"{row.obj.pod.namespace}/{row.obj.pod.name}"), style=theme.HEADER)
+    head.append(page_title(f"{row.obj.pod.namespace}/{row.obj.pod.name}"), style=theme.HEADER)
     head.append("  enter: the pod (explain, events, YAML, logs, its node)", style=theme.MUTED)
     return object_detail(drill.snapshot, row.ref, head)
 
 
-def pods_grid(drill: Drill, node: str) -> Table:
+def pods_grid(drill: Drill, node: str) -> Grid[NodePod]:
     table = node_pods_table(drill.snapshot.state, node, drill.snapshot.now)
     return to_grid(
         table if table.rows else None,

@@ -24,17 +24,20 @@ from kubectl_gpu.pages import by_name
 from kubectl_gpu.render import theme
 from kubectl_gpu.render.draw import rich_prose
 from kubectl_gpu.render.findings import findings_block
-from kubectl_gpu.render.model import Cell, Prose, Span
+from kubectl_gpu.render.model import Cell, Prose, Row, Span
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.keys import SORT_LETTERS
-from kubectl_gpu.tui.widgets.grid import GridTable, Row, Table
+from kubectl_gpu.tui.widgets.grid import GridTable
+from kubectl_gpu.tui.widgets.grid_model import Grid
 
 __all__ = ["Section", "TableView", "ViewModel", "findings_detail", "lines", "object_detail"]
 
 
 class Section(msgspec.Struct, frozen=True, dict=True):
+    """A table of the view: the grid of one model table (its rows' object type is its own)."""
+
     name: str
-    table: Table
+    table: Grid[Any]
 
 
 class ViewModel(msgspec.Struct, frozen=True, dict=True):
@@ -83,17 +86,6 @@ def findings_detail(head: RenderableType | None, findings: Iterable[Finding], li
     return Group(*parts)
 
 
-def _default_detail(table: Table, row: Row) -> Text:
-    """The row's cells, a line each (their text is the view model's, already safe)."""
-    out = Text()
-    for column, cell in zip(table.columns, row.cells, strict=False):
-        out.append(f"{column.label}: ", style=theme.HEADER)
-        out.append_text(cell if isinstance(cell, Text) else Text(cell))
-        out.append("\n")
-    out.rstrip()
-    return out
-
-
 class TableView(Vertical):
     """One view of the app. Subclasses set the class names and `build`; `open(row)` is `enter`."""
 
@@ -117,7 +109,7 @@ class TableView(Vertical):
     class Open(Message):
         """`enter` on a row: the app decides (explain, a detail screen, a drill-down)."""
 
-        def __init__(self, view: TableView, row: Row) -> None:
+        def __init__(self, view: TableView, row: Row[Any]) -> None:
             super().__init__()
             self.view = view
             self.row = row
@@ -283,7 +275,7 @@ class TableView(Vertical):
     def action_scroll_detail(self, lines: int) -> None:
         self.query_one(".detail-pane", VerticalScroll).scroll_relative(y=lines * 3, animate=False)
 
-    def _detail(self, row: Row | None) -> None:
+    def _detail(self, row: Row[Any] | None) -> None:
         pane = self.query_one(".detail", Static)
         key = (self.section, row.key if row is not None else None, id(self.grid.table))
         if key == self._detail_shown:
@@ -292,7 +284,7 @@ class TableView(Vertical):
         if row is None:
             pane.update("")
             return
-        pane.update(row.detail() if row.detail is not None else _default_detail(self.grid.table, row))
+        pane.update(self.grid.table.describe(row))
         self.query_one(".detail-pane", VerticalScroll).scroll_home(animate=False)
         self.call_after_refresh(self.refresh_bindings)  # J/K work when the pane overflows
 
@@ -302,7 +294,7 @@ class TableView(Vertical):
             self._detail(event.row)
             self._title()
 
-    def open_row(self, row: Row) -> bool:
+    def open_row(self, row: Row[Any]) -> bool:
         """`enter` the view handles itself (True: opening a group), else the app decides (False)."""
         return False
 

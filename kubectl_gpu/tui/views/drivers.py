@@ -10,7 +10,7 @@ from kubectl_gpu.core.analyses.drivers.analysis import Workload
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.core.report import ObjectRef
 from kubectl_gpu.render import model
-from kubectl_gpu.render.drivers_view import drivers_view
+from kubectl_gpu.render.drivers_view import groups_table, nodes_table, workloads_table
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
@@ -65,25 +65,27 @@ def _node_detail(refresh: Refresh, node: NodeDriver, ref: ObjectRef | None) -> R
     return object_detail(refresh, ref, head)
 
 
-def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
-    if isinstance(row.obj, Workload):
-        return _workload_detail(refresh, row.obj)
-    if isinstance(row.obj, NodeDriver):
-        return _node_detail(refresh, row.obj, row.ref)
-    return object_detail(refresh, row.ref)
-
-
 def _sections(refresh: Refresh) -> tuple[Section, ...]:
+    """Each section the grid of its typed table (`render.drivers_view`), with the detail of its object."""
     report = refresh.drivers
-    view = drivers_view(report, wide=False)
-    detail = lambda row: _detail(refresh, row)  # noqa: E731
+    some = bool(report.nodes or report.workloads)  # else the CLI says one sentence: no tables
+    nodes = to_grid(
+        nodes_table(report, wide=False) if some else None,
+        detail=lambda row: _node_detail(refresh, row.obj, row.ref),
+        empty="No NVIDIA GPU nodes.",
+    )
+    workloads = to_grid(
+        workloads_table(report, wide=False) if report.workloads else None,
+        detail=lambda row: _workload_detail(refresh, row.obj),
+        empty="No GPU workloads.",
+    )
     return (
-        Section("Nodes", to_grid(view.table("nodes"), detail=detail, empty="No NVIDIA GPU nodes.")),
-        Section("Workloads", to_grid(view.table("workloads"), detail=detail, empty="No GPU workloads.")),
+        Section("Nodes", nodes),
+        Section("Workloads", workloads),
         Section(
             "AMIs",
             to_grid(
-                view.table("groups"),
+                groups_table(report) if some else None,
                 fits=(Fit("ami"), Fit("os_image"), Fit("nodes"), Fit("nodepools"), Fit("drivers", flex=True)),
                 empty="No AMI groups.",
             ),

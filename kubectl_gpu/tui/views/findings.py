@@ -3,7 +3,6 @@ other views show in their Findings section."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
@@ -12,25 +11,12 @@ from rich.text import Text
 from kubectl_gpu.core.report import Finding
 from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.draw import rich_prose
-from kubectl_gpu.render.findings import findings_block, findings_table, summary_spans
+from kubectl_gpu.render.findings import finding_key, findings_block, findings_table, summary_spans
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.grid import Cell, Table
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, Shown, to_grid
 
 __all__ = ["FindingsView", "counts_text", "finding_key", "findings_section"]
-
-
-def finding_key(finding: Finding) -> str:
-    """Stable across refreshes: code, object, and a digest of the message (one object can have two)."""
-    digest = hashlib.blake2s(finding.message.encode(), digest_size=4).hexdigest()
-    return f"{finding.code}|{finding.object}|{digest}"
-
-
-def _finding(row: model.Row) -> Finding:
-    if not isinstance(row.obj, model.FindingItem):
-        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a finding")
-    return row.obj.source
 
 
 def _detail(finding: Finding) -> RenderableType:
@@ -40,18 +26,20 @@ def _detail(finding: Finding) -> RenderableType:
     return Group(rich_prose(findings_block([finding])), Text(""), Text(hint, style=theme.MUTED))
 
 
-def _one_line(row: model.Row, table: model.Table) -> tuple[Cell, object]:
+def _one_line(
+    row: model.Row[model.FindingItem], table: model.Table[model.FindingItem]
+) -> tuple[Shown, object]:
     """The message's first sentence on one line (the detail pane has it whole)."""
     position = table.index("message")
     cell = row.cells[position]
     return " ".join(table.columns[position].shown(cell).split()), cell.sort_key
 
 
-def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -> Table:
+def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -> Grid[model.FindingItem]:
     """Narrow, the code and the object stay (the object cut where the room ends, as a name), then the
     severity; the message and the source go first (the detail pane has them)."""
     table = findings_table(findings, source=True)
-    fits = (
+    fits: tuple[Fit[model.FindingItem], ...] = (
         Fit("severity"),
         Fit("code"),
         Fit("object", max_width=48, shrink=24, names=True),
@@ -68,9 +56,8 @@ def findings_section(findings: Sequence[Finding], empty: str = "No findings.") -
     return to_grid(
         table,
         fits=fits,
-        detail=lambda row: _detail(_finding(row)),
+        detail=lambda row: _detail(row.obj.source),
         empty=empty,
-        key=lambda row: finding_key(_finding(row)),
     )
 
 

@@ -11,37 +11,36 @@ from kubectl_gpu.render.lifecycle_view import nodes_table, pods_table
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines, object_detail
 from kubectl_gpu.tui.views.findings import findings_section
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.views.model_grid import Fit, Shown, to_grid
 from kubectl_gpu.tui.widgets.bar import expiry_bar
-from kubectl_gpu.tui.widgets.grid import Cell
 
 __all__ = ["LifecycleView"]
 
 
-def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
+def _node_detail(refresh: Refresh, row: model.Row[NodeLifecycle]) -> RenderableType:
     obj = row.obj
-    head = None
-    if isinstance(obj, NodeLifecycle):
-        disruptions = "; ".join(f"{d.by}: {d.detail}" for d in obj.disruptions) or None
-        head = lines([("Disruptions", disruptions), ("Notes", "; ".join(obj.notes))])
-    elif isinstance(obj, PodLifecycle):
-        detail = "; ".join(f"{d.by}: {d.detail}" for d in obj.disruptions) or None
-        head = lines([("Pod", f"{obj.namespace}/{obj.name} on {obj.node}"), ("Disruptions", detail)])
+    disruptions = "; ".join(f"{d.by}: {d.detail}" for d in obj.disruptions) or None
+    head = lines([("Disruptions", disruptions), ("Notes", "; ".join(obj.notes))])
     return object_detail(refresh, row.ref, head)
 
 
-def _node_fits(table: model.Table, refresh: Refresh) -> list[Fit]:
+def _pod_detail(refresh: Refresh, row: model.Row[PodLifecycle]) -> RenderableType:
+    obj = row.obj
+    detail = "; ".join(f"{d.by}: {d.detail}" for d in obj.disruptions) or None
+    head = lines([("Pod", f"{obj.namespace}/{obj.name} on {obj.node}"), ("Disruptions", detail)])
+    return object_detail(refresh, row.ref, head)
+
+
+def _node_fits(table: model.Table[NodeLifecycle], refresh: Refresh) -> list[Fit[NodeLifecycle]]:
     """The model's columns with LIFE (expiry as a bar: full when the node expires) after AGE."""
     now = refresh.now
 
-    def life(row: model.Row) -> tuple[Cell, object]:
+    def life(row: model.Row[NodeLifecycle]) -> tuple[Shown, object]:
         obj = row.obj
-        if not isinstance(obj, NodeLifecycle):
-            return "", None
         left = (obj.expires_at - now).total_seconds() if obj.expires_at else None
         return expiry_bar(obj.created, obj.expires_at, now), left
 
-    fits = []
+    fits: list[Fit[NodeLifecycle]] = []
     for column in table.columns:
         fits.append(Fit(column.key, flex=column.key == "next"))
         if column.key == "age":
@@ -55,17 +54,16 @@ class LifecycleView(TableView, page="lifecycle"):
     @staticmethod
     def build(refresh: Refresh) -> ViewModel:
         report = refresh.lifecycle
-        detail = lambda row: _detail(refresh, row)  # noqa: E731
         node_table = nodes_table(report, wide=False)
         nodes = to_grid(
             node_table if report.nodes else None,
             fits=_node_fits(node_table, refresh) if report.nodes else None,
-            detail=detail,
+            detail=lambda row: _node_detail(refresh, row),
             empty="No nodes with accelerators.",
         )
         pods = to_grid(
             pods_table(report, wide=False) if report.pods else None,
-            detail=detail,
+            detail=lambda row: _pod_detail(refresh, row),
             empty="No GPU pods on these nodes.",
         )
         return ViewModel(

@@ -21,8 +21,7 @@ from kubectl_gpu.render.nodepools_view import (
 )
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.grid import Table
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, to_grid
 
 __all__ = ["NodePoolsView"]
 
@@ -44,7 +43,7 @@ def _detail(snapshot: Refresh, pool: NodePool, nodes: int) -> RenderableType:
     return findings_detail(head, snapshot.findings_for(ObjectRef("NodePool", pool.name)))
 
 
-FITS = (
+FITS: tuple[Fit[tuple[NodePool, int]], ...] = (
     Fit("name", max_width=32),
     Fit("nodes"),
     Fit("limits", max_width=40),
@@ -56,12 +55,11 @@ FITS = (
 )
 
 
-def build_nodepools(snapshot: Refresh) -> Table:
+def build_nodepools(snapshot: Refresh) -> Grid[tuple[NodePool, int]]:
     state = snapshot.state
     counts = snapshot.pools.all_nodes  # the pools report's (`kubectl gpu pools`)
     gpu = {p.name for p in snapshot.lint.pools if p.gpu}
     pools = sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name))  # GPU pools first
-    by_name = {p.name: p for p in pools}
     table = model.Table(
         "nodepools", COLUMNS, tuple(nodepool_row(p, counts.get(p.name, 0), snapshot.now) for p in pools)
     )
@@ -71,7 +69,7 @@ def build_nodepools(snapshot: Refresh) -> Table:
     return to_grid(
         table,
         fits=FITS,
-        detail=lambda row: _detail(snapshot, by_name[row.key], counts.get(row.key, 0)),
+        detail=lambda row: _detail(snapshot, *row.obj),
         empty=empty,
     )
 

@@ -11,11 +11,10 @@ from kubectl_gpu.render import model
 from kubectl_gpu.render.nodes_table import nodes_table
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, Shown, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
-from kubectl_gpu.tui.widgets.grid import Cell, Table
 
-__all__ = ["NodesView", "node_of"]
+__all__ = ["NodesView"]
 
 
 def _detail(refresh: Refresh, row: NodeRow) -> RenderableType:
@@ -55,33 +54,25 @@ def _expiries(refresh: Refresh) -> dict[str, tuple[str, float]]:
     return out
 
 
-def node_of(row: model.Row) -> NodeRow:
-    """The node a row of the nodes model shows."""
-    if not isinstance(row.obj, NodeRow):
-        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a node")
-    return row.obj
-
-
-def build_nodes(refresh: Refresh) -> Table:
+def build_nodes(refresh: Refresh) -> Grid[NodeRow]:
     report = refresh.nodes
     table = nodes_table(report, wide=False)
     expiries = _expiries(refresh)
     alloc = table.index("alloc")
 
-    def usage(row: model.Row) -> tuple[Cell, object]:
-        node = node_of(row)
+    def usage(row: model.Row[NodeRow]) -> tuple[Shown, object]:
         cell = row.cells[alloc]
-        parts = refresh.parts_of(node)
+        parts = refresh.parts_of(row.obj)
         bar = allocation_bar(*parts.bar, width=8) if parts.known else unknown_bar(width=8)
         bar.append(" ")
         bar.append(cell.text, style=cell.style or None)
         return bar, cell.sort_key
 
-    def expires(row: model.Row) -> tuple[Cell, object]:
+    def expires(row: model.Row[NodeRow]) -> tuple[Shown, object]:
         return expiries.get(row.key, ("-", float("inf")))
 
     # Most telling first, so that 80 columns show name, allocation, health and driver.
-    fits = (
+    fits: tuple[Fit[NodeRow], ...] = (
         Fit("name", max_width=40),
         Fit("alloc", compute=usage, header=table.columns[alloc].header),
         Fit("health", max_width=40),
@@ -97,7 +88,7 @@ def build_nodes(refresh: Refresh) -> Table:
     return to_grid(
         table if report.rows else None,
         fits=fits,
-        detail=lambda row: _detail(refresh, node_of(row)),
+        detail=lambda row: _detail(refresh, row.obj),
         empty="No nodes with accelerators.",
     )
 

@@ -14,16 +14,14 @@ from kubectl_gpu.tui.views.model_grid import Fit, to_grid
 
 __all__ = ["NvmeView"]
 
-FITS = tuple(
+FITS: tuple[Fit[NvmeRow], ...] = tuple(
     Fit(key, flex=key == "devices")
     for key in ("name", "instance", "nodepool", "nvme", "state", "devices", "requested", "ephemeral")
 )
 
 
-def _detail(refresh: Refresh, row: model.Row) -> RenderableType:
-    head = None
-    if isinstance(row.obj, NvmeRow):
-        head = lines([("Evidence", "; ".join(row.obj.evidence)), ("Why", row.obj.reason)])
+def _detail(refresh: Refresh, row: model.Row[NvmeRow]) -> RenderableType:
+    head = lines([("Evidence", "; ".join(row.obj.evidence)), ("Why", row.obj.reason)])
     return object_detail(refresh, row.ref, head)
 
 

@@ -18,9 +18,8 @@ from kubectl_gpu.render import model, theme
 from kubectl_gpu.render.pools_view import figures_text
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, to_grid
 from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
-from kubectl_gpu.tui.widgets.grid import Table
 
 __all__ = ["ALL", "NO_POOL", "OverviewView", "PoolSummary", "pool_summaries"]
 
@@ -52,14 +51,8 @@ def _detail(summary: PoolSummary, name: str) -> RenderableType:
     return findings_detail(head, summary.findings, limit=8)
 
 
-def _summary(row: model.Row) -> PoolSummary:
-    if not isinstance(row.obj, PoolSummary):
-        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a NodePool summary")
-    return row.obj
-
-
-def _accelerators(row: model.Row) -> tuple[Text, object]:
-    parts: AcceleratorParts = _summary(row).parts
+def _accelerators(row: model.Row[PoolSummary]) -> tuple[Text, object]:
+    parts: AcceleratorParts = row.obj.parts
     if not parts.known:  # pods could not be listed (or DRA devices claimed): requested, free, idle unknown
         accelerators = unknown_bar(width=10)
         accelerators.append(" ?/?/?", style=theme.WARNING)
@@ -69,8 +62,8 @@ def _accelerators(row: model.Row) -> tuple[Text, object]:
     return accelerators, float(parts.free)
 
 
-def _worst_cell(row: model.Row) -> tuple[Text, object]:
-    worst = _summary(row).worst
+def _worst_cell(row: model.Row[PoolSummary]) -> tuple[Text, object]:
+    worst = row.obj.worst
     return _worst(worst), -worst.severity.rank if worst else 1
 
 
@@ -83,7 +76,7 @@ _COLUMNS = (
 # The answer at 80 columns: the pool, its bar with requested/free/idle (the header words of `kubectl gpu
 # pools`), its Pending pods and its worst finding's code, whole, in its severity's colour (the object is cut
 # where the room ends); NODES goes first (the detail pane has it, and the worst finding whole).
-_FITS = (
+_FITS: tuple[Fit[PoolSummary], ...] = (
     Fit("nodepool", max_width=24, priority=model.Priority.NAME),
     Fit("nodes", priority=model.Priority.EXTRA),
     Fit("accelerators", compute=_accelerators, header="ACCELERATORS", priority=model.Priority.ANSWER),
@@ -101,7 +94,7 @@ _FITS = (
 )
 
 
-def _row(summary: PoolSummary) -> model.Row:
+def _row(summary: PoolSummary) -> model.Row[PoolSummary]:
     name = summary.name
     cells = (
         model.Cell(name, style=theme.HEADER if name == ALL else ""),
@@ -111,12 +104,12 @@ def _row(summary: PoolSummary) -> model.Row:
     return model.Row(name, cells, summary.ref, None, summary)
 
 
-def build_overview(snapshot: Refresh) -> Table:
+def build_overview(snapshot: Refresh) -> Grid[PoolSummary]:
     table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in snapshot.pools.rows))
     return to_grid(
         table,
         fits=_FITS,
-        detail=lambda row: _detail(_summary(row), row.key),
+        detail=lambda row: _detail(row.obj, row.key),
         empty="No accelerator nodes and no NodePool that can launch one.",
     )
 

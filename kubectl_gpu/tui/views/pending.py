@@ -5,7 +5,7 @@ opens `kubectl gpu explain` for it."""
 from __future__ import annotations
 
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 from rich.console import Group, RenderableType
@@ -21,15 +21,17 @@ from kubectl_gpu.render.pending_groups import PendingGroup, grouped_rows, pendin
 from kubectl_gpu.render.pending_view import pending_table, requests_text
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, lines
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.grid import Row, Table
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, to_grid
 
-__all__ = ["PendingModel", "PendingView", "build_pending", "diagnosis_of", "fix_renderable"]
+__all__ = ["PendingModel", "PendingView", "build_pending", "fix_renderable"]
+
+#: a row of the Pending grid: a pod's, or a group's of several pods
+PendingRow = model.Row[PodDiagnosis | PendingGroup]
 
 # Narrow, the pod, its verdict and its request stay (REQUEST cut at a word's end when it must:
 # `nvidia.com/gpu=8,…`; 24 cells hold `aws.amazon.com/neuron=1`); then NEAREST, REASON, NAMESPACE and AGE
 # as room allows (every one is in the detail pane).
-FITS = (
+FITS: tuple[Fit[PodDiagnosis | PendingGroup], ...] = (
     Fit("namespace", max_width=24, priority=5),
     Fit("pod", max_width=40, priority=0, names=True),  # a workload or pod: its name, not `ns/…`
     Fit("verdict", priority=1),
@@ -54,12 +56,6 @@ def fix_renderable(fix: str | None) -> RenderableType:
     return Text("\n".join(block), style=theme.FIX)
 
 
-def diagnosis_of(row: model.Row) -> PodDiagnosis:
-    if not isinstance(row.obj, PodDiagnosis):
-        raise TypeError(f"row {row.key} shows a {type(row.obj).__name__}, not a Pending pod")
-    return row.obj
-
-
 def _request(diag: PodDiagnosis) -> str:
     return requests_text(diag)
 
@@ -68,7 +64,7 @@ def _nearest(diag: PodDiagnosis) -> str | None:
     return f"{diag.nearest.kind} {diag.nearest.name}" if diag.nearest else None
 
 
-def _age(table: model.Table, row: model.Row, diag: PodDiagnosis) -> str | None:
+def _age(table: model.Table[PodDiagnosis], row: PendingRow, diag: PodDiagnosis) -> str | None:
     """The AGE column's text (the view model's, as `kubectl get pods` shows it) and since when."""
     age = table.cell(row, "age").text
     if diag.created is None:
@@ -76,7 +72,7 @@ def _age(table: model.Table, row: model.Row, diag: PodDiagnosis) -> str | None:
     return f"{age} (created {timestamp(diag.created)})"
 
 
-def _detail(table: model.Table, row: model.Row, diag: PodDiagnosis) -> RenderableType:
+def _detail(table: model.Table[PodDiagnosis], row: PendingRow, diag: PodDiagnosis) -> RenderableType:
     head = lines(
         [
             ("Pod", (diag.key, theme.HEADER)),
@@ -108,10 +104,12 @@ def _group_detail(group: PendingGroup) -> RenderableType:
     )
 
 
-def _row_detail(table: model.Table, row: model.Row) -> RenderableType:
+def _row_detail(table: model.Table[PodDiagnosis], row: PendingRow) -> RenderableType:
+    # allowed isinstance on row.obj: the grid's rows are typed PodDiagnosis | PendingGroup (pods and the
+    # groups they fold into, one list, in the table's order); this narrows that union, nothing untyped
     if isinstance(row.obj, PendingGroup):
         return _group_detail(row.obj)
-    return _detail(table, row, diagnosis_of(row))
+    return _detail(table, row, row.obj)
 
 
 def _hint() -> Text:
@@ -122,7 +120,7 @@ class PendingModel(ViewModel, frozen=True, dict=True):
     """The view's model and what re-laying it out needs when a group opens or closes (on the UI thread:
     only the rows shown are built again, never the analysis)."""
 
-    table: model.Table | None = None
+    table: model.Table[PodDiagnosis] | None = None
     groups: tuple[PendingGroup, ...] = msgspec.field(default=())
     #: what the table says when it has no row
     empty: str = EMPTY
@@ -137,8 +135,11 @@ def empty_text(refresh: Refresh) -> str:
 
 
 def grid_of(
-    table: model.Table | None, groups: tuple[PendingGroup, ...], expanded: set[str], empty: str = EMPTY
-) -> Table:
+    table: model.Table[PodDiagnosis] | None,
+    groups: tuple[PendingGroup, ...],
+    expanded: set[str],
+    empty: str = EMPTY,
+) -> Grid[PodDiagnosis | PendingGroup]:
     if table is None:
         return to_grid(None, fits=FITS, empty=empty)
     return to_grid(
@@ -149,7 +150,7 @@ def grid_of(
     )
 
 
-def build_pending(refresh: Refresh) -> Table:
+def build_pending(refresh: Refresh) -> Grid[Any]:
     """The Pending grid as the view first shows it (every group closed)."""
     return PendingView.build(refresh).sections[0].table
 
@@ -183,7 +184,7 @@ class PendingView(TableView, page="pending"):
             )
         super().show(model)
 
-    def open_row(self, row: Row) -> bool:
+    def open_row(self, row: model.Row[Any]) -> bool:
         """`enter` or `space` on a group opens it, or closes it (the cursor stays on the group)."""
         model = self.model
         if not row.key.startswith("group:") or not isinstance(model, PendingModel):

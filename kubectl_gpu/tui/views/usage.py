@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -22,17 +22,22 @@ from kubectl_gpu.tui.background import ShowsWorkerFailures
 from kubectl_gpu.tui.data import Refresh
 from kubectl_gpu.tui.views.base import Section, TableView, ViewModel, findings_detail, lines
 from kubectl_gpu.tui.views.findings import findings_section
-from kubectl_gpu.tui.views.model_grid import Fit, to_grid
-from kubectl_gpu.tui.widgets.grid import Cell, Table
+from kubectl_gpu.tui.views.model_grid import Fit, Grid, Shown, to_grid
 
 if TYPE_CHECKING:
-    from kubectl_gpu.core.analyses.usage.report import GpuUsage, NodeUsage, UsageReport
+    from kubectl_gpu.core.analyses.usage.report import (
+        GpuUsage,
+        GroupUsage,
+        NodeUsage,
+        TokenCost,
+        UsageReport,
+    )
 
 __all__ = ["UsageView", "utilisation_bar"]
 
 BAR_WIDTH = 10
 NOT_READ = "usage not read"
-Detail = Callable[[model.Row], RenderableType]
+T = TypeVar("T")
 COMPUTING = "computing usage from the window read"
 
 
@@ -50,36 +55,27 @@ def utilisation_bar(percent: float | None, idle_below: float, *, width: int = BA
     return bar
 
 
-def _gpu(row: model.Row) -> GpuUsage | None:
-    from kubectl_gpu.core.analyses.usage.report import GpuUsage
-
-    return row.obj if isinstance(row.obj, GpuUsage) else None
-
-
-def _gpu_fits(report: UsageReport) -> list[Fit]:
+def _gpu_fits(report: UsageReport) -> list[Fit[GpuUsage]]:
     """The GPUs table: its own UTIL (a bar), HELD $/H (the node's $/h over its GPUs) and IDLE columns."""
     nodes: dict[str, NodeUsage] = {n.name: n for n in report.nodes}
     idle_pods = {f"{p.namespace}/{p.name}": p.idle for p in report.pods}
     below = report.idle_below
 
-    def util(row: model.Row) -> tuple[Cell, object]:
-        gpu = _gpu(row)
-        value = gpu.util_percent if gpu is not None else None
+    def util(row: model.Row[GpuUsage]) -> tuple[Shown, object]:
+        value = row.obj.util_percent
         return utilisation_bar(value, below), -1.0 if value is None else value
 
-    def held(row: model.Row) -> tuple[Cell, object]:
-        gpu = _gpu(row)
-        node = nodes.get(gpu.node or "") if gpu is not None else None
-        if gpu is None or not gpu.pods or node is None or node.price_per_hour is None or node.gpus <= 0:
+    def held(row: model.Row[GpuUsage]) -> tuple[Shown, object]:
+        gpu = row.obj
+        node = nodes.get(gpu.node or "")
+        if not gpu.pods or node is None or node.price_per_hour is None or node.gpus <= 0:
             return "-", -1.0
         share = node.price_per_hour / node.gpus
         mark = LIST_MARK if node.price_source == SOURCE_LIST else ""
         return f"{share:.2f}{mark}", float(share)
 
-    def idle(row: model.Row) -> tuple[Cell, object]:
-        gpu = _gpu(row)
-        if gpu is None:
-            return "-", ""
+    def idle(row: model.Row[GpuUsage]) -> tuple[Shown, object]:
+        gpu = row.obj
         node = nodes.get(gpu.node or "")
         if not gpu.pods:
             empty = node is not None and node.state == "empty"
@@ -103,32 +99,45 @@ def _gpu_fits(report: UsageReport) -> list[Fit]:
     ]
 
 
-def _detail(refresh: Refresh, report: UsageReport, row: model.Row) -> RenderableType:
-    """The row's figures, then the usage findings about it (the pods holding a GPU), then diagnose's."""
-    from kubectl_gpu.core.analyses.usage.report import GroupUsage, TokenCost
-
-    obj = row.obj
-    head = None
-    refs = {row.ref} if row.ref is not None else set()
-    if (gpu := _gpu(row)) is not None:
-        head = lines(
-            [
-                ("GPU", f"{gpu.node or '?'} index {gpu.index or '?'} ({gpu.uuid or 'no UUID'})"),
-                ("Held by", ", ".join(gpu.pods) or "no pod"),
-                (
-                    "Figures",
-                    f"{gpu.source}: {gpu.util_field or 'no utilisation field'}, {gpu.samples} sample(s)",
-                ),
-            ]
-        )
-        refs |= {ObjectRef("Pod", *reversed(p.split("/", 1))) for p in gpu.pods if "/" in p}
-    elif isinstance(obj, TokenCost):
-        head = lines([("Model", obj.model), ("Status", obj.status), ("Server", obj.server)])
-    elif isinstance(obj, GroupUsage) and obj.unpriced_pods:
-        head = lines([("Unpriced pods", obj.unpriced_pods)])
-    usage = [f for f in report.findings if f.object in refs]
+def _detail(
+    refresh: Refresh,
+    report: UsageReport,
+    row: model.Row[object],
+    head: RenderableType | None = None,
+    refs: frozenset[ObjectRef] = frozenset(),
+) -> RenderableType:
+    """`head` (the row's figures), then the usage findings about the row's object and `refs`, then
+    diagnose's about the row's object."""
+    about = {row.ref, *refs} if row.ref is not None else set(refs)
+    usage = [f for f in report.findings if f.object in about]
     cluster = refresh.findings_for(row.ref) if row.ref is not None else ()
     return findings_detail(head, [*usage, *cluster])
+
+
+def _gpu_detail(refresh: Refresh, report: UsageReport, row: model.Row[GpuUsage]) -> RenderableType:
+    """A GPU's figures; the findings about the pods holding it too."""
+    gpu = row.obj
+    head = lines(
+        [
+            ("GPU", f"{gpu.node or '?'} index {gpu.index or '?'} ({gpu.uuid or 'no UUID'})"),
+            ("Held by", ", ".join(gpu.pods) or "no pod"),
+            ("Figures", f"{gpu.source}: {gpu.util_field or 'no utilisation field'}, {gpu.samples} sample(s)"),
+        ]
+    )
+    pods = frozenset(ObjectRef("Pod", *reversed(p.split("/", 1))) for p in gpu.pods if "/" in p)
+    return _detail(refresh, report, row, head, pods)
+
+
+def _workload_detail(refresh: Refresh, report: UsageReport, row: model.Row[GroupUsage]) -> RenderableType:
+    unpriced = row.obj.unpriced_pods
+    return _detail(refresh, report, row, lines([("Unpriced pods", unpriced)]) if unpriced else None)
+
+
+def _inference_detail(refresh: Refresh, report: UsageReport, row: model.Row[TokenCost]) -> RenderableType:
+    t = row.obj
+    return _detail(
+        refresh, report, row, lines([("Model", t.model), ("Status", t.status), ("Server", t.server)])
+    )
 
 
 def _summary(report: UsageReport, sampling: bool) -> Text:
@@ -156,42 +165,55 @@ def _n(value: Decimal) -> str:
 
 
 #: the money first, so that 80 columns show what is idle and what a million tokens cost
-WORKLOAD_FITS = tuple(
+WORKLOAD_FITS: tuple[Fit[GroupUsage], ...] = tuple(
     Fit(key, max_width=40 if key == "workload" else 12)
     for key in ("workload", "idle_$_per_h", "held_$_per_h", "util", "idle-gpus", "gpus", "pods")
 )
 _INFERENCE_KEYS = ("inference_workload", "$_per_1m_tokens", "tokens_per_s", "$_per_h", "server", "status")
-INFERENCE_FITS = tuple(
+INFERENCE_FITS: tuple[Fit[TokenCost], ...] = tuple(
     Fit(key, max_width=40 if key == "inference_workload" else 28, min_width=8)
     for key in (*_INFERENCE_KEYS, "model", "prompt-tokens_per_s", "resets")
 )
 
 
-def _grid(table: model.Table | None, fits: Sequence[Fit], detail: Detail, empty: str) -> Table:
+def _grid(
+    table: model.Table[T] | None,
+    fits: Sequence[Fit[T]],
+    detail: Callable[[model.Row[T]], RenderableType],
+    empty: str,
+) -> Grid[T]:
     return to_grid(table, fits=fits if table is not None else fits[:1], detail=detail, empty=empty)
 
 
 def _model(refresh: Refresh, report: UsageReport) -> ViewModel:
-    from kubectl_gpu.render.usage_view import usage_view
+    """Each section the grid of its typed table (`render.usage_view.usage_tables`, as `-o wide` shows
+    them; none without a node: the CLI says one sentence)."""
+    from kubectl_gpu.render.usage_view import UsageTables, usage_tables
 
-    view = usage_view(report, wide=True)
-    detail = lambda row: _detail(refresh, report, row)  # noqa: E731
-    gpus = view.table("usage-gpus")
-    gpu_grid: Table = to_grid(
-        gpus,
-        fits=_gpu_fits(report) if gpus is not None else [Fit("gpu")],
-        detail=detail,
+    tables = usage_tables(report, wide=True) if report.nodes else UsageTables(None, None, None, None, None)
+    gpu_grid = to_grid(
+        tables.gpus,
+        fits=_gpu_fits(report) if tables.gpus is not None else [Fit("gpu")],
+        detail=lambda row: _gpu_detail(refresh, report, row),
         empty="No GPU measured (see the line above).",
+    )
+    workloads = _grid(
+        tables.workloads, WORKLOAD_FITS, lambda row: _workload_detail(refresh, report, row), "No GPU pods."
+    )
+    inference = _grid(
+        tables.inference,
+        INFERENCE_FITS,
+        lambda row: _inference_detail(refresh, report, row),
+        "No inference servers.",
+    )
+    nodes = to_grid(
+        tables.nodes, detail=lambda row: _detail(refresh, report, row), empty="No nodes with accelerators."
     )
     sections = (
         Section("GPUs", gpu_grid),
-        Section("Workloads", _grid(view.table("usage-workloads"), WORKLOAD_FITS, detail, "No GPU pods.")),
-        Section(
-            "Inference", _grid(view.table("usage-inference"), INFERENCE_FITS, detail, "No inference servers.")
-        ),
-        Section(
-            "Nodes", to_grid(view.table("usage-nodes"), detail=detail, empty="No nodes with accelerators.")
-        ),
+        Section("Workloads", workloads),
+        Section("Inference", inference),
+        Section("Nodes", nodes),
         Section("Findings", findings_section(report.findings)),
     )
     sampling = refresh.usage is not None and refresh.usage.sampling

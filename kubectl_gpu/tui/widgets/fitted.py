@@ -30,7 +30,7 @@ class FittedTable:
 
     def __init__(
         self,
-        table: model.Table,
+        table: model.Table[object],
         *,
         priorities: Mapping[str, int] | None = None,
         flex: str | None = None,

@@ -1,9 +1,10 @@
 """The table every view shows: rows built once per refresh (in the worker), drawn a line at a time.
 
 Textual's DataTable measures every cell on the UI thread whenever rows are added (about a second for
-5,000 rows x 10 columns on a small machine, on every refresh). Here the worker builds `Table`s with their
-column widths already measured, and `GridTable` (a Line API `ScrollView`) only renders the lines on screen,
-so a refresh, a sort or a filter costs the UI thread a few milliseconds at any size.
+5,000 rows x 10 columns on a small machine, on every refresh). Here the worker builds `Grid`s (the view
+model's table and its rows as they are, `widgets.grid_model`) with their column widths already measured,
+and `GridTable` (a Line API `ScrollView`) only renders the lines on screen, so a refresh, a sort or a
+filter costs the UI thread a few milliseconds at any size.
 
 The cursor follows a row's key, not its position: after a refresh, a sort or a filter it stays on the same
 object, at the same place on screen, when that object is still listed.
@@ -11,14 +12,9 @@ object, at the same place on screen, when that object is still listed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import msgspec
-from rich.cells import cell_len
-from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -29,117 +25,15 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from kubectl_gpu.core.report import ObjectRef
+from kubectl_gpu.render.model import Row
 from kubectl_gpu.tui.keys import TEXTUAL_DEFAULTS
 from kubectl_gpu.tui.widgets.fit import GAP, GUTTER, cut, fit_widths
+from kubectl_gpu.tui.widgets.grid_model import Grid, Shown
 
-__all__ = ["Column", "GridTable", "Row", "Table", "layout", "sort_value"]
-
-Cell = str | Text
-
-
-def sort_value(value: object) -> tuple[int, Any]:
-    """A sort key that orders None last and never compares a number with a string."""
-    if value is None:
-        return (2, "")
-    if isinstance(value, bool | int | float):
-        return (0, value)
-    return (1, str(value).lower())
+__all__ = ["GridTable", "layout"]
 
 
-class Column(msgspec.Struct, frozen=True):
-    label: str
-    #: takes the width left over, down to `min_width` (REASON, MESSAGE); the rest keep their natural width,
-    #: or down to `shrink` when short of room (0: never cut; a column that does not fit is left out)
-    flex: bool = False
-    min_width: int = 12
-    max_width: int = 64
-    right: bool = False
-    #: which columns stay when narrow: lower first (then the column's position)
-    priority: int = 0
-    shrink: int = 0
-    #: a column of names: a cell too long is cut where the room ends, not at a word (`fit.cut`)
-    names: bool = False
-    #: a code (a verdict, a finding's code): never narrowed nor cut, shown whole or left out
-    whole: bool = False
-    #: the view model's column key (`render.model.Column.key`, or the view's own column's)
-    key: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One object. `key` is stable across refreshes (a node's name, `ns/pod`); `sort` holds one key per
-    column (default: the cell's text); `ref` is the Kubernetes object (`y`, `e`); `node` the node `s` and
-    `x` act on; `detail` renders the detail pane."""
-
-    key: str
-    cells: tuple[Cell, ...]
-    sort: tuple[Any, ...] = ()
-    ref: ObjectRef | None = None
-    node: str | None = None
-    detail: Callable[[], RenderableType] | None = field(default=None, compare=False)
-    text: str = field(default="", compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.text:
-            plain = " ".join(c.plain if isinstance(c, Text) else c for c in self.cells)
-            object.__setattr__(self, "text", plain.lower())
-
-    def sort_key(self, column: int) -> tuple[int, Any]:
-        if column < len(self.sort):
-            return sort_value(self.sort[column])
-        cell = self.cells[column] if column < len(self.cells) else ""
-        return sort_value(cell.plain if isinstance(cell, Text) else cell)
-
-    def matches(self, query: str) -> bool:
-        """`/` filter: every word appears (case-insensitive); a word starting with `!` must not."""
-        for word in query.lower().split():
-            if word.startswith("!") and len(word) > 1:
-                if word[1:] in self.text:
-                    return False
-            elif word not in self.text:
-                return False
-        return True
-
-
-def _width(cell: Cell) -> int:
-    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
-
-
-@dataclass(frozen=True)
-class Table:
-    """Columns and rows, with each column's natural width (its widest cell, capped) measured once."""
-
-    columns: tuple[Column, ...]
-    rows: tuple[Row, ...] = ()
-    empty: str = "Nothing to show."
-    widths: tuple[int, ...] = field(default=(), compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.widths:
-            widths = [cell_len(c.label) + 1 for c in self.columns]  # room for the sort arrow
-            for row in self.rows:
-                for i, cell in enumerate(row.cells[: len(widths)]):
-                    size = _width(cell)
-                    if size > widths[i]:
-                        widths[i] = size
-            capped = tuple(
-                w if c.whole else min(w, c.max_width) for w, c in zip(widths, self.columns, strict=True)
-            )
-            object.__setattr__(self, "widths", capped)
-
-    @cached_property
-    def has_nodes(self) -> bool:
-        """Some row is about a node (`space` marks it; `s` and `x` act on it)."""
-        return any(row.node for row in self.rows)
-
-    @cached_property
-    def has_refs(self) -> bool:
-        """Some row names a Kubernetes object (`y`, `e`)."""
-        return any(row.ref is not None for row in self.rows)
-
-
-def layout(table: Table, width: int) -> list[int]:
+def layout(table: Grid[Any], width: int) -> list[int]:
     """Column widths for `width` cells (0: left out), fitted by priority (`widgets.fit`)."""
     return fit_widths(table.columns, table.widths, width)
 
@@ -179,7 +73,7 @@ class GridTable(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to another row (or to none: an empty table)."""
 
-        def __init__(self, grid: GridTable, row: Row | None) -> None:
+        def __init__(self, grid: GridTable, row: Row[Any] | None) -> None:
             super().__init__()
             self.grid = grid
             self.row = row
@@ -187,21 +81,23 @@ class GridTable(ScrollView, can_focus=True):
     class Selected(Message):
         """`enter` (or a double click) on a row."""
 
-        def __init__(self, grid: GridTable, row: Row) -> None:
+        def __init__(self, grid: GridTable, row: Row[Any]) -> None:
             super().__init__()
             self.grid = grid
             self.row = row
 
-    def __init__(self, table: Table | None = None, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, table: Grid[Any] | None = None, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
-        self.table = table or Table(())
+        self.table: Grid[Any] = table or Grid(None)
         self.filter_text = ""
         self.sort_column: int | None = None
         self.sort_reverse = False
         self.marks: set[str] = set()
         #: False where marking means nothing (Pending): `space` is then the view's own key
         self.markable = True
-        self.view: list[Row] = list(self.table.rows)
+        #: the rows in view (filtered, sorted), and where each is in the grid's rows
+        self.view: list[Row[Any]] = list(self.table.rows)
+        self._order: list[int] = list(range(len(self.view)))
         self.cursor = 0
         self._widths: list[int] = []
         self._relayout()
@@ -209,7 +105,7 @@ class GridTable(ScrollView, can_focus=True):
     # --- state -------------------------------------------------------------------------------
 
     @property
-    def cursor_row(self) -> Row | None:
+    def cursor_row(self) -> Row[Any] | None:
         return self.view[self.cursor] if 0 <= self.cursor < len(self.view) else None
 
     @property
@@ -218,14 +114,14 @@ class GridTable(ScrollView, can_focus=True):
         return [c.key for c, w in zip(self.table.columns, self._widths, strict=False) if w]
 
     @property
-    def marked_rows(self) -> list[Row]:
+    def marked_rows(self) -> list[Row[Any]]:
         return [row for row in self.view if row.key in self.marks]
 
     @property
     def body_height(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
-    def set_table(self, table: Table) -> None:
+    def set_table(self, table: Grid[Any]) -> None:
         """New rows (a refresh): the cursor stays on the same key, at the same height on screen."""
         self.table = table
         keys = {row.key for row in table.rows}
@@ -257,15 +153,14 @@ class GridTable(ScrollView, can_focus=True):
     def _rebuild(self, *, keep: bool) -> None:
         current = self.cursor_row
         offset = self.cursor - round(self.scroll_y)
-        rows = (
-            [r for r in self.table.rows if r.matches(self.filter_text)]
-            if self.filter_text
-            else list(self.table.rows)
-        )
-        if self.sort_column is not None and self.sort_column < len(self.table.columns):
+        grid = self.table
+        order = range(len(grid.rows))
+        indices = [i for i in order if grid.matches(i, self.filter_text)] if self.filter_text else list(order)
+        if self.sort_column is not None and self.sort_column < len(grid.columns):
             column = self.sort_column
-            rows.sort(key=lambda r: r.sort_key(column), reverse=self.sort_reverse)
-        self.view = rows
+            indices.sort(key=lambda i: grid.sort_key(i, column), reverse=self.sort_reverse)
+        self._order = indices
+        self.view = rows = [grid.rows[i] for i in indices]
         index = min(self.cursor, max(len(rows) - 1, 0))
         if keep and current is not None:
             index = next((i for i, r in enumerate(rows) if r.key == current.key), index)
@@ -412,7 +307,7 @@ class GridTable(ScrollView, can_focus=True):
 
     # --- rendering --------------------------------------------------------------------------------
 
-    def _line(self, cells: Sequence[Cell], base: Style, gutter: str, gutter_style: Style) -> Text:
+    def _line(self, cells: Sequence[Shown], base: Style, gutter: str, gutter_style: Style) -> Text:
         line = Text(style=base, end="")
         line.append(gutter.ljust(GUTTER), gutter_style)
         last = max((i for i, w in enumerate(self._widths) if w), default=-1)
@@ -438,7 +333,7 @@ class GridTable(ScrollView, can_focus=True):
         return line
 
     def _header(self) -> Text:
-        labels: list[Cell] = []
+        labels: list[Shown] = []
         for index, column in enumerate(self.table.columns):
             arrow = ("▼" if self.sort_reverse else "▲") if index == self.sort_column else ""
             labels.append(column.label + arrow)
@@ -447,15 +342,16 @@ class GridTable(ScrollView, can_focus=True):
 
     def _row_line(self, index: int) -> Text:
         row = self.view[index]
+        cells = self.table.shown(self._order[index])
         marked = row.key in self.marks
         base = self.rich_style
         mark = self.get_component_rich_style("grid--mark", partial=True)
         if index != self.cursor:
-            return self._line(row.cells, base, "●" if marked else "", base + mark)
+            return self._line(cells, base, "●" if marked else "", base + mark)
         cursor = self.get_component_rich_style("grid--cursor", partial=True)
         if self.app.no_color:  # no background colour to show it: reverse video
             cursor += Style(reverse=True)
-        line = self._line(row.cells, base + cursor, "●" if marked else "", base + cursor + mark)
+        line = self._line(cells, base + cursor, "●" if marked else "", base + cursor + mark)
         line.stylize(cursor)  # one colour on the cursor's bar: red on blue reads badly
         return line
 
