@@ -330,9 +330,16 @@ class PoolTarget(PoolFacts):
     def _instance_answer(self, shape: PodShape) -> InstanceAnswer:
         """The instance-type blockers, checks and fitting types, once per fit group, requests and ephemeral
         storage, and the instance fit's answer (interned: `intern_fitting`), through which alone
-        `instance_blockers` reads the pod's requirements."""
-        # interned and held by the memo: its id is not reused
-        answer = id(self.fitting(shape, self._term_requirements(shape))) if shape.wants_accelerator else None
+        `instance_blockers` reads the pod's requirements; once per fit answer alone where some type may fit
+        (then `instance_blockers` reads nothing else: every pool with that answer shares it)."""
+        answer = None
+        if shape.wants_accelerator:
+            fit = self.fitting(shape, self._term_requirements(shape))  # interned and held by the memo
+            if fit[3] is not None:  # some type may fit: the answer is that check and those types, no blocker
+                return self.memo.shared(
+                    ("instance fits", id(fit)), lambda: self._compute_instance_blockers(shape)
+                )
+            answer = id(fit)
         key = ("instance blockers", self.group, self.memo.requests_id(shape), answer)
         return self.memo.shared(key, lambda: self._compute_instance_blockers(shape))
 
