@@ -48,6 +48,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "explain": (
         ("One pod, target by target, with the fix as YAML", "kubectl gpu explain ml/train-0"),
         ("The same, with the namespace as a flag", "kubectl gpu explain train-0 -n ml"),
+        (
+            "Its answer with a NodePool change made on a copy",
+            "kubectl gpu explain ml/train-0 --with pool.yaml",
+        ),
     ),
     "diagnose": (
         ("Every analysis; exit 1 on any error", "kubectl gpu diagnose"),
@@ -61,9 +65,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
             "kubectl gpu simulate --snapshot prod.json -f patch.yaml --type merge -o json",
         ),
         (
-            "A JSON patch and a deletion",
-            "kubectl gpu simulate -f ops.json --type json --target nodepool/gpu --delete nodepool/old",
+            "A JSON patch of one NodePool",
+            "kubectl gpu simulate -f ops.json --type json --target nodepool/gpu",
         ),
+        ("A NodePool deleted", "kubectl gpu simulate --delete nodepool/old-gpu"),
     ),
     "snapshot": (
         ("Capture the current context into a bundle", "kubectl gpu snapshot --out bundle.json"),

@@ -9,6 +9,7 @@ import typer
 from kubectl_gpu.cli.fleet_entry import fleet_face
 from kubectl_gpu.cli.nodes import WatchOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.simulate import PatchTypeOption
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -53,11 +54,34 @@ def pending(
 def explain(
     ctx: typer.Context,
     pod: Annotated[str, typer.Argument(help="Pod name, or NAMESPACE/NAME.")],
+    with_files: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--with",
+            help="Answer on a copy of the cluster with these changes made, as simulate makes them (objects, "
+            "or patches with --type; file, directory or '-'). Repeatable.",
+        ),
+    ] = None,
+    delete: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--delete", help="With the copy: delete KIND/NAME (or KIND/NAMESPACE/NAME). Repeatable."
+        ),
+    ] = None,
+    patch_type: Annotated[
+        PatchTypeOption | None,
+        typer.Option("--type", help="The --with files are patches of this type (kubectl patch's names)."),
+    ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option("--target", help="The object a patch applies to, KIND/NAME (needed by --type json)."),
+    ] = None,
     *,
     opts: GlobalOptions,
 ) -> Any:
     """One pod, target by target: what matches and what does not, the provisioner's own events, and the
-    fix as YAML. Exit code 1 when the pod is blocked."""
+    fix as YAML. Exit code 1 when the pod is blocked. With --with or --delete: the answer on a copy of the
+    cluster with those changes made (never on the cluster)."""
     from kubectl_gpu.cli.run import Command, Prepared, pod_ref
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.printers import Listing
@@ -68,6 +92,16 @@ def explain(
         return explain_view(report.pod)
 
     namespace, name = pod_ref(pod, opts.default_namespace(), "explain")
+    changes = None
+    if with_files or delete:
+        from kubectl_gpu.kube.change_files import read_changes
+
+        kind: Any = str(patch_type) if patch_type is not None else None  # one of PatchType's names
+        changes = read_changes(
+            with_files or [], delete or [], patch_type=kind, target=target, namespace=namespace
+        )
+    elif patch_type is not None or target is not None:
+        raise InvalidInput("--type and --target describe the --with files", "give --with FILE")
 
     def prepare(state: ClusterState) -> Prepared[Any]:
         found = next((p for p in state.pods if p.name == name and p.namespace == namespace), None)
@@ -77,11 +111,19 @@ def explain(
             raise InvalidInput(
                 f"pod {namespace}/{name} is {found.phase}, not Pending", "explain diagnoses Pending pods"
             )
+        if changes is not None:
+            from kubectl_gpu.cli.explain_changes import ChangedExplain
+
+            changed = ChangedExplain(changes, found)
+            return Prepared(analyse=changed.analyse, view=draw, notes=changed.notes)
         return Prepared(
             analyse=lambda state, catalog, now: analysis.explain(state, catalog, now, found), view=draw
         )
 
-    return Command.for_page("explain", listing=Listing("pods", None, (("Pod", "name"),)), prepare=prepare)
+    listing = Listing("pods", None, (("Pod", "name"),))
+    if changes is not None:  # the copy is the whole cluster, its objects as read (simulate's reads)
+        return Command.for_page("explain", listing=listing, prepare=prepare, kinds=None, keep_manifests=True)
+    return Command.for_page("explain", listing=listing, prepare=prepare)
 
 
 def _elsewhere(pods: Any, name: str, given: str) -> str:

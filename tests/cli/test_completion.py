@@ -52,7 +52,7 @@ def _names(asked: Asked) -> completion.Names:
 CASES = [
     (["pen"], ["pending"], DIRECTIVE_NO_FILES),
     ([""], COMMANDS, DIRECTIVE_NO_FILES),
-    (["s"], ["shell", "smi", "snapshot"], DIRECTIVE_NO_FILES),
+    (["s"], ["shell", "simulate", "smi", "snapshot"], DIRECTIVE_NO_FILES),
     (["smi", "--st"], ["--strategy"], DIRECTIVE_NO_FILES),
     (["smi", "--strategy", ""], ["auto", "privileged-all", "request"], DIRECTIVE_NO_FILES),
     (["smi", "--strategy=re"], ["--strategy=request"], DIRECTIVE_NO_FILES),

@@ -29,7 +29,7 @@ from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 
-__all__ = ["simulate"]
+__all__ = ["changed_cluster", "simulate"]
 
 _GPU = "nvidia.com/gpu"
 
@@ -126,6 +126,24 @@ def _storage_effects(before: ClusterState, after: ClusterState) -> list[Effect]:
     return out
 
 
+def _changed(
+    state: ClusterState, changes: Sequence[Change], now: datetime
+) -> tuple[ClusterState, tuple[Applied, ...], list[Effect], list[Drift]]:
+    changed, applied = apply_changes(state, changes, now)
+    effects = _refuse(applied)
+    found = drifts(state, applied, now)
+    return drifted_state(changed, found, now), applied, effects, list(found)
+
+
+def changed_cluster(
+    state: ClusterState, changes: Sequence[Change], now: datetime
+) -> tuple[ClusterState, tuple[Applied, ...]]:
+    """The cluster as `simulate` sees it after the changes (`explain --with`, the TUI's try): refused as the
+    API server would refuse them (ChangeError), the nodes they drift replaced."""
+    changed, applied, _, _ = _changed(state, changes, now)
+    return changed, applied
+
+
 def simulate(
     state: ClusterState,
     changes: Sequence[Change],
@@ -135,10 +153,7 @@ def simulate(
     fail_on: SimulateFailOn = SimulateFailOn.regression,
 ) -> SimulateReport:
     """The report of `changes` made on `state`; ChangeError (exit 2) when one cannot be made or is refused."""
-    changed, applied = apply_changes(state, changes, now)
-    effects = _refuse(applied)
-    found = drifts(state, applied, now)
-    changed = drifted_state(changed, found, now)
+    changed, applied, effects, found = _changed(state, changes, now)
     prices = cluster_prices(state, catalog)
     before, after = (
         run_suite(state, catalog, now, prices=prices),
