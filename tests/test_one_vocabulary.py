@@ -139,12 +139,14 @@ def _check_tui(snapshot: data.Refresh, pools: dict[str, Any]) -> None:
     """The TUI draws the pools report: its document is the CLI's, its rows and header say its figures."""
     document = snapshot.pools.to_dict()
     assert document["nodePools"] == pools["nodePools"] and document["total"] == pools["total"]
-    rows = build_all(snapshot)["overview"].sections[0].table.rows
+    grid = build_all(snapshot)["overview"].sections[0].table
+    rows = grid.rows
     assert [r.key for r in rows] == [*(p.name for p in snapshot.pools.pools), "ALL"]
-    for row, summary in zip(rows, snapshot.pools.rows, strict=True):
+    for index, (row, summary) in enumerate(zip(rows, snapshot.pools.rows, strict=True)):
         parts = summary.parts
         shown = "?/?/?" if not parts.known else f"{_n(parts.requested)}/{_n(parts.free)}/{_n(parts.idle)}"
-        assert shown in row.text, (row.key, shown, row.text)
+        text = " ".join(getattr(cell, "plain", cell) for cell in grid.shown(index))  # as drawn: the bar too
+        assert shown in text, (row.key, shown, text)
     config = TuiConfig(SourceOptions(snapshot=()), refresh=None)
     header = _line_two(HeaderState(config, snapshot=snapshot)).plain
     total = snapshot.pools.total.parts
