@@ -272,7 +272,14 @@ class PoolTarget(PoolFacts):
     def _relaxes(self, shape: PodShape) -> bool:
         """Whether Karpenter has more than one attempt for the shape (OR-terms or preferred terms)."""
         reqs = shape.requirements
-        return reqs is not None and self.memo.get(shape, "attempts", lambda: len(reqs.relaxations()) > 1)
+        return reqs is not None and len(self.attempts(shape)) > 1
+
+    def attempts(self, shape: PodShape) -> tuple[Requirements, ...]:
+        """Karpenter's attempts for the shape (`PodSchedulingRequirements.relaxations`, which builds them at
+        each call), once per shape for every pool."""
+        reqs = shape.requirements
+        assert reqs is not None
+        return self.memo.get(shape, "relaxations", reqs.relaxations)
 
     def _prefer_no(self, shape: PodShape) -> bool:
         return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
@@ -304,7 +311,7 @@ class PoolTarget(PoolFacts):
         provisions for; when none does, the last (what its error is about). A pool with a PreferNoSchedule taint
         the pod does not tolerate is only taken after the very last relaxation (`toleratePreferNoScheduleTaints`)."""
         assert shape.requirements is not None
-        attempts = shape.requirements.relaxations()
+        attempts = self.attempts(shape)
         first = len(attempts) if self._prefer_no(shape) else 0
         if len(attempts) == 1:  # the only attempt: no instance fit to weigh it by
             return (
