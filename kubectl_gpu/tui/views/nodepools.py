@@ -26,7 +26,7 @@ from kubectl_gpu.tui.views.model_grid import Fit, Grid, to_grid
 __all__ = ["NodePoolsView"]
 
 
-def _detail(snapshot: Refresh, pool: NodePool, nodes: int) -> RenderableType:
+def _detail(refresh: Refresh, pool: NodePool, nodes: int) -> RenderableType:
     ref = pool.node_class_ref
     head = lines(
         [
@@ -36,11 +36,11 @@ def _detail(snapshot: Refresh, pool: NodePool, nodes: int) -> RenderableType:
             ("Limits", limits_text(pool.limits, pool.status_resources)),
             ("Requirements", requirements_prose(pool)),
             ("Taints", ", ".join(f"{t.key}={t.value}:{t.effect}" for t in pool.taints) or "none"),
-            ("Budgets", budgets_prose(pool, snapshot.now)),
+            ("Budgets", budgets_prose(pool, refresh.now)),
             ("Weight", pool.weight),
         ]
     )
-    return findings_detail(head, snapshot.findings_for(ObjectRef("NodePool", pool.name)))
+    return findings_detail(head, refresh.findings_for(ObjectRef("NodePool", pool.name)))
 
 
 FITS: tuple[Fit[tuple[NodePool, int]], ...] = (
@@ -55,13 +55,13 @@ FITS: tuple[Fit[tuple[NodePool, int]], ...] = (
 )
 
 
-def build_nodepools(snapshot: Refresh) -> Grid[tuple[NodePool, int]]:
-    state = snapshot.state
-    counts = snapshot.pools.all_nodes  # the pools report's (`kubectl gpu pools`)
-    gpu = {p.name for p in snapshot.lint.pools if p.gpu}
+def build_nodepools(refresh: Refresh) -> Grid[tuple[NodePool, int]]:
+    state = refresh.state
+    counts = refresh.pools.all_nodes  # the pools report's (`kubectl gpu pools`)
+    gpu = {p.name for p in refresh.lint.pools if p.gpu}
     pools = sorted(state.nodepools, key=lambda p: (p.name not in gpu, p.name))  # GPU pools first
     table = model.Table(
-        "nodepools", COLUMNS, tuple(nodepool_row(p, counts.get(p.name, 0), snapshot.now) for p in pools)
+        "nodepools", COLUMNS, tuple(nodepool_row(p, counts.get(p.name, 0), refresh.now) for p in pools)
     )
     empty = "No NodePools: a static cluster (no Karpenter, no EKS Auto Mode)."
     if "nodepools" in state.absent:
@@ -69,18 +69,14 @@ def build_nodepools(snapshot: Refresh) -> Grid[tuple[NodePool, int]]:
     return to_grid(
         table,
         fits=FITS,
-        detail=lambda row: _detail(snapshot, *row.obj),
+        detail=lambda row: _detail(refresh, *row.obj),
         empty=empty,
     )
 
 
-class NodePoolsView(TableView):
-    view_id = "nodepools"
-    title = "NodePools"
-    key = "o"
-    footer = "Pools"
+class NodePoolsView(TableView, page="nodepools"):
     SECTIONS = ("NodePools",)
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        return ViewModel((Section("NodePools", build_nodepools(snapshot)),))
+    def build(refresh: Refresh) -> ViewModel:
+        return ViewModel((Section("NodePools", build_nodepools(refresh)),))

@@ -24,9 +24,9 @@ from kubectl_gpu.tui.widgets.bar import allocation_bar, legend, unknown_bar
 __all__ = ["ALL", "NO_POOL", "OverviewView", "PoolSummary", "pool_summaries"]
 
 
-def pool_summaries(snapshot: Refresh) -> tuple[PoolSummary, ...]:
+def pool_summaries(refresh: Refresh) -> tuple[PoolSummary, ...]:
     """The refresh's NodePool rows, without the total (`Refresh.pools`)."""
-    return snapshot.pools.pools
+    return refresh.pools.pools
 
 
 def _worst(finding: Finding | None) -> Text:
@@ -104,8 +104,8 @@ def _row(summary: PoolSummary) -> model.Row[PoolSummary]:
     return model.Row(name, cells, summary.ref, None, summary)
 
 
-def build_overview(snapshot: Refresh) -> Grid[PoolSummary]:
-    table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in snapshot.pools.rows))
+def build_overview(refresh: Refresh) -> Grid[PoolSummary]:
+    table = model.Table("pools", _COLUMNS, tuple(_row(s) for s in refresh.pools.rows))
     return to_grid(
         table,
         fits=_FITS,
@@ -114,12 +114,9 @@ def build_overview(snapshot: Refresh) -> Grid[PoolSummary]:
     )
 
 
-class OverviewView(TableView):
-    view_id = "overview"
-    title = "Overview"
-    key = "v"
+class OverviewView(TableView, page="overview"):
     SECTIONS = ("NodePools",)
 
     @staticmethod
-    def build(snapshot: Refresh) -> ViewModel:
-        return ViewModel((Section("NodePools", build_overview(snapshot)),), summary=legend(numbers=True))
+    def build(refresh: Refresh) -> ViewModel:
+        return ViewModel((Section("NodePools", build_overview(refresh)),), summary=legend(numbers=True))
