@@ -51,6 +51,13 @@ def test_the_tui_shows_the_registry() -> None:
     assert all(p.name in p.aliases for p in tui_pages())  # `:NAME` opens every view by its id
 
 
+def test_no_view_names_itself() -> None:
+    """A page's view takes its id, key, title and footer from its spec (`class NodesView(TableView,
+    page="nodes")`), never from class attributes of its own."""
+    for path in (ROOT / "kubectl_gpu" / "tui" / "views").glob("*.py"):
+        assert not re.search(r"^    (view_id|key|title|footer) = ", path.read_text(), re.M), path.name
+
+
 def _register_source(command: str) -> str:
     """The source of the CLI module that registers `command` (`app.command("COMMAND")`)."""
     for path in (ROOT / "kubectl_gpu" / "cli").rglob("*.py"):
