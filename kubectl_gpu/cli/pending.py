@@ -23,6 +23,14 @@ def pending(
     all_pending: Annotated[
         bool, typer.Option("--all-pending", help="Every Pending pod, not only those that want accelerators.")
     ] = False,
+    by_workload: Annotated[
+        bool,
+        typer.Option(
+            "--by-workload",
+            help="One row per workload (Job, Deployment, StatefulSet, LeaderWorkerSet; bare pods by shape), "
+            "as the TUI's Pending view groups them; JSON adds 'workloads'.",
+        ),
+    ] = False,
     watch: WatchOption = False,
     *,
     opts: GlobalOptions,
@@ -32,6 +40,11 @@ def pending(
     from kubectl_gpu.cli.run import Command
     from kubectl_gpu.core.analyses import pending as analysis
     from kubectl_gpu.render.printers import Listing
+
+    if by_workload and watch:
+        raise InvalidInput("--by-workload and -w/--watch go separately", "drop one of them")
+    if by_workload:
+        return _by_workload(all_pending)
 
     def draw(report: Any, wide: bool) -> Any:  # imported for a table only: `-o json` loads no console
         from kubectl_gpu.render.pending_view import pending_view
@@ -49,6 +62,27 @@ def pending(
 
         return watching(opts, "pending", command)
     return command
+
+
+def _by_workload(all_pending: bool) -> Any:
+    """`pending --by-workload`: the groups are core's (`diagnose.workloads`), made from the loaded state."""
+    from kubectl_gpu.cli.run import Command, Prepared
+    from kubectl_gpu.core.analyses import pending as analysis
+    from kubectl_gpu.core.analyses.diagnose.workloads import pending_workloads
+    from kubectl_gpu.render.printers import Listing
+
+    def prepare(state: ClusterState) -> Prepared[Any]:
+        def analyse(state: ClusterState, catalog: Any, now: Any) -> Any:
+            return pending_workloads(analysis.analyse(state, catalog, now, all_pending=all_pending), state)
+
+        def draw(report: Any, wide: bool) -> Any:
+            from kubectl_gpu.render.pending_groups import workloads_view
+
+            return workloads_view(report, state, wide=wide, all_pending=all_pending)
+
+        return Prepared(analyse=analyse, view=draw)
+
+    return Command.for_page("pending", listing=Listing("pods", "pods", (("Pod", "name"),)), prepare=prepare)
 
 
 def explain(

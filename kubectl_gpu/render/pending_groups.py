@@ -10,13 +10,13 @@ from dataclasses import replace
 
 import msgspec
 
-from kubectl_gpu.core.analyses.diagnose.workloads import GROUP_PREFIX, workload_groups
+from kubectl_gpu.core.analyses.diagnose.workloads import GROUP_PREFIX, PendingWorkloads, workload_groups
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.render import theme
-from kubectl_gpu.render.model import Cell, Row, Table
+from kubectl_gpu.render.model import Cell, Row, Table, View
 
-__all__ = ["GROUP_PREFIX", "PendingGroup", "grouped_rows", "pending_groups"]
+__all__ = ["GROUP_PREFIX", "PendingGroup", "grouped_rows", "pending_groups", "workloads_view"]
 
 
 class PendingGroup(msgspec.Struct, frozen=True):
@@ -97,3 +97,19 @@ def grouped_rows(
         if is_open:
             out.extend(_member_row(table, row) for row in group.members)
     return out
+
+
+def workloads_view(report: PendingWorkloads, state: ClusterState, *, wide: bool, all_pending: bool) -> View:
+    """`pending --by-workload`: the pending view with each workload of several pods as one row (its count,
+    its oldest pod's AGE, its verdicts), as the TUI's Pending view shows them folded."""
+    from kubectl_gpu.render.pending_view import pending_view
+
+    view = pending_view(report.pending, wide=wide, all_pending=all_pending)
+    parts = []
+    for part in view.parts:
+        if isinstance(part, Table) and part.has("pod") and part.has("verdict"):
+            table: Table[PodDiagnosis] = part
+            rows = grouped_rows(table, pending_groups(table, state), ())
+            part = table.with_rows(rows)
+        parts.append(part)
+    return View(tuple(parts), empty=view.empty)

@@ -8,17 +8,20 @@ the analysis that may read another's report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import msgspec
 
-from kubectl_gpu.core.analyses.pending import PodDiagnosis
+from kubectl_gpu.core.analyses.pending import PendingReport, PodDiagnosis
 from kubectl_gpu.core.analyses.pending.pod.shapes import owner_key, shape_key
+from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 
-__all__ = ["GROUP_PREFIX", "WorkloadGroup", "workload_groups"]
+__all__ = ["GROUP_PREFIX", "PendingWorkloads", "WorkloadGroup", "pending_workloads", "workload_groups"]
 
 GROUP_PREFIX = "group:"
 
@@ -70,3 +73,27 @@ def workload_groups(diagnoses: Iterable[PodDiagnosis], state: ClusterState) -> t
             verdicts[str(diag.verdict)] = verdicts.get(str(diag.verdict), 0) + 1
         out.append(WorkloadGroup(key, labels[key], tuple(d.key for d in group), verdicts))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingWorkloads(ReportBase):
+    """`kubectl gpu pending --by-workload`: the pending report (its pods, its exit code) with the groups the
+    TUI's Pending view shows, as JSON (`workloads`, beside `pods`)."""
+
+    kind: ClassVar[str] = "PendingReport"
+    pending: PendingReport
+    groups: tuple[WorkloadGroup, ...]
+
+    @property
+    def findings(self) -> Sequence[Finding]:
+        return self.pending.findings
+
+    def body(self) -> dict[str, Any]:
+        return {**self.pending.body(), "workloads": [group.to_dict() for group in self.groups]}
+
+    def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
+        return self.pending.exit_code(fail_on)
+
+
+def pending_workloads(report: PendingReport, state: ClusterState) -> PendingWorkloads:
+    return PendingWorkloads(report, workload_groups(report.pods, state))
