@@ -40,6 +40,7 @@ def snapshot() -> data.Refresh:
         ("ctx", Command("ctx")),  # the fleet overview
         ("ns ml", Command("ns", "ml")),
         ("ns all", Command("ns", None)),
+        ("ns", Command("pick-ns")),  # k9s' :ns alone: the namespace picker
         ("q", Command("quit")),
         ("refresh", Command("refresh")),
     ],
@@ -48,7 +49,7 @@ def test_commands(text: str, command: Command) -> None:
     assert parse(text) == command
 
 
-@pytest.mark.parametrize("text", ["", "ctx a b", "ns", "bogus", "nodes extra"])
+@pytest.mark.parametrize("text", ["", "ctx a b", "ns a b", "bogus", "nodes extra"])
 def test_bad_commands_say_what_is_wrong(text: str) -> None:
     with pytest.raises(ValueError, match=r"\S"):
         parse(text)
