@@ -72,7 +72,7 @@ def closed_port(tmp_path: Path) -> Path:
         (["-o", "bogus", "nodes"], "-o bogus: unknown output format"),
         (["explain"], "Missing argument 'pod'"),
         (["bogus"], "No such command 'bogus'"),
-        (["nodes", "extra"], "unexpected extra argument"),
+        (["drivers", "extra"], "unexpected extra argument"),  # (nodes takes NODE)
         (["smi", "--all", "--concurrency", "0"], "--concurrency"),
     ],
 )
