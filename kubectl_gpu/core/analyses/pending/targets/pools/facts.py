@@ -76,6 +76,9 @@ class PoolFacts:
         self.requirement_group = self.memo.group(requirement_signature(self))
         self._group: int | None = None
         self._type_classes: dict[str, int] = {}
+        # The last shape's answers (a template asks for each more than once): no key built for a repeat
+        self._last_offers: tuple[PodShape | None, bool] = (None, False)
+        self._last_fit: tuple[PodShape | None, Requirements | None, Fitting | None] = (None, None, None)
         self.own_blockers, self.own_checks = self._own_parts()
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
@@ -138,16 +141,25 @@ class PoolFacts:
     def offers(self, shape: PodShape) -> bool:
         if not shape.wants_accelerator:
             return True
-        key = ("offers", self.group, self.memo.requests_id(shape))  # it reads the accelerators alone
-        return self.memo.shared(key, lambda: self._offers(shape))
+        last, found = self._last_offers
+        if last is not shape:
+            key = ("offers", self.group, self.memo.requests_id(shape))  # it reads the accelerators alone
+            found = self.memo.shared(key, lambda: self._offers(shape))
+            self._last_offers = (shape, found)
+        return found
 
     def _offers(self, shape: PodShape) -> bool:
         return any(all(self.fit.capacity(e, r) > 0 for r in shape.accelerators) for e in self.types)
 
     def fitting(self, shape: PodShape, pod_reqs: Requirements) -> Fitting:
         """`fitting_types`, once per fit group, pod requirements, requests and ephemeral storage."""
+        last, last_reqs, found = self._last_fit
+        if last is shape and last_reqs is pod_reqs and found is not None:
+            return found
         key = ("fit", self.group, pod_reqs, self.memo.requests_id(shape))
-        return self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
+        found = self.memo.shared(key, lambda: fitting_types(self, shape, pod_reqs))
+        self._last_fit = (shape, pod_reqs, found)
+        return found
 
     def unverified(self, entry: IndexedType, pod_reqs: Requirements) -> tuple[str, ...]:
         return self.index.unverified_keys(self.requirements, entry) + self.index.unverified_keys(
@@ -234,12 +246,16 @@ def fitting_types(target: PoolFacts, shape: PodShape, pod_reqs: Requirements) ->
     with_pod = target.types
     if shape.requirements is not None:  # the same for every shape with these requirements
         with_pod = memo.shared(("with pod", target.group, pod_reqs), lambda: _with_pod(target, pod_reqs))
+        # interned per fit group (`_with_pod`), whose pools' types have the same classes: once per tuple
+        classes = memo.shared(("classes", id(with_pod)), lambda: tuple(map(target.type_class, with_pod)))
+    else:
+        classes = tuple(map(target.type_class, with_pod))
     # The rest reads of the pod's requirements only which of their keys the catalog may not know (for
     # `unverified`): shared by every requirement that admits the same types with the same such keys.
     unverifiable = memo.shared(("unverifiable", pod_reqs), lambda: target.index.unverifiable(pod_reqs))
     # By the types' fit classes (`PoolFacts.type_class`), not the pool's fit group: pools of different groups
     # that admit these types with the same fit per type (most of them) answer once per requests.
-    key = ("fits", memo.requests_id(shape), tuple(map(target.type_class, with_pod)), unverifiable)
+    key = ("fits", memo.requests_id(shape), classes, unverifiable)
     return memo.shared(key, lambda: intern_fitting(memo, _fits(target, shape, pod_reqs, with_pod)))
 
 

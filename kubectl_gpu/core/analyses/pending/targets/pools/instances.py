@@ -33,7 +33,6 @@ def instance_blockers(
     if found is not None:
         checks.append(found)
         return known or fitting
-    wanted = resources_text(shape.requests)
     detail: dict[str, object] = {}
     if not pool_types or not target.offers(shape):
         kinds = ", ".join(sorted(shape.accelerators))
@@ -54,6 +53,7 @@ def instance_blockers(
     else:
         largest = max(with_pod, key=lambda e: tuple(target.fit.capacity(e, r) for r in shape.accelerators))
         why = failure(target, largest, shape)
+        wanted = resources_text(shape.requests)
         message = (
             f"no instance type in NodePool {POOL} has room for {wanted}: the largest, "
             f"{largest.it.name}, offers less ({why})"

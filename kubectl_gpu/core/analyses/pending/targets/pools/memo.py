@@ -37,25 +37,34 @@ class PoolMemo:
         self._groups: dict[Hashable, int] = {}
         self._shape: PodShape | None = None
         self._memo: dict[Hashable, object] = {}
+        self._selectors: int | None = None  # the shape's ids, asked for per pool: kept beside `_memo`
+        self._requests: int | None = None
         self._shared: dict[Hashable, object] = {}
         self._ids: dict[Hashable, int] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
 
     def selectors_id(self, shape: PodShape) -> int:
         """A small id per distinct nodeSelector and node affinity (hashed once per shape, not per use)."""
-        return self.get(
-            shape,
-            "selectors id",
-            lambda: self._ids.setdefault(("sel", shape.key[2], shape.key[3]), len(self._ids)),
-        )
+        if shape is not self._shape:
+            self._new_shape(shape)
+        found = self._selectors
+        if found is None:
+            found = self._selectors = self._ids.setdefault(
+                ("sel", shape.key[2], shape.key[3]), len(self._ids)
+            )
+            self.computed += 1
+        return found
 
     def requests_id(self, shape: PodShape) -> int:
         """A small id per distinct requests and ephemeral storage."""
-        return self.get(
-            shape,
-            "requests id",
-            lambda: self._ids.setdefault(("req", shape.key[0], shape.ephemeral_storage), len(self._ids)),
-        )
+        if shape is not self._shape:
+            self._new_shape(shape)
+        found = self._requests
+        if found is None:
+            key = ("req", shape.key[0], shape.ephemeral_storage)
+            found = self._requests = self._ids.setdefault(key, len(self._ids))
+            self.computed += 1
+        return found
 
     def small_id(self, value: Hashable) -> int:
         """A small id per distinct value (a key part hashed once, not at every use)."""
@@ -86,13 +95,17 @@ class PoolMemo:
 
     def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
         if shape is not self._shape:
-            self._shape = shape
-            self._memo = {}
+            self._new_shape(shape)
         found = self._memo.get(key, _MISSING)
         if found is _MISSING:
             found = self._memo[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
+
+    def _new_shape(self, shape: PodShape) -> None:
+        self._shape = shape
+        self._memo = {}
+        self._selectors = self._requests = None
 
 
 def answer_key(blockers: tuple[Blocker, ...], checks: tuple[Check, ...]) -> Hashable:

@@ -80,6 +80,7 @@ class PoolTarget(PoolFacts):
         twin._type_classes = {}  # they read the requirements
         twin._last_term = (None, (Requirements(), [], 0))
         twin._last_term_key = (None, ())
+        twin._last_offers, twin._last_fit = (None, False), (None, None, None)
         return twin
 
     def evaluate(self, shape: PodShape) -> TargetEvaluation:
@@ -106,15 +107,16 @@ class PoolTarget(PoolFacts):
     def _template(self, shape: PodShape) -> Template:
         """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`: one
         object for every shape whose answers to those are the same ones (`_template_of`)."""
-        missing = untolerated(shape.tolerations, self.pool.taints)
+        missing = untolerated(shape.tolerations, self.pool.taints) if self.pool.taints else ()
         requirement = self._requirement_answer(shape)
         instance = self._instance_answer(shape)
-        node_reqs = self._node_requirements(shape)
         if shape.placement or self.state.placed_with_anti_affinity:  # the pool checks read the pod itself
-            return self._template_of(shape, missing, requirement, instance, node_reqs)
-        # Else they read only the types left and, for minValues, the pool's and pod's requirements together.
-        # The answers are the memo's (alive with it, so their ids are not reused): shapes that differ only
-        # in selectors the pool answers alike share the template, and so its entries (kinds.py).
+            return self._template_of(shape, missing, requirement, instance, self._node_requirements(shape))
+        # Else they read only the types left and, for minValues, the pool's and pod's requirements together
+        # (the node requirements are made for the key only then). The answers are the memo's (alive with it,
+        # so their ids are not reused): shapes that differ only in selectors the pool answers alike share
+        # the template, and so its entries (kinds.py).
+        node_reqs = self._node_requirements(shape) if self._min_values else None
         key = (
             "template",
             id(self),
@@ -123,10 +125,17 @@ class PoolTarget(PoolFacts):
             id(instance),
             self.offers(shape),
             self.relaxed(shape),
-            id(node_reqs) if self._min_values else None,
+            id(node_reqs) if node_reqs is not None else None,
         )
         return self.memo.shared(
-            key, lambda: self._template_of(shape, missing, requirement, instance, node_reqs)
+            key,
+            lambda: self._template_of(
+                shape,
+                missing,
+                requirement,
+                instance,
+                node_reqs if node_reqs is not None else self._node_requirements(shape),
+            ),
         )
 
     def _template_of(
@@ -139,18 +148,10 @@ class PoolTarget(PoolFacts):
     ) -> Template:
         blockers: list[Blocker] = []
         checks: list[Check] = []
-        if missing:
-            blockers.append(
-                Blocker(
-                    Verdict.MISSING_TOLERATION,
-                    SPEC,
-                    POOL_REF,
-                    f"pod does not tolerate {taint_list(missing)} of NodePool {POOL}",
-                    toleration_fix(missing),
-                    {"taints": [pretty(t) for t in missing]},
-                )
-            )
-            checks.append(Check("taints", False, f"untolerated: {taint_list(missing)}"))
+        if missing:  # in words that read the taints alone: once per distinct taints left
+            blocker, check = self.memo.shared(("untolerated", missing), lambda: _untolerated(missing))
+            blockers.append(blocker)
+            checks.append(check)
         else:
             checks.append(Check("taints", True, self._taints_detail))
         blockers += requirement[0]
@@ -371,3 +372,16 @@ class PoolTarget(PoolFacts):
         key = ("limits", id(fitting), self.remaining_key)
         kept, found = self.memo.shared(key, lambda: (fitting, limit_answer_of(self.remaining, fitting)))
         return found if kept is fitting else limit_answer_of(self.remaining, fitting)
+
+
+def _untolerated(missing: tuple[Taint, ...]) -> tuple[Blocker, Check]:
+    """The MISSING_TOLERATION blocker and the taints check for the taints the pod does not tolerate."""
+    blocker = Blocker(
+        Verdict.MISSING_TOLERATION,
+        SPEC,
+        POOL_REF,
+        f"pod does not tolerate {taint_list(missing)} of NodePool {POOL}",
+        toleration_fix(missing),
+        {"taints": [pretty(t) for t in missing]},
+    )
+    return blocker, Check("taints", False, f"untolerated: {taint_list(missing)}")
