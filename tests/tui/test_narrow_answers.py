@@ -92,3 +92,23 @@ async def test_the_smi_page_keeps_the_pod_at_80_columns() -> None:
         await settle(pilot, "G", "s")  # the p5 node: its stored probe lists eight processes
         screen = _screen(app)
         assert "POD" in screen and "ml/pretrain-8x-h100-0" in screen
+
+
+async def test_the_detail_pane_has_the_values_a_narrow_terminal_left_out() -> None:
+    """docs/tui.md: a column a narrow terminal leaves out is in the detail pane (Cost's POLICY and AFTER at
+    80 columns, under the view's own detail); at 200 columns nothing is left out, so nothing is added."""
+    app = demo_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await _open(pilot, "cost", 0)
+        grid = app.view.grid
+        left_out = {c.key for c in grid.table.columns} - set(grid.shown_keys)
+        assert "policy" in left_out
+        await settle(pilot, *(["J"] * 12))  # scroll the pane to its end
+        screen = _screen(app)
+        assert "Not shown at this width:" in screen and "POLICY: " in screen
+    app = demo_app()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await _open(pilot, "cost", 0)
+        assert set(app.view.grid.shown_keys) == {c.key for c in app.view.grid.table.columns}
+        await settle(pilot, *(["J"] * 12))
+        assert "Not shown at this width:" not in _screen(app)

@@ -127,7 +127,7 @@ class TableView(Vertical):
         self.model: ViewModel | None = None
         self.section = 0
         self._title_shown = ""
-        self._detail_shown: tuple[int, str | None, int] | None = None
+        self._detail_shown: tuple[int, str | None, int, frozenset[str]] | None = None
         #: False until mounted: the app mounts a view on its first show (the first screen composes only
         #: the Overview); until then `show` and `set_filter` only keep what they are given
         self.composed = False
@@ -277,14 +277,15 @@ class TableView(Vertical):
 
     def _detail(self, row: Row[Any] | None) -> None:
         pane = self.query_one(".detail", Static)
-        key = (self.section, row.key if row is not None else None, id(self.grid.table))
+        left_out = {c.key for c in self.grid.table.columns} - set(self.grid.shown_keys)
+        key = (self.section, row.key if row is not None else None, id(self.grid.table), frozenset(left_out))
         if key == self._detail_shown:
             return
         self._detail_shown = key
         if row is None:
             pane.update("")
             return
-        pane.update(self.grid.table.describe(row))
+        pane.update(self.grid.table.describe(row, left_out))
         self.query_one(".detail-pane", VerticalScroll).scroll_home(animate=False)
         self.call_after_refresh(self.refresh_bindings)  # J/K work when the pane overflows
 

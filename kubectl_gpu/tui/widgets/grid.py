@@ -215,7 +215,10 @@ class GridTable(ScrollView, can_focus=True):
     # --- events and actions ---------------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
+        shown = self.shown_keys
         self._relayout()
+        if self.shown_keys != shown:  # the detail pane lists what the width now leaves out
+            self._announce()
         self._scroll_to_cursor()
         self.refresh()
         self.refresh_bindings()  # left/right scroll only a table wider than the screen

@@ -16,14 +16,14 @@ filter's text is made on the first filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 import msgspec
 from rich.cells import cell_len
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from kubectl_gpu.render import model, theme
@@ -248,12 +248,22 @@ class Grid(Generic[T]):
         """Where `row` (one of this grid's) is in `rows`."""
         return self._index[id(row)]
 
-    def describe(self, row: Row[T]) -> RenderableType:
-        """The detail pane of `row`: the view's, or the row's cells a line each (already safe)."""
-        if self.detail is not None:
-            return self.detail(row)
+    def describe(self, row: Row[T], left_out: Collection[str] = ()) -> RenderableType:
+        """The detail pane of `row`: the row's cells a line each (already safe); or the view's own, then the
+        values of the columns a narrow terminal `left_out` (keys), so no value is out of reach."""
+        if self.detail is None:
+            return self._cells_text(row, lambda column: True)
+        own = self.detail(row)
+        if not any(column.key in left_out for column in self.columns):
+            return own
+        rest = self._cells_text(row, lambda column: column.key in left_out)
+        return Group(own, Text(""), Text("Not shown at this width:", style=theme.MUTED), rest)
+
+    def _cells_text(self, row: Row[T], wanted: Callable[[GridColumn], bool]) -> Text:
         out = Text()
         for column, cell in zip(self.columns, self.shown(self.index_of(row)), strict=True):
+            if not wanted(column):
+                continue
             out.append(f"{column.label}: ", style=theme.HEADER)
             out.append_text(cell if isinstance(cell, Text) else Text(cell))
             out.append("\n")
