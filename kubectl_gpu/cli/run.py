@@ -48,6 +48,9 @@ __all__ = [
 
 R = TypeVar("R", bound=Report)
 
+#: said under a table whose messages are cut to their first sentence (render.sentence)
+SHORTENED = "note: messages are shown to their first sentence; -o yaml (or explain POD) has the whole text"
+
 #: CSV as data: the header and the rows (None is an empty field); `render.draw.csv_text` writes it.
 CsvTable = tuple[Sequence[str], Sequence[Sequence[object]]]
 
@@ -300,7 +303,12 @@ def write(opts: GlobalOptions, found: Answer) -> int:
     from kubectl_gpu.render.output import make_console, print_table
 
     print_notes(found.table_notes, no_color=opts.no_color)
-    print_table(make_console(no_color=opts.no_color), found.view(opts.format is OutputFormat.wide))
+    view = found.view(opts.format is OutputFormat.wide)
+    print_table(make_console(no_color=opts.no_color), view)
+    if view.shortened():  # on stderr, as the notes: the table's lines stay the table's
+        from kubectl_gpu.cli.say import say
+
+        say(SHORTENED, style="dim", no_color=opts.no_color)
     return found.code
 
 

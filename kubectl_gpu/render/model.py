@@ -210,6 +210,15 @@ class View(msgspec.Struct, frozen=True):
     parts: tuple[Part, ...]
     empty: bool = False
 
+    def shortened(self) -> bool:
+        """Some cell is shown to its first sentence only (a `brief` column): its whole text is elsewhere."""
+        return any(
+            column.brief and column.shown(row.cells[index]) != row.cells[index].text
+            for table in self.tables()
+            for index, column in enumerate(table.columns)
+            for row in table.rows
+        )
+
     def tables(self) -> list[Table[Any]]:
         return [p for p in self.parts if isinstance(p, Table)]
 
