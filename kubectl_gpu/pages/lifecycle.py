@@ -1,4 +1,4 @@
-"""`kubectl gpu lifecycle` and the Lifecycle view (`t`): when GPU nodes expire or may be disrupted."""
+"""`kubectl gpu lifecycle` and the Lifecycle view (`i`): when GPU nodes expire or may be disrupted."""
 
 from kubectl_gpu.pages.spec import FINDINGS, Page, Reads, Ref, TuiFace
 
@@ -29,7 +29,7 @@ PAGE = Page(
         "pods": ("namespace", "pod", "node", "gpus", "running", "dnd", "next", "risk", "detail"),
         "findings": FINDINGS,
     },
-    tui=TuiFace(Ref("kubectl_gpu.tui.views.lifecycle:LifecycleView"), "t", "Lifecycle", "Life"),
+    tui=TuiFace(Ref("kubectl_gpu.tui.views.lifecycle:LifecycleView"), "i", "Lifecycle", "Life"),
     aliases=("lifecycle", "lc"),
     doc="commands/lifecycle.md",
 )

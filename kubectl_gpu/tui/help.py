@@ -42,6 +42,8 @@ EXTRA: dict[str, str] = {
     "Shift+A age); again: reversed",
     "node_object": "the node's YAML / events",
     "toggle_group": "on Pending: open or close the group under the cursor (its pods under it)",
+    "try": "try it on a copy of the cluster and see what it does cluster-wide (simulate): a pod's fix "
+    "(Pending, explain), or an edit of the NodePool in $EDITOR (NodePools); nothing is applied",
     "scroll_cells(-8)": "scroll a table wider than the screen left",
     "scroll_cells(8)": "scroll a table wider than the screen right",
     "help": "every key of this page (on the main screen, the : commands too)",

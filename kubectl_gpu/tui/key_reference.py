@@ -23,8 +23,10 @@ from kubectl_gpu.tui.screens.explain import ExplainScreen
 from kubectl_gpu.tui.screens.namespaces import NamespaceScreen
 from kubectl_gpu.tui.screens.node_pods import NodePodsScreen, NodePodsView
 from kubectl_gpu.tui.screens.pod import PodScreen
+from kubectl_gpu.tui.screens.try_change import TryScreen
 from kubectl_gpu.tui.views import VIEWS
 from kubectl_gpu.tui.views.base import TableView
+from kubectl_gpu.tui.views.nodepools import NodePoolsView
 from kubectl_gpu.tui.views.pending import PendingView
 from kubectl_gpu.tui.widgets.command_line import CommandLine
 from kubectl_gpu.tui.widgets.grid import GridTable
@@ -55,6 +57,7 @@ PAGES: tuple[Page, ...] = (
     Page("a node's pods", (GridTable, NodePodsView, NodePodsScreen, GpuApp)),
     Page("a pod", (PodScreen, GpuApp)),
     Page("explain", (ExplainScreen, GpuApp)),
+    Page("try (`t`: a change's difference)", (TryScreen, GpuApp)),
     Page("a page (YAML, events, a finding, the keys, logs)", (DetailScreen, GpuApp)),
     Page("nvidia-smi", (SmiScreen, GpuApp)),
     Page("the Fleet", (GridTable, FleetScreen, GpuApp)),
@@ -67,7 +70,9 @@ PAGES: tuple[Page, ...] = (
 SECTIONS: tuple[tuple[str, tuple[type[DOMNode], ...]], ...] = (
     ("Everywhere (the main screen and every page over it; `:` included)", (GpuApp,)),
     ("In a view (the main screen's tables; a node's pods too)", (GridTable, TableView, PendingView)),
+    ("NodePools (`o`)", (NodePoolsView,)),
     ("On a page (a finding, explain, YAML, events, logs, the keys)", (DetailScreen,)),
+    ("Explain (`enter` on a Pending pod)", (ExplainScreen,)),
     ("A pod (`enter` on a node's pod)", (PodScreen,)),
     ("A node's pods (`enter` on a node)", (NodePodsScreen,)),
     ("nvidia-smi (`s`)", (SmiScreen,)),

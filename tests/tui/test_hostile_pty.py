@@ -27,7 +27,7 @@ STEPS: list[tuple[str, str | None]] = [
     ("f", "SEVERITY"),
     ("d", "CUDA-MAX"),
     ("m", "EPHEMERAL"),
-    ("t", "DISRUPTION"),
+    ("i", "DISRUPTION"),
     ("$", "IDLE-NODES"),
     ("n", "Node: i-04b975f2935588ecc"),  # its detail: the cost view may still be drawing the name
     ("y", "apiVersion"),

@@ -82,7 +82,7 @@ def test_no_key_means_two_things_on_a_page(page: Any) -> None:
 
 
 def test_a_key_that_types_a_character_means_one_thing_on_every_page() -> None:
-    """`l` is logs wherever it works (the Lifecycle view is `t`), `c` copies (Cost is `$`), `N` sorts by name
+    """`l` is logs wherever it works (the Lifecycle view is `i`, `t` tries a change), `c` copies (Cost is `$`), `N` sorts by name
     (a pod's node is `enter`, one level down). The question before a debug pod (a modal: only its keys
     work) answers `y` / `n`; the command line is a text field."""
     seen: dict[str, dict[str, str]] = {}
@@ -102,7 +102,7 @@ def test_the_docs_key_tables_are_the_bindings() -> None:
     """docs/tui.md's key tables are generated (`python -m kubectl_gpu.tui.key_reference --write`)."""
     assert doc_section(DOC.read_text()) == reference(), "run: python -m kubectl_gpu.tui.key_reference --write"
     assert "| `l` | the last 200 log lines of the pod in focus" in reference()
-    assert "| `t` `8` | view: Lifecycle |" in reference()
+    assert "| `i` `8` | view: Lifecycle |" in reference()
 
 
 @pytest.mark.parametrize(
@@ -203,7 +203,7 @@ async def test_shift_letter_sorts_by_the_column_shown() -> None:
 
 
 async def test_l_is_logs_wherever_a_pod_is_in_focus() -> None:
-    """Pending's pod row, its explain page, and not the Lifecycle view (`t`); no `l` on a node's row."""
+    """Pending's pod row, its explain page, and not the Lifecycle view (`i`); no `l` on a node's row."""
     app = demo_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, "n")
@@ -218,7 +218,7 @@ async def test_l_is_logs_wherever_a_pod_is_in_focus() -> None:
         assert ("l", "logs") in {(k.press, k.action) for k in page_keys(app.screen)}
         await settle(pilot, "l")
         assert app.screen.page_title == f"logs pod/{CHAT_API}"  # type: ignore[attr-defined]
-        await settle(pilot, "escape", "escape", "t")
+        await settle(pilot, "escape", "escape", "i")
         assert app.current == "lifecycle"
 
 

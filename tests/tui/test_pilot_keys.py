@@ -26,7 +26,7 @@ SIZE = (120, 40)
 PAGES: dict[str, tuple[str, ...]] = {
     **{f"view-{v.view_id}": (v.key,) if v.view_id != "overview" else () for v in VIEWS},
     "drivers-workloads": ("d", "tab"),
-    "lifecycle-pods": ("t", "tab"),
+    "lifecycle-pods": ("i", "tab"),
     "cost-idle-nodes": ("dollar_sign", "tab", "tab"),
     "node-page": ("n", "enter"),
     "node-yaml": ("n", "y"),

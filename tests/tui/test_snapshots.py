@@ -32,7 +32,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "keys": ("question_mark",),
     "smi-stored-probe": ("n", "space", "j", "space", "s"),
     "drivers-workloads": ("d", "tab"),
-    "lifecycle-pods": ("t", "tab"),
+    "lifecycle-pods": ("i", "tab"),
     "cost-idle-nodes": ("dollar_sign", "tab", "tab"),
     "nodes-filtered": ("n", "slash", "g", "p", "u", "-", "i"),
     "command-completion": ("colon", "l", "i"),

@@ -3,8 +3,11 @@ scheduler's and provisioner's events, and the fix as YAML (`c` copies it)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.analyses.pending import PodDiagnosis
 from kubectl_gpu.core.report import ObjectRef
@@ -16,6 +19,7 @@ from kubectl_gpu.render.page_lines import no_longer_pending, page_title
 from kubectl_gpu.render.pending_view import explain_view, fix_lines, fix_outcome
 from kubectl_gpu.tui.drill import Drill
 from kubectl_gpu.tui.screens.detail import DetailScreen
+from kubectl_gpu.tui.screens.try_change import try_fix
 from kubectl_gpu.tui.views.pending import fix_renderable
 
 __all__ = ["ExplainScreen", "explain_parts"]
@@ -39,7 +43,10 @@ def _drawn(part: Part) -> RenderableType:
 
 
 class ExplainScreen(DetailScreen):
-    """The pod's explanation; `y` and `e` (the detail page's subject keys) show its YAML and events."""
+    """The pod's explanation; `y` and `e` (the detail page's subject keys) show its YAML and events; `t`
+    tries its fix cluster-wide (`screens/try_change.py`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("t", "try", "Try")]
 
     def __init__(self, diag: PodDiagnosis) -> None:
         body = Group(*explain_parts(diag))
@@ -52,6 +59,14 @@ class ExplainScreen(DetailScreen):
             subject=ref,
         )
         self.diag = diag
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "try":  # a fix the verifier made as a change (not "wait for capacity")
+            return bool(self.diag.fix_changes)
+        return super().check_action(action, parameters)
+
+    def action_try(self) -> None:
+        try_fix(self.app, self.diag)
 
     def follow(self, drill: Drill) -> None:
         """A refresh: the pod's explanation now, or that it is no longer Pending (scheduled, or gone)."""

@@ -1,4 +1,4 @@
-"""Lifecycle (`t`): `kubectl gpu lifecycle`: when each GPU node is replaced (its life used up as a bar),
+"""Lifecycle (`i`): `kubectl gpu lifecycle`: when each GPU node is replaced (its life used up as a bar),
 budgets allowed now, and the GPU pods at risk."""
 
 from __future__ import annotations

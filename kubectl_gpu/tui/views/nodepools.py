@@ -7,7 +7,10 @@ the node counts the pools report's (`kubectl gpu pools` lists their accelerator 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.console import RenderableType
+from textual.binding import Binding, BindingType
 
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.report import ObjectRef
@@ -76,6 +79,25 @@ def build_nodepools(refresh: Refresh) -> Grid[tuple[NodePool, int]]:
 
 class NodePoolsView(TableView, page="nodepools"):
     SECTIONS = ("NodePools",)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("t", "try", "Try")]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "try":  # a NodePool under the cursor
+            return bool(self.grids) and self.grid.cursor_row is not None
+        return super().check_action(action, parameters)
+
+    def action_try(self) -> None:
+        """`t`: edit a copy of the NodePool's YAML in $EDITOR, then see what the edit would do (kubectl
+        edit's way: the TUI suspended around the editor; nothing is applied)."""
+        from kubectl_gpu.tui.screens.try_change import edit_nodepool
+
+        row = self.grid.cursor_row
+        if row is None:
+            return
+        pool, _ = row.obj
+        page = edit_nodepool(self.app, getattr(self.app, "snapshot", None), pool.name)
+        if page is not None:
+            self.app.push_screen(page)
 
     @staticmethod
     def build(refresh: Refresh) -> ViewModel:

@@ -157,7 +157,10 @@ def build_pending(refresh: Refresh) -> Grid[Any]:
 
 class PendingView(TableView, page="pending"):
     SECTIONS = ("Pods",)
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("space", "toggle_group", "Open group", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "toggle_group", "Open group", show=False),
+        Binding("t", "try", "Try"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -206,7 +209,23 @@ class PendingView(TableView, page="pending"):
         if action == "toggle_group":  # a group under the cursor
             row = self.grid.cursor_row if self.grids else None
             return row is not None and row.key.startswith("group:")
+        if action == "try":  # a pod whose fix the verifier made as a change
+            diag = self._cursor_pod()
+            return diag is not None and bool(diag.fix_changes)
         return super().check_action(action, parameters)
+
+    def _cursor_pod(self) -> PodDiagnosis | None:
+        row = self.grid.cursor_row if self.grids else None
+        # allowed isinstance on row.obj: the grid's rows are typed PodDiagnosis | PendingGroup; this narrows
+        return row.obj if row is not None and isinstance(row.obj, PodDiagnosis) else None
+
+    def action_try(self) -> None:
+        """`t`: the pod's fix tried cluster-wide (`screens/try_change.py`)."""
+        from kubectl_gpu.tui.screens.try_change import try_fix
+
+        diag = self._cursor_pod()
+        if diag is not None:
+            try_fix(self.app, diag)
 
     def action_toggle_group(self) -> None:
         row = self.grid.cursor_row

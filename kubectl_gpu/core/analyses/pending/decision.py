@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from kubectl_gpu.core.analyses.pending.verdicts import TargetRef, Verdict
+from kubectl_gpu.core.changes import Change
 
 __all__ = ["After", "Decision", "FixCheck"]
 
@@ -80,6 +81,9 @@ class FixCheck(msgspec.Struct, frozen=True):
     # Not verified although the blocker is gone: the node it names still does not take the pod (a cordon,
     # no room), so the change does not unblock the pod there (issue 37).
     removed: bool = False
+    #: the change made on the copy, as the engine made it (`kubectl gpu simulate`'s; the TUI's `t` tries it
+    #: cluster-wide); empty when the fix is no change the engine makes. Not in JSON.
+    changes: tuple[Change, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"change": self.change, **(self.after.to_dict() if self.after else {})}

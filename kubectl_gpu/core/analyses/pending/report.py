@@ -17,6 +17,7 @@ from kubectl_gpu.core.analyses.pending.pod.shapes import Owner
 from kubectl_gpu.core.analyses.pending.ranking import BlockerSummary, Ranked
 from kubectl_gpu.core.analyses.pending.times import iso_time
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
+from kubectl_gpu.core.changes import Change
 from kubectl_gpu.core.errors import ExitCode
 from kubectl_gpu.core.report import FailOn, Finding, ObjectRef, ReportBase, Severity
 
@@ -71,6 +72,18 @@ class PodDiagnosis(msgspec.Struct, frozen=True):
     def fix_check(self) -> FixCheck | None:
         """The fix made on a copy and the pod evaluated again (verify/)."""
         return self.decision.fix_check
+
+    @property
+    def fix_changes(self) -> tuple[Change, ...]:
+        """The changes the fix makes, for this pod (a check is shared by the pods of one shape: a change to
+        a pod names the pod it was made on)."""
+        check = self.fix_check
+        if check is None:
+            return ()
+        return tuple(
+            msgspec.structs.replace(c, name=self.name, namespace=self.namespace) if c.kind == "Pod" else c
+            for c in check.changes
+        )
 
     @property
     def blockers(self) -> tuple[Blocker, ...]:

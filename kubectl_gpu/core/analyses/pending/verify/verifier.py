@@ -111,19 +111,20 @@ class FixVerifier:
                 patch, words = changed
                 evaluation = self.analysis.pool_target(self._made(patch)).evaluate(shape)
                 gone = blocker.code not in {b.code for b in evaluation.blockers}
-                return FixCheck(gone, words, after_of(evaluation, self.analysis.catalog))
+                return FixCheck(gone, words, after_of(evaluation, self.analysis.catalog), changes=(patch,))
         moved = pod_change(pod, blocker, self._taints)
         if moved is None:
             return FixCheck(None, "not a change kubectl-gpu can make on a copy of the cluster")
         change, words = moved
         new_pod = self._made(change) if isinstance(change, Change) else change
+        made = (change,) if isinstance(change, Change) else ()
         after, ranked = self.analysis.answer(new_pod)
         target = ranked.find(blocker.target)
         gone = target is None or blocker.code not in {b.code for b in target.blockers}
         if gone and blocker.target.kind == "Node" and target is not None and target.blockers:
             # the node still does not take the pod (cordoned, no room): verified only when it does
-            return FixCheck(False, words, after, removed=True)
-        return FixCheck(gone, words, after)
+            return FixCheck(False, words, after, removed=True, changes=made)
+        return FixCheck(gone, words, after, changes=made)
 
     def _taints(self, ref: TargetRef) -> tuple[Taint, ...]:
         state = self.analysis.state
@@ -135,13 +136,14 @@ class FixVerifier:
 
     def new_pool(self, pod: Pod, manifest: dict[str, Any], added: tuple[Mapping[str, Any], ...]) -> FixCheck:
         """NO_ACCELERATOR_NODEPOOL: the proposed NodePool (and the tolerations the fix adds) made on a copy."""
-        pool = self._made(new_pool_change(manifest))
+        made = (new_pool_change(manifest), *((tolerations_patch(pod, added),) if added else ()))
+        pool = self._made(made[0])
         assert isinstance(pool, NodePool)
         change = f"NodePool {pool.name} created as shown"
         ignored = self.analysis.ignored(pod)
         if ignored is not None:  # Karpenter provisions for no such pod, whatever the NodePools
-            return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason))
-        shape = shape_of(self._made(tolerations_patch(pod, added)) if added else pod)
+            return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason), changes=made)
+        shape = shape_of(self._made(made[1]) if added else pod)
         evaluation = self.analysis.pool_target(pool).evaluate(shape)
         after = after_of(evaluation, self.analysis.catalog)
-        return FixCheck(evaluation.offers, change, after)
+        return FixCheck(evaluation.offers, change, after, changes=made)
