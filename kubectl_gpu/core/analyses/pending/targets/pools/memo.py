@@ -18,6 +18,7 @@ from kubectl_gpu.core.analyses.pending.checks.evaluation import Check
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
 __all__ = ["NODEPOOL", "PoolMemo", "answer_key", "names_pools", "pool_specific", "reads_pool_name"]
 
@@ -39,6 +40,7 @@ class PoolMemo:
         self._memo: dict[Hashable, object] = {}
         self._selectors: int | None = None  # the shape's ids, asked for per pool: kept beside `_memo`
         self._requests: int | None = None
+        self._untolerated: dict[tuple[tuple[Taint, ...], frozenset[str]], tuple[Taint, ...]] = {}
         self._shared: dict[Hashable, object] = {}
         self._ids: dict[Hashable, int] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
@@ -64,6 +66,18 @@ class PoolMemo:
             key = ("req", shape.key[0], shape.ephemeral_storage)
             found = self._requests = self._ids.setdefault(key, len(self._ids))
             self.computed += 1
+        return found
+
+    def untolerated(
+        self, shape: PodShape, taints: tuple[Taint, ...], effects: frozenset[str]
+    ) -> tuple[Taint, ...]:
+        """`taints.untolerated` of the shape's tolerations, once per shape and pools' taints (pools share few)."""
+        if shape is not self._shape:
+            self._new_shape(shape)
+        key = (taints, effects)
+        found = self._untolerated.get(key)
+        if found is None:
+            found = self._untolerated[key] = untolerated(shape.tolerations, taints, effects)
         return found
 
     def small_id(self, value: Hashable) -> int:
@@ -106,6 +120,7 @@ class PoolMemo:
         self._shape = shape
         self._memo = {}
         self._selectors = self._requests = None
+        self._untolerated = {}
 
 
 def answer_key(blockers: tuple[Blocker, ...], checks: tuple[Check, ...]) -> Hashable:

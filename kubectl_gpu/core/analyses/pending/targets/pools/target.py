@@ -42,7 +42,7 @@ from kubectl_gpu.core.scheduling.requirements import (
     Requirements,
     UnknownLabel,
 )
-from kubectl_gpu.core.scheduling.taints import PREFER_NO_SCHEDULE, Taint, pretty, untolerated
+from kubectl_gpu.core.scheduling.taints import BLOCKING_EFFECTS, PREFER_NO_SCHEDULE, Taint, pretty
 
 # (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
 Attempt = tuple[Requirements, list[Incompatibility], int]
@@ -107,7 +107,7 @@ class PoolTarget(PoolFacts):
     def _template(self, shape: PodShape) -> Template:
         """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`: one
         object for every shape whose answers to those are the same ones (`_template_of`)."""
-        missing = untolerated(shape.tolerations, self.pool.taints) if self.pool.taints else ()
+        missing = self.memo.untolerated(shape, self.pool.taints, BLOCKING_EFFECTS) if self.pool.taints else ()
         requirement = self._requirement_answer(shape)
         instance = self._instance_answer(shape)
         if shape.placement or self.state.placed_with_anti_affinity:  # the pool checks read the pod itself
@@ -283,7 +283,7 @@ class PoolTarget(PoolFacts):
         return self.memo.get(shape, "relaxations", reqs.relaxations)
 
     def _prefer_no(self, shape: PodShape) -> bool:
-        return bool(self.pool.taints) and bool(untolerated(shape.tolerations, self.pool.taints, _PREFER_NO))
+        return bool(self.pool.taints) and bool(self.memo.untolerated(shape, self.pool.taints, _PREFER_NO))
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0] if shape.requirements is not None else Requirements()
