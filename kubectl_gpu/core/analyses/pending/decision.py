@@ -82,7 +82,8 @@ class FixCheck(msgspec.Struct, frozen=True):
     # no room), so the change does not unblock the pod there (issue 37).
     removed: bool = False
     #: the change made on the copy, as the engine made it (`kubectl gpu simulate`'s; the TUI's `t` tries it
-    #: cluster-wide); empty when the fix is no change the engine makes. Not in JSON.
+    #: cluster-wide); empty when the fix is no change the engine makes; a change to a pod names no pod (the
+    #: check answers every pod of a shape: `PodDiagnosis.fix_changes`). Not in JSON.
     changes: tuple[Change, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:

@@ -75,8 +75,8 @@ class PodDiagnosis(msgspec.Struct, frozen=True):
 
     @property
     def fix_changes(self) -> tuple[Change, ...]:
-        """The changes the fix makes, for this pod (a check is shared by the pods of one shape: a change to
-        a pod names the pod it was made on)."""
+        """The changes the fix makes, for this pod (a check is shared by the pods of one shape: its change to
+        a pod names no pod)."""
         check = self.fix_check
         if check is None:
             return ()

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+import msgspec
+
 from kubectl_gpu.core.analyses.pending.decision import After, Decision, FixCheck
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
 from kubectl_gpu.core.analyses.pending.ranking import Ranked
@@ -117,7 +119,7 @@ class FixVerifier:
             return FixCheck(None, "not a change kubectl-gpu can make on a copy of the cluster")
         change, words = moved
         new_pod = self._made(change) if isinstance(change, Change) else change
-        made = (change,) if isinstance(change, Change) else ()
+        made = (_shared(change),) if isinstance(change, Change) else ()
         after, ranked = self.analysis.answer(new_pod)
         target = ranked.find(blocker.target)
         gone = target is None or blocker.code not in {b.code for b in target.blockers}
@@ -138,12 +140,20 @@ class FixVerifier:
         """NO_ACCELERATOR_NODEPOOL: the proposed NodePool (and the tolerations the fix adds) made on a copy."""
         made = (new_pool_change(manifest), *((tolerations_patch(pod, added),) if added else ()))
         pool = self._made(made[0])
+        tolerating = made[1] if added else None
+        made = tuple(_shared(c) for c in made)
         assert isinstance(pool, NodePool)
         change = f"NodePool {pool.name} created as shown"
         ignored = self.analysis.ignored(pod)
         if ignored is not None:  # Karpenter provisions for no such pod, whatever the NodePools
             return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason), changes=made)
-        shape = shape_of(self._made(made[1]) if added else pod)
+        shape = shape_of(self._made(tolerating) if tolerating is not None else pod)
         evaluation = self.analysis.pool_target(pool).evaluate(shape)
         after = after_of(evaluation, self.analysis.catalog)
         return FixCheck(evaluation.offers, change, after, changes=made)
+
+
+def _shared(change: Change) -> Change:
+    """The change as a FixCheck keeps it: one check answers every pod of a shape, so a change to a pod names
+    none (`PodDiagnosis.fix_changes` names the pod it is for)."""
+    return msgspec.structs.replace(change, name="", namespace=None) if change.kind == "Pod" else change
