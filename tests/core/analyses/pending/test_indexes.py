@@ -7,7 +7,9 @@ On each, some nodes are tainted or cordoned, some pods tolerate, and DaemonSets 
 * `StateNodes._passing` looks at one target per signature (cordon, taints, what is free of the resources the
   shape asks): it picks exactly the positions the plain `_may_fit`, node by node, picks;
 * `fitting_types` shares its answer and `failure` its per-type answers by the types' fit classes
-  (`PoolFacts.type_class`) across pools: each equals the plain computation for the pool itself.
+  (`PoolFacts.type_class`) across pools: each equals the plain computation for the pool itself;
+* the fit classes of a pool's admitted types are kept once per admitted-types tuple, and the taints a shape
+  leaves untolerated once per shape and pools' taints (`PoolMemo.untolerated`): each is the pool's own.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from kubectl_gpu.core.analyses.pending.targets.nodes.existing import StateNodes,
 from kubectl_gpu.core.analyses.pending.targets.pools.facts import _fit_check, failure
 from kubectl_gpu.core.catalog.loader import load_catalog
 from kubectl_gpu.core.scheduling.requirements import Requirements
+from kubectl_gpu.core.scheduling.taints import BLOCKING_EFFECTS, PREFER_NO_SCHEDULE, untolerated
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.helpers import load_script
 
@@ -147,5 +150,34 @@ def test_fit_answers_by_type_class_are_each_pools_own(tmp_path: Path, shape: str
             assert check == _fit_check(pool, pod_shape, reqs, plain, plain_known)
             for e in with_pod:
                 assert failure(pool, e, pod_shape) == pool.fit.failure(e, pod_shape)
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize(("shape", "seed"), CASES)
+def test_shared_classes_and_untolerated_taints_are_each_pools_own(
+    tmp_path: Path, shape: str, seed: int
+) -> None:
+    analyser = _analyser(tmp_path, shape, seed)
+    pod_shapes = _pod_shapes(analyser)[:20]
+    checked = 0
+    # each shape twice, the others between: the memo's per-shape answers are made again for each
+    for pod_shape in [*pod_shapes, *reversed(pod_shapes)]:
+        for pool in analyser.pools:
+            memo, taints = pool.memo, pool.pool.taints
+            for effects in (BLOCKING_EFFECTS, frozenset({PREFER_NO_SCHEDULE})):
+                found = memo.untolerated(pod_shape, taints, effects)
+                assert found == untolerated(pod_shape.tolerations, taints, effects), (
+                    pool.pool.name,
+                    pod_shape.key,
+                )
+            if not pod_shape.wants_accelerator or pod_shape.requirements is None:
+                continue
+            reqs = pool._term_requirements(pod_shape)
+            pool.fitting(pod_shape, reqs)
+            # the tuple per fit group that the classes are kept by (not the interned answer's, which any group may hold)
+            with_pod = memo._shared[("with pod", pool.group, reqs)]
+            classes = memo._shared[("classes", id(with_pod))]
+            assert classes == tuple(map(pool.type_class, with_pod)), (pool.pool.name, pod_shape.key)
             checked += 1
     assert checked > 0
