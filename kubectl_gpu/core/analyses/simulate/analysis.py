@@ -25,6 +25,7 @@ from kubectl_gpu.core.analyses.simulate.report import SimulateFailOn, SimulateRe
 from kubectl_gpu.core.analyses.simulate.validation import nodepool_refusals, nodepool_warnings
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.changes import Applied, Change, ChangeError, apply_changes
+from kubectl_gpu.core.changes.fields import node_class_group
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
@@ -46,8 +47,7 @@ def _refuse(applied: Sequence[Applied]) -> list[Effect]:
                 f'{item.change.source}: The NodePool "{item.change.name}" is invalid: ' + "; ".join(refusals),
                 "the API server refuses this change (the CRD's validation rules): fix it before applying",
             )
-        ref = (item.after.get("spec") or {}).get("template", {}).get("spec", {}).get("nodeClassRef") or {}
-        auto = ref.get("group") == "eks.amazonaws.com"
+        auto = node_class_group(item.after) == "eks.amazonaws.com"
         old = set(nodepool_warnings(item.before, auto)) if item.before else set()
         for text in nodepool_warnings(item.after, auto):
             direction = Direction.UNCHANGED if text in old else Direction.WORSE

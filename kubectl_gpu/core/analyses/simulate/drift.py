@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from kubectl_gpu.core.changes import Applied
+from kubectl_gpu.core.changes.fields import spec_changes
 from kubectl_gpu.core.k8s.models import Condition, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.budgets import PoolBudgets, pool_disruption_counts
@@ -114,8 +115,7 @@ def _pool_drift(state: ClusterState, applied: Applied, now: datetime) -> Drift |
 def _class_drifts(state: ClusterState, applied: Applied, now: datetime) -> list[Drift]:
     if applied.before is None or applied.after is None:
         return []
-    old, new = applied.before.get("spec") or {}, applied.after.get("spec") or {}
-    changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    changed = spec_changes(applied.before, applied.after)
     if not changed:
         return []
     static = tuple(k for k in changed if k not in _DYNAMIC)

@@ -6,7 +6,7 @@ alias, or `@latest`, is not known: said, never taken as compatible. Auto Mode's 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kubectl_gpu.core.analyses.diagnose import Suite
@@ -14,17 +14,13 @@ from kubectl_gpu.core.analyses.simulate.effects import Direction, Effect
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.changes import Applied
+from kubectl_gpu.core.changes.fields import ami_aliases
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import ObjectRef
 
 __all__ = ["driver_effects"]
 
 _VARIANT = re.compile(r"aws-k8s-(\d+\.\d+)")
-
-
-def _aliases(obj: Mapping[str, Any] | None) -> tuple[str, ...]:
-    terms = ((obj or {}).get("spec") or {}).get("amiSelectorTerms") or ()
-    return tuple(str(t["alias"]) for t in terms if isinstance(t, Mapping) and t.get("alias"))
 
 
 def _pools(state: ClusterState, nodeclass: str) -> set[str]:
@@ -83,7 +79,7 @@ def driver_effects(
     for item in applied:
         if item.change.kind != "EC2NodeClass" or item.after is None:
             continue
-        old, new = _aliases(item.before), _aliases(item.after)
+        old, new = ami_aliases(item.before), ami_aliases(item.after)
         if old == new or not new:
             continue
         ref = ObjectRef("EC2NodeClass", item.change.name)

@@ -21,6 +21,7 @@ from kubectl_gpu.core.analyses.pending.decision import After
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef, Verdict
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.changes import Change
+from kubectl_gpu.core.changes.fields import manifest_name
 from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.placement import NO_PLACEMENT
 from kubectl_gpu.core.scheduling.affinity import NodeSelectorTerm
@@ -159,5 +160,4 @@ def _pool_patch(pool: NodePool, body: dict[str, Any]) -> Change:
 
 def new_pool_change(manifest: Mapping[str, Any]) -> Change:
     """The NodePool a fix proposes, applied as written."""
-    name = str((manifest.get("metadata") or {}).get("name") or "")
-    return Change("apply", "NodePool", name, None, dict(manifest), source=_SOURCE)
+    return Change("apply", "NodePool", manifest_name(manifest), None, dict(manifest), source=_SOURCE)
