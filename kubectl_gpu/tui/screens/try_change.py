@@ -122,6 +122,9 @@ def edit_nodepool(app: App[object], snapshot: Refresh | None, name: str) -> TryS
     try:
         with os.fdopen(handle, "w") as out:
             out.write(text)
+        if app.is_headless and not (os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR")):
+            said = "no terminal to run vi in: set $KUBE_EDITOR or $EDITOR"
+            return TryScreen(snapshot, (), f"NodePool {name} as edited", said)
         try:
             code = _run_editor(app, [*editor_command(), path])
         except OSError as exc:
