@@ -16,7 +16,8 @@ For every input (a shape of `bench/shapes.py`, written on first use to bench/out
 
 The load average (`os.getloadavg`) is recorded before and after each input: on a busy machine both runs
 of a pair slow down, which is why only the ratios are compared. `--tree DIR` runs the commands from
-another checkout (PYTHONPATH=DIR), e.g. a `git archive` of the commit before a change.
+another checkout (PYTHONPATH=DIR), e.g. a `git archive` of the commit before a change. The code measured
+is byte-compiled first (`compiled`), so no run pays for compiling it.
 """
 
 from __future__ import annotations
@@ -113,6 +114,17 @@ def run(
     )
 
 
+def compiled(tree: Path | None) -> None:
+    """Byte-compile the code measured first: with PYTHONDONTWRITEBYTECODE set (or a fresh `git archive`), each
+    run would compile every module it imports, and the pair would measure the compiler."""
+    import compileall
+
+    import kubectl_gpu
+
+    root = tree / "kubectl_gpu" if tree is not None else Path(kubectl_gpu.__file__).parent
+    compileall.compile_dir(str(root), quiet=1)
+
+
 def measure(
     shape: str, path: Path, commands: list[str], goal: float | None, repeat: int, tree: Path | None
 ) -> list[Pair]:
@@ -186,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             shapes.write(shape, path, nodes=args.nodes)
         inputs.append((shape, path))
+    compiled(args.tree)
     results: list[Pair] = []
     for shape, path in inputs:
         plan, goal = PLAN.get(shape, (tuple(COMMANDS), None))
