@@ -254,14 +254,17 @@ class Grid(Generic[T]):
         if self.detail is None:
             return self._cells_text(row, lambda column: True)
         own = self.detail(row)
-        if not any(column.key in left_out for column in self.columns):
-            return own
+        if id(row) not in self._index or not any(column.key in left_out for column in self.columns):
+            return own  # (a row of the rows before a refresh, announced late: its own detail only)
         rest = self._cells_text(row, lambda column: column.key in left_out)
         return Group(own, Text(""), Text("Not shown at this width:", style=theme.MUTED), rest)
 
     def _cells_text(self, row: Row[T], wanted: Callable[[GridColumn], bool]) -> Text:
         out = Text()
-        for column, cell in zip(self.columns, self.shown(self.index_of(row)), strict=True):
+        index = self._index.get(id(row))
+        if index is None:  # a row of the rows before a refresh, announced late: the new one follows
+            return out
+        for column, cell in zip(self.columns, self.shown(index), strict=True):
             if not wanted(column):
                 continue
             out.append(f"{column.label}: ", style=theme.HEADER)
