@@ -61,3 +61,13 @@ def test_bad_input_is_exit_two_naming_the_file(cli: Cli, tmp_path: Path) -> None
     assert result.code == 2 and "use --type merge or --type json" in result.err
     assert cli("simulate", "--snapshot", DEMO, "--delete", "nodepool/nope").code == 2
     assert "Traceback" not in result.err
+
+
+def test_a_partial_object_without_type_is_refused_with_the_patch_hint(cli: Cli, tmp_path: Path) -> None:
+    """Without --type the file is a whole NodePool, which the CRD refuses (no nodeClassRef); the hint says
+    that a file of the fields to change is a patch."""
+    path = write(tmp_path, "p.yaml", LIMITS)
+    result = cli("simulate", "--snapshot", DEMO, "-f", path)
+    assert result.code == 2
+    assert "spec.template.spec.nodeClassRef: Required value" in result.err
+    assert result.err.rstrip().endswith("it is a patch: --type merge")

@@ -43,9 +43,12 @@ def _refuse(applied: Sequence[Applied]) -> list[Effect]:
             continue
         refusals = nodepool_refusals(item.after, item.before)
         if refusals:
+            hint = "the API server refuses this change (the CRD's validation rules): fix it before applying"
+            if item.change.action == "apply" and any("Required value" in r for r in refusals):
+                hint += f"; if {item.change.source or 'the file'} holds only the fields to change, it is a patch: --type merge"
             raise ChangeError(
                 f'{item.change.source}: The NodePool "{item.change.name}" is invalid: ' + "; ".join(refusals),
-                "the API server refuses this change (the CRD's validation rules): fix it before applying",
+                hint,
             )
         auto = node_class_group(item.after) == "eks.amazonaws.com"
         old = set(nodepool_warnings(item.before, auto)) if item.before else set()
