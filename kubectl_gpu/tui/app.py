@@ -266,7 +266,7 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         if message.drawn is not None:
             self.call_after_refresh(message.drawn.set)
         if message.generation != self.generation:  # a newer refresh (or a context switch) superseded it
-            release_later(message.snapshot, message.models)
+            release_later(message.refresh, message.models)
             return
         self.loading = False
         self.error = None
@@ -274,23 +274,23 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         if message.config != self.config:
             self._switched(message.config)
         if (
-            message.snapshot.reused and self.snapshot is not None
+            message.refresh.reused and self.snapshot is not None
         ):  # nothing changed: the rows stay as they are (but the usage window's, read anew)
-            self.snapshot = message.snapshot
+            self.snapshot = message.refresh
             for view in self.views():
                 if view.view_id in message.models:
                     view.show(message.models[view.view_id])
             self._header()
-            self._scope_said(message.snapshot)
+            self._scope_said(message.refresh)
             return
         replaced = (self.snapshot, [view.model for view in self.views()])
-        self.snapshot = message.snapshot
+        self.snapshot = message.refresh
         for view in self.views():
             view.show(message.models[view.view_id])
         self._header()
-        self._scope_said(message.snapshot)
+        self._scope_said(message.refresh)
         follow_refresh(self.screen_stack, self.drill)  # open drill-down pages show the new data
-        self._notify_notes(message.snapshot)
+        self._notify_notes(message.refresh)
         release_later(*replaced)  # not here: freeing it all at once would freeze the screen
 
     @on(ViewsBuilt)
@@ -299,8 +299,8 @@ class GpuApp(ActionChecks, CommandLineKeys, FleetKeys, DebugKeys, ObjectKeys, Lo
         that changed nothing, or a newer generation's same data, keeps it valid)."""
         self.rest_of = None if message.generation == self.rest_of else self.rest_of
         shown = self.snapshot
-        if shown is None or message.snapshot.state is not shown.state or message.snapshot.now != shown.now:
-            release_later(message.snapshot, message.models)
+        if shown is None or message.refresh.state is not shown.state or message.refresh.now != shown.now:
+            release_later(message.refresh, message.models)
             return
         for view in self.views():
             if view.view_id in message.models:

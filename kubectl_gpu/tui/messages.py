@@ -16,20 +16,20 @@ __all__ = ["DataLoaded", "DebugNode", "LoadFailed", "ShowObject", "ViewsBuilt"]
 
 
 class DataLoaded(Message):
-    """A refresh finished: its snapshot and every view's model, for the config it read."""
+    """A refresh finished: its `Refresh` and every view's model, for the config it read."""
 
     def __init__(
         self,
         generation: int,
         config: TuiConfig,
-        snapshot: Refresh,
+        refresh: Refresh,
         models: dict[str, ViewModel],
         drawn: threading.Event | None = None,
     ) -> None:
         super().__init__()
         self.generation = generation
         self.config = config
-        self.snapshot = snapshot
+        self.refresh = refresh
         self.models = models
         #: set once the screen shows it: the worker builds the other views after, not while it draws
         self.drawn = drawn
@@ -38,10 +38,10 @@ class DataLoaded(Message):
 class ViewsBuilt(Message):
     """The first refresh's other views, built after its first screen (`DataLoaded` had placeholders)."""
 
-    def __init__(self, generation: int, snapshot: Refresh, models: dict[str, ViewModel]) -> None:
+    def __init__(self, generation: int, refresh: Refresh, models: dict[str, ViewModel]) -> None:
         super().__init__()
         self.generation = generation
-        self.snapshot = snapshot
+        self.refresh = refresh
         self.models = models
 
 

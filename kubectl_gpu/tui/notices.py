@@ -44,8 +44,8 @@ class DataNotices(App[int], ShowsWorkerFailures):
             return self.screen.show_failure(group, line)
         return None
 
-    def _notify_notes(self, snapshot: data.Refresh) -> None:
-        for note in snapshot.state.notes:
+    def _notify_notes(self, refresh: data.Refresh) -> None:
+        for note in refresh.state.notes:
             if note.code in ("FORBIDDEN", "PARTIAL", "POLLING") and note.message not in self._notes_seen:
                 self._notes_seen.add(note.message)
                 self.notify(
@@ -55,11 +55,11 @@ class DataNotices(App[int], ShowsWorkerFailures):
                     timeout=8,
                 )
 
-    def _scope_said(self, snapshot: data.Refresh) -> None:
+    def _scope_said(self, refresh: data.Refresh) -> None:
         """The namespace in scope does not exist (or could not be checked): every view's title says so,
         and a notification, once per namespace and answer."""
-        check = snapshot.namespace
-        missing = snapshot.namespace_missing
+        check = refresh.namespace
+        missing = refresh.namespace_missing
         note = scope_note(missing) if missing else ""
         for view in self.views():
             view.set_scope_note(note)

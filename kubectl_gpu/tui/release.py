@@ -22,15 +22,15 @@ SLICE = 2000
 
 def _release(holder: list[Any]) -> None:
     time.sleep(0.2)  # until the UI thread has dropped its own references (its handler takes milliseconds)
-    snapshot: Refresh = holder.pop()
-    state = snapshot.state
+    refresh: Refresh = holder.pop()
+    state = refresh.state
     big: list[list[object]] = [
         list(state.pods),
         list(state.events),
         list(state.nodes),
         list(state.nodeclaims),
     ]
-    del snapshot, state  # the reports, indexes and views go now; the objects above stay until below
+    del refresh, state  # the reports, indexes and views go now; the objects above stay until below
     holder.clear()
     for items in big:
         while items:
@@ -38,10 +38,10 @@ def _release(holder: list[Any]) -> None:
             time.sleep(0)  # let the UI thread run between slices
 
 
-def release_later(snapshot: Refresh | None, *also: object) -> None:
+def release_later(refresh: Refresh | None, *also: object) -> None:
     """Free a replaced `snapshot` (and `also`: what else held it, e.g. the views' old models) in a
     background thread. The caller drops its own references right after the call."""
-    if snapshot is None:
+    if refresh is None:
         return
-    holder: list[Any] = [*also, snapshot]
+    holder: list[Any] = [*also, refresh]
     threading.Thread(target=_release, args=(holder,), name="kubectl-gpu-release", daemon=True).start()

@@ -47,18 +47,18 @@ class FleetOverview(msgspec.Struct, frozen=True):
     code: ExitCode  # the fleet's (docs/exit-codes.md#fleet-mode)
 
 
-def _row(context: str, cluster: str | None, snapshot: data.Refresh) -> FleetRow:
-    counts = severity_counts(snapshot.diagnose.findings)
+def _row(context: str, cluster: str | None, refresh: data.Refresh) -> FleetRow:
+    counts = severity_counts(refresh.diagnose.findings)
     # as `kubectl gpu diagnose` decides it: could not look is never shown as clean
-    code = verdict_exit_code(snapshot.diagnose, snapshot.state.notes, diagnose.KINDS, fail_on=FailOn.error)
+    code = verdict_exit_code(refresh.diagnose, refresh.state.notes, diagnose.KINDS, fail_on=FailOn.error)
     return FleetRow(
         context,
         cluster,
         ExitCode(code),
-        mode=snapshot.mode,
-        nodes=len(snapshot.nodes.rows),
-        free=int(snapshot.free_accelerators),
-        blocked=sum(1 for p in snapshot.pending.pods if p.verdict.blocking),
+        mode=refresh.mode,
+        nodes=len(refresh.nodes.rows),
+        free=int(refresh.free_accelerators),
+        blocked=sum(1 for p in refresh.pending.pods if p.verdict.blocking),
         errors=counts[str(Severity.ERROR)],
         warnings=counts[str(Severity.WARNING)],
     )

@@ -39,11 +39,11 @@ class TryScreen(DetailScreen):
     """The difference a change makes, cluster-wide (`esc` back); what could not be tried, said instead."""
 
     def __init__(
-        self, snapshot: Refresh | None, changes: Sequence[Change], what: str, refused: str | None = None
+        self, refresh: Refresh | None, changes: Sequence[Change], what: str, refused: str | None = None
     ) -> None:
         waiting = f"trying {what} on a copy of the cluster (every analysis, before and after)..."
         super().__init__(page_title("try", what), Text(message_line(waiting), style=theme.MUTED), shows="try")
-        self.snapshot = snapshot
+        self.snapshot = refresh
         self.changes = tuple(changes)
         self.what = what
         self.refused = refused
@@ -79,8 +79,8 @@ class TryScreen(DetailScreen):
 
 def try_fix(app: App[object], diag: PodDiagnosis) -> None:
     """`t` on a pod's fix: the page of what the fix does cluster-wide, over the screen."""
-    snapshot = getattr(app, "snapshot", None)
-    app.push_screen(TryScreen(snapshot, diag.fix_changes, f"the fix of {diag.key}"))
+    refresh = getattr(app, "snapshot", None)
+    app.push_screen(TryScreen(refresh, diag.fix_changes, f"the fix of {diag.key}"))
 
 
 def _refusal(line: str) -> Text:
@@ -106,13 +106,13 @@ def _run_editor(app: App[object], argv: list[str]) -> int:
     return subprocess.run(argv, check=False, stdin=subprocess.DEVNULL, capture_output=True).returncode
 
 
-def edit_nodepool(app: App[object], snapshot: Refresh | None, name: str) -> TryScreen | None:
+def edit_nodepool(app: App[object], refresh: Refresh | None, name: str) -> TryScreen | None:
     """Edit a copy of NodePool `name`'s YAML in the editor; the page of what the edit does (None: not edited,
     said as a notice)."""
     from kubectl_gpu.kube.change_files import read_changes
     from kubectl_gpu.render.output import dump_yaml
 
-    found = snapshot.state.manifest("NodePool", name) if snapshot is not None else None
+    found = refresh.state.manifest("NodePool", name) if refresh is not None else None
     if found is None:
         message, title = notice(f"NodePool {name}: no copy of it was read to edit")
         app.notify(message, title=title, severity="warning")
@@ -124,14 +124,14 @@ def edit_nodepool(app: App[object], snapshot: Refresh | None, name: str) -> TryS
             out.write(text)
         if app.is_headless and not (os.environ.get("KUBE_EDITOR") or os.environ.get("EDITOR")):
             said = "no terminal to run vi in: set $KUBE_EDITOR or $EDITOR"
-            return TryScreen(snapshot, (), f"NodePool {name} as edited", said)
+            return TryScreen(refresh, (), f"NodePool {name} as edited", said)
         try:
             code = _run_editor(app, [*editor_command(), path])
         except OSError as exc:
-            return TryScreen(snapshot, (), f"NodePool {name} as edited", f"the editor did not start: {exc}")
+            return TryScreen(refresh, (), f"NodePool {name} as edited", f"the editor did not start: {exc}")
         edited = Path(path).read_text()
         if code != 0:
-            return TryScreen(snapshot, (), f"NodePool {name} as edited", f"the editor exited with {code}")
+            return TryScreen(refresh, (), f"NodePool {name} as edited", f"the editor exited with {code}")
         if edited == text:
             app.notify("Edit cancelled, no changes made.", timeout=3)
             return None
@@ -139,10 +139,10 @@ def edit_nodepool(app: App[object], snapshot: Refresh | None, name: str) -> TryS
             changes = read_changes([path])
         except InvalidInput as exc:
             said = exc.line().replace(path, "the edited copy")
-            return TryScreen(snapshot, (), f"NodePool {name} as edited", said)
+            return TryScreen(refresh, (), f"NodePool {name} as edited", said)
     finally:
         Path(path).unlink(missing_ok=True)
-    return TryScreen(snapshot, [_named(c, name) for c in changes], f"NodePool {name} as edited")
+    return TryScreen(refresh, [_named(c, name) for c in changes], f"NodePool {name} as edited")
 
 
 def _named(change: Change, name: str) -> Change:
