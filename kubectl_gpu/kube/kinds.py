@@ -88,6 +88,14 @@ ALL_KINDS = (
         "daemonsets", "apps", ("v1",), "DaemonSet", True, "daemonset overhead and host ports are unknown"
     ),
     KindSpec(
+        "poddisruptionbudgets",
+        "policy",
+        ("v1",),
+        "PodDisruptionBudget",
+        True,
+        "the pods a drift's PodDisruptionBudgets hold are unknown",
+    ),
+    KindSpec(
         "nodeoverlays",
         "karpenter.sh",
         ("v1alpha1",),

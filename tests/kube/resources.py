@@ -200,6 +200,15 @@ BUILTIN: tuple[ResourceType, ...] = (
         subresources=(_status("DaemonSet"),),
     ),
     ResourceType(
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        namespaced=True,
+        short_names=("pdb",),
+        subresources=(_status("PodDisruptionBudget"),),
+    ),
+    ResourceType(
         "resource.k8s.io",
         "v1",
         "ResourceClaim",

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, Placement
+from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, LabelSelector, Placement
 from kubectl_gpu.core.k8s.times import parse_optional_time
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 from kubectl_gpu.core.scheduling.taints import Taint, Toleration
@@ -407,3 +407,28 @@ class NodeOverlay(msgspec.Struct, frozen=True):
     @property
     def name(self) -> str:
         return self.meta.name
+
+
+class PodDisruptionBudget(msgspec.Struct, frozen=True):
+    """A `policy/v1 PodDisruptionBudget`: the evictions of the pods it selects it allows now
+    (`status.disruptionsAllowed`); Karpenter's drain waits for them (the eviction API answers 429)."""
+
+    meta: Meta
+    selector: LabelSelector | None  # None: a nil selector, which selects no pod (policy/v1)
+    min_available: int | str | None  # spec.minAvailable: a count or a percent ("50%")
+    max_unavailable: int | str | None  # spec.maxUnavailable
+    disruptions_allowed: int  # status.disruptionsAllowed (0 when the controller has not written it)
+    current_healthy: int
+    expected_pods: int
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace or ""
+
+    def selects(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Whether it covers a pod of `namespace` with `labels` (same namespace, the selector matches)."""
+        return self.selector is not None and namespace == self.namespace and self.selector.matches(labels)

@@ -30,6 +30,7 @@ from kubectl_gpu.core.k8s.models import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     Resources,
     ResourceSlice,
     StorageClass,
@@ -154,6 +155,7 @@ _KIND_FIELDS: dict[type, str] = {
     PersistentVolume: "persistentvolumes",
     StorageClass: "storageclasses",
     DaemonSet: "daemonsets",
+    PodDisruptionBudget: "pdbs",
     NodeOverlay: "nodeoverlays",
     LegacyKarpenterObject: "legacy_karpenter",
 }
@@ -174,6 +176,7 @@ class ClusterState:
     persistentvolumes: tuple[PersistentVolume, ...] = ()
     storageclasses: tuple[StorageClass, ...] = ()
     daemonsets: tuple[DaemonSet, ...] = ()
+    pdbs: tuple[PodDisruptionBudget, ...] = ()  # policy/v1 PodDisruptionBudgets (simulate's blast radius)
     nodeoverlays: tuple[NodeOverlay, ...] = ()
     # Karpenter v1alpha5 Provisioners and Machines (and AWSNodeTemplates): a Karpenter this tool does not read
     legacy_karpenter: tuple[LegacyKarpenterObject, ...] = ()

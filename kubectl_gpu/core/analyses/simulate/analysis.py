@@ -21,6 +21,7 @@ from kubectl_gpu.core.analyses.simulate.diff import (
 from kubectl_gpu.core.analyses.simulate.drift import Drift, drifted_state, drifts
 from kubectl_gpu.core.analyses.simulate.drivers import driver_effects
 from kubectl_gpu.core.analyses.simulate.effects import Direction, Effect
+from kubectl_gpu.core.analyses.simulate.pdbs import pdb_holds
 from kubectl_gpu.core.analyses.simulate.report import SimulateFailOn, SimulateReport
 from kubectl_gpu.core.analyses.simulate.validation import nodepool_refusals, nodepool_warnings
 from kubectl_gpu.core.catalog import Catalog
@@ -72,9 +73,10 @@ def _lifetime(after: ClusterState, pool: str) -> str:
     return f"; the replacements expire after {model.expire_after or '720h'}{cap}"
 
 
-def _drift_effects(found: Sequence[Drift], after: ClusterState) -> list[Effect]:
+def _drift_effects(found: Sequence[Drift], before: ClusterState, after: ClusterState) -> list[Effect]:
     out = []
     for d in found:
+        pdbs = pdb_holds(before, d.gpu_pods)
         pace = "all at once" if d.per_wave is None else f"{d.per_wave} at a time"
         if d.first_at is None:
             pace = "blocked: no budget allows Drifted disruption in the next 35 days"
@@ -86,11 +88,18 @@ def _drift_effects(found: Sequence[Drift], after: ClusterState) -> list[Effect]:
         held = f"; held by do-not-disrupt: {', '.join(d.blocked_by)}" if d.blocked_by else ""
         text = (
             f"{d.reason} ({', '.join(d.fields)}): {how} {len(d.nodes)} node(s) and {len(d.gpu_pods)} GPU pod(s), "
-            f"{pace}{held}{_lifetime(after, d.pool)}; PodDisruptionBudgets were not read"
+            f"{pace}{held}{_lifetime(after, d.pool)}; {pdbs.sentence()}"
         )
         fix = 'add a budget {nodes: "0", reasons: [Drifted]} outside a maintenance window before applying'
         out.append(
-            Effect("drift", Direction.WORSE, ObjectRef("NodePool", d.pool), text, fix, {"reason": d.reason})
+            Effect(
+                "drift",
+                Direction.WORSE,
+                ObjectRef("NodePool", d.pool),
+                text,
+                fix,
+                {"reason": d.reason, "pdbs": pdbs.detail()},
+            )
         )
     return out
 
@@ -170,7 +179,7 @@ def simulate(
     effects += pending + finding_effects(before, after, gone_refs) + lifecycle_effects(before, after, gone)
     effects += (
         cost_effects(before, after, launched, now)
-        + _drift_effects(found, changed)
+        + _drift_effects(found, state, changed)
         + drift_pod_effects(before, found)
     )
     effects += _limit_effects(state, changed) + _storage_effects(state, changed)

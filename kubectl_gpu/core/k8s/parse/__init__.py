@@ -24,6 +24,7 @@ from kubectl_gpu.core.k8s.models import (
     PersistentVolume,
     PersistentVolumeClaim,
     Pod,
+    PodDisruptionBudget,
     Raw,
     ResourceSlice,
     StorageClass,
@@ -38,6 +39,7 @@ from kubectl_gpu.core.k8s.parse.karpenter import (
 )
 from kubectl_gpu.core.k8s.parse.nodes import parse_node, parse_resourceslice
 from kubectl_gpu.core.k8s.parse.pods_fast import parse_pod, parse_pod_kept
+from kubectl_gpu.core.k8s.parse.policy import parse_pdb
 from kubectl_gpu.core.k8s.parse.storage import (
     parse_daemonset,
     parse_nodeoverlay,
@@ -58,6 +60,7 @@ Model = (
     | PersistentVolume
     | StorageClass
     | DaemonSet
+    | PodDisruptionBudget
     | NodeOverlay
     | LegacyKarpenterObject
 )
@@ -94,6 +97,7 @@ KINDS: dict[tuple[str, str], Callable[[Raw], Model]] = {
     ("", "PersistentVolume"): parse_pv,
     ("storage.k8s.io", "StorageClass"): parse_storageclass,
     ("apps", "DaemonSet"): parse_daemonset,
+    ("policy", "PodDisruptionBudget"): parse_pdb,
     ("karpenter.sh", "NodeOverlay"): parse_nodeoverlay,
     # Karpenter before v0.32 (v1alpha5, removed in v1.0): recognised, not analysed.
     ("karpenter.sh", "Provisioner"): parse_legacy_karpenter,
