@@ -40,7 +40,7 @@ class NamespaceCheck(msgspec.Struct, frozen=True):
 def namespaces_in(state: ClusterState) -> frozenset[str]:
     """Every namespace an object of `state` is in, and every Namespace object it holds."""
     found: set[str] = set()
-    for objects in (state.pods, state.events, state.persistentvolumeclaims, state.daemonsets):
+    for objects in (state.pods, state.events, state.persistentvolumeclaims, state.daemonsets, state.pdbs):
         found.update(o.meta.namespace for o in objects if o.meta.namespace)
     for kind, namespace, name in state.manifests:
         found.add(name if kind == "Namespace" else namespace or "")
