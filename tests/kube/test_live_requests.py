@@ -104,6 +104,7 @@ def test_api_groups_are_discovered_once_and_absent_crds_cost_no_request(
     # No CRD installed: none of their paths is asked; the built-in group kinds once each, at one version.
     assert sorted(p for p in paths if p.startswith("/apis/")) == [
         "/apis/apps/v1/daemonsets",
+        "/apis/policy/v1/poddisruptionbudgets",
         "/apis/resource.k8s.io/v1/resourceslices",
         "/apis/storage.k8s.io/v1/storageclasses",
     ]
