@@ -38,6 +38,7 @@ class Capture(msgspec.Struct, frozen=True):
     context: str | None
     notes: list[Note]
     absent: set[str]
+    listed: set[str] = msgspec.field(default_factory=set)
 
     def bundle(
         self,
@@ -55,6 +56,7 @@ class Capture(msgspec.Struct, frozen=True):
             context=self.context,
             notes=[{"code": n.code, "message": n.message, "kind": n.kind} for n in self.notes],
             absent=self.absent,
+            listed=self.listed,
             probes=probes,
             redacted=redacted,
             usage=usage,
@@ -69,7 +71,7 @@ def capture(opts: GlobalOptions, *, redacted: bool) -> Capture:
     source = LiveClusterSource(source_options(opts)).live
     fetched = source.fetch()
     objects = [redact(o) for o in fetched.objects] if redacted else fetched.objects
-    return Capture(objects, source.context, list(fetched.notes), set(fetched.absent))
+    return Capture(objects, source.context, list(fetched.notes), set(fetched.absent), set(fetched.listed))
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

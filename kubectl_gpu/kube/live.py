@@ -95,6 +95,8 @@ class Fetched(msgspec.Struct, dict=True):
     objects: list[dict[str, Any]] = msgspec.field(default_factory=list)
     notes: list[Note] = msgspec.field(default_factory=list)
     absent: set[str] = msgspec.field(default_factory=set)
+    #: the kinds listed whole (none of one listed is none there; a forbidden or absent kind is not listed)
+    listed: set[str] = msgspec.field(default_factory=set)
 
 
 class _Previous(msgspec.Struct, frozen=True, dict=True):
@@ -343,6 +345,7 @@ class LiveSource:
                 result.absent.add(spec.name)
             else:
                 result.objects.extend(outcome)
+                result.listed.add(spec.name)
         result.notes.extend(self._notes)
         return result
 
@@ -460,4 +463,5 @@ class LiveSource:
         state.notes.extend(fetched.notes)
         state.notes.extend(self.pacer.notes())
         state.absent |= fetched.absent
+        state.listed = set(fetched.listed)
         return state.build(source=f"context {self.context} ({self.server})", context=self.context), fetched

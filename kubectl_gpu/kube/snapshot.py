@@ -171,6 +171,11 @@ def _bundle_meta(
                 str(note.get("code", "NOTE")), note["message"], kind if isinstance(kind, str) else None
             )
     state.absent.update(str(k) for k in absent)
+    listed = doc.get("listed")
+    if listed is not None:
+        if not isinstance(listed, list):
+            raise InvalidInput(f"{path}: listed must be a list of kinds")
+        state.listed = (state.listed or set()) | {str(k) for k in listed}
     probes = doc.get("probes") or {}
     if not isinstance(probes, dict):
         raise InvalidInput(f"{path}: probes must be an object keyed by node name")
@@ -373,6 +378,7 @@ def build_bundle(
     context: str | None,
     notes: list[dict[str, Any]],
     absent: Iterable[str],
+    listed: Iterable[str] | None = None,
     probes: dict[str, Any] | None = None,
     redacted: bool = True,
     usage: ScrapeSet | None = None,
@@ -390,6 +396,8 @@ def build_bundle(
         "absent": sorted(absent),
         "probes": probes or {},
     }
+    if listed is not None:  # the kinds listed whole: none of one is none there (ClusterState.listed)
+        bundle["listed"] = sorted(listed)
     if usage is not None:
         bundle["usage"] = scrapes_to_dict(usage)
     bundle["objects"] = objects

@@ -107,6 +107,9 @@ def test_snapshot_bundle_is_redacted_and_complete(
     kinds = {o["kind"] for o in data["objects"]}
     assert {"Node", "Pod", "NodePool", "NodeClass"} <= kinds
     assert "ec2nodeclasses" in data["absent"]
+    # the kinds listed whole: none of one of them in the bundle is none in the cluster (ClusterState.listed)
+    assert {"nodes", "pods", "poddisruptionbudgets"} <= set(data["listed"])
+    assert "ec2nodeclasses" not in data["listed"]
     assert not any(r.path.endswith("/secrets") for r in apiserver.requests)
     kept = tmp_path / "raw.json"
     cli("snapshot", "--kubeconfig", str(kubeconfig), "--out", str(kept), "--no-redact")

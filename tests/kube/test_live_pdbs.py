@@ -41,3 +41,14 @@ def test_a_forbidden_pdb_list_is_a_note(apiserver: FakeKubeAPI, kubeconfig: Path
     (note,) = state.notes
     assert note.code == "FORBIDDEN" and note.kind == "poddisruptionbudgets"
     assert "poddisruptionbudgets.policy" in note.message
+
+
+def test_the_kinds_listed_are_recorded_and_a_forbidden_one_is_not(
+    apiserver: FakeKubeAPI, kubeconfig: Path
+) -> None:
+    """`ClusterState.listed`: what was listed whole (none of it read is none there); a 403 is not listed."""
+    apiserver.add(node("n1"))
+    assert "poddisruptionbudgets" in (_load(kubeconfig).listed or ())
+    apiserver.fault(path=r"/apis/policy/v1/poddisruptionbudgets", status=403)
+    listed = _load(kubeconfig).listed or frozenset()
+    assert "poddisruptionbudgets" not in listed and "nodes" in listed

@@ -186,6 +186,9 @@ class ClusterState:
     captured_at: datetime | None = None
     # Kinds whose absence is a fact (CRD not installed) rather than a gap (403): "nodepools", ...
     absent: frozenset[str] = frozenset()
+    # The kinds the source listed whole (live; a bundle that recorded them): none of a kind listed means
+    # none there. None: not known (a file of objects holds what its author chose), so none read is unknown.
+    listed: frozenset[str] | None = None
     # Probe outputs per node name (collector text), from `snapshot --probe` bundles.
     probes: Mapping[str, Any] = field(default_factory=dict)
     # The `/metrics` texts a bundle saved over a usage window (`snapshot --usage-window`); None: none saved.
@@ -373,6 +376,7 @@ class StateBuilder:
         self.lists: dict[str, list[Any]] = {name: [] for name in _KIND_FIELDS.values()}
         self.notes: list[Note] = []
         self.absent: set[str] = set()
+        self.listed: set[str] | None = None  # `ClusterState.listed`
         self.probes: dict[str, Any] = {}
         self.scrapes: ScrapeSet | None = None
         self.keep_manifests = keep_manifests
@@ -407,6 +411,8 @@ class StateBuilder:
         for n in other.notes:
             self.note(n.code, n.message, n.kind)
         self.absent |= other.absent
+        if other.listed is not None:  # several bundles of one cluster: what any of them listed
+            self.listed = (self.listed or set()) | other.listed
         self.probes.update(other.probes)
         self.add_scrapes(other.scrapes)
         self.duplicates.extend(other.duplicates)
@@ -428,6 +434,7 @@ class StateBuilder:
             **lists,
             notes=tuple(self.notes),
             absent=frozenset(self.absent),
+            listed=frozenset(self.listed) if self.listed is not None else None,
             probes=dict(self.probes),
             scrapes=self.scrapes,
             manifests=self.manifests,

@@ -98,3 +98,15 @@ def test_a_forbidden_or_absent_kind_is_unknown_not_none(tmp_path: Path) -> None:
         message, detail = drift(run(tmp_path, **top))
         assert "PodDisruptionBudgets could not be read" in message, top
         assert detail is None
+
+
+def test_none_read_is_unknown_unless_the_kind_was_listed(tmp_path: Path) -> None:
+    """A bundle that holds no PDB says nothing about PDBs unless it recorded that it listed the kind (a
+    capture made before PDBs were read, or a file of chosen objects): unknown, never "none select them"."""
+    message, detail = drift(run(tmp_path))
+    assert message.endswith("PodDisruptionBudgets could not be read (what they hold is unknown)")
+    assert detail is None
+    message, detail = drift(run(tmp_path, listed=["nodes", "pods", "poddisruptionbudgets"]))
+    assert message.endswith("no PodDisruptionBudget selects them") and detail == []
+    message, detail = drift(run(tmp_path, listed=["nodes", "pods"]))
+    assert detail is None

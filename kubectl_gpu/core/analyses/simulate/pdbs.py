@@ -60,8 +60,14 @@ class PdbHolds(msgspec.Struct, frozen=True):
 
 
 def _readable(state: ClusterState) -> bool:
+    """Whether "no PDB selects them" is a fact: PDBs were read, or the source listed the kind (a file that
+    holds none, or a bundle captured before PDBs were read, leaves it unknown)."""
+    if state.pdbs:
+        return True
     forbidden = any(n.code == "FORBIDDEN" and n.kind == KIND for n in state.notes)
-    return not forbidden and KIND not in state.absent
+    if forbidden or KIND in state.absent:
+        return False
+    return state.listed is not None and KIND in state.listed
 
 
 def pdb_holds(state: ClusterState, gpu_pods: Sequence[str]) -> PdbHolds:
