@@ -5,6 +5,7 @@ timeout (also with --request-timeout 0)."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from typing import Any
@@ -115,3 +116,34 @@ def test_a_failing_interrupt_message_still_gives_the_workers_their_time() -> Non
             ["i-0aaa", "i-0bbb"], work, concurrency=2, cancel=cancel, on_done=done, on_interrupt=message
         )
     assert cancel.is_set() and deleted == ["i-0bbb"]
+
+
+def test_an_interrupt_dropped_in_a_finalizer_still_stops_the_fan_out() -> None:
+    """Python prints and drops an exception raised in a finalizer (`Exception ignored in: <finalize ...>`): a
+    Ctrl-C whose KeyboardInterrupt lands while the main thread closes a garbage urllib3 pool is lost. The
+    fan-out's wait raises it again, so the workers are cancelled and delete their pods (seen in CI)."""
+    cancel = threading.Event()
+    started = threading.Event()
+
+    def work(_: int) -> str:
+        started.set()
+        return "cancelled" if cancel.wait(60) else "ran to the end"
+
+    with interrupts_on_sigterm():
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        with contextlib.suppress(KeyboardInterrupt):  # its raise, dropped as a finalizer drops it
+            handler(signal.SIGINT, None)
+        with pytest.raises(KeyboardInterrupt):
+            run_parallel([1], work, concurrency=1, cancel=cancel, grace=60)
+    assert cancel.is_set()
+
+
+def test_a_run_after_the_interrupt_was_taken_is_not_interrupted_again() -> None:
+    cancel = threading.Event()
+    with interrupts_on_sigterm():
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        with pytest.raises(KeyboardInterrupt):
+            run_parallel([1], lambda _: handler(signal.SIGINT, None), concurrency=1, cancel=cancel)
+        assert run_parallel([2], lambda n: n * 2, concurrency=1, cancel=threading.Event()) == [4]

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
+from kubectl_gpu.kube.debug.runner.signals import interrupt_pending
+
 __all__ = ["run_parallel"]
 
 
@@ -36,12 +38,15 @@ def run_parallel(
             futures[pool.submit(work, item)] = item
         pending = set(futures)
         while pending:
+            if interrupt_pending():  # its KeyboardInterrupt was dropped in a finalizer: raised here again
+                raise KeyboardInterrupt
             done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in done:
                 if on_done is not None and future.exception() is None:
                     on_done(futures[future], future.result())
         return [future.result() for future in futures]
     except KeyboardInterrupt:
+        interrupt_pending()  # taken: not raised a second time
         cancel.set()
         if on_interrupt is not None:
             with contextlib.suppress(Exception):  # stderr gone (CI's log reader, a closed terminal): the

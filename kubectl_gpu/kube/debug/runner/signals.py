@@ -11,7 +11,20 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["interrupts_on_sigterm", "say", "uninterruptible"]
+__all__ = ["interrupt_pending", "interrupts_on_sigterm", "say", "uninterruptible"]
+
+#: set by the first signal of an `interrupts_on_sigterm` block: a `KeyboardInterrupt` raised while the main
+#: thread ran a finalizer (a urllib3 pool closed by the collector) is printed and dropped by Python, so the
+#: waiting loops look at this too (`interrupt_pending`) and raise it again
+_PENDING = threading.Event()
+
+
+def interrupt_pending() -> bool:
+    """A first signal came in this block and its `KeyboardInterrupt` may have been dropped; consumed here."""
+    if _PENDING.is_set():
+        _PENDING.clear()
+        return True
+    return False
 
 
 @contextlib.contextmanager
@@ -42,6 +55,7 @@ def interrupts_on_sigterm(
             with contextlib.suppress(Exception):
                 said(signum)
         if seen == 1:
+            _PENDING.set()
             raise KeyboardInterrupt
 
     # A signal ignored on purpose (nohup ignores SIGHUP; `cmd &` in a script ignores SIGINT) stays ignored.
@@ -51,6 +65,7 @@ def interrupts_on_sigterm(
         if signal.getsignal(sig) is not signal.SIG_IGN
     ]
     saved: dict[signal.Signals, Any] = {}
+    _PENDING.clear()
     try:  # installed one by one inside the `try`: a signal between two installs still restores the first
         for sig in wanted:
             saved[sig] = signal.signal(sig, interrupt)
@@ -58,6 +73,7 @@ def interrupts_on_sigterm(
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+        _PENDING.clear()
 
 
 def say(text: str) -> Callable[[int], None]:
