@@ -163,3 +163,21 @@ def load_script(path: Path, name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up while the class body runs
     spec.loader.exec_module(module)
     return module
+
+
+def cordon_some(bundle: Path) -> None:
+    """Cordon every third accelerator node and mark every fifth NotReady, in place (ours: generated)."""
+    raw = json.loads(bundle.read_text())
+    gpu_nodes = [
+        o
+        for o in raw["objects"]
+        if o["kind"] == "Node" and "nvidia.com/gpu" in o["status"].get("capacity", {})
+    ]
+    for index, node in enumerate(gpu_nodes):
+        if index % 3 == 0:
+            node["spec"]["unschedulable"] = True
+        if index % 5 == 1:
+            for condition in node["status"]["conditions"]:
+                if condition["type"] == "Ready":
+                    condition["status"] = "False"
+    bundle.write_text(json.dumps(raw))

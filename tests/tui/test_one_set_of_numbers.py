@@ -19,7 +19,7 @@ from kubectl_gpu.tui import data
 from kubectl_gpu.tui.views import build_all
 from kubectl_gpu.tui.widgets.grid_model import Grid
 from tests.conftest import Result
-from tests.helpers import load_script
+from tests.helpers import cordon_some, load_script
 from tests.tui.conftest import DEMO, ROOT
 
 bench = load_script(ROOT / "bench" / "generate.py", "bench_generate")
@@ -29,24 +29,6 @@ Cli = Callable[..., Result]
 def _drawn(grid: Grid[Any], row: Row[Any]) -> str:
     """The row as the grid draws it (the view's own columns, the bar, too)."""
     return " ".join(getattr(cell, "plain", cell) for cell in grid.shown(grid.index_of(row)))
-
-
-def _cordon_some(bundle: Path) -> None:
-    """Cordon every third accelerator node and mark every fifth NotReady, in place (ours: generated)."""
-    raw = json.loads(bundle.read_text())
-    gpu_nodes = [
-        o
-        for o in raw["objects"]
-        if o["kind"] == "Node" and "nvidia.com/gpu" in o["status"].get("capacity", {})
-    ]
-    for index, node in enumerate(gpu_nodes):
-        if index % 3 == 0:
-            node["spec"]["unschedulable"] = True
-        if index % 5 == 1:
-            for condition in node["status"]["conditions"]:
-                if condition["type"] == "Ready":
-                    condition["status"] = "False"
-    bundle.write_text(json.dumps(raw))
 
 
 def _bundle(name: str, tmp_path: Path) -> Path:
@@ -60,7 +42,7 @@ def _bundle(name: str, tmp_path: Path) -> Path:
     out = tmp_path / f"{name}.json"
     bench.generate(nodes, pods, out, seed=seed)
     if name.startswith("cordoned"):
-        _cordon_some(out)
+        cordon_some(out)
     return out
 
 
