@@ -10,7 +10,6 @@ in workloads + nodes and the result is proportional to the distinct drivers, not
 
 from __future__ import annotations
 
-import bisect
 import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -94,26 +93,35 @@ class _Group(msgspec.Struct):
     by_driver: dict[DriverKey, list[str]] = msgspec.field(default_factory=lambda: defaultdict(list))
 
 
-class Landing(msgspec.Struct, frozen=True):
-    """The nodes a shape may land on, per driver: names sorted; `count` of them."""
+class Landing:
+    """The nodes a shape may land on, per driver: names sorted; `count` of them. Each driver's lists are
+    merged once, on first use (workloads of one shape ask for every driver, and each may skip its own
+    nodes): a count or a listing then costs the nodes skipped, not every group's list again."""
 
-    by_driver: Mapping[DriverKey, tuple[list[str], ...]]
+    __slots__ = ("_merged", "by_driver")
+
+    def __init__(self, by_driver: Mapping[DriverKey, tuple[list[str], ...]]) -> None:
+        self.by_driver = by_driver
+        self._merged: dict[DriverKey, tuple[list[str], frozenset[str]]] = {}
+
+    def _names_of(self, key: DriverKey) -> tuple[list[str], frozenset[str]]:
+        found = self._merged.get(key)
+        if found is None:
+            lists = self.by_driver[key]
+            names = list(lists[0]) if len(lists) == 1 else list(heapq.merge(*lists))
+            found = self._merged[key] = (names, frozenset(names))
+        return found
 
     def names(self, key: DriverKey, skip: frozenset[str]) -> Iterator[str]:
-        return (n for n in heapq.merge(*self.by_driver[key]) if n not in skip)
+        return (n for n in self._names_of(key)[0] if n not in skip)
 
     def count(self, key: DriverKey, skip: frozenset[str]) -> int:
-        total = sum(len(names) for names in self.by_driver[key])
-        return total - sum(1 for names in self.by_driver[key] for n in skip if _contains(names, n))
+        names, members = self._names_of(key)
+        return len(names) - len(skip & members) if skip else len(names)
 
     def first(self, limit: int, skip: frozenset[str]) -> list[str]:
-        merged = heapq.merge(*(names for lists in self.by_driver.values() for names in lists))
+        merged = heapq.merge(*(self._names_of(key)[0] for key in self.by_driver))
         return list(islice((n for n in merged if n not in skip), limit))
-
-
-def _contains(names: list[str], name: str) -> bool:
-    i = bisect.bisect_left(names, name)
-    return i < len(names) and names[i] == name
 
 
 class LandingIndex:
