@@ -28,6 +28,16 @@ _EVENT_TEXT = re.compile(
 )
 
 
+def _may_be_legacy(message: str) -> bool:
+    """False only where `_EVENT_TEXT` cannot match: an ASCII message naming neither a provisioner nor a
+    machine in any case (ASCII letters match only ASCII ones under IGNORECASE; other text, where `re` also
+    folds characters such as U+017F to `s`, is left to the pattern). Most of 50,000 events end here."""
+    if not message.isascii():
+        return True
+    lowered = message.lower()
+    return "provisioner" in lowered or "machine/" in lowered
+
+
 def legacy_karpenter(state: ClusterState) -> str | None:
     """What in `state` shows a pre-v1 Karpenter (e.g. `Provisioner default (karpenter.sh/v1alpha5)`), or None."""
     found: list[str] = []
@@ -41,7 +51,7 @@ def legacy_karpenter(state: ClusterState) -> str | None:
             )
         elif event.message in plain:
             continue
-        elif _EVENT_TEXT.search(event.message):
+        elif _may_be_legacy(event.message) and _EVENT_TEXT.search(event.message):
             found.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
         else:
             plain.add(event.message)

@@ -117,3 +117,26 @@ def test_v1_messages_are_not_taken_for_v1alpha5() -> None:
     )
     assert legacy_karpenter(state) is None
     assert parse_object(_docs(MACHINE)[0]) is not None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        V031_FAILED,
+        V030_LIMITS,
+        V031_NOMINATED,
+        V031_FAILED.upper(),
+        V031_NOMINATED.replace("machine", "MaChInE"),
+        'incompatible with proviſioner "x"',  # U+017F folds to `s` under re.IGNORECASE: left to the pattern
+        "label karpenter.sh/provisioner-name not found",
+        "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        "Pod should schedule on: nodeclaim/default-8xv2q",
+        "",
+    ],
+)
+def test_the_cheap_test_never_drops_a_message_the_pattern_matches(message: str) -> None:
+    """`_may_be_legacy` only skips the pattern for messages it cannot match (50,000 events: bench/)."""
+    from kubectl_gpu.core.karpenter.legacy import _EVENT_TEXT, _may_be_legacy
+
+    if _EVENT_TEXT.search(message):
+        assert _may_be_legacy(message)
