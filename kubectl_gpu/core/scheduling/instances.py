@@ -120,6 +120,8 @@ class InstanceIndex:
     def unverified_keys(self, reqs: Requirements, entry: IndexedType) -> tuple[str, ...]:
         """Requirement keys `first_mismatch` let through only because the catalog does not know this type's
         value for them: such a type is never known to pass them."""
+        if not entry.unknown:  # most types: the catalog knows every label it has
+            return ()
         return tuple(k for k in reqs if k != CAPACITY_TYPE and k in self.universe and k in entry.unknown)
 
     def admitted(self, reqs: Requirements) -> tuple[IndexedType, ...]:
