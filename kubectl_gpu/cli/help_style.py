@@ -19,7 +19,7 @@ from typing import Any, get_args
 import typer.core
 from typer._click.core import Context
 
-from kubectl_gpu.cli.help_text import EXAMPLES, SHORT
+from kubectl_gpu.cli.coercion import quicken
 from kubectl_gpu.cli.options import GLOBAL_PANEL
 
 __all__ = ["WIDTH", "KubectlCommand", "KubectlGroup", "command_help", "root_help"]
@@ -120,6 +120,8 @@ def _sections(params: Sequence[Any], *, with_global: bool) -> list[tuple[str, li
 
 
 def _examples(command: str) -> list[str]:
+    from kubectl_gpu.cli.help_text import EXAMPLES  # the help's text: only for a help
+
     pairs = EXAMPLES.get(command, ())
     if not pairs:
         return []
@@ -197,6 +199,8 @@ def command_help(ctx: Context, command: Any) -> str:
 
 
 def _command_list(group: Any, ctx: Context) -> list[str]:
+    from kubectl_gpu.cli.help_text import SHORT
+
     names = [n for n, c in group.commands.items() if not getattr(c, "hidden", False)]
     width = max(len(n) for n in names) + 2
     lines = ["Commands:"]
@@ -225,14 +229,25 @@ def root_help(ctx: Context, group: Any) -> str:
 
 
 class KubectlCommand(typer.core.TyperCommand):
-    """A typer command whose --help is kubectl's layout (command_help), not rich's panels."""
+    """A typer command whose --help is kubectl's layout (command_help), not rich's panels, and whose
+    options are read without pydantic where they can be (cli.coercion)."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        params = super().get_params(ctx)
+        quicken(params)
+        return params
 
     def format_help(self, ctx: Context, formatter: Any) -> None:
         formatter.write(command_help(ctx, self))
 
 
 class KubectlGroup(typer.core.TyperGroup):
-    """The root group: kubectl's layout (root_help)."""
+    """The root group: kubectl's layout (root_help); its options as a command's (cli.coercion)."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        params = super().get_params(ctx)
+        quicken(params)
+        return params
 
     def format_help(self, ctx: Context, formatter: Any) -> None:
         formatter.write(root_help(ctx, self))
