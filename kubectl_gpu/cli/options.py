@@ -463,9 +463,9 @@ def with_global_options(
 def _check_connection_flags(opts: GlobalOptions) -> None:
     """-n a namespace name (kubectl's words), before anything is read; in fleet mode, no flag that would
     point every context at one cluster or one identity."""
-    from kubectl_gpu.kube.connection import check_namespace
-
     if opts.namespace:
+        from kubectl_gpu.kube.connection import check_namespace  # only then: a snapshot run may never connect
+
         check_namespace(opts.namespace)
     pinned = opts.connection_flags().pinned() if opts.fleet else []
     if pinned:
