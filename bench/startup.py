@@ -14,7 +14,9 @@ terminal narrower than the pre-rendered text.
 
 The target: `--help`, `nodes --help` and `smi --help` within 1.5x `import typer` (issue 13), and
 `completion bash|zsh` too (issue 22); each line's verdict is printed, and the exit status is 1 when one is
-missed.
+missed. Issue 38: what a command pays before it reads its input, `nodes -o json` of a snapshot (an empty
+List, and examples/automode-gpu-demo.json), beside `python -c "import orjson"` (the floor's own start-up);
+each line's median CPU seconds (user + system of the child) too, which load on the machine moves less.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,6 +55,9 @@ TARGETS = {
     "kubectl-gpu completion zsh": 1.5,
 }
 Line = tuple[list[str], dict[str, str]]  # argv, and variables set for it
+DEMO = Path(__file__).resolve().parent.parent / "examples" / "automode-gpu-demo.json"
+EMPTY_LIST = Path(tempfile.gettempdir()) / "kubectl-gpu-bench-empty-list.json"
+NOW = "2026-11-28T09:00:00Z"
 
 
 def lines(python: str) -> dict[str, Line]:
@@ -73,10 +79,20 @@ def lines(python: str) -> dict[str, Line]:
         "kubectl-gpu completion zsh": ([*script, "completion", "zsh"], {}),
         "kubectl_complete-gpu pen (TAB)": ([str(bindir / "kubectl_complete-gpu"), "pen"], {}),
         "kubectl-gpu __complete nodes -- (TAB)": ([*script, "__complete", "nodes", "--"], {}),
+        'python -c "import orjson"': ([python, "-c", "import orjson"], {}),
+        "kubectl-gpu nodes -o json, --snapshot of an empty List": (
+            [*script, "nodes", "--snapshot", str(EMPTY_LIST), "--now", NOW, "-o", "json"],
+            {},
+        ),
+        "kubectl-gpu nodes -o json, --snapshot of the demo": (
+            [*script, "nodes", "--snapshot", str(DEMO), "--now", NOW, "-o", "json"],
+            {},
+        ),
     }
 
 
-def _run(line: Line) -> float:
+def _run(line: Line) -> tuple[float, float]:
+    """Wall seconds from spawn to exit, and the child's CPU seconds (user + system)."""
     argv, extra = line
     # No variable of ours that changes how help is rendered (a terminal's COLUMNS, NO_COLOR, FORCE_COLOR ...)
     env = {
@@ -86,17 +102,20 @@ def _run(line: Line) -> float:
     }
     started = time.perf_counter()
     # cwd: not the checkout, whose kubectl_gpu `-m` and `-c` would import whatever the interpreter
-    subprocess.run(
+    child = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        check=False, cwd="/", env={**env, **extra},
+        cwd="/", env={**env, **extra},
     )  # fmt: skip
-    return time.perf_counter() - started
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped here; Popen must not wait for it again
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
-def measure(pythons: list[str], repeat: int) -> list[dict[str, list[float]]]:
-    """Seconds per line for each interpreter, every line of every interpreter run once per round."""
+def measure(pythons: list[str], repeat: int) -> list[dict[str, list[tuple[float, float]]]]:
+    """(wall, CPU) seconds per line for each interpreter, every line of every interpreter run once per round."""
+    EMPTY_LIST.write_text('{"apiVersion":"v1","kind":"List","items":[]}\n', encoding="utf-8")
     tables = [lines(python) for python in pythons]
-    times: list[dict[str, list[float]]] = [{name: [] for name in table} for table in tables]
+    times: list[dict[str, list[tuple[float, float]]]] = [{name: [] for name in table} for table in tables]
     for _ in range(repeat):
         for name in tables[0]:
             for table, out in zip(tables, times, strict=True):
@@ -104,16 +123,18 @@ def measure(pythons: list[str], repeat: int) -> list[dict[str, list[float]]]:
     return times
 
 
-def summarise(times: dict[str, list[float]]) -> list[dict[str, object]]:
-    base = statistics.median(times[BASELINE])
+def summarise(times: dict[str, list[tuple[float, float]]]) -> list[dict[str, object]]:
+    base = statistics.median(wall for wall, _ in times[BASELINE])
     rows: list[dict[str, object]] = []
-    for name, values in times.items():
+    for name, pairs in times.items():
+        values = [wall for wall, _ in pairs]
         ratio = statistics.median(values) / base
         row: dict[str, object] = {
             "line": name,
             "median_s": round(statistics.median(values), 3),
             "best_s": round(min(values), 3),
             "x_import_typer": round(ratio, 2),
+            "median_cpu_s": round(statistics.median(cpu for _, cpu in pairs), 3),
         }
         if name in TARGETS:
             row["target"] = f"<= {TARGETS[name]:g}x"
@@ -127,21 +148,25 @@ def markdown(after: list[dict[str, object]], before: list[dict[str, object]] | N
         return f"{r['target']}: {r['verdict']}" if "target" in r else ""
 
     if before is None:
-        out = ["| command | median s | best s | x `import typer` | target |", "|---|---:|---:|---:|---|"]
+        out = [
+            "| command | median s | best s | x `import typer` | median CPU s | target |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
         out += [
-            f"| `{r['line']}` | {r['median_s']} | {r['best_s']} | {r['x_import_typer']} | {target(r)} |"
+            f"| `{r['line']}` | {r['median_s']} | {r['best_s']} | {r['x_import_typer']} "
+            f"| {r['median_cpu_s']} | {target(r)} |"
             for r in after
         ]
         return "\n".join(out)
     out = [
-        "| command | before: median / best | before, x `import typer` | after: median / best "
-        "| after, x `import typer` | target (after) |",
-        "|---|---:|---:|---:|---:|---|",
+        "| command | before: median / best | before, x `import typer` | before: CPU s "
+        "| after: median / best | after, x `import typer` | after: CPU s | target (after) |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for b, a in zip(before, after, strict=True):
         out.append(
-            f"| `{a['line']}` | {b['median_s']} / {b['best_s']} s | {b['x_import_typer']} "
-            f"| {a['median_s']} / {a['best_s']} s | {a['x_import_typer']} | {target(a)} |"
+            f"| `{a['line']}` | {b['median_s']} / {b['best_s']} s | {b['x_import_typer']} | {b['median_cpu_s']} "
+            f"| {a['median_s']} / {a['best_s']} s | {a['x_import_typer']} | {a['median_cpu_s']} | {target(a)} |"
         )
     return "\n".join(out)
 
@@ -157,6 +182,7 @@ def main() -> int:
     times = measure(pythons, args.repeat)
     after = summarise(times[0])
     before = summarise(times[1]) if args.before else None
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
     if args.markdown:
         print(markdown(after, before))
     else:
