@@ -34,9 +34,12 @@ class BudgetSettings(msgspec.Struct, frozen=True):
 #: Reads of the cluster (lists, watches, discovery, GETs). client-go's defaults are 5 and 10; the burst here
 #: holds one whole read (~25 requests) so a one-shot command never waits, while any loop is held to 5/s.
 LIST_BUDGET = BudgetSettings(qps=5.0, burst=30)
-#: The debug pods' own requests (create, a GET per pod polled, log, delete): `smi --all` on 40 nodes creates
-#: 40 pods at once and polls each; no list is sent in a loop, and a delete must not queue behind polls.
-DEBUG_PODS_BUDGET = BudgetSettings(qps=20.0, burst=100)
+#: The debug pods' own requests (create, a GET per pod polled, log, delete). A pod is looked at up to 10 times
+#: in its first second (`poll_delay`): the default fan-out (8 pods at a time) of pods done within a second
+#: sends ~100 requests a second, so the budget holds that, no more, as `usage`'s metrics reads' does (a
+#: budget of 20 made every request of 8 pods queue behind the others' polls, deletes included: `smi --all` on
+#: 40 such nodes took 2x its fan-out). A larger --concurrency is held to it; no list is sent in a loop.
+DEBUG_PODS_BUDGET = BudgetSettings(qps=100.0, burst=100)
 
 
 class RequestBudget:
