@@ -175,7 +175,9 @@ FIRST_SCREEN_TARGET = 1.2
 
 def _bundle(size: str, out: Path) -> Path:
     """S, M, L (`generate.py`), F<N>: the family of N nodes and 20N pods (`family.py`), C<N>: the same as
-    one compact `kubectl get -o json` List, or P: the many-Pending shape (`compact.py`)."""
+    one compact `kubectl get -o json` List, or P: the many-Pending shape (`compact.py`); a path to an existing file is that file."""
+    if Path(size).is_file():  # any other input: a `kubectl get -o json` List, a bundle (bench/shapes.py's)
+        return Path(size).resolve()
     path = out / f"cluster-{size}.json"
     if path.exists():
         return path
@@ -327,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes",
         default="M",
-        help="comma-separated: S, M, L, F<N> (the N-node family), C<N> (as a compact List), P (many Pending)",
+        help="comma-separated: S, M, L, F<N> (the N-node family), C<N> (as a compact List), P (many Pending), "
+        "or the path of any input file (bench/shapes.py's)",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--refreshes", type=int, default=3)

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Benchmark (issue 38): `kubectl gpu usage` live on 500 inference pods read through the pod proxy.
+
+    python bench/usage_live.py [--pods 500] [--scrape-ms 200] [--slowest-ms 1000] [--window 5] [--repeat 3]
+                               [--markdown]
+
+`bench/fake_cluster.py usage` serves the pods (the suite's fake API server, its own process): each pod's
+`/metrics` answers after `--scrape-ms`, the last one's after `--slowest-ms`. Each run is a fresh
+`python -m kubectl_gpu usage --window Ns -o json` (stdout to /dev/null), spawn to exit; the target is the
+issue's model, **the window plus twice the slowest read** (7 s for the defaults): wall / model <= 1.5.
+Each run is paired with `kubectl gpu nodes -o json` on the same server right before it (the same start-up
+and list, no scrape), so what the window adds is seen apart from the load of the machine. The server counts
+the proxy reads (2 per pod) and when the first and the last arrived.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 1.5
+
+
+class Server:
+    """bench/fake_cluster.py in a child process, its URL, a kubeconfig for it, and its `stats`."""
+
+    def __init__(self, argv: list[str], workdir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "fake_cluster.py"), *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.startswith("READY "):
+            raise SystemExit(f"fake_cluster.py did not start: {line!r}")
+        self.url = line.split()[-1]
+        self.kubeconfig = workdir / "kubeconfig.json"
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "bench", "cluster": {"server": self.url}}],
+            "users": [{"name": "bench", "user": {}}],
+            "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "bench"}}],
+            "current-context": "bench",
+        }
+        self.kubeconfig.write_text(json.dumps(config))
+
+    def ask(self, command: str) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return answer
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def child_env(workdir: Path, tree: Path | None = None) -> dict[str, str]:
+    """The timed child's environment: bytecode as installed (no PYTHONDONTWRITEBYTECODE), its own config
+    directory (no user config file changes what it reads); with `tree`, that checkout's kubectl_gpu."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["XDG_CONFIG_HOME"] = str(workdir / "xdg")
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def timed(
+    argv: list[str], workdir: Path, allowed: tuple[int, ...] = (0,), tree: Path | None = None
+) -> tuple[float, float]:
+    """(wall s, CPU s user+sys) of one whole `python -m kubectl_gpu ARGV`, spawn to exit (`tree`: run that
+    checkout's kubectl_gpu, e.g. a `git archive` of another commit)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kubectl_gpu", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=workdir,
+        env=child_env(workdir, tree),
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if code not in allowed:
+        raise SystemExit(f"kubectl_gpu {' '.join(argv)} exited {code}: {err.strip()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def loadavg() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def compile_package(*trees: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    for tree in (ROOT, *trees):
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(tree / "kubectl_gpu")], check=False, env=env
+        )
+
+
+def bench(args: argparse.Namespace) -> dict[str, Any]:
+    model = args.window + 2 * args.slowest_ms / 1000
+    with tempfile.TemporaryDirectory(prefix="bench-usage-") as tmp:
+        workdir = Path(tmp)
+        server = Server(
+            ["usage", "--pods", str(args.pods), "--scrape-ms", str(args.scrape_ms),
+             "--slowest-ms", str(args.slowest_ms)],
+            workdir,
+        )  # fmt: skip
+        connect = ["--kubeconfig", str(server.kubeconfig), "-o", "json"]
+        pairs: list[dict[str, Any]] = []
+        load_before = loadavg()
+        try:
+            for _ in range(args.repeat):
+                base_wall, base_cpu = timed(["nodes", *connect], workdir)
+                server.ask("reset")
+                wall, cpu = timed(["usage", "--window", f"{args.window:g}s", *connect], workdir)
+                stats = server.ask("stats")
+                proxy = stats["kinds"].get("proxy", {"count": 0, "first": 0.0, "last": 0.0})
+                pairs.append(
+                    {
+                        "wall": wall,
+                        "cpu": cpu,
+                        "nodes_wall": base_wall,
+                        "nodes_cpu": base_cpu,
+                        "ratio": wall / model,
+                        "reads": proxy["count"],
+                        "reads_span": proxy["last"] - proxy["first"],
+                    }
+                )
+        finally:
+            server.close()
+        load_after = loadavg()
+    return {
+        "pods": args.pods,
+        "model_s": model,
+        "pairs": pairs,
+        "ratio": statistics.median(p["ratio"] for p in pairs),
+        "load": (load_before, load_after),
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    pairs = result["pairs"]
+    ratio = result["ratio"]
+    each = ", ".join(f"{p['ratio']:.2f}" for p in pairs)
+    verdict = "met" if ratio <= TARGET else "MISSED"
+    lines = [
+        "| run | usage wall s (CPU s) | nodes wall s (CPU s) | proxy reads | first to last read s | x model |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for number, p in enumerate(pairs, 1):
+        lines.append(
+            f"| {number} | {p['wall']:.2f} ({p['cpu']:.2f}) | {p['nodes_wall']:.2f} ({p['nodes_cpu']:.2f}) "
+            f"| {p['reads']} | {p['reads_span']:.2f} | {p['ratio']:.2f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{result['pods']} pods, model (window + 2 x slowest) {result['model_s']:g} s: median {ratio:.2f}x "
+        f"({each}), goal <= {TARGET}x: {verdict}; load average {result['load'][0]:.2f} -> {result['load'][1]:.2f}"
+    )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pods", type=int, default=500)
+    parser.add_argument("--scrape-ms", type=float, default=200.0)
+    parser.add_argument("--slowest-ms", type=float, default=1000.0)
+    parser.add_argument("--window", type=float, default=5.0, help="seconds")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+    compile_package()
+    result = bench(args)
+    print(markdown(result) if args.markdown else json.dumps(result, indent=2))
+    return 0 if result["ratio"] <= TARGET else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
