@@ -1,4 +1,8 @@
-"""The `kubectl-gpu` command line: typer app, global options, error handling and exit codes."""
+"""The `kubectl-gpu` command line: typer app, global options, error handling and exit codes.
+
+A run builds the root's options and only the command it names (`COMMAND_MODULES`: a command's module is
+imported when the command is first read, so `nodes` never imports the debug pods' or the TUI's); `app`, the
+typer app with every command (help_render, completion_spec, the tests), is built on first use."""
 
 from __future__ import annotations
 
