@@ -47,7 +47,15 @@ def quick_value(annotation: Any, value: Any, *, case_sensitive: bool = True, ctx
     return _UNKNOWN
 
 
-try:  # typer's internals, as of typer 0.2x; absent: `quicken` changes nothing
+#: The typer releases whose internals `quicken` was tested against (tests/cli/test_coercion.py); with any
+#: other, typer coerces as it always did (pyproject allows typer>=0.12, whose internals differ).
+TESTED_TYPER = ("0.29.",)
+
+try:  # typer's internals, as of typer 0.29; absent or another release: `quicken` changes nothing
+    import typer
+
+    if not typer.__version__.startswith(TESTED_TYPER):
+        raise ImportError(typer.__version__)
     from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
 except ImportError:  # pragma: no cover - another typer
     RuntimeParam = None  # type: ignore[assignment,misc]
