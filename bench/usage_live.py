@@ -84,20 +84,27 @@ def child_env(workdir: Path, tree: Path | None = None) -> dict[str, str]:
 
 
 def timed(
-    argv: list[str], workdir: Path, allowed: tuple[int, ...] = (0,), tree: Path | None = None
+    argv: list[str],
+    workdir: Path,
+    allowed: tuple[int, ...] = (0,),
+    tree: Path | None = None,
+    out: Path | None = None,
 ) -> tuple[float, float]:
     """(wall s, CPU s user+sys) of one whole `python -m kubectl_gpu ARGV`, spawn to exit (`tree`: run that
-    checkout's kubectl_gpu, e.g. a `git archive` of another commit)."""
+    checkout's kubectl_gpu, e.g. a `git archive` of another commit; `out`: its stdout there, else nowhere)."""
     start = time.perf_counter()
+    stdout = out.open("wb") if out is not None else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, "-m", "kubectl_gpu", *argv],
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         cwd=workdir,
         env=child_env(workdir, tree),
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    if out is not None:
+        stdout.close()  # type: ignore[union-attr]
     code = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     if code not in allowed:
@@ -133,8 +140,10 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             for _ in range(args.repeat):
                 base_wall, base_cpu = timed(["nodes", *connect], workdir)
                 server.ask("reset")
-                wall, cpu = timed(["usage", "--window", f"{args.window:g}s", *connect], workdir)
+                answer = workdir / "usage.json"
+                wall, cpu = timed(["usage", "--window", f"{args.window:g}s", *connect], workdir, out=answer)
                 stats = server.ask("stats")
+                window = json.loads(answer.read_bytes())["window"]
                 proxy = stats["kinds"].get("proxy", {"count": 0, "first": 0.0, "last": 0.0})
                 pairs.append(
                     {
@@ -145,6 +154,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                         "ratio": wall / model,
                         "reads": proxy["count"],
                         "reads_span": proxy["last"] - proxy["first"],
+                        "failed": [
+                            f"{f.get('pod')}: {f.get('error')}" for f in window.get("failedReads", [])
+                        ],
                     }
                 )
         finally:
@@ -165,13 +177,14 @@ def markdown(result: dict[str, Any]) -> str:
     each = ", ".join(f"{p['ratio']:.2f}" for p in pairs)
     verdict = "met" if ratio <= TARGET else "MISSED"
     lines = [
-        "| run | usage wall s (CPU s) | nodes wall s (CPU s) | proxy reads | first to last read s | x model |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| run | usage wall s (CPU s) | nodes wall s (CPU s) | proxy reads | failed | first to last read s "
+        "| x model |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for number, p in enumerate(pairs, 1):
         lines.append(
             f"| {number} | {p['wall']:.2f} ({p['cpu']:.2f}) | {p['nodes_wall']:.2f} ({p['nodes_cpu']:.2f}) "
-            f"| {p['reads']} | {p['reads_span']:.2f} | {p['ratio']:.2f} |"
+            f"| {p['reads']} | {len(p['failed'])} | {p['reads_span']:.2f} | {p['ratio']:.2f} |"
         )
     lines.append("")
     lines.append(
