@@ -8,6 +8,9 @@ What changed is only when a pod is looked at, so the model is the schedule itsel
 (`kube.debug.runner.settings.poll_times`, the function the runner calls): `--concurrency` workers take
 the nodes in turn; a pod costs a create, polls until one that comes after it is done, then a log read and
 a delete, each request one round trip (`--rtt-ms`). The ideal sees each pod the moment it is done.
+
+The model leaves out the request budget the runner's requests wait for: `bench/smi_live.py` runs the real
+`smi --all` against the suite's API server and compares it with the same ideal (`fan_out`).
 """
 
 from __future__ import annotations

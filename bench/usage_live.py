@@ -2,7 +2,7 @@
 """Benchmark (issue 38): `kubectl gpu usage` live on 500 inference pods read through the pod proxy.
 
     python bench/usage_live.py [--pods 500] [--scrape-ms 200] [--slowest-ms 1000] [--window 5] [--repeat 3]
-                               [--markdown]
+                               [--markdown] [--tree /tmp/before]   # also that checkout's, interleaved
 
 `bench/fake_cluster.py usage` serves the pods (the suite's fake API server, its own process): each pod's
 `/metrics` answers after `--scrape-ms`, the last one's after `--slowest-ms`. Each run is a fresh
@@ -124,8 +124,31 @@ def compile_package(*trees: Path) -> None:
         )
 
 
-def bench(args: argparse.Namespace) -> dict[str, Any]:
+def one_usage(
+    server: Server, connect: list[str], window_s: float, workdir: Path, tree: Path | None
+) -> dict[str, Any]:
+    """One whole `usage --window` (from `tree`, or this checkout) and what the server saw of it."""
+    server.ask("reset")
+    answer = workdir / "usage.json"
+    argv = ["usage", "--window", f"{window_s:g}s", *connect]
+    wall, cpu = timed(argv, workdir, tree=tree, out=answer)
+    proxy = server.ask("stats")["kinds"].get("proxy", {"count": 0, "first": 0.0, "last": 0.0})
+    window = json.loads(answer.read_bytes())["window"]
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "reads": proxy["count"],
+        "reads_span": proxy["last"] - proxy["first"],
+        "failed": [f"{f.get('pod')}: {f.get('error')}" for f in window.get("failedReads", [])],
+    }
+
+
+def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Per tree (`--tree` first, then this checkout), the runs, interleaved: each repeat runs `nodes`, then
+    `usage` from every tree, on the same server."""
     model = args.window + 2 * args.slowest_ms / 1000
+    trees: list[Path | None] = [*args.tree, None]
+    pairs: dict[int, list[dict[str, Any]]] = {index: [] for index in range(len(trees))}
     with tempfile.TemporaryDirectory(prefix="bench-usage-") as tmp:
         workdir = Path(tmp)
         server = Server(
@@ -134,64 +157,52 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             workdir,
         )  # fmt: skip
         connect = ["--kubeconfig", str(server.kubeconfig), "-o", "json"]
-        pairs: list[dict[str, Any]] = []
         load_before = loadavg()
         try:
             for _ in range(args.repeat):
                 base_wall, base_cpu = timed(["nodes", *connect], workdir)
-                server.ask("reset")
-                answer = workdir / "usage.json"
-                wall, cpu = timed(["usage", "--window", f"{args.window:g}s", *connect], workdir, out=answer)
-                stats = server.ask("stats")
-                window = json.loads(answer.read_bytes())["window"]
-                proxy = stats["kinds"].get("proxy", {"count": 0, "first": 0.0, "last": 0.0})
-                pairs.append(
-                    {
-                        "wall": wall,
-                        "cpu": cpu,
-                        "nodes_wall": base_wall,
-                        "nodes_cpu": base_cpu,
-                        "ratio": wall / model,
-                        "reads": proxy["count"],
-                        "reads_span": proxy["last"] - proxy["first"],
-                        "failed": [
-                            f"{f.get('pod')}: {f.get('error')}" for f in window.get("failedReads", [])
-                        ],
-                    }
-                )
+                for index, tree in enumerate(trees):
+                    run = one_usage(server, connect, args.window, workdir, tree)
+                    run.update(nodes_wall=base_wall, nodes_cpu=base_cpu, ratio=run["wall"] / model)
+                    pairs[index].append(run)
         finally:
             server.close()
-        load_after = loadavg()
-    return {
-        "pods": args.pods,
-        "model_s": model,
-        "pairs": pairs,
-        "ratio": statistics.median(p["ratio"] for p in pairs),
-        "load": (load_before, load_after),
-    }
-
-
-def markdown(result: dict[str, Any]) -> str:
-    pairs = result["pairs"]
-    ratio = result["ratio"]
-    each = ", ".join(f"{p['ratio']:.2f}" for p in pairs)
-    verdict = "met" if ratio <= TARGET else "MISSED"
-    lines = [
-        "| run | usage wall s (CPU s) | nodes wall s (CPU s) | proxy reads | failed | first to last read s "
-        "| x model |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        load = (load_before, loadavg())
+    return [
+        {
+            "tree": str(tree) if tree is not None else "this checkout",
+            "pods": args.pods,
+            "model_s": model,
+            "pairs": pairs[index],
+            "ratio": statistics.median(p["ratio"] for p in pairs[index]),
+            "load": load,
+        }
+        for index, tree in enumerate(trees)
     ]
-    for number, p in enumerate(pairs, 1):
-        lines.append(
-            f"| {number} | {p['wall']:.2f} ({p['cpu']:.2f}) | {p['nodes_wall']:.2f} ({p['nodes_cpu']:.2f}) "
-            f"| {p['reads']} | {len(p['failed'])} | {p['reads_span']:.2f} | {p['ratio']:.2f} |"
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| tree | run | usage wall s (CPU s) | nodes wall s (CPU s) | proxy reads | failed | first to last read s "
+        "| x model |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    summary = []
+    for row in rows:
+        for number, p in enumerate(row["pairs"], 1):
+            lines.append(
+                f"| {row['tree']} | {number} | {p['wall']:.2f} ({p['cpu']:.2f}) "
+                f"| {p['nodes_wall']:.2f} ({p['nodes_cpu']:.2f}) | {p['reads']} | {len(p['failed'])} "
+                f"| {p['reads_span']:.2f} | {p['ratio']:.2f} |"
+            )
+        each = ", ".join(f"{p['ratio']:.2f}" for p in row["pairs"])
+        verdict = "met" if row["ratio"] <= TARGET else "MISSED"
+        summary.append(
+            f"{row['tree']}: {row['pods']} pods, model (window + 2 x slowest) {row['model_s']:g} s: median "
+            f"{row['ratio']:.2f}x ({each}), goal <= {TARGET}x: {verdict}; load average {row['load'][0]:.2f} -> "
+            f"{row['load'][1]:.2f}"
         )
-    lines.append("")
-    lines.append(
-        f"{result['pods']} pods, model (window + 2 x slowest) {result['model_s']:g} s: median {ratio:.2f}x "
-        f"({each}), goal <= {TARGET}x: {verdict}; load average {result['load'][0]:.2f} -> {result['load'][1]:.2f}"
-    )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *summary])
 
 
 def main() -> int:
@@ -201,12 +212,19 @@ def main() -> int:
     parser.add_argument("--slowest-ms", type=float, default=1000.0)
     parser.add_argument("--window", type=float, default=5.0, help="seconds")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        action="append",
+        default=[],
+        help="also run kubectl_gpu from this checkout (a `git archive` of a commit: before), interleaved",
+    )
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    compile_package()
-    result = bench(args)
-    print(markdown(result) if args.markdown else json.dumps(result, indent=2))
-    return 0 if result["ratio"] <= TARGET else 1
+    compile_package(*args.tree)
+    rows = bench(args)
+    print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
+    return 0 if all(r["ratio"] <= TARGET for r in rows if r["tree"] == "this checkout") else 1
 
 
 if __name__ == "__main__":
