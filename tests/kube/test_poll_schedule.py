@@ -45,3 +45,18 @@ def test_the_delay_is_bounded_both_ways() -> None:
 def test_the_looks_stay_few_over_a_long_wait() -> None:
     """Two minutes (the default --timeout) cost under 90 reads of the pod, most of them every poll_max."""
     assert len(poll_times(DEFAULT, 120.0)) < 90
+
+
+def test_failed_looks_back_off_as_client_go_retries() -> None:
+    """A sick API server (every look at the pod fails: 5xx, 429, no connection) is asked a few times a
+    second in all, not ten times a second per pod: smi's default fan-out of 8 pods sends under 8 looks a
+    second in their first 10 s (a healthy pod is looked at 10 times in its first second)."""
+    healthy = poll_times(DEFAULT, 1.0)
+    failing = poll_times(DEFAULT, 10.0, failing=True)
+    assert len([t for t in healthy if t < 1.0]) >= 9
+    assert [b - a for a, b in itertools.pairwise(failing)][:3] == pytest.approx([1.0, 2.0, 2.0])
+    looks_in_10s = len([t for t in failing if t < 10.0])
+    assert 8 * looks_in_10s / 10.0 < 8
+    assert poll_delay(0.0, DEFAULT, failures=1) == DEFAULT.poll_failure_backoff
+    assert poll_delay(0.0, DEFAULT, failures=40) == DEFAULT.poll_max
+    assert poll_delay(0.0, DEFAULT, failures=0) == DEFAULT.poll_initial  # a look that worked: as before

@@ -180,10 +180,12 @@ class PodLifecycle:
     def _wait(self, attempt: PodAttempt, *, until_running: bool) -> PodProgress:
         spec = attempt.spec
         started = self.clock()
+        failures = 0  # looks in a row that failed: the next backs off (`poll_delay`)
         self.on_phase(spec.node, "waiting")
         while True:
             self._checkpoint()
             pod = self._poll(attempt)
+            failures = failures + 1 if pod is None else 0
             progress = pod_progress(pod) if pod is not None else attempt.last
             if pod is not None and progress != attempt.last:
                 attempt.last = progress
@@ -200,7 +202,7 @@ class PodLifecycle:
                         f"{attempt.poll_error}"
                     )
                 raise self._timeout(spec, progress or pod_progress({}))
-            if self.cancel.wait(min(poll_delay(self.clock() - started, self.settings), remaining)):
+            if self.cancel.wait(min(poll_delay(self.clock() - started, self.settings, failures), remaining)):
                 raise Cancelled
 
     def _settled(self, spec: DebugPodSpec, progress: PodProgress, until_running: bool) -> PodProgress | None:
