@@ -195,8 +195,18 @@ def main(argv: list[str] | None = None) -> int:
     inputs: list[tuple[str, Path]] = [(f.name, f) for f in args.file]
     for shape in args.shape:
         path = shapes.path_for(shape, nodes=args.nodes)
-        if not path.exists():
-            shapes.write(shape, path, nodes=args.nodes)
+        if not path.exists():  # in a child: a shape built here would stay in this process's memory, and
+            # every child's peak RSS (`wait4`) counts the parent's pages it starts in (vfork)
+            nodes = ["--nodes", str(args.nodes)] if args.nodes else []
+            generate = [
+                sys.executable,
+                str(ROOT / "bench" / "shapes.py"),
+                "--shape",
+                shape,
+                "--out",
+                str(path),
+            ]
+            subprocess.run([*generate, *nodes], check=True)
         inputs.append((shape, path))
     compiled(args.tree)
     results: list[Pair] = []
