@@ -287,8 +287,14 @@ def write(shape: str, out: Path, seed: int = 7, nodes: int | None = None) -> dic
     if shape == "yaml":
         import yaml
 
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        out.write_text(yaml.dump(doc, Dumper=dumper, default_flow_style=False, sort_keys=True))
+        class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+            """Every object written out in full, as kubectl's printer (Go's yaml) does: PyYAML would write
+            an `&anchor` and `*aliases` for the objects this generator shares between pods."""
+
+            def ignore_aliases(self, data: object) -> bool:
+                return True
+
+        out.write_text(yaml.dump(doc, Dumper=Dumper, default_flow_style=False, sort_keys=True))
     else:  # kubectl's JSON printer indents by 4
         text = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
         out.write_bytes(_INDENT.sub(lambda m: m.group(1) * 2, text) + b"\n")

@@ -259,7 +259,7 @@ def decode_any(
         raise InvalidInput(f"{source}: not a text file (expected JSON or YAML)") from None
     if not docs:  # only comments or `---`: as good as empty (a failed `kubectl get > file` often is)
         raise InvalidInput(f"{source}: no YAML document in it")
-    if b"&" in data and b"*" in data:  # anchors and aliases: only then can nodes be shared
+    if _may_alias(data):  # anchors and aliases: only then can nodes be shared
         _check_aliases(docs, source)
     return docs, False
 
@@ -325,6 +325,25 @@ def _parts_read(data: bytes) -> PartsList | None:
     if found.kind != "List" or found.items is None:
         return None
     return PartsList(kind="List", items=[as_dict(item) for item in found.items])
+
+
+# Where an anchor (`&a`) or an alias (`*a`) can stand: at a line's start (after its indentation), after white
+# space (`key: &a`, `- *a`, `!!str &a`), after a flow indicator (`[&a`, `{k: *a`, `,*a`), after a UTF-8 BOM;
+# `:` too, though only a flow mapping's JSON key may be followed by one (`{"k":&a v}`). Elsewhere (`a&b`,
+# `https://h/?a=1&b=2`, `*/5 * * * *` inside quotes aside) the character is text: such matches only cost a walk.
+_ANCHOR = re.compile(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)&", re.M)
+_ALIAS = re.compile(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)\*", re.M)
+
+
+def _may_alias(data: bytes) -> bool:
+    """Whether the YAML text may hold an alias (and the anchor it names): kubectl's printer writes none, while
+    `&` and `*` are common in the text of annotations, URLs and schedules. UTF-16 or UTF-32 text (PyYAML reads
+    them too) is not searched: it is taken to hold one."""
+    if b"&" not in data or b"*" not in data:
+        return False
+    if b"\x00" in data[:4] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    return _ANCHOR.search(data) is not None and _ALIAS.search(data) is not None
 
 
 def _check_aliases(docs: list[Any], source: str) -> None:
