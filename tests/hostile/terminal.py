@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import signal
 import struct
 import subprocess
 import sys
@@ -15,9 +16,17 @@ REPO = Path(__file__).resolve().parents[2]
 SIZE = (200, 50)
 
 
+def _as_a_shell_starts_it() -> None:
+    """In the child: SIGHUP at its default, as a shell starts a job on its terminal. The suite may run under
+    `nohup` (a CI runner's), whose ignored SIGHUP the child would inherit: a test that hangs up on it would
+    then wait on a process that, rightly, stays (tests/tui/test_terminal_loss.py tests that case itself)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _take_controlling_tty() -> None:
     """In the child, after setsid: the pty on fd 0 becomes its controlling terminal, as a shell's is, so
     the kernel sends it SIGHUP when the terminal's side closes."""
+    _as_a_shell_starts_it()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -42,7 +51,7 @@ def spawn_on_pty(
         env=env,
         close_fds=True,
         start_new_session=new_session or controlling,
-        preexec_fn=_take_controlling_tty if controlling else None,
+        preexec_fn=_take_controlling_tty if controlling else _as_a_shell_starts_it,
     )
     os.close(follower)
     return proc, leader
