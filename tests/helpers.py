@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -181,3 +182,11 @@ def cordon_some(bundle: Path) -> None:
                 if condition["type"] == "Ready":
                     condition["status"] = "False"
     bundle.write_text(json.dumps(raw))
+
+
+def default_hangup() -> None:
+    """`preexec_fn` of a spawned kubectl-gpu: SIGHUP at its default, as a shell starts a job. The suite may
+    run under `nohup` (a CI runner's), whose ignored SIGHUP every child would inherit; a test that sends
+    SIGHUP would then see a process that, rightly, ignores it (tests/tui/test_terminal_loss.py tests that
+    case on purpose)."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Result
+from tests.helpers import default_hangup
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig
 from tests.kube.kubelet import SimulatedKubelet, debug_pods, gpu_node, wait_for
@@ -42,6 +43,7 @@ def _spawn(kubeconfig: Path, tmp_path: Path, *args: str) -> subprocess.Popen[str
     return subprocess.Popen(
         [sys.executable, "-m", "kubectl_gpu", *args, "--kubeconfig", str(kubeconfig)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
+        preexec_fn=default_hangup,
     )  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from typing import IO, Any
 import pytest
 
 from tests.conftest import Result
+from tests.helpers import default_hangup
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import write_kubeconfig
 from tests.kube.kubelet import SimulatedKubelet, debug_pods, gpu_node, wait_for
@@ -105,7 +106,7 @@ def _spawn(kubeconfig: Path, tmp_path: Path, *args: str) -> subprocess.Popen[str
     return subprocess.Popen(
         [sys.executable, "-m", "kubectl_gpu", *args, "--kubeconfig", str(kubeconfig)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
-        cwd=REPO,
+        cwd=REPO, preexec_fn=default_hangup,
     )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from tests.cli.test_debug_signals import WAIT, GatedAPI, Lines
 from tests.conftest import Result
+from tests.helpers import default_hangup
 from tests.kube.apiserver import FakeKubeAPI
 from tests.kube.conftest import KUBECTL, write_kubeconfig
 from tests.kube.kubelet import SimulatedKubelet, debug_pods, gpu_node, wait_for
@@ -163,6 +164,7 @@ def _spawn(cluster: Cluster, *command: str) -> subprocess.Popen[str]:
          "--", *command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env, cwd=REPO,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=default_hangup,
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from kubectl_gpu.core.errors import caused_by_interrupt
 from tests.conftest import Result
+from tests.helpers import default_hangup
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "automode-gpu-demo.json"
@@ -55,7 +56,7 @@ def _interrupted_at(gate: str, sig: signal.Signals) -> subprocess.CompletedProce
     cmd = [sys.executable, "-c", _CHILD, str(ready_w), str(go_r), gate, "nodes", "--snapshot", str(DEMO)]
     with subprocess.Popen(
         cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        pass_fds=(ready_w, go_r),
+        pass_fds=(ready_w, go_r), preexec_fn=default_hangup,
     ) as proc:  # fmt: skip
         os.close(ready_w)
         os.close(go_r)

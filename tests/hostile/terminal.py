@@ -5,28 +5,22 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import signal
 import struct
 import subprocess
 import sys
 import termios
 from pathlib import Path
 
+from tests.helpers import default_hangup
+
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (200, 50)
-
-
-def _as_a_shell_starts_it() -> None:
-    """In the child: SIGHUP at its default, as a shell starts a job on its terminal. The suite may run under
-    `nohup` (a CI runner's), whose ignored SIGHUP the child would inherit: a test that hangs up on it would
-    then wait on a process that, rightly, stays (tests/tui/test_terminal_loss.py tests that case itself)."""
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _take_controlling_tty() -> None:
     """In the child, after setsid: the pty on fd 0 becomes its controlling terminal, as a shell's is, so
     the kernel sends it SIGHUP when the terminal's side closes."""
-    _as_a_shell_starts_it()
+    default_hangup()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -51,7 +45,7 @@ def spawn_on_pty(
         env=env,
         close_fds=True,
         start_new_session=new_session or controlling,
-        preexec_fn=_take_controlling_tty if controlling else _as_a_shell_starts_it,
+        preexec_fn=_take_controlling_tty if controlling else default_hangup,
     )
     os.close(follower)
     return proc, leader
