@@ -358,3 +358,22 @@ def test_templates_that_differ_in_an_image_share_their_parts() -> None:
     broken["spec"]["tolerations"] = [*broken["spec"]["tolerations"], "not an object"]
     with pytest.raises(ModelError, match="broken-one"):
         pods_fast.parse_pod(broken)
+
+
+def test_a_sidecars_host_port_is_its_pods_own() -> None:
+    """A restartable init container (a sidecar) holds its host ports for the pod's life (kube-scheduler's
+    `GetHostPorts`): two pods alike but for a sidecar's ports are two templates, and the second's host port
+    is read, as the checked reader reads it."""
+    base = next(
+        p for p in REAL if p.get("spec", {}).get("containers") and not p["spec"].get("initContainers")
+    )
+    plain, holding = copy.deepcopy(base), copy.deepcopy(base)
+    for obj, ports in ((plain, []), (holding, [{"containerPort": 9100, "hostPort": 9100}])):
+        obj["spec"]["initContainers"] = [
+            {"name": "proxy", "image": "proxy:1", "restartPolicy": "Always", "ports": ports}
+        ]
+    first = pods_fast.parse_pod(copy.deepcopy(plain))
+    second = pods_fast.parse_pod(copy.deepcopy(holding))
+    assert not first.placement.host_ports
+    assert [p.port for p in second.placement.host_ports] == [9100]
+    assert _outcome(pods_fast.parse_pod, holding) == _outcome(pods.parse_pod_checked, holding)

@@ -129,8 +129,12 @@ def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> 
                     )
                     for c in containers
                 ],
-                [
-                    ({} if (r := c.get("resources")) is None else r, c.get("restartPolicy") or "")
+                [  # a sidecar's (restartPolicy: Always) ports are host ports the pod holds: `interesting`
+                    (
+                        {} if (r := c.get("resources")) is None else r,
+                        c.get("restartPolicy") or "",
+                        [] if (p := c.get("ports")) is None else p,
+                    )
                     for c in init
                 ],
             )
