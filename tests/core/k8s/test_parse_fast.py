@@ -337,8 +337,8 @@ def test_claim_taints_read_as_the_checked_readers_read_them(monkeypatch: pytest.
 
 
 def test_templates_that_differ_in_an_image_share_their_parts() -> None:
-    """A pod of another image is another template, read once more, but its requests, tolerations and node
-    affinity are the first one's (read once per their own text); a part that does not read names its pod."""
+    """A pod of another image has the first one's template (its requests, tolerations and node affinity, read
+    once) and containers of its own (cut once per their text); a part that does not read names its pod."""
     base = next(
         p
         for p in REAL
@@ -349,7 +349,10 @@ def test_templates_that_differ_in_an_image_share_their_parts() -> None:
     a = pods_fast.parse_pod(first)
     read = (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS))
     b = pods_fast.parse_pod(second)
-    assert (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS)) == (read[0] + 1, read[1])
+    assert (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS)) == read  # the first's template
+    template = next(t for t in pods_fast._TEMPLATES.values() if t.requests is a.requests)
+    assert len(template.apps) >= 2  # each image's containers of their own
+    assert a.containers[0].image != b.containers[0].image
     assert a.tolerations is b.tolerations and a.node_affinity is b.node_affinity
     assert a.requests is b.requests  # one dict, read-only like every part a template shares
     broken = copy.deepcopy(second)

@@ -55,12 +55,17 @@ def parse_pod_kept(obj: Raw) -> Pod:
 
 
 class _Template:
-    """What the pods of one template share: read once, from the first of them."""
+    """What the pods of one scheduling template share (requests, tolerations, node affinity, whether they
+    may hold a placement rule): read once, from the first of them. Their containers' names, images and
+    variables are the pod's own part (`_apps`): many small Deployments and Jobs share a handful of these."""
 
-    __slots__ = ("app", "init", "node_affinity", "placement", "requests", "tolerations")
+    __slots__ = ("apps", "init", "node_affinity", "placement", "requests", "tolerations")
 
     def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> None:
         where = f"Pod {meta.key}"
+        # The pods' app containers cut to what is read of them, per their names, images and variables
+        # (`_template`): one list for the pods alike in those.
+        self.apps: dict[bytes, list[Any]] = {}
         # Templates that differ in an image or an env var share these parts: each read once per its own
         # text (`memo_json`; a part that does not read raises for this pod, and nothing is kept).
         resources_of = (
@@ -81,7 +86,6 @@ class _Template:
             {} if (v := spec.get("affinity")) is None else v,
             lambda: NodeAffinity.from_spec(spec),  # it reads `affinity` alone
         )
-        self.app = slim(containers, APP_KEYS)
         self.init = slim(init, INIT_KEYS)
         # Whether the parts of a Placement the template holds (spread, pod affinity, host ports) are there:
         # then each pod's placement is read whole; else only its volumes can hold one (claims).
@@ -102,14 +106,16 @@ def _requests(spec: Raw, containers: list[Any], init: list[Any], where: str) -> 
     return effective(containers, init, overhead, where, "requests")
 
 
-def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> _Template | None:
-    """The template of `spec`, read once per distinct set of the fields it comes from. The key is those
-    fields' JSON text, exact where Python's equality is not (`1`, `1.0` and `true` are equal keys and read
-    differently). An absent field stands as the empty value it reads as (`[]`, `{}`: `as_list` and
-    `as_dict` read both alike), so the text holds a `null` only where a value inside is one or where JSON
-    cannot tell (NaN and infinities, YAML's `.nan` and `.inf`, are written `null` too): such a key is not
-    used. A hit is an input the checked readers read the same; None where a field is not in its usual shape
-    or does not read (the checked path then says why)."""
+def _template(
+    spec: Raw, containers: list[Any], init: list[Any], meta: Meta
+) -> tuple[_Template, list[Any]] | None:
+    """The template of `spec` and its app containers cut to what is read of them (`slim`), each read once per
+    distinct set of the fields it comes from. A key is those fields' JSON text, exact where Python's
+    equality is not (`1`, `1.0` and `true` are equal keys and read differently). An absent field stands as
+    the empty value it reads as (`[]`, `{}`: `as_list` and `as_dict` read both alike), so the text holds a
+    `null` only where a value inside is one or where JSON cannot tell (NaN and infinities, YAML's `.nan` and
+    `.inf`, are written `null` too): such a key is not used. A hit is an input the checked readers read the
+    same; None where a field is not in its usual shape or does not read (the checked path then says why)."""
     get = spec.get
     try:  # the empty values inline, not through a helper: a call per field is a tenth of the key's cost
         key = dumps(
@@ -122,9 +128,6 @@ def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> 
                 [
                     (
                         {} if (r := c.get("resources")) is None else r,
-                        c.get("name"),
-                        c.get("image"),
-                        [] if (e := c.get("env")) is None else e,
                         [] if (p := c.get("ports")) is None else p,
                     )
                     for c in containers
@@ -139,9 +142,13 @@ def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> 
                 ],
             )
         )
+        # The containers' names, images and variables: the app containers' own part (`_Template.apps`).
+        own = dumps(
+            [(c.get("name"), c.get("image"), [] if (e := c.get("env")) is None else e) for c in containers]
+        )
     except (TypeError, AttributeError):  # an entry that is not an object, a value JSON cannot hold
         return None
-    if b"null" in key:  # also where a container has no name or no image: every real one has both
+    if b"null" in key or b"null" in own:  # also where a container has no name or image (every real one has)
         return None
     found = _TEMPLATES.get(key)
     if found is None:
@@ -149,7 +156,10 @@ def _template(spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> 
             found = remember(_TEMPLATES, key, _Template(spec, containers, init, meta))
         except ModelError:
             return None
-    return found
+    app = found.apps.get(own)
+    if app is None:
+        app = remember(found.apps, own, slim(containers, APP_KEYS))
+    return found, app
 
 
 def _claims_in(volumes: object) -> bool:
@@ -191,9 +201,10 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         or not str_values(node_selector)
     ):
         return None
-    template = _template(spec, containers, init, m)
-    if template is None:
+    found = _template(spec, containers, init, m)
+    if found is None:
         return None
+    template, app = found
     placement = (
         parse_placement(spec, m.name) if template.placement or _claims_in(get("volumes")) else NO_PLACEMENT
     )
@@ -216,7 +227,7 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         started=memo_time(status_get("startTime")),
         termination_grace_period_seconds=grace,
         scheduling_gates=(),
-        _details=SlimDetails(template.app, template.init, status if whole_status else slim_status(status), m),
+        _details=SlimDetails(app, template.init, status if whole_status else slim_status(status), m),
         placement=placement,
         restart_policy=restart,
         service_account_name=account,
