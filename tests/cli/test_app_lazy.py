@@ -16,6 +16,7 @@ import pytest
 import typer
 
 from kubectl_gpu.cli import app as app_module
+from tests.test_import_hygiene import _loaded_by_entry_point
 
 DEMO = str(Path(__file__).resolve().parents[2] / "examples" / "automode-gpu-demo.json")
 NOW = "2026-11-28T09:00:00Z"
@@ -39,22 +40,6 @@ NOT_LOADED = (
 )
 
 
-def _loaded(argv: list[str]) -> set[str]:
-    code = (
-        "import atexit, contextlib, io, sys\n"
-        "atexit.register(lambda: None)\n"  # so that __main__._exit_now exits normally and this probe prints
-        f"sys.argv = ['kubectl-gpu', *{argv!r}]\n"
-        "from kubectl_gpu.__main__ import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
-        "    main()\n"
-        "print(','.join(sorted(sys.modules)))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL
-    )
-    return set(done.stdout.strip().splitlines()[-1].split(","))
-
-
 def _among(modules: set[str], names: tuple[str, ...]) -> set[str]:
     return {m for m in modules if any(m == n or m.startswith(n + ".") for n in names)}
 
@@ -64,7 +49,7 @@ def test_a_snapshot_run_loads_neither_pydantic_nor_other_commands(command: str, 
     empty = tmp_path / "empty.json"
     empty.write_text('{"apiVersion":"v1","kind":"List","items":[]}')
     for snapshot in (str(empty), DEMO):
-        modules = _loaded([command, "--snapshot", snapshot, "--now", NOW, "-o", "json"])
+        modules = _loaded_by_entry_point([command, "--snapshot", snapshot, "--now", NOW, "-o", "json"])
         assert f"kubectl_gpu.cli.{command}" in modules
         assert not _among(modules, NOT_LOADED), (command, snapshot, sorted(_among(modules, NOT_LOADED)))
 
