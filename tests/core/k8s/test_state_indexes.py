@@ -31,3 +31,29 @@ def test_node_rows_are_built_once_per_state_and_catalog() -> None:
     assert first == tuple(build_node_row(n, state, catalog) for n in state.nodes)
     assert {r.name for r in node_rows(state, catalog)} <= {r.name for r in first}
     assert state.memo("k", lambda: [1]) is state.memo("k", lambda: [2])
+
+
+def test_events_by_object_are_each_objects_events_oldest_first_untimed_last() -> None:
+    """The index sorts all events once: each object's list is what a stable sort of its own events by
+    (no time, time) gives, ties kept in the input's order."""
+    times = ["2026-11-28T08:00:00Z", "2026-11-28T07:00:00Z", None, "2026-11-28T07:00:00Z", None]
+    objects = []
+    for n in range(40):
+        when = times[n % len(times)]
+        event: dict[str, object] = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"e{n}", "namespace": "ml"},
+            "involvedObject": {"kind": "Pod", "namespace": "ml", "name": f"p{n % 3}"},
+            "reason": "FailedScheduling",
+            "message": f"message {n}",
+        }
+        if when is not None:
+            event["lastTimestamp"] = when
+        objects.append(event)
+    state = state_of(objects)
+    for pod in ("p0", "p1", "p2"):
+        own = [e for e in state.events if e.involved.name == pod]
+        expected = sorted(own, key=lambda e: (e.last_seen is None, e.last_seen))
+        assert [e.meta.name for e in state.events_for("Pod", pod, "ml")] == [e.meta.name for e in expected]
+        assert len(expected) > 10
