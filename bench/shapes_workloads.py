@@ -260,6 +260,21 @@ def nodepool(ids: Ids, name: str, requirements: list[Obj], **more: Any) -> Obj:
     }
 
 
+# Auto Mode's AMIs of one release (the nodes' osImage names one): one per variant and architecture, as a
+# cluster has them, not one per NodeClaim.
+_AMIS = {
+    ("nvidia", "x86_64"): "ami-0a51c6e9d2f4b7380",
+    ("nvidia", "arm64"): "ami-0c93e1a7b5d2f6041",
+    ("standard", "x86_64"): "ami-0e27b4d8c1a9f5362",
+    ("standard", "arm64"): "ami-0f18d5c2a7e3b9470",
+}
+
+
+def _ami(it: InstanceType) -> str:
+    arch = "arm64" if "g" in it.family[2:] else "x86_64"  # Graviton: m7g, c7gn, r6gd, g5g
+    return _AMIS[("nvidia" if it.gpus else "standard", arch)]
+
+
 def nodeclaim(
     ids: Ids,
     pool: str,
@@ -294,7 +309,10 @@ def nodeclaim(
         ]
     }
     status["providerID"] = f"aws:///{zone}/i-0{ids.hex(16)}"
-    status["imageID"] = "ami-0" + ids.hex(16)
+    ids.hex(
+        16
+    )  # drawn as it was when every claim had an AMI of its own: the rest of the shape stays the same
+    status["imageID"] = _ami(it)
     if node_name:
         status["nodeName"] = node_name
     status["capacity"] = {"cpu": str(it.cpu), "memory": f"{it.memory_gib}Gi", "pods": "110"}

@@ -46,7 +46,7 @@ from kubectl_gpu.core.accelerators.nodes import all_node_rows, compute_type
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext
 from kubectl_gpu.core.analyses.lifecycle.nodes import EVENT_WINDOW as EVENT_WINDOW
 from kubectl_gpu.core.analyses.lifecycle.nodes import PoolView, node_context
-from kubectl_gpu.core.analyses.lifecycle.pods import pod_lifecycle, wants_accelerator
+from kubectl_gpu.core.analyses.lifecycle.pods import accelerator_pods, pod_lifecycle
 from kubectl_gpu.core.analyses.lifecycle.report import Allowance as Allowance
 from kubectl_gpu.core.analyses.lifecycle.report import (
     Disruption,
@@ -327,6 +327,7 @@ def analyse_lifecycle(
 
     pods: list[PodLifecycle] = []
     terms = state.scope.terms
+    wanting = accelerator_pods(state)
     for ctx in contexts:
         for p in state.pods_by_node.get(ctx.node.name, []):
             if not state.scope.lists_pod(p, terms):
@@ -334,7 +335,7 @@ def analyse_lifecycle(
             if pod is not None:
                 if (p.namespace, p.name) != pod:
                     continue
-            elif p.phase != "Running" or not wants_accelerator(p):
+            elif p.phase != "Running" or id(p) not in wanting:
                 continue
             pods.append(pod_lifecycle(p, ctx, now, needs))
     pods.sort(key=lambda p: (p.started or now, p.namespace, p.name))

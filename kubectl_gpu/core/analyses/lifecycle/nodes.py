@@ -9,7 +9,7 @@ import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import compute_type
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
-from kubectl_gpu.core.analyses.lifecycle.pods import wants_accelerator
+from kubectl_gpu.core.analyses.lifecycle.pods import accelerator_pods
 from kubectl_gpu.core.analyses.lifecycle.report import Allowance, Disruption, NodeLifecycle
 from kubectl_gpu.core.k8s.durations import timestamp
 from kubectl_gpu.core.k8s.models import Node, NodeClaim, NodeClass, NodePool
@@ -165,6 +165,7 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
     policy, after = consolidation_policy_of(pool), consolidate_after_of(pool)
 
     pods = [p for p in state.pods_by_node.get(node.name, []) if not p.terminated]
+    wanting = accelerator_pods(state)
     protections = {f"{p.namespace}/{p.name}": prot for p in pods if (prot := protection_of(p)) is not None}
     view = pool_view(pool, state, now, pools) if pool is not None else None
     budgets = view.budgets if view is not None else None
@@ -204,7 +205,7 @@ def node_context(node: Node, state: ClusterState, now: datetime, pools: dict[str
         pool_nodes=view.nodes if view is not None else 0,
         pool_disrupting=view.disrupting if view is not None else 0,
         disruptions=(),
-        gpu_pods=sum(1 for p in pods if wants_accelerator(p)),
+        gpu_pods=sum(1 for p in pods if id(p) in wanting),
         notes=tuple(notes),
     )
     ami_drift_expected = ctype == "auto" or _ami_tracks_latest(node_class)

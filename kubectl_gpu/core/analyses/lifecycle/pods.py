@@ -11,8 +11,34 @@ from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disrupt
 from kubectl_gpu.core.analyses.lifecycle.report import Disruption, PodLifecycle, Survival
 from kubectl_gpu.core.k8s.durations import SOON, WEEK, timestamp
 from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.state import ClusterState
 
-__all__ = ["pod_lifecycle", "wants_accelerator"]
+__all__ = ["accelerator_pods", "pod_lifecycle", "wants_accelerator"]
+
+
+def accelerator_pods(state: ClusterState) -> frozenset[int]:
+    """The ids of the state's pods that `wants_accelerator`, once per state (the node and pod passes ask of the
+    same pods): the replicas of a template share one requests object (`parse/pods_fast.py`), read once."""
+
+    def build() -> frozenset[int]:
+        by_requests: dict[int, tuple[bool, bool]] = {}  # id(requests) -> (requests one, names one)
+        out: list[int] = []
+        for pod in state.pods:
+            requests = pod.requests
+            read = by_requests.get(id(requests))
+            if read is None:
+                read = by_requests[id(requests)] = (
+                    bool(accelerator_requests(requests)),
+                    any(is_accelerator_resource(name) for name in requests),
+                )
+            if read[0] or pod.resource_claims or (read[1] and accelerator_requests(pod.limits)):
+                out.append(id(pod))
+        return frozenset(out)
+
+    return state.memo(_ACCELERATOR_PODS, build)
+
+
+_ACCELERATOR_PODS = object()
 
 
 def wants_accelerator(pod: Pod) -> bool:

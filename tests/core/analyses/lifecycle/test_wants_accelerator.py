@@ -73,3 +73,29 @@ def test_limits_are_not_read_when_requests_decide() -> None:
         assert details.reads == 0, case
     p = _with(*CASES["gpu request 0, limit 1 (a manifest)"])
     assert wants_accelerator(p) is True
+
+
+def test_accelerator_pods_are_the_pods_that_want_one_replicas_read_once() -> None:
+    """`accelerator_pods` answers `wants_accelerator` for every pod of a state, each case as three replicas
+    (one requests object for each case's replicas, from one template), in one pass per state."""
+    from kubectl_gpu.core.analyses.lifecycle.pods import accelerator_pods
+    from tests.core.analyses.pending._scenarios import state_of
+
+    objects = []
+    for n, case in enumerate(sorted(CASES)):
+        resources, init, claims = CASES[case]
+        for replica in range(3):
+            obj = pod(f"p{n}-{replica}", node_name="n1")
+            obj["spec"]["containers"][0]["resources"] = resources
+            if init is not None:
+                obj["spec"]["initContainers"] = [{"name": "init", "image": "busybox", "resources": init}]
+            if claims:
+                obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-claim"}]
+            objects.append(obj)
+    state = state_of(objects)
+    found = accelerator_pods(state)
+    assert found == frozenset(id(p) for p in state.pods if _before(p))
+    names = {p.name for p in state.pods if id(p) in found}
+    assert {"p0-0", "p2-2", "p4-1"} <= names  # a DRA claim, a GPU limit only, a request of 0 with a limit
+    assert not names & {"p1-0", "p5-1", "p8-2"}  # CPU only, a request of 0 alone, nothing
+    assert accelerator_pods(state) is found
