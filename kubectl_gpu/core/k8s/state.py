@@ -315,7 +315,8 @@ class ClusterState:
         return tuple(
             p
             for p in self.pods
-            if p.node_name
+            if p.placement.affinity  # most pods have none: asked first
+            and p.node_name
             and not p.terminated
             and not p.meta.deleting
             and any(t.anti for t in p.placement.affinity)
