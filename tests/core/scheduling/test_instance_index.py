@@ -1,0 +1,56 @@
+"""`InstanceIndex.admitted`: the types a NodePool's requirements admit, found among the candidates of its most
+selective `In` requirement, are exactly those a scan of every type finds (`first_mismatch`)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from kubectl_gpu.core.catalog import load_catalog
+from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, InstanceIndex
+from kubectl_gpu.core.scheduling.requirements import Requirements
+
+_OPERATORS = ("In", "In", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _requirement(rng: random.Random, index: InstanceIndex) -> dict[str, Any]:
+    """A requirement on a label the types have (their values, a typo, a value no type has), on one whose
+    value the catalog does not know for some type, on the capacity type, or on a key outside the index."""
+    entry = rng.choice(index.types)
+    keys = sorted(entry.labels) + sorted(entry.unknown) + [CAPACITY_TYPE, "example.com/team"]
+    key = rng.choice(keys)
+    operator = rng.choice(_OPERATORS)
+    if operator in ("Exists", "DoesNotExist"):
+        return {"key": key, "operator": operator}
+    if operator in ("Gt", "Lt"):
+        return {"key": key, "operator": operator, "values": [str(rng.randint(0, 64))]}
+    seen = sorted({e.labels[key] for e in index.types if key in e.labels}) or ["spot", "on-demand"]
+    values = rng.sample(seen, min(len(seen), rng.randint(1, 60)))
+    values += rng.choice([[], [values[0] + "x"], ["no-such-value"]])
+    return {"key": key, "operator": operator, "values": values}
+
+
+@pytest.mark.parametrize("provider", ["auto", "karpenter"])
+def test_admitted_is_the_scan_of_every_type(provider: Any) -> None:
+    index = InstanceIndex(load_catalog(), provider)
+    rng = random.Random(38)
+    narrowed = 0
+    for _ in range(400):
+        reqs = Requirements.of(*(_requirement(rng, index) for _ in range(rng.randint(1, 6))))
+        expected = tuple(e for e in index.types if index.first_mismatch(reqs, e) is None)
+        assert index.admitted(reqs) == expected, reqs.render()
+        narrowed += len(index._candidates(reqs)) < len(index.types)
+    assert narrowed > 100  # most sets have an `In` to narrow by: the test reaches the candidates' path
+
+
+def test_a_type_whose_value_is_unknown_stays_a_candidate() -> None:
+    index = InstanceIndex(load_catalog(), "auto")
+    unknown = next((e for e in index.types if e.unknown), None)
+    if unknown is None:
+        pytest.skip("the catalog knows every label of every type")
+    key = sorted(unknown.unknown)[0]
+    reqs = Requirements.of({"key": key, "operator": "In", "values": ["a-value-no-type-has"]})
+    assert unknown in index._candidates(reqs)
+    assert unknown in index.admitted(reqs)
