@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cached_property
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
@@ -338,20 +337,13 @@ class ClusterState:
     @cached_property
     def events_by_object(self) -> dict[tuple[str | None, str | None, str | None], list[Event]]:
         """(kind, namespace, name) of the involved object -> its events, newest last."""
-        # One stable sort of them all (by a C getter, those with no time after), then each object's in that
-        # order: the same lists as sorting each object's own.
-        timed = sorted((e for e in self.events if e.last_seen is not None), key=attrgetter("last_seen"))
-        timed += [e for e in self.events if e.last_seen is None]
-        out: dict[tuple[str | None, str | None, str | None], list[Event]] = {}
-        for event in timed:
+        out: dict[tuple[str | None, str | None, str | None], list[Event]] = defaultdict(list)
+        for event in self.events:
             inv = event.involved
-            key = (inv.kind, inv.namespace, inv.name)
-            found = out.get(key)
-            if found is None:
-                out[key] = [event]
-            else:
-                found.append(event)
-        return out
+            out[(inv.kind, inv.namespace, inv.name)].append(event)
+        for events in out.values():
+            events.sort(key=lambda e: (e.last_seen is None, e.last_seen))
+        return dict(out)
 
     def memo(self, key: object, build: Callable[[], T]) -> T:
         """What `build` derives from this state alone, computed once per `key`: analyses run on one state

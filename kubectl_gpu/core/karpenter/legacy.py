@@ -15,9 +15,7 @@ objects.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from kubectl_gpu.core.k8s.models import Event
 from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["LEGACY_KINDS", "legacy_karpenter"]
@@ -40,27 +38,18 @@ def _may_be_legacy(message: str) -> bool:
     return "provisioner" in lowered or "machine/" in lowered
 
 
-def _any_may_be_legacy(events: Sequence[Event]) -> bool:
-    """Whether `_may_be_legacy` may hold for one of the events' messages, in one look at their text joined
-    (its `lower` and substring search run over the whole text at once, not per message): False only where
-    the text is ASCII and names neither a provisioner nor a machine anywhere."""
-    text = "\n".join({event.message for event in events})
-    return _may_be_legacy(text)
-
-
 def legacy_karpenter(state: ClusterState) -> str | None:
     """What in `state` shows a pre-v1 Karpenter (e.g. `Provisioner default (karpenter.sh/v1alpha5)`), or None."""
     found: list[str] = []
     for obj in sorted(state.legacy_karpenter, key=lambda o: (o.kind, o.name)):
         found.append(f"{obj.kind} {obj.name} ({obj.api_version})")
     plain: set[str] = set()  # messages seen not to be in the v1alpha5 form (thousands of pods share one)
-    may_match = _any_may_be_legacy(state.events)  # False: no message can match; only the objects count
     for event in state.events:
         if event.involved.kind in LEGACY_KINDS:
             found.append(
                 f"an event about {event.involved.kind} {event.involved.name}: {event.message[:120]!r}"
             )
-        elif not may_match or event.message in plain:
+        elif event.message in plain:
             continue
         elif _may_be_legacy(event.message) and _EVENT_TEXT.search(event.message):
             found.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
