@@ -6,12 +6,23 @@ Nothing on the developer's machine leaks in: `HOME` is a fresh directory (so `~/
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# A suite started in the background of a script (`.ci/run &`, as a CI runner may start it) inherits SIGINT
+# ignored: POSIX has a non-interactive shell's asynchronous commands ignore it, and an ignored signal stays
+# ignored in every process spawned after. kubectl-gpu started that way rightly takes no Ctrl-C, and the tests
+# that press it, on a child or in-process, would wait on a process that never answers. So the suite's
+# processes (pytest, its workers, whatever they spawn) start from Python's default, as from a terminal.
+# SIGHUP stays as it came (the suite may run under nohup): tests that send it reset it in the child only
+# (`tests.helpers.default_hangup`).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # scripts/check runs the suite on pytest-xdist workers, often on a loaded machine, where wall-clock limits
 # only measure the neighbours: no per-example deadline and no too-slow health check for any property test.
