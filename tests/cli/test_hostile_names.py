@@ -57,7 +57,7 @@ def test_a_namespace_stays_one_path_segment(cli: Cli, cluster: tuple[FakeKubeAPI
     api.fault(path=r"^/api/v1/pods$", status=403)
     result = cli("pending", "-n", "ml/../../nodes", "--kubeconfig", str(kubeconfig))
     assert result.code == 2, result.err
-    assert result.err.startswith("error: invalid namespace \"ml/../../nodes\": [may not contain '/']")
+    assert result.err.startswith('error: invalid namespace "ml/../../nodes": [may not contain \'/\']')
     assert not api.requests
     result = cli("pending", "-n", "ML", "--kubeconfig", str(kubeconfig))
     assert result.code == 2 and 'invalid namespace "ML": [a lowercase RFC 1123 label' in result.err

@@ -21,9 +21,7 @@ def test_namespace_does_not_change_gpu_requested_or_free(cli: Cli) -> None:
     everything = _accelerators(cli("nodes", "--snapshot", DEMO, "-o", "json"))
     for namespace in ("ml", "serving"):
         assert _accelerators(cli("nodes", "--snapshot", DEMO, "-n", namespace, "-o", "json")) == everything
-    assert (
-        cli("nodes", "--snapshot", DEMO, "-n", "nope", "-o", "json").code == 4
-    )  # not in it: said (issue 36)
+    assert cli("nodes", "--snapshot", DEMO, "-n", "nope", "-o", "json").code == 4  # not in it: said (issue 36)
     assert any(acc and acc["requested"] for acc in everything.values())  # type: ignore[index]
 
 

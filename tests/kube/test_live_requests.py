@@ -270,9 +270,7 @@ def test_a_forbidden_watch_turns_to_polling_with_a_note(apiserver: FakeKubeAPI, 
     now[0] += POLL_SECONDS
     apiserver.add(node("n2"))
     third, _ = source.load(["nodes"])
-    assert sorted(n.name for n in third.nodes) == ["n1", "n2"] and [n.code for n in third.notes] == [
-        "POLLING"
-    ]
+    assert sorted(n.name for n in third.nodes) == ["n1", "n2"] and [n.code for n in third.notes] == ["POLLING"]
 
 
 def test_kinds_may_be_any_iterable(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:

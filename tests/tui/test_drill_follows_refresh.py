@@ -99,10 +99,7 @@ async def test_the_node_and_pod_pages_follow_a_refresh(tmp_path: Path) -> None:
         body = _text(pod_page.body)
         assert "gone: not in the latest refresh" in body and "restarts" not in body
         offered = {k.press for k in page_keys(pod_page)}
-        assert {"e", "l"} <= offered and not {
-            "y",
-            "enter",
-        } & offered  # its events may remain; l is still logs
+        assert {"e", "l"} <= offered and not {"y", "enter"} & offered  # its events may remain; l is still logs
         assert "Life" not in {k.description for k in page_keys(pod_page) if "l" in k.keys}
         await settle(pilot, "escape")
         assert app.screen is node_page

@@ -113,9 +113,7 @@ def test_degraded_through_the_probe(report: NvmeReport) -> None:
         row.reason or ""
     )
     finding = _findings(report)[("NVME_DEGRADED", "i-probed-degraded")]
-    assert finding.severity is Severity.ERROR and "`kubectl delete node i-probed-degraded`" in (
-        finding.fix or ""
-    )
+    assert finding.severity is Severity.ERROR and "`kubectl delete node i-probed-degraded`" in (finding.fix or "")
     assert report.exit_code() == 1
 
 
