@@ -34,8 +34,8 @@ def test_node_rows_are_built_once_per_state_and_catalog() -> None:
 
 
 def test_events_by_object_are_each_objects_events_oldest_first_untimed_last() -> None:
-    """The index sorts all events once: each object's list is what a stable sort of its own events by
-    (no time, time) gives, ties kept in the input's order."""
+    """Each object's events oldest first, those without a time last, ties in the input's order (a stable sort
+    by (no time, time) of its own events)."""
     times = ["2026-11-28T08:00:00Z", "2026-11-28T07:00:00Z", None, "2026-11-28T07:00:00Z", None]
     objects = []
     for n in range(40):
