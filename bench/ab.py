@@ -72,7 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     if missing := [str(p) for p in paths if not p.exists()]:
         parser.error(f"not written yet (bench/shapes.py --shape ...): {', '.join(missing)}")
     pairs.compiled(args.before)
-    pairs.compiled(None)
     print(f"# {os.cpu_count()} CPUs; before: {args.before}, after: {pairs.ROOT}", flush=True)
     print("| input | command | before: ratio (each round) | after: ratio (each round) | load avg |")
     print("|---|---|---:|---:|---|")

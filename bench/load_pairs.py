@@ -22,17 +22,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pairs import compiled
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.5
 
 
-def loadavg() -> float:
-    return float(Path("/proc/loadavg").read_text().split()[0])
-
-
 def measure(path: Path, repeat: int) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    before = loadavg()
+    before = os.getloadavg()[0]
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--in-process", str(path), "--repeat", str(repeat)],
         capture_output=True,
@@ -51,7 +50,7 @@ def measure(path: Path, repeat: int) -> dict[str, Any]:
         "orjson_s": times["orjson"],
         "ratios": ratios,
         "ratio": statistics.median(ratios),
-        "load": (before, loadavg()),
+        "load": (before, os.getloadavg()[0]),
     }
 
 
@@ -77,7 +76,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "kubectl_gpu")], check=False)
+    compiled()
     rows = [measure(path, args.repeat) for path in args.files]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
     return 0 if all(r["ratio"] <= TARGET for r in rows) else 1

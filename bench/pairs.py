@@ -114,15 +114,14 @@ def run(
     )
 
 
-def compiled(tree: Path | None) -> None:
-    """Byte-compile the code measured first: with PYTHONDONTWRITEBYTECODE set (or a fresh `git archive`), each
-    run would compile every module it imports, and the pair would measure the compiler."""
+def compiled(*trees: Path) -> None:
+    """Byte-compile the code measured first, this checkout's and each other tree's: with PYTHONDONTWRITEBYTECODE
+    set (or a fresh `git archive`), each run would compile every module it imports, and the pair would measure
+    the compiler. (compileall writes the bytecode whatever that variable says.)"""
     import compileall
 
-    import kubectl_gpu
-
-    root = tree / "kubectl_gpu" if tree is not None else Path(kubectl_gpu.__file__).parent
-    compileall.compile_dir(str(root), quiet=1)
+    for tree in (ROOT, *trees):
+        compileall.compile_dir(str(tree / "kubectl_gpu"), quiet=1)
 
 
 def measure(
@@ -208,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             subprocess.run([*generate, *nodes], check=True)
         inputs.append((shape, path))
-    compiled(args.tree)
+    compiled(*([args.tree] if args.tree is not None else []))
     results: list[Pair] = []
     for shape, path in inputs:
         plan, goal = PLAN.get(shape, (tuple(COMMANDS), None))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -34,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pairs import compiled
 from smi_fanout import fan_out
-from usage_live import Server, compile_package, loadavg, timed
+from usage_live import Server, add_tree_option, exit_code, timed, tree_rows
 
 TARGET = 1.3
 
@@ -75,7 +77,7 @@ def one_pod_time(args: argparse.Namespace, pod_s: float, workdir: Path) -> list[
     smi = ["smi", "--all", "--concurrency", str(args.concurrency), *connect]
     trees: list[Path | None] = [*args.tree, None]
     pairs: dict[int, list[dict[str, Any]]] = {index: [] for index in range(len(trees))}
-    load_before = loadavg()
+    load_before = os.getloadavg()[0]
     try:
         for _ in range(args.repeat):
             base_wall, _ = timed(["nodes", *connect], workdir)
@@ -93,20 +95,11 @@ def one_pod_time(args: argparse.Namespace, pod_s: float, workdir: Path) -> list[
                 pairs[index].append(run)
     finally:
         server.close()
-    load = (load_before, loadavg())
-    return [
-        {
-            "tree": str(tree) if tree is not None else "this checkout",
-            "pod_s": pod_s,
-            "nodes": args.nodes,
-            "concurrency": args.concurrency,
-            "pairs": pairs[index],
-            "ratio": statistics.median(p["ratio"] for p in pairs[index]),
-            "whole_ratio": statistics.median(p["whole_ratio"] for p in pairs[index]),
-            "load": load,
-        }
-        for index, tree in enumerate(trees)
-    ]
+    load = (load_before, os.getloadavg()[0])
+    rows = tree_rows(trees, pairs, load, pod_s=pod_s, nodes=args.nodes, concurrency=args.concurrency)
+    for row in rows:
+        row["whole_ratio"] = statistics.median(p["whole_ratio"] for p in row["pairs"])
+    return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -139,20 +132,14 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--pod-s", default="1,3", help="comma-separated: seconds from create to done")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--tree",
-        type=Path,
-        action="append",
-        default=[],
-        help="also run kubectl_gpu from this checkout (a `git archive` of a commit: before), interleaved",
-    )
+    add_tree_option(parser)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    compile_package(*args.tree)
+    compiled(*args.tree)
     with tempfile.TemporaryDirectory(prefix="bench-smi-") as tmp:
         rows = [row for s in args.pod_s.split(",") for row in one_pod_time(args, float(s), Path(tmp))]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
-    return 0 if all(r["ratio"] <= TARGET for r in rows if r["tree"] == "this checkout") else 1
+    return exit_code(rows, TARGET)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pairs import compiled
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.5
 
@@ -112,16 +115,36 @@ def timed(
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def loadavg() -> float:
-    return float(Path("/proc/loadavg").read_text().split()[0])
+def add_tree_option(parser: argparse.ArgumentParser) -> None:
+    """`--tree DIR` (repeatable): the live benches run that checkout's kubectl_gpu too, interleaved."""
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        action="append",
+        default=[],
+        help="also run kubectl_gpu from this checkout (a `git archive` of a commit: before), interleaved",
+    )
 
 
-def compile_package(*trees: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    for tree in (ROOT, *trees):
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", str(tree / "kubectl_gpu")], check=False, env=env
-        )
+def tree_rows(
+    trees: list[Path | None], runs: dict[int, list[dict[str, Any]]], load: tuple[float, float], **fields: Any
+) -> list[dict[str, Any]]:
+    """One row per tree: its name, `fields`, its runs, the median of each run's `ratio` and the load average."""
+    return [
+        {
+            "tree": str(tree) if tree is not None else "this checkout",
+            **fields,
+            "pairs": runs[index],
+            "ratio": statistics.median(p["ratio"] for p in runs[index]),
+            "load": load,
+        }
+        for index, tree in enumerate(trees)
+    ]
+
+
+def exit_code(rows: list[dict[str, Any]], target: float) -> int:
+    """0 when this checkout's every row meets `target`, else 1."""
+    return 0 if all(r["ratio"] <= target for r in rows if r["tree"] == "this checkout") else 1
 
 
 def one_usage(
@@ -157,7 +180,7 @@ def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
             workdir,
         )  # fmt: skip
         connect = ["--kubeconfig", str(server.kubeconfig), "-o", "json"]
-        load_before = loadavg()
+        load_before = os.getloadavg()[0]
         try:
             for _ in range(args.repeat):
                 base_wall, base_cpu = timed(["nodes", *connect], workdir)
@@ -167,18 +190,8 @@ def bench(args: argparse.Namespace) -> list[dict[str, Any]]:
                     pairs[index].append(run)
         finally:
             server.close()
-        load = (load_before, loadavg())
-    return [
-        {
-            "tree": str(tree) if tree is not None else "this checkout",
-            "pods": args.pods,
-            "model_s": model,
-            "pairs": pairs[index],
-            "ratio": statistics.median(p["ratio"] for p in pairs[index]),
-            "load": load,
-        }
-        for index, tree in enumerate(trees)
-    ]
+        load = (load_before, os.getloadavg()[0])
+    return tree_rows(trees, pairs, load, pods=args.pods, model_s=model)
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -212,19 +225,13 @@ def main() -> int:
     parser.add_argument("--slowest-ms", type=float, default=1000.0)
     parser.add_argument("--window", type=float, default=5.0, help="seconds")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--tree",
-        type=Path,
-        action="append",
-        default=[],
-        help="also run kubectl_gpu from this checkout (a `git archive` of a commit: before), interleaved",
-    )
+    add_tree_option(parser)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    compile_package(*args.tree)
+    compiled(*args.tree)
     rows = bench(args)
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))
-    return 0 if all(r["ratio"] <= TARGET for r in rows if r["tree"] == "this checkout") else 1
+    return exit_code(rows, TARGET)
 
 
 if __name__ == "__main__":
