@@ -10,7 +10,7 @@ from kubectl_gpu.core.accelerators.resources import accelerator_requests, is_acc
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
 from kubectl_gpu.core.analyses.lifecycle.report import Disruption, PodLifecycle, Survival
 from kubectl_gpu.core.k8s.durations import SOON, WEEK, timestamp
-from kubectl_gpu.core.k8s.models import Pod
+from kubectl_gpu.core.k8s.models import Pod, Resources
 from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["accelerator_pods", "pod_lifecycle", "wants_accelerator"]
@@ -21,17 +21,13 @@ def accelerator_pods(state: ClusterState) -> frozenset[int]:
     same pods): the replicas of a template share one requests object (`parse/pods_fast.py`), read once."""
 
     def build() -> frozenset[int]:
-        by_requests: dict[int, tuple[bool, bool]] = {}  # id(requests) -> (requests one, names one)
+        said: dict[int, bool | None] = {}  # id(requests) -> `_requests_say` of it
         out: list[int] = []
         for pod in state.pods:
-            requests = pod.requests
-            read = by_requests.get(id(requests))
-            if read is None:
-                read = by_requests[id(requests)] = (
-                    bool(accelerator_requests(requests)),
-                    any(is_accelerator_resource(name) for name in requests),
-                )
-            if read[0] or pod.resource_claims or (read[1] and accelerator_requests(pod.limits)):
+            key = id(pod.requests)
+            if key not in said:
+                said[key] = _requests_say(pod.requests)
+            if _wants(pod, said[key]):
                 out.append(id(pod))
         return frozenset(out)
 
@@ -48,12 +44,24 @@ def wants_accelerator(pod: Pod) -> bool:
     default, applied when the pod is read: `core/k8s/parse/pods.py`), so its limits, read lazily and at a
     cost per pod, can add an accelerator only where a request names one at zero (issue 38: reading them
     for every pod on a GPU node was a fifth of `diagnose` on 1,000 nodes)."""
-    requests = pod.requests
-    if accelerator_requests(requests) or pod.resource_claims:
+    return _wants(pod, _requests_say(pod.requests))
+
+
+def _requests_say(requests: Resources) -> bool | None:
+    """What a pod's requests alone say: True, one is requested; False, none is named; None, one is named at
+    zero, so the limits decide."""
+    if accelerator_requests(requests):
         return True
     if not any(is_accelerator_resource(name) for name in requests):
         return False
-    return bool(accelerator_requests(pod.limits))
+    return None
+
+
+def _wants(pod: Pod, said: bool | None) -> bool:
+    """`wants_accelerator` of a pod whose requests said `said` (`_requests_say`)."""
+    if said or pod.resource_claims:
+        return True
+    return said is None and bool(accelerator_requests(pod.limits))
 
 
 def _risk(disruptions: Iterable[Disruption], now: datetime) -> str:
