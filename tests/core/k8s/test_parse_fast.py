@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.k8s.models import Pod
-from kubectl_gpu.core.k8s.parse import ModelError, common, parse_object, pods, pods_fast
+from kubectl_gpu.core.k8s.parse import ModelError, common, fast, parse_object, pods, pods_fast
 from kubectl_gpu.core.k8s.parse.common import resources
 from tests.core.k8s.test_pod_slim import _real_pods
 
@@ -248,7 +248,7 @@ def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(karpenter, "memo_json", lambda memo, value, read: read())
     monkeypatch.setattr(events, "_fast_event", lambda obj: None)
     for module in (events, karpenter):
-        monkeypatch.setattr(module, "opt_time" if module is events else "memo_time", common.opt_time)
+        monkeypatch.setattr(module, "opt_time" if module is events else "fast_time", common.opt_time)
     for module, name, cls in (
         (events, "_event", models.Event),
         (events, "_involved", models.InvolvedObject),
@@ -350,7 +350,10 @@ def test_templates_that_differ_in_an_image_share_their_parts() -> None:
     read = (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS))
     b = pods_fast.parse_pod(second)
     assert (len(pods_fast._TEMPLATES), len(pods_fast._REQUESTS)) == read  # the first's template
-    template = next(t for t in pods_fast._TEMPLATES.values() if t.requests is a.requests)
+    spec = second["spec"]
+    found = pods_fast._template(spec, spec["containers"], spec.get("initContainers") or [], b.meta)
+    assert found is not None
+    template = found[0]
     assert len(template.apps) >= 2  # each image's containers of their own
     assert a.containers[0].image != b.containers[0].image
     assert a.tolerations is b.tolerations and a.node_affinity is b.node_affinity
@@ -380,3 +383,39 @@ def test_a_sidecars_host_port_is_its_pods_own() -> None:
     assert not first.placement.host_ports
     assert [p.port for p in second.placement.host_ports] == [9100]
     assert _outcome(pods_fast.parse_pod, holding) == _outcome(pods.parse_pod_checked, holding)
+
+
+_TIME_TEXTS = [
+    "2026-11-21T00:48:32Z",
+    "2026-11-21T00:48:32.123456Z",
+    "2026-11-21T00:48:32+00:00",
+    "2026-11-21T02:48:32+02:00",
+    "2026-11-21T00:48:32",
+    "1969-12-31T23:59:59Z",
+    "3000-01-01T00:00:00Z",
+    "2999-12-31T23:59:59Z",
+    "9999-12-31T23:00:00-05:00",
+    "2026-13-01T00:00:00Z",
+    "2026-11-21",
+    "",
+    "yesterday",
+    None,
+    0,
+    1.5,
+    [],
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.sampled_from(_TIME_TEXTS),
+        st.datetimes(timezones=st.one_of(st.none(), st.timezones())).map(lambda d: d.isoformat()),
+        st.datetimes().map(lambda d: d.isoformat() + "Z"),
+        st.text(max_size=30),
+    )
+)
+def test_fast_time_reads_as_the_checked_reader(value: object) -> None:
+    """`fast.fast_time` reads the usual text itself and hands the rest to `common.opt_time`: the same
+    datetime, or None, for any value."""
+    assert repr(fast.fast_time(value)) == repr(common.opt_time(value))  # the instant and its zone (UTC)

@@ -37,8 +37,8 @@ class ModelError(InvalidInput):
 
 # Timestamps outside this range are garbage (a hand-edited file); read them as absent, like malformed ones,
 # since the analyses add expiry periods to them and datetime ends at year 9999.
-_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-_LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 
 def opt_time(value: object) -> datetime | None:
@@ -46,7 +46,7 @@ def opt_time(value: object) -> datetime | None:
         parsed = parse_optional_time(value)
     except OverflowError:  # an offset that pushes it past year 9999
         return None
-    return parsed if parsed is not None and _EARLIEST <= parsed < _LATEST else None
+    return parsed if parsed is not None and EARLIEST <= parsed < LATEST else None
 
 
 def time_text(value: object) -> str | None:
@@ -60,7 +60,7 @@ def time_text(value: object) -> str | None:
         return text
     except OverflowError:
         return None
-    return text if _EARLIEST <= parsed < _LATEST else None
+    return text if EARLIEST <= parsed < LATEST else None
 
 
 def as_dict(value: object, where: str) -> Raw:

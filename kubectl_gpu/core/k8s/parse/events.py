@@ -9,7 +9,7 @@ from typing import Any
 from kubectl_gpu.core.k8s.models import Event, InvolvedObject, Meta, Raw
 from kubectl_gpu.core.k8s.parse.common import as_dict, meta, opt_str
 from kubectl_gpu.core.k8s.parse.fast import constructor, fast_meta
-from kubectl_gpu.core.k8s.parse.fast import memo_time as opt_time  # `opt_time`, once per distinct text
+from kubectl_gpu.core.k8s.parse.fast import fast_time as opt_time  # `opt_time`, the usual text inline
 
 __all__ = ["parse_event", "parse_event_checked"]
 

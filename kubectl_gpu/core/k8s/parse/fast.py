@@ -18,22 +18,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import orjson
 
 from kubectl_gpu.core.k8s.models import Condition, Meta, Resources
-from kubectl_gpu.core.k8s.parse.common import conditions, opt_time, resources, time_text
+from kubectl_gpu.core.k8s.parse.common import EARLIEST, LATEST, conditions, opt_time, resources, time_text
 
 __all__ = [
     "constructor",
     "dumps",
     "fast_conditions",
     "fast_meta",
+    "fast_time",
     "memo_json",
     "memo_resources",
-    "memo_time",
     "memo_time_text",
     "remember",
     "str_values",
@@ -41,7 +41,7 @@ __all__ = [
 
 _LIMIT = 65536
 _T = TypeVar("_T")
-_TIMES: dict[str, datetime | None] = {}
+_from_iso = datetime.fromisoformat
 _RESOURCES: dict[tuple[tuple[str, str], ...], Resources] = {}
 #: The JSON text of a value, as a memo key; TypeError for what JSON cannot hold (bytes, big integers,
 #: keys that are not strings). Faster than `repr` by a few microseconds a pod.
@@ -117,9 +117,18 @@ def _memo_text(cache: dict[str, _T], read: Callable[[object], _T], value: object
     return found  # type: ignore[return-value]
 
 
-def memo_time(value: object) -> datetime | None:
-    """`common.opt_time`, once per distinct text (pods of one rollout share their timestamps)."""
-    return _memo_text(_TIMES, opt_time, value)
+def fast_time(value: object) -> datetime | None:
+    """`common.opt_time` of the usual text (RFC 3339 in UTC, `...Z`, in range) read here, anything else by it:
+    the same datetime, through one call to C's `fromisoformat` instead of the checked reader's four. Not a
+    memo: a fleet's pods are created and started at mostly distinct seconds, and a hit cost as much as this."""
+    if type(value) is str:
+        try:
+            parsed = _from_iso(value)
+        except ValueError:
+            return opt_time(value)
+        if parsed.tzinfo is UTC and EARLIEST <= parsed < LATEST:
+            return parsed
+    return opt_time(value)
 
 
 def memo_resources(value: object, where: Callable[[], str]) -> Resources:
@@ -170,7 +179,7 @@ def fast_meta(md: object, *, namespaced: bool) -> Meta | None:
         uid=uid if isinstance(uid, str) and uid else None,
         labels=labels,
         annotations=annotations,
-        created=memo_time(get("creationTimestamp")),
+        created=fast_time(get("creationTimestamp")),
         owner_kind=owner_kind,
         owner_name=owner_name,
         deleting=bool(get("deletionTimestamp")),

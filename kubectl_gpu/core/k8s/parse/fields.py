@@ -8,7 +8,11 @@ faster to build than the whole-file parse, and each object reads exactly as it w
 the same values under the same keys, and an absent key stays absent.
 
 The rule each type below keeps: a field a parser reads is named with its type `Any` (kept whole), unless the
-parser reads only some keys of the objects under it; then those are named in a `TypedDict` of their own. A
+parser reads only some keys of the objects under it; then those are named in a `TypedDict` of their own. The
+parts of a pod's scheduling template (`POD_TEXT_FIELDS`, `CONTAINER_TEXT_FIELDS`: tolerations, affinity,
+requests ...) are kept whole as their text (`msgspec.Raw`): replicas share them, so the pod parser keys its
+template by that text and reads it once per distinct text (`pods_fast.loaded_spec`), instead of the decoder
+building the same lists and dicts for every replica and the parser writing them back to text for the key. A
 value that does not fit (a `spec` that is not an object, a container that is a string, a kind not listed)
 makes the decode fail, and the caller parses the file whole as before, so every error reads as it did.
 tests/core/k8s/test_fields.py holds the parsers to these lists: on every real fixture each object parses the
@@ -26,7 +30,7 @@ from typing import Any, TypedDict
 
 import msgspec
 
-__all__ = ["LIST", "SKIPPED_KINDS", "as_dict"]
+__all__ = ["CONTAINER_TEXT_FIELDS", "LIST", "POD_TEXT_FIELDS", "SKIPPED_KINDS", "as_dict"]
 
 
 class _Meta(TypedDict, total=False):
@@ -42,6 +46,11 @@ class _Meta(TypedDict, total=False):
     deletionTimestamp: Any
 
 
+#: A pod spec's and a container's fields kept as their text (the module's docstring).
+POD_TEXT_FIELDS = ("tolerations", "affinity", "overhead", "topologySpreadConstraints")
+CONTAINER_TEXT_FIELDS = ("resources", "ports")
+
+
 class _Container(TypedDict, total=False):
     """What the template key, `effective`, `SlimDetails` and the host ports read of a container (app or init):
     not command, args, volumeMounts, probes, securityContext, lifecycle."""
@@ -49,8 +58,8 @@ class _Container(TypedDict, total=False):
     name: Any
     image: Any
     env: Any
-    ports: Any
-    resources: Any
+    ports: msgspec.Raw
+    resources: msgspec.Raw
     restartPolicy: Any
 
 
@@ -66,11 +75,11 @@ class _PodSpec(TypedDict, total=False):
     containers: list[_Container] | None
     initContainers: list[_Container] | None
     volumes: list[_Volume] | None
-    tolerations: Any
+    tolerations: msgspec.Raw
     nodeSelector: Any
-    affinity: Any
-    overhead: Any
-    topologySpreadConstraints: Any
+    affinity: msgspec.Raw
+    overhead: msgspec.Raw
+    topologySpreadConstraints: msgspec.Raw
     priority: Any
     terminationGracePeriodSeconds: Any
     resourceClaims: Any

@@ -32,9 +32,9 @@ from kubectl_gpu.core.k8s.parse.fast import (
     constructor,
     fast_conditions,
     fast_meta,
+    fast_time,
     memo_json,
     memo_resources,
-    memo_time,
 )
 from kubectl_gpu.core.scheduling.taints import Taint
 
@@ -150,7 +150,7 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
             claim_conditions := status.get("conditions"),
             lambda: fast_conditions(claim_conditions, f"{where} status.conditions"),
         ),
-        last_pod_event=memo_time(status.get("lastPodEventTime")),
+        last_pod_event=fast_time(status.get("lastPodEventTime")),
         startup_taints=memo_json(
             _TAINTS,
             startup := spec.get("startupTaints"),

@@ -5,11 +5,18 @@ distinct set and looked up for the others (see `parse/fast.py` for the rules eve
 `parse_pod` is the parser: this path where it answers, else the checked one (`pods.parse_pod_checked`),
 which answers or raises exactly as it always did. Tests hold the two equal on every real pod and on pods
 with any field broken or replaced (tests/core/k8s/test_parse_fast.py).
+
+A pod decoded from a large List (`parse/fields.py`) holds its template's parts as their JSON text
+(`msgspec.Raw`): the template is then keyed by that text, and the parts are read (`loaded_spec`) only for the
+first pod of each template, and for what reads a pod's own spec (its placement, the checked path).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import orjson
+from msgspec import Raw as Text
 
 from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import ModelError, resources, tolerations
@@ -17,11 +24,12 @@ from kubectl_gpu.core.k8s.parse.fast import (
     constructor,
     dumps,
     fast_meta,
+    fast_time,
     memo_json,
-    memo_time,
     remember,
     str_values,
 )
+from kubectl_gpu.core.k8s.parse.fields import CONTAINER_TEXT_FIELDS, POD_TEXT_FIELDS
 from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
@@ -37,13 +45,13 @@ from kubectl_gpu.core.k8s.placement import NO_PLACEMENT
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 from kubectl_gpu.core.scheduling.taints import Toleration
 
-__all__ = ["fast_pod", "parse_pod", "parse_pod_kept"]
+__all__ = ["fast_pod", "loaded_pod", "loaded_spec", "parse_pod", "parse_pod_kept"]
 
 
 def parse_pod(obj: Raw) -> Pod:
     """A Pod from its `kubectl get -o json` dict; errors name the field."""
     found = fast_pod(obj)
-    return found if found is not None else parse_pod_checked(obj)
+    return found if found is not None else parse_pod_checked(loaded_pod(obj))
 
 
 def parse_pod_kept(obj: Raw) -> Pod:
@@ -51,7 +59,42 @@ def parse_pod_kept(obj: Raw) -> Pod:
     from the object as it is, not from a copy cut down to what is read (which saves memory only where the
     object is let go). The same answers (tests/core/k8s/test_pod_slim.py)."""
     found = fast_pod(obj, whole_status=True)
-    return found if found is not None else parse_pod_checked(obj)
+    return found if found is not None else parse_pod_checked(loaded_pod(obj))
+
+
+def _loaded_containers(items: list[Any]) -> list[Any]:
+    """The containers with the fields kept as text read; the list itself where none is."""
+    out = None
+    for index, item in enumerate(items):
+        if type(item) is not dict:
+            continue
+        read = {
+            k: orjson.loads(memoryview(v)) for k in CONTAINER_TEXT_FIELDS if type(v := item.get(k)) is Text
+        }
+        if read:
+            if out is None:
+                out = list(items)
+            out[index] = {**item, **read}
+    return items if out is None else out
+
+
+def loaded_spec(spec: Raw) -> Raw:
+    """The spec as the whole parse gives it: each part kept as text (`parse/fields.py`) read as orjson reads
+    it; the spec itself where none is."""
+    read: Raw = {k: orjson.loads(memoryview(v)) for k in POD_TEXT_FIELDS if type(v := spec.get(k)) is Text}
+    for name in ("containers", "initContainers"):
+        items = spec.get(name)
+        if type(items) is list and (found := _loaded_containers(items)) is not items:
+            read[name] = found
+    return {**spec, **read} if read else spec
+
+
+def loaded_pod(obj: Raw) -> Raw:
+    """The pod as the whole parse gives it (`loaded_spec` of its spec): what the checked readers take."""
+    spec = obj.get("spec")
+    if type(spec) is not dict or (found := loaded_spec(spec)) is spec:
+        return obj
+    return {**obj, "spec": found}
 
 
 class _Template:
@@ -59,10 +102,15 @@ class _Template:
     may hold a placement rule): read once, from the first of them. Their containers' names, images and
     variables are the pod's own part (`_apps`): many small Deployments and Jobs share a handful of these."""
 
-    __slots__ = ("apps", "init", "node_affinity", "placement", "requests", "tolerations")
+    __slots__ = ("apps", "init", "node_affinity", "placement", "requests", "texts", "tolerations")
 
-    def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta) -> None:
+    def __init__(self, spec: Raw, containers: list[Any], init: list[Any], meta: Meta, *, texts: bool) -> None:
         where = f"Pod {meta.key}"
+        # Keyed by its parts' text (`_text_key`): each app container's fields kept as text, read, which are
+        # the same for every pod of the template (`_app`).
+        self.texts = (
+            [{k: c[k] for k in CONTAINER_TEXT_FIELDS if k in c} for c in containers] if texts else None
+        )
         # The pods' app containers cut to what is read of them, per their names, images and variables
         # (`_template`): one list for the pods alike in those.
         self.apps: dict[bytes, list[Any]] = {}
@@ -106,22 +154,52 @@ def _requests(spec: Raw, containers: list[Any], init: list[Any], where: str) -> 
     return effective(containers, init, overhead, where, "requests")
 
 
-def _template(
-    spec: Raw, containers: list[Any], init: list[Any], meta: Meta
-) -> tuple[_Template, list[Any]] | None:
-    """The template of `spec` and its app containers cut to what is read of them (`slim`), each read once per
-    distinct set of the fields it comes from. A key is those fields' JSON text, exact where Python's
-    equality is not (`1`, `1.0` and `true` are equal keys and read differently). An absent field stands as
-    the empty value it reads as (`[]`, `{}`: `as_list` and `as_dict` read both alike), so the text holds a
-    `null` only where a value inside is one or where JSON cannot tell (NaN and infinities, YAML's `.nan` and
-    `.inf`, are written `null` too): such a key is not used. A hit is an input the checked readers read the
-    same; None where a field is not in its usual shape or does not read (the checked path then says why)."""
+def _text_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None:
+    """The template's key from its parts' text, where every part the pod has is kept as text (a pod decoded
+    from a List: `parse/fields.py`); None where one is a value (then `_json_key`). An absent part is empty;
+    the parts are cut by control characters, which JSON text never holds unescaped (nor `_json_key`'s)."""
+    get = spec.get
+    parts: list[Any] = []
+    for name in POD_TEXT_FIELDS:
+        value = get(name)
+        if value is None:
+            parts.append(b"")
+        elif type(value) is Text:
+            parts.append(value)
+        else:
+            return None
+    for marker, items in ((b"\x01", containers), (b"\x02", init)):
+        for c in items:
+            parts.append(marker)
+            if type(c) is not dict:
+                return None
+            for name in CONTAINER_TEXT_FIELDS:
+                value = c.get(name)
+                if value is None:
+                    parts.append(b"")
+                elif type(value) is Text:
+                    parts.append(value)
+                else:
+                    return None
+            if marker == b"\x02":  # a sidecar's (restartPolicy: Always) ports are host ports: `interesting`
+                policy = c.get("restartPolicy") or ""
+                if type(policy) is not str:
+                    return None
+                parts.append(dumps(policy))
+    return b"\x00".join(parts)
+
+
+def _json_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None:
+    """The template's key from its parts as values: their JSON text, exact where Python's equality is not
+    (`1`, `1.0` and `true` are equal keys and read differently). An absent field stands as the empty value it
+    reads as (`[]`, `{}`: `as_list` and `as_dict` read both alike), so the text holds a `null` only where a
+    value inside is one or where JSON cannot tell (NaN and infinities, YAML's `.nan` and `.inf`, are written
+    `null` too): such a key is not used (None), nor one of what JSON cannot hold."""
     get = spec.get
     try:  # the empty values inline, not through a helper: a call per field is a tenth of the key's cost
         key = dumps(
             (
                 [] if (v := get("tolerations")) is None else v,
-                {} if (v := get("nodeSelector")) is None else v,
                 {} if (v := get("affinity")) is None else v,
                 {} if (v := get("overhead")) is None else v,
                 [] if (v := get("topologySpreadConstraints")) is None else v,
@@ -142,24 +220,62 @@ def _template(
                 ],
             )
         )
-        # The containers' names, images and variables: the app containers' own part (`_Template.apps`).
+    except (TypeError, AttributeError):  # an entry that is not an object, a value JSON cannot hold
+        return None
+    return None if b"null" in key else key
+
+
+def _template(
+    spec: Raw, containers: list[Any], init: list[Any], meta: Meta
+) -> tuple[_Template, list[Any]] | None:
+    """The template of `spec` and its app containers cut to what is read of them (`slim`), each read once per
+    distinct set of the fields it comes from: the template by `_text_key` or `_json_key` (a key of one
+    can never be a key of the other: only the first holds control characters), the app containers by their
+    names, images and variables. A hit is an input the checked readers read the same; None where a field is
+    not in its usual shape or does not read (the checked path then says why)."""
+    key = _text_key(spec, containers, init)
+    texts = key is not None
+    if key is None and (key := _json_key(spec, containers, init)) is None:
+        return None
+    try:  # the containers' names, images and variables: the app containers' own part (`_Template.apps`)
         own = dumps(
             [(c.get("name"), c.get("image"), [] if (e := c.get("env")) is None else e) for c in containers]
         )
-    except (TypeError, AttributeError):  # an entry that is not an object, a value JSON cannot hold
+    except (TypeError, AttributeError):
         return None
-    if b"null" in key or b"null" in own:  # also where a container has no name or image (every real one has)
+    if b"null" in own:  # also where a container has no name or image (every real one has)
         return None
     found = _TEMPLATES.get(key)
     if found is None:
+        whole = loaded_spec(spec)
         try:
-            found = remember(_TEMPLATES, key, _Template(spec, containers, init, meta))
+            found = remember(_TEMPLATES, key, _Template(whole, *_containers_of(whole), meta, texts=texts))
         except ModelError:
             return None
     app = found.apps.get(own)
     if app is None:
-        app = remember(found.apps, own, slim(containers, APP_KEYS))
+        app = remember(found.apps, own, _app(containers, found.texts))
     return found, app
+
+
+def _app(containers: list[Any], texts: list[Any] | None) -> list[Any]:
+    """`slim(containers, APP_KEYS)`, with the fields kept as text taken as the template read them (`texts`:
+    the same text, container by container, as the template's key holds them)."""
+    if texts is None:
+        return slim(containers, APP_KEYS)
+    return [
+        {**{k: c[k] for k in _OWN_KEYS if k in c}, **read} for c, read in zip(containers, texts, strict=True)
+    ]
+
+
+#: What `APP_KEYS` names of a container that is its own, not its template's (`_app`), in `APP_KEYS`' order.
+_OWN_KEYS = tuple(k for k in APP_KEYS if k not in CONTAINER_TEXT_FIELDS)
+
+
+def _containers_of(spec: Raw) -> tuple[list[Any], list[Any]]:
+    """A spec's app and init containers, as `fast_pod` has checked them (lists, absent as empty)."""
+    containers, init = spec.get("containers"), spec.get("initContainers")
+    return [] if containers is None else containers, [] if init is None else init
 
 
 def _claims_in(volumes: object) -> bool:
@@ -206,7 +322,9 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         return None
     template, app = found
     placement = (
-        parse_placement(spec, m.name) if template.placement or _claims_in(get("volumes")) else NO_PLACEMENT
+        parse_placement(loaded_spec(spec), m.name)
+        if template.placement or _claims_in(get("volumes"))
+        else NO_PLACEMENT
     )
     status_get = status.get
     node_name, phase = get("nodeName"), status_get("phase")
@@ -224,7 +342,7 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         node_affinity=template.node_affinity,
         nominated_node_name=nominated if isinstance(nominated, str) and nominated else None,
         resource_claims=(),
-        started=memo_time(status_get("startTime")),
+        started=fast_time(status_get("startTime")),
         termination_grace_period_seconds=grace,
         scheduling_gates=(),
         _details=SlimDetails(app, template.init, status if whole_status else slim_status(status), m),
