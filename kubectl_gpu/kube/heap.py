@@ -81,8 +81,9 @@ def keep_until_exit(obj: object) -> None:
 def inputs_kept_until_exit() -> Iterator[None]:
     """While the block runs, what `retain_input` is handed (a file's parsed tree, read whole) is held until
     the process ends instead of being freed once its models are built: freeing a `kubectl get -o json` List
-    of 100 MB is ~0.3 s, a sixth of a one-shot command on it, and the process's exit frees it for nothing
-    (`__main__._exit_now`). For one-shot commands only (`cli/run.load`): a caller that reads again (the
+    of 100 MB read whole is ~0.3 s, a sixth of a one-shot command on it, and the process's exit frees it for
+    nothing (`__main__._exit_now`). A List read to its parts (`snapshot_decode._parts_read`) is not handed
+    here: it is let go of as it is read (`snapshot._Reading`). For one-shot commands only (`cli/run.load`): a caller that reads again (the
     TUI) must not. Entering it lets go of what an earlier block kept (one command's inputs at a time)."""
     global _keeping_inputs
     with _lock:

@@ -232,7 +232,11 @@ class _Reading:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
                 documents, json = read_file(path, parts_read=True, whole_later=self.whole_later)
-                kept = retain_input(documents)  # a one-shot command frees it at exit, not now (kube/heap.py)
+                # A one-shot command frees a tree read whole at exit, not now (kube/heap.py). A List read to
+                # its parts is let go of as it is read instead: its items are small, and their parts kept as
+                # text (`msgspec.Raw`) hold the file's bytes, which would stay until exit with them.
+                parts = len(documents) == 1 and type(documents[0]) is PartsList
+                kept = not parts and retain_input(documents)
                 yield str(path), documents, kept, json and not kept
                 continue
             self.streaming = path

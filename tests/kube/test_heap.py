@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_gpu.kube import heap
+from kubectl_gpu.kube import heap, snapshot_decode
 from kubectl_gpu.kube.heap import bulk_load, inputs_kept_until_exit, without_collection
 from kubectl_gpu.kube.snapshot import load_snapshot
 from tests.helpers import node, pod
@@ -98,3 +98,16 @@ def test_other_readers_free_the_parsed_file(tmp_path: Path) -> None:
     state = load_snapshot([_list_file(tmp_path)])
     assert not _held()
     assert "conditions" not in state.pods[0]._details._status  # type: ignore[attr-defined]  # cut down
+
+
+def test_a_list_read_to_its_parts_is_let_go_of_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A List decoded to the fields the parsers read is not held until exit: its items are small, and the
+    parts kept as text (`msgspec.Raw`, issue 38) would hold the whole file's bytes with them. Its pods read
+    their status from a cut-down copy, as any object let go of does."""
+    monkeypatch.setattr(snapshot_decode, "PARTS_READ_FROM", 0)
+    with inputs_kept_until_exit():
+        state = load_snapshot([_list_file(tmp_path)])
+    assert not _held() and len(state.pods) == 1
+    assert "conditions" not in state.pods[0]._details._status  # type: ignore[attr-defined]
