@@ -158,35 +158,33 @@ def _text_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None
     """The template's key from its parts' text, where every part the pod has is kept as text (a pod decoded
     from a List: `parse/fields.py`); None where one is a value (then `_json_key`). An absent part is empty;
     the parts are cut by control characters, which JSON text never holds unescaped (nor `_json_key`'s)."""
-    get = spec.get
     parts: list[Any] = []
-    for name in POD_TEXT_FIELDS:
-        value = get(name)
-        if value is None:
-            parts.append(b"")
-        elif type(value) is Text:
-            parts.append(value)
-        else:
-            return None
+    if not _add_texts(parts, spec, POD_TEXT_FIELDS):
+        return None
     for marker, items in ((b"\x01", containers), (b"\x02", init)):
         for c in items:
             parts.append(marker)
-            if type(c) is not dict:
+            if type(c) is not dict or not _add_texts(parts, c, CONTAINER_TEXT_FIELDS):
                 return None
-            for name in CONTAINER_TEXT_FIELDS:
-                value = c.get(name)
-                if value is None:
-                    parts.append(b"")
-                elif type(value) is Text:
-                    parts.append(value)
-                else:
-                    return None
             if marker == b"\x02":  # a sidecar's (restartPolicy: Always) ports are host ports: `interesting`
                 policy = c.get("restartPolicy") or ""
                 if type(policy) is not str:
                     return None
                 parts.append(dumps(policy))
     return b"\x00".join(parts)
+
+
+def _add_texts(parts: list[Any], mapping: Raw, names: tuple[str, ...]) -> bool:
+    """Each field's text added to `parts` (empty where it is absent); False at the first that is a value."""
+    for name in names:
+        value = mapping.get(name)
+        if value is None:
+            parts.append(b"")
+        elif type(value) is Text:
+            parts.append(value)
+        else:
+            return False
+    return True
 
 
 def _json_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None:
