@@ -92,7 +92,10 @@ class Node(msgspec.Struct, frozen=True):
         return self.meta.labels
 
     def condition(self, type_: str) -> Condition | None:
-        return next((c for c in self.conditions if c.type == type_), None)
+        for c in self.conditions:  # a loop, not next() over a generator: asked per node and claim, often
+            if c.type == type_:
+                return c
+        return None
 
     @property
     def ready(self) -> bool:
@@ -143,6 +146,10 @@ class PodDetails(Protocol):
     def containers(self) -> tuple[Container, ...]: ...
 
     def container_statuses(self) -> tuple[ContainerState, ...]: ...
+
+
+#: The phases of a pod that has ended: it holds no resources (`Pod.terminated`).
+TERMINATED_PHASES = ("Succeeded", "Failed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +209,7 @@ class Pod:
 
     @property
     def terminated(self) -> bool:
-        return self.phase in ("Succeeded", "Failed")
+        return self.phase in TERMINATED_PHASES
 
 
 class InvolvedObject(msgspec.Struct, frozen=True):
@@ -295,7 +302,10 @@ class NodeClaim(msgspec.Struct, frozen=True):
         return self.meta.name
 
     def condition(self, type_: str) -> Condition | None:
-        return next((c for c in self.conditions if c.type == type_), None)
+        for c in self.conditions:  # a loop, not next() over a generator: asked per node and claim, often
+            if c.type == type_:
+                return c
+        return None
 
 
 class NodeClass(msgspec.Struct, frozen=True):

@@ -19,6 +19,7 @@ import msgspec
 from kubectl_gpu.core.k8s.field_selectors import FieldTerm, parse_field_selector, pod_matches
 from kubectl_gpu.core.k8s.manifests import Manifests
 from kubectl_gpu.core.k8s.models import (
+    TERMINATED_PHASES,
     DaemonSet,
     Event,
     LegacyKarpenterObject,
@@ -252,13 +253,14 @@ class ClusterState:
     def requested_by_node(self) -> dict[str, Resources]:
         """Sum of the effective requests of non-terminated pods bound to each node."""
         out: dict[str, Resources] = {}
+        zero = Decimal(0)  # made once: each sum starts from it, as `Decimal(0) + value` always did
         for name, pods in self.pods_by_node.items():
             total: Resources = {}
             for pod in pods:
-                if pod.terminated:
+                if pod.phase in TERMINATED_PHASES:  # `Pod.terminated`, inline: called per pod of the fleet
                     continue
                 for res, value in pod.requests.items():
-                    total[res] = total.get(res, Decimal(0)) + value
+                    total[res] = total.get(res, zero) + value
             out[name] = total
         return out
 

@@ -115,9 +115,8 @@ CAPACITY_EVENT_WINDOW = timedelta(hours=1)
 
 
 def recent_capacity_events(state: ClusterState, now: datetime) -> tuple[dict[str, str | None], list[Event]]:
-    """NodeClaim name -> its pool, and the InsufficientCapacityErrors of the window (once per analysis:
-    every pool asks)."""
-    claims = {c.name: c.node_pool for c in state.nodeclaims}
+    """NodeClaim name -> its pool (only where there are such errors), and the InsufficientCapacityErrors of
+    the window (once per analysis: every pool asks)."""
     recent = []
     for event in state.events:
         if event.reason != "InsufficientCapacityError" or event.last_seen is None:
@@ -125,6 +124,7 @@ def recent_capacity_events(state: ClusterState, now: datetime) -> tuple[dict[str
         if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
             continue
         recent.append(event)
+    claims = {c.meta.name: c.node_pool for c in state.nodeclaims} if recent else {}
     return claims, recent
 
 
