@@ -123,9 +123,8 @@ _POD_INDEX = ("core.changes", "pods by namespace and name")
 
 def _pod_index(pods: Iterable[Pod]) -> dict[tuple[str | None, str], list[Pod]]:
     out: dict[tuple[str | None, str], list[Pod]] = {}
-    for pod in pods:  # `Pod.namespace` and `Pod.name` read from `meta` here: a fleet's pods, once
-        meta = pod.meta
-        out.setdefault((meta.namespace or "default", meta.name), []).append(pod)
+    for pod in pods:
+        out.setdefault((pod.namespace, pod.name), []).append(pod)
     return out
 
 

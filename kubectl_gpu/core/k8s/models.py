@@ -68,6 +68,14 @@ class NodeClassRef(msgspec.Struct, frozen=True):
     name: str
 
 
+def find_condition(conditions: tuple[Condition, ...], type_: str) -> Condition | None:
+    """The condition of that type, if any (a loop, not next() over a generator: asked per node and claim)."""
+    for c in conditions:
+        if c.type == type_:
+            return c
+    return None
+
+
 class Node(msgspec.Struct, frozen=True):
     meta: Meta
     provider_id: str | None
@@ -92,10 +100,7 @@ class Node(msgspec.Struct, frozen=True):
         return self.meta.labels
 
     def condition(self, type_: str) -> Condition | None:
-        for c in self.conditions:  # a loop, not next() over a generator: asked per node and claim, often
-            if c.type == type_:
-                return c
-        return None
+        return find_condition(self.conditions, type_)
 
     @property
     def ready(self) -> bool:
@@ -302,10 +307,7 @@ class NodeClaim(msgspec.Struct, frozen=True):
         return self.meta.name
 
     def condition(self, type_: str) -> Condition | None:
-        for c in self.conditions:  # a loop, not next() over a generator: asked per node and claim, often
-            if c.type == type_:
-                return c
-        return None
+        return find_condition(self.conditions, type_)
 
 
 class NodeClass(msgspec.Struct, frozen=True):

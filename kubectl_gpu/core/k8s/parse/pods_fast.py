@@ -271,7 +271,7 @@ _OWN_KEYS = tuple(k for k in APP_KEYS if k not in CONTAINER_TEXT_FIELDS)
 
 
 def _containers_of(spec: Raw) -> tuple[list[Any], list[Any]]:
-    """A spec's app and init containers, as `fast_pod` has checked them (lists, absent as empty)."""
+    """A spec's app and init containers, absent as empty (`fast_pod` then checks that they are lists)."""
     containers, init = spec.get("containers"), spec.get("initContainers")
     return [] if containers is None else containers, [] if init is None else init
 
@@ -297,9 +297,7 @@ def fast_pod(obj: Raw, whole_status: bool = False) -> Pod | None:
         return None
     status = status or {}
     get = spec.get  # every lookup counts: a pod is ~20 us, and a fleet has tens of thousands
-    containers, init = get("containers"), get("initContainers")
-    containers = [] if containers is None else containers
-    init = [] if init is None else init
+    containers, init = _containers_of(spec)
     priority, grace = get("priority"), get("terminationGracePeriodSeconds")
     node_selector = get("nodeSelector")
     node_selector = {} if node_selector is None else node_selector

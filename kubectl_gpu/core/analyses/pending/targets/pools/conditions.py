@@ -124,7 +124,7 @@ def recent_capacity_events(state: ClusterState, now: datetime) -> tuple[dict[str
         if now - event.last_seen > CAPACITY_EVENT_WINDOW or event.last_seen > now + timedelta(minutes=5):
             continue
         recent.append(event)
-    claims = {c.meta.name: c.node_pool for c in state.nodeclaims} if recent else {}
+    claims = {c.name: c.node_pool for c in state.nodeclaims} if recent else {}
     return claims, recent
 
 
