@@ -1,8 +1,8 @@
 """Typed catalogs: GPU/accelerator instance types and their node labels, NVIDIA driver -> CUDA, Bottlerocket.
 
 The tables are the package data files ``kubectl_gpu/data/*.json``, generated from the research
-reference by ``scripts/build_catalogs.py``. This package only reads them (through
-``importlib.resources``, in ``loader``) and offers pure lookups; every table can also be built from
+reference by ``scripts/build_catalogs.py``. This package only reads them (``loader``,
+through ``kubectl_gpu.core.data_files``) and offers pure lookups; every table can also be built from
 plain dicts with its ``from_data`` constructor, which is what the tests do.
 
 Modules: ``instance_types`` (EC2 types), ``labels`` (label keys per provider), ``label_values`` (the

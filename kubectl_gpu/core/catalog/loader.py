@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib.resources import files
 from typing import Any, Final
 
 from kubectl_gpu.core.catalog.bottlerocket import BottlerocketTable, OsImageInfo
 from kubectl_gpu.core.catalog.catalog import Catalog
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.providers import Provider
+from kubectl_gpu.core.data_files import data_file
 
 __all__ = [
     "gpu_compute_capabilities",
@@ -27,10 +27,9 @@ _DATA_FILES: Final = ("instance_types.json", "labels.json", "cuda_driver.json", 
 
 def read_data_files() -> dict[str, dict[str, Any]]:
     """Parse the package's own data files (this module's only I/O), keyed by file name."""
-    root = files("kubectl_gpu").joinpath("data")
     out: dict[str, dict[str, Any]] = {}
     for name in _DATA_FILES:
-        data = json.loads(root.joinpath(name).read_bytes())
+        data = json.loads(data_file(name))
         if not isinstance(data, dict):
             raise CatalogError(f"{name}: top level is not an object")
         out[name] = data
@@ -53,7 +52,7 @@ def load_catalog() -> Catalog:
 def gpu_compute_capabilities() -> dict[str, tuple[int, int]]:
     """CUDA compute capability per GPU name (the catalog's accelerator_name), from
     data/gpu_compute_capability.json (NVIDIA's CUDA GPUs page; the file names its source and date)."""
-    data = json.loads(files("kubectl_gpu").joinpath("data", "gpu_compute_capability.json").read_bytes())
+    data = json.loads(data_file("gpu_compute_capability.json"))
     table = data.get("compute_capability") if isinstance(data, dict) else None
     if not isinstance(table, dict):
         raise CatalogError("gpu_compute_capability.json: no compute_capability mapping")

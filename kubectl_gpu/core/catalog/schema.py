@@ -8,13 +8,13 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import msgspec
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.provenance import Provenance
+from kubectl_gpu.core.data_files import data_file
 
 __all__ = ["CrdSchema", "FieldProblem", "load_nodepool_schema"]
 
@@ -86,7 +86,7 @@ class CrdSchema:
 @cache
 def load_nodepool_schema() -> CrdSchema:
     """The packaged NodePool schema, loaded once per process."""
-    data = json.loads(files("kubectl_gpu").joinpath("data", _FILE).read_bytes())
+    data = json.loads(data_file(_FILE))
     if not isinstance(data, dict):
         raise CatalogError(f"{_FILE}: top level is not an object")
     return CrdSchema.from_data(data)

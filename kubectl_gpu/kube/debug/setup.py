@@ -82,9 +82,9 @@ def image_chooser(image: str | None, neuron_image: str | None) -> Callable[[Acce
 
 
 def collector_script() -> str:
-    from importlib import resources
+    from kubectl_gpu.core.data_files import data_file
 
-    return resources.files("kubectl_gpu.data").joinpath("collector.sh").read_text(encoding="utf-8")
+    return data_file("collector.sh").decode("utf-8")
 
 
 def connect(

@@ -21,12 +21,12 @@ import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import msgspec
 
 from kubectl_gpu.core.catalog.versions import VersionKey, version_key
+from kubectl_gpu.core.data_files import data_file
 from kubectl_gpu.core.k8s.models import Container, Pod
 
 __all__ = [
@@ -206,7 +206,7 @@ class ReleaseTable(msgspec.Struct, frozen=True):
 @cache
 def load_release_table() -> ReleaseTable:
     """The packaged container release table (this module's only I/O: the package's own data)."""
-    raw = files("kubectl_gpu").joinpath("data").joinpath("container_releases.json").read_bytes()
+    raw = data_file("container_releases.json")
     data = json.loads(raw)
     if not isinstance(data, dict):
         raise ValueError("container_releases.json: top level is not an object")

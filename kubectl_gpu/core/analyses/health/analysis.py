@@ -14,13 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import Any, ClassVar
 
 import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows
 from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.data_files import data_file
 from kubectl_gpu.core.k8s.conditions import NODE_MONITORING_CONDITIONS
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import Finding, ObjectRef, ReportBase, Severity
@@ -80,7 +80,7 @@ class HealthCatalog:
 
 @cache
 def load_health_catalog() -> HealthCatalog:
-    raw = resources.files("kubectl_gpu.data").joinpath("node_health.json").read_text(encoding="utf-8")
+    raw = data_file("node_health.json")
     return HealthCatalog(json.loads(raw))
 
 
