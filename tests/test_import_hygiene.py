@@ -203,5 +203,13 @@ def test_a_json_answer_imports_no_console_and_a_table_draws_its_view(argv: list[
     plain = _loaded_by_entry_point([*argv, "--snapshot", demo, "-o", "json"])
     assert "kubectl_gpu.render.documents" in plain
     assert not {m for m in plain if m.split(".")[0] == "rich" or m.endswith(("_view", "nodes_table"))}
+    # Every option's default is read without pydantic (cli/coercion.py: ~15 ms of its plugin loader alone).
+    # The package's data files are read through its loader (core/data_files.py): importlib.resources' readers
+    # import zipfile, tempfile and shutil, ~6 ms of start-up; only where the demo's disruption budget schedule
+    # is read (croniter: dateutil's time zones import them) or DCGM metrics are (prometheus_client's package
+    # imports http.server) may they be loaded.
+    assert "pydantic" not in {m.split(".")[0] for m in plain}, argv
+    if not {"croniter", "prometheus_client"} & plain:
+        assert not {"importlib.resources", "zipfile", "tempfile"} & plain, argv
     table = _loaded_by_entry_point([*argv, "--snapshot", demo])
     assert "rich.table" in table and {m for m in table if m.endswith(("_view", "nodes_table"))}

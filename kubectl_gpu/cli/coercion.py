@@ -3,7 +3,7 @@ not, through a pydantic `TypeAdapter` built on first use, and pydantic's import 
 plain command ~0.05-0.1 CPU-s of its start-up (bench/README.md, "Start-up"). Nearly all our options are
 `str`, `list[str]`, `bool` or an `Enum`; for those, the value typer would return is known without pydantic:
 the same `str`, a `list` of the same `str`s, the same member, or the member typer's own choice matcher
-finds. Anything else (another type, a value not of that shape, a choice that does not match) goes to typer's
+finds; a `float` option's default (`usage --idle-below`) is that float. Anything else (another type, a value not of that shape, a choice that does not match) goes to typer's
 own adapter, built then, so a wrong value reads exactly as before (tests/cli/test_coercion.py compares the
 two on every parameter of the app).
 
@@ -27,8 +27,8 @@ _UNKNOWN: Any = object()
 def quick_value(annotation: Any, value: Any, *, case_sensitive: bool = True, ctx: Any = None) -> Any:
     """The value typer's adapter returns for `value` of a parameter annotated `annotation`, or `_UNKNOWN`
     where only the adapter can say (`value` is never None here: typer answers None itself)."""
-    if annotation is str or annotation is bool:  # typer itself passes a bool's bool through
-        return value if type(value) is annotation else _UNKNOWN
+    if annotation is str or annotation is bool or annotation is float:  # typer passes a bool's bool through
+        return value if type(value) is annotation else _UNKNOWN  # a float: its default, or a value given
     if annotation == list[str]:
         if type(value) in (list, tuple) and all(type(item) is str for item in value):
             return list(value)
@@ -86,14 +86,14 @@ def _quickens(param: Any) -> bool:
         return False
     annotation = descriptor.annotation
     return (
-        annotation in (str, bool)
+        annotation in (str, bool, float)
         or annotation == list[str]
         or (isinstance(annotation, type) and issubclass(annotation, Enum))
     )
 
 
 def quicken(params: Iterable[Any]) -> None:
-    """Give each `str`, `bool`, `list[str]` and `Enum` parameter of typer's in `params` `quick_value`."""
+    """Give each `str`, `bool`, `float`, `list[str]` and `Enum` parameter of typer's in `params` `quick_value`."""
     if RuntimeParam is None:
         return
     for param in params:

@@ -63,7 +63,7 @@ def test_a_quick_answer_is_the_adapters_answer_for_every_parameter() -> None:
             checked += 1
             annotations.add(repr(descriptor.annotation))
     assert checked > 1000
-    assert {"<class 'str'>", "<class 'bool'>", "list[str]"} <= annotations
+    assert {"<class 'str'>", "<class 'bool'>", "<class 'float'>", "list[str]"} <= annotations
     assert any("enum" in a for a in annotations)
 
 
@@ -73,6 +73,7 @@ def test_a_value_it_cannot_vouch_for_is_left_to_the_adapter() -> None:
     assert quick_value(list[str], ("a", 1)) is _UNKNOWN
     assert quick_value(bool, "true") is _UNKNOWN
     assert quick_value(int, 3) is _UNKNOWN
+    assert quick_value(float, "2.5") is _UNKNOWN and quick_value(float, 3) is _UNKNOWN  # pydantic reads them
     Colour = enum.Enum("Colour", {"red": "red"})
     assert quick_value(Colour, "blue") is _UNKNOWN  # the adapter words the error
 
