@@ -22,7 +22,7 @@ def test_the_bytes_are_the_files(name: str) -> None:
 
 
 def test_a_missing_file_is_an_os_error_that_names_it() -> None:
-    with pytest.raises(OSError, match="no-such.json"):
+    with pytest.raises(OSError, match=r"no-such\.json"):
         data_file("no-such.json")
 
 
