@@ -33,6 +33,7 @@ from kubectl_gpu import __version__
 from kubectl_gpu.core.clusters import SeveralClusters
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.parse import KEPT_KINDS, KINDS, Model, ModelError, kind_of
+from kubectl_gpu.core.k8s.parse.fields import UnreadText
 from kubectl_gpu.core.k8s.state import ClusterState, DuplicateObject, StateBuilder
 from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
@@ -211,6 +212,11 @@ def load_snapshot(paths: Iterable[str | os.PathLike[str]], *, keep_manifests: bo
                     raise
                 # Read that file whole, from the start (the error, if any, is then exactly as before).
                 whole.add(reading.streaming)
+            except UnreadText:
+                # A List read to its parts holds a number orjson refuses: read whole, it says so as before.
+                if reading.parts is None:  # only such a List holds parts as text
+                    raise
+                whole.add(reading.parts)
 
 
 #: (source, its documents, held until exit, let go of as read): what `_load` reads.
@@ -219,11 +225,13 @@ _Documents = tuple[str, list[Any], bool, bool]
 
 class _Reading:
     """The documents of each file, with our bundles read one object at a time (`kube/bundle_stream.py`);
-    `streaming` is the bundle being read that way, until its last object has been handed out."""
+    `streaming` is the bundle being read that way, until its last object has been handed out, and `parts` the
+    large List read to its parts (`snapshot_decode.PartsList`)."""
 
     def __init__(self, files: list[Path], whole: set[Path], *, whole_later: bool) -> None:
         self.files, self.whole, self.whole_later = files, whole, whole_later
         self.streaming: Path | None = None
+        self.parts: Path | None = None
 
     def documents(self) -> Iterator[_Documents]:
         """(file, its documents, whether they are held until exit: see `heap.retain_input`, whether they
@@ -231,13 +239,16 @@ class _Reading:
         for path in self.files:
             stream = None if path in self.whole else open_bundle(path)
             if stream is None:
-                documents, json = read_file(path, parts_read=True, whole_later=self.whole_later)
+                parts_read = path not in self.whole
+                documents, json = read_file(path, parts_read=parts_read, whole_later=self.whole_later)
                 # A one-shot command frees a tree read whole at exit, not now (kube/heap.py). A List read to
                 # its parts is let go of as it is read instead: its items are small, and their parts kept as
                 # text (`msgspec.Raw`) hold the file's bytes, which would stay until exit with them.
                 parts = len(documents) == 1 and type(documents[0]) is PartsList
                 kept = not parts and retain_input(documents)
+                self.parts = path if parts else None
                 yield str(path), documents, kept, json and not kept
+                self.parts = None
                 continue
             self.streaming = path
             yield str(path), [{**stream.head, "objects": stream}], False, False

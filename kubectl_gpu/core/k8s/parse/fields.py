@@ -29,8 +29,17 @@ from operator import or_
 from typing import Any, TypedDict
 
 import msgspec
+import orjson
 
-__all__ = ["CONTAINER_TEXT_FIELDS", "LIST", "POD_TEXT_FIELDS", "SKIPPED_KINDS", "as_dict"]
+__all__ = [
+    "CONTAINER_TEXT_FIELDS",
+    "LIST",
+    "POD_TEXT_FIELDS",
+    "SKIPPED_KINDS",
+    "UnreadText",
+    "as_dict",
+    "read_text",
+]
 
 
 class _Meta(TypedDict, total=False):
@@ -267,3 +276,17 @@ _CONVERT = {struct: _converter(struct) for struct in _KINDS}
 def as_dict(item: msgspec.Struct) -> dict[str, Any]:
     """The object as the parsers read it: `kind` and the fields that were there, as plain dicts."""
     return _CONVERT[type(item)](item)
+
+
+class UnreadText(Exception):
+    """A part kept as text that does not read as the whole parse reads it: the decoder takes a number out of
+    a double's range (`1e400`) as text, where orjson refuses the file. The caller then reads the file whole
+    (`kube/snapshot.py`), which refuses it in orjson's words, as it always did."""
+
+
+def read_text(text: msgspec.Raw) -> Any:
+    """A part kept as text, read as orjson reads it in the whole parse."""
+    try:
+        return orjson.loads(memoryview(text))
+    except orjson.JSONDecodeError as exc:
+        raise UnreadText(str(exc)) from None

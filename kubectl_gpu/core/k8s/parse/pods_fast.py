@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from msgspec import Raw as Text
 
 from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
@@ -29,7 +28,7 @@ from kubectl_gpu.core.k8s.parse.fast import (
     remember,
     str_values,
 )
-from kubectl_gpu.core.k8s.parse.fields import CONTAINER_TEXT_FIELDS, POD_TEXT_FIELDS
+from kubectl_gpu.core.k8s.parse.fields import CONTAINER_TEXT_FIELDS, POD_TEXT_FIELDS, read_text
 from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
@@ -68,9 +67,7 @@ def _loaded_containers(items: list[Any]) -> list[Any]:
     for index, item in enumerate(items):
         if type(item) is not dict:
             continue
-        read = {
-            k: orjson.loads(memoryview(v)) for k in CONTAINER_TEXT_FIELDS if type(v := item.get(k)) is Text
-        }
+        read = {k: read_text(v) for k in CONTAINER_TEXT_FIELDS if type(v := item.get(k)) is Text}
         if read:
             if out is None:
                 out = list(items)
@@ -81,7 +78,7 @@ def _loaded_containers(items: list[Any]) -> list[Any]:
 def loaded_spec(spec: Raw) -> Raw:
     """The spec as the whole parse gives it: each part kept as text (`parse/fields.py`) read as orjson reads
     it; the spec itself where none is."""
-    read: Raw = {k: orjson.loads(memoryview(v)) for k in POD_TEXT_FIELDS if type(v := spec.get(k)) is Text}
+    read: Raw = {k: read_text(v) for k in POD_TEXT_FIELDS if type(v := spec.get(k)) is Text}
     for name in ("containers", "initContainers"):
         items = spec.get(name)
         if type(items) is list and (found := _loaded_containers(items)) is not items:
