@@ -253,3 +253,67 @@ def test_a_pods_template_parts_are_kept_as_text_read_once_and_never_kept() -> No
         assert not _texts_in((pod, read), set())
     assert _read(first) == _read(orjson.loads(orjson.dumps(base)))
     assert _read(second) == _read(orjson.loads(orjson.dumps(other)))
+
+
+CLAIMS = [o for o in OBJECTS if o["kind"] == "NodeClaim"]
+CLAIM_PATHS = [
+    ("spec",),
+    ("spec", "requirements"),
+    ("spec", "requirements", 0),
+    ("spec", "requirements", 0, "key"),
+    ("spec", "requirements", 0, "values"),
+    ("spec", "taints"),
+    ("spec", "startupTaints"),
+    ("spec", "nodeClassRef"),
+    ("spec", "expireAfter"),
+    ("status",),
+    ("status", "conditions"),
+    ("status", "conditions", 0),
+    ("status", "conditions", 0, "lastTransitionTime"),
+    ("status", "conditions", 0, "status"),
+    ("status", "capacity"),
+    ("status", "lastPodEventTime"),
+    ("metadata", "labels"),
+    ("metadata", "generateName"),
+    ("metadata", "finalizers"),
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(range(len(CLAIMS))),
+    st.lists(st.tuples(st.sampled_from(CLAIM_PATHS), VALUES), min_size=1, max_size=3),
+)
+def test_broken_claims_read_alike_from_the_fields_kept(
+    index: int, changes: list[tuple[tuple[str, ...], Any]]
+) -> None:
+    """A NodeClaim keeps its requirements, taints and conditions as text, read once per distinct text: with
+    any field replaced by any JSON value, each read twice (the second from the memo), it reads as the whole
+    claim does, error for error."""
+    obj = copy.deepcopy(CLAIMS[index])
+    for path, value in changes:
+        _replace(obj, path, value)
+    whole = orjson.loads(orjson.dumps(obj))
+    for _ in range(2):
+        slim = _through_fields(whole)
+        if slim is not None:
+            assert _read(slim) == _read(whole)
+
+
+def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
+    """What a claim parsed from a List keeps holds no text (a `msgspec.Raw` would keep the input's bytes
+    alive), and its requirements, taints and conditions are read once for the claims that share them."""
+    claim = next(c for c in CLAIMS if c["spec"].get("requirements") and c.get("status", {}).get("conditions"))
+    first = _through_fields(claim)
+    assert first is not None
+    assert isinstance(first["spec"]["requirements"], msgspec.Raw)
+    assert isinstance(first["status"]["conditions"], msgspec.Raw)
+    other = copy.deepcopy(claim)
+    other["metadata"]["name"] = "claim-2"
+    second = _through_fields(other)
+    assert second is not None
+    a, b = parse_object(first), parse_object(second)
+    assert a is not None and b is not None
+    assert a.requirements is b.requirements and a.conditions is b.conditions  # type: ignore[union-attr]
+    assert not _texts_in(a, set()) and not _texts_in(b, set())
+    assert _read(first) == _read(orjson.loads(orjson.dumps(claim)))

@@ -245,7 +245,7 @@ def _checked_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for module in (karpenter, nodes):
         monkeypatch.setattr(module, "memo_resources", lambda value, where: resources(value, where()))
         monkeypatch.setattr(module, "fast_conditions", common.conditions)
-    monkeypatch.setattr(karpenter, "memo_json", lambda memo, value, read: read())
+    monkeypatch.setattr(karpenter, "memo_text", lambda memo, value, read: read(value))
     monkeypatch.setattr(events, "_fast_event", lambda obj: None)
     for module in (events, karpenter):
         monkeypatch.setattr(module, "opt_time" if module is events else "fast_time", common.opt_time)

@@ -25,6 +25,7 @@ import orjson
 
 from kubectl_gpu.core.k8s.models import Condition, Meta, Resources
 from kubectl_gpu.core.k8s.parse.common import EARLIEST, LATEST, conditions, opt_time, resources, time_text
+from kubectl_gpu.core.k8s.parse.fields import Text, read_text
 
 __all__ = [
     "constructor",
@@ -34,6 +35,7 @@ __all__ = [
     "fast_time",
     "memo_json",
     "memo_resources",
+    "memo_text",
     "memo_time_text",
     "remember",
     "str_values",
@@ -96,6 +98,18 @@ def memo_json(memo: dict[bytes, _T], value: object, read: Callable[[], _T]) -> _
     found = memo.get(key)
     if found is None:
         found = remember(memo, key, read())
+    return found
+
+
+def memo_text(memo: dict[bytes, _T], value: object, read: Callable[[object], _T]) -> _T:
+    """`read(value)`, once per distinct text of a part kept as text (`parse/fields.py`: a literal `null` in it
+    is null), read as the whole parse reads it; any other value through `memo_json`."""
+    if type(value) is not Text:
+        return memo_json(memo, value, lambda: read(value))
+    key = bytes(value)
+    found = memo.get(key)
+    if found is None:
+        found = remember(memo, key, read(read_text(value)))
     return found
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "LIST",
     "POD_TEXT_FIELDS",
     "SKIPPED_KINDS",
+    "Text",
     "UnreadText",
     "as_dict",
     "read_text",
@@ -54,6 +55,9 @@ class _Meta(TypedDict, total=False):
     ownerReferences: Any
     deletionTimestamp: Any
 
+
+#: A part of an object kept as its JSON text: `msgspec.Raw`, read by `read_text`.
+Text = msgspec.Raw
 
 #: A pod spec's and a container's fields kept as their text (the module's docstring).
 POD_TEXT_FIELDS = ("tolerations", "affinity", "overhead", "topologySpreadConstraints")
@@ -132,6 +136,30 @@ class _NodeStatus(TypedDict, total=False):
     nodeInfo: Any
 
 
+class _ClaimSpec(TypedDict, total=False):
+    """`karpenter.parse_nodeclaim`: not kubelet; the requirements and taints as their text (`CLAIM_TEXT_FIELDS`)."""
+
+    nodeClassRef: Any
+    requirements: msgspec.Raw
+    taints: msgspec.Raw
+    startupTaints: msgspec.Raw
+    expireAfter: Any
+    terminationGracePeriod: Any
+    resources: Any
+
+
+class _ClaimStatus(TypedDict, total=False):
+    """`karpenter.parse_nodeclaim`: the conditions as their text."""
+
+    nodeName: Any
+    providerID: Any
+    imageID: Any
+    capacity: Any
+    allocatable: Any
+    conditions: msgspec.Raw
+    lastPodEventTime: Any
+
+
 # Each kind's struct: its tag is the object's `kind`, its fields what the kind's parsers read at the top.
 # `UNSET` stands for an absent key, so that `as_dict` leaves it absent.
 _U: Any = msgspec.UNSET
@@ -149,6 +177,16 @@ class Node(msgspec.Struct, tag="Node", tag_field="kind"):
     metadata: _Meta | None = _U
     spec: Any = _U
     status: _NodeStatus | None = _U
+
+
+class NodeClaim(msgspec.Struct, tag="NodeClaim", tag_field="kind"):
+    """A NodePool's claims share their requirements (but the instance type's), taints and conditions (their
+    times too, where launched together): the parser reads each distinct text once."""
+
+    apiVersion: Any = _U
+    metadata: _Meta | None = _U
+    spec: _ClaimSpec | None = _U
+    status: _ClaimStatus | None = _U
 
 
 class Event(msgspec.Struct, tag="Event", tag_field="kind"):
@@ -223,7 +261,6 @@ SKIPPED_KINDS = (
 
 _WHOLE = (
     "NodePool",
-    "NodeClaim",
     "NodeClass",
     "EC2NodeClass",
     "ResourceSlice",
@@ -240,6 +277,7 @@ _WHOLE = (
 _KINDS: tuple[type[msgspec.Struct], ...] = (
     Pod,
     Node,
+    NodeClaim,
     Event,
     _whole("StorageClass", _STORAGE_CLASS_FIELDS),
     *(_whole(kind) for kind in _WHOLE),

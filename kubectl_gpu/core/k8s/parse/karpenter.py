@@ -33,8 +33,8 @@ from kubectl_gpu.core.k8s.parse.fast import (
     fast_conditions,
     fast_meta,
     fast_time,
-    memo_json,
     memo_resources,
+    memo_text,
 )
 from kubectl_gpu.core.scheduling.taints import Taint
 
@@ -131,10 +131,10 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         meta=m,
         node_pool=m.labels.get("karpenter.sh/nodepool"),
         node_class_ref=node_class_ref(spec.get("nodeClassRef")),
-        requirements=_requirements(spec.get("requirements"), f"{where} spec.requirements"),
-        taints=memo_json(
-            _TAINTS, claim_taints := spec.get("taints"), lambda: taints(claim_taints, f"{where} spec.taints")
+        requirements=memo_text(
+            _REQUIREMENTS, spec.get("requirements"), lambda v: _requirements(v, f"{where} spec.requirements")
         ),
+        taints=memo_text(_TAINTS, spec.get("taints"), lambda v: taints(v, f"{where} spec.taints")),
         expire_after=opt_str(spec.get("expireAfter")),
         termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
         requested=memo_resources(
@@ -145,22 +145,21 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         image_id=opt_str(status.get("imageID")),
         capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
         allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=memo_json(  # a NodePool's claims launched together share their conditions, times too
+        conditions=memo_text(  # a NodePool's claims launched together share their conditions, times too
             _CONDITIONS,
-            claim_conditions := status.get("conditions"),
-            lambda: fast_conditions(claim_conditions, f"{where} status.conditions"),
+            status.get("conditions"),
+            lambda v: fast_conditions(v, f"{where} status.conditions"),
         ),
         last_pod_event=fast_time(status.get("lastPodEventTime")),
-        startup_taints=memo_json(
-            _TAINTS,
-            startup := spec.get("startupTaints"),
-            lambda: taints(startup, f"{where} spec.startupTaints"),
+        startup_taints=memo_text(
+            _TAINTS, spec.get("startupTaints"), lambda v: taints(v, f"{where} spec.startupTaints")
         ),
     )
 
 
 _TAINTS: dict[bytes, tuple[Taint, ...]] = {}  # a NodePool's claims share its taints
 _CONDITIONS: dict[bytes, tuple[Condition, ...]] = {}
+_REQUIREMENTS: dict[bytes, tuple[Raw, ...]] = {}  # and their requirements, but the instance type's
 _nodeclaim = constructor(NodeClaim)
 
 
