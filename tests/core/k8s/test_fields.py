@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kubectl_gpu.core.k8s.parse import KINDS, ModelError, fields, kind_of, parse_object, pods_fast
@@ -87,7 +87,10 @@ def test_broken_pods_read_alike_from_the_fields_kept(
     obj = copy.deepcopy(REAL[index])
     for path, value in changes:
         _replace(obj, path, value)
-    whole = orjson.loads(orjson.dumps(obj))  # NaN and infinities are written null, as JSON holds them
+    try:
+        whole = orjson.loads(orjson.dumps(obj))  # NaN and infinities are written null, as JSON holds them
+    except TypeError:  # an index set as a key of what became a dict: no JSON holds that
+        assume(False)
     slim = _through_fields(whole)
     if slim is not None:
         assert _read(slim) == _read(whole)
@@ -293,7 +296,10 @@ def test_broken_claims_read_alike_from_the_fields_kept(
     obj = copy.deepcopy(CLAIMS[index])
     for path, value in changes:
         _replace(obj, path, value)
-    whole = orjson.loads(orjson.dumps(obj))
+    try:
+        whole = orjson.loads(orjson.dumps(obj))
+    except TypeError:  # an index set as a key of what became a dict: no JSON holds that
+        assume(False)
     for _ in range(2):
         slim = _through_fields(whole)
         if slim is not None:

@@ -189,13 +189,22 @@ class NodeClaim(msgspec.Struct, tag="NodeClaim", tag_field="kind"):
     status: _ClaimStatus | None = _U
 
 
+class _Involved(TypedDict, total=False):
+    """`events.parse_event`: not apiVersion, resourceVersion, fieldPath."""
+
+    kind: Any
+    namespace: Any
+    name: Any
+    uid: Any
+
+
 class Event(msgspec.Struct, tag="Event", tag_field="kind"):
     """Both APIs' fields: core/v1 and events.k8s.io/v1 Events share the kind."""
 
     apiVersion: Any = _U
-    metadata: Any = _U
-    involvedObject: Any = _U
-    regarding: Any = _U
+    metadata: _Meta | None = _U
+    involvedObject: _Involved | None = _U
+    regarding: _Involved | None = _U
     source: Any = _U
     series: Any = _U
     reportingComponent: Any = _U
