@@ -152,6 +152,11 @@ class InstanceIndex:
         return tuple(self.types[i] for i in sorted(set(best)))
 
     @cached_property
+    def by_name(self) -> dict[str, IndexedType]:
+        """Each type by its name."""
+        return {e.it.name: e for e in self.types}
+
+    @cached_property
     def _positions(self) -> dict[str, dict[str, list[int]]]:
         """Label key -> value -> the positions of the types with that value."""
         out: dict[str, dict[str, list[int]]] = {}

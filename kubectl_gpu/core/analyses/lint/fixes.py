@@ -8,7 +8,7 @@ pods on through a NodeOverlay that gives them `nvidia.com/gpu` capacity (`overla
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 
 import msgspec
@@ -27,7 +27,8 @@ __all__ = [
 
 # Instance type name -> capacity a NodeOverlay adds to it (e.g. {"nvidia.com/gpu": 1}); none by default.
 OverlayCapacity = Mapping[str, Mapping[str, Decimal]]
-Admits = Callable[[list[dict[str, object]]], frozenset[str]]
+# The names of the types given that the pool's other requirements plus `extra` admit.
+Admits = Callable[[list[dict[str, object]], Sequence[InstanceType]], frozenset[str]]
 
 
 class Candidate(msgspec.Struct, frozen=True):
@@ -80,13 +81,13 @@ def verified_fix(
     admits: Admits,
     overlay: OverlayCapacity | None = None,
 ) -> tuple[list[Candidate], list[str]]:
-    """The candidates that keep every admitted type (`admits(extra)`: the type names the pool's other
+    """The candidates that keep every admitted type (`admits(extra, types)`: which of them the pool's other
     requirements plus `extra` admit), and why each other one was left out."""
     wanted = {it.name: it for it in admitted}
     kept: list[Candidate] = []
     dropped: list[str] = []
     for cand in candidates:
-        lost = sorted(set(wanted) - admits([cand.requirement]))
+        lost = sorted(set(wanted) - admits([cand.requirement], admitted))
         if not lost:
             kept.append(cand)
             continue
@@ -99,6 +100,6 @@ def verified_fix(
         why = f"; {', '.join(via[:2])}" if via else ""
         key = cand.requirement["key"]
         dropped.append(f"{key} {cand.requirement['operator']} left out: it would drop {names}{why}")
-    if kept and not set(wanted) <= admits([c.requirement for c in kept]):
+    if kept and not set(wanted) <= admits([c.requirement for c in kept], admitted):
         return [], [*dropped, "the lines together would drop admitted types"]  # each alone keeps them all
     return kept, dropped

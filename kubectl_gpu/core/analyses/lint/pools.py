@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from kubectl_gpu.core.analyses.lint.facts import (
     INSTANCE_TYPE_KEYS,
@@ -118,27 +118,34 @@ class PoolLint:
             return Requirements({k: v for k, v in reqs.items() if k != CAPACITY_TYPE})
         return reqs
 
-    def admits_with(self, extra: list[dict[str, object]]) -> frozenset[str]:
-        """The type names admitted by the pool's requirements with `extra` in place of its instance-type
-        and instance-family lists (what a suggested fix replaces); empty when that does not parse."""
+    def admits_with(self, extra: list[dict[str, object]], among: Sequence[InstanceType]) -> frozenset[str]:
+        """The names of the types `among` that the pool's requirements admit with `extra` in place of its
+        instance-type and instance-family lists (what a suggested fix replaces); none when that does not
+        parse. Only those are asked (the pool's admitted types: does the fix keep them?), not the catalog's
+        every type: a fix's requirements rarely narrow the types by a list."""
         replaced = set(INSTANCE_TYPE_KEYS) | set(suffix_keys("family"))
         items = [r for r in self.pool.requirements if r.get("key") not in replaced] + list(extra)
         # Pools with the same requirements, labels and NodeClass get the same answer (their names add only
         # `karpenter.sh/nodepool`, which no instance type decides): once per index for them.
         pool = self.pool
-        key = (repr(items), repr(sorted(pool.template_labels.items())), repr(pool.node_class_ref))
+        names = tuple(it.name for it in among)
+        key = (repr(items), repr(sorted(pool.template_labels.items())), repr(pool.node_class_ref), names)
         memo = self.index.derived.setdefault("lint admits", {})
         found = memo.get(key)
         if not isinstance(found, frozenset):
-            found = memo[key] = self._admits(items)
+            found = memo[key] = self._admits(items, names)
         return found
 
-    def _admits(self, items: list[Raw]) -> frozenset[str]:
+    def _admits(self, items: list[Raw], names: tuple[str, ...]) -> frozenset[str]:
         try:
             reqs = self._for_index(self._requirements(items))
         except RequirementError:
             return frozenset()
-        return frozenset(e.it.name for e in self.index.admitted(reqs))
+        index = self.index
+        entries = (index.by_name.get(name) for name in names)
+        return frozenset(
+            e.it.name for e in entries if e is not None and index.first_mismatch(reqs, e) is None
+        )
 
     def _wrong_provider(self) -> None:
         pool = self.pool

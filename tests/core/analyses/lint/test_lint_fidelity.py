@@ -338,3 +338,40 @@ def _fixes(report: LintReport, name: str) -> list[tuple[str, str | None]]:
         for f in report.findings
         if f.object.name == name and f.code == "LINT_HARDCODED_INSTANCE_TYPES"
     )
+
+
+def test_a_fix_is_checked_on_the_pools_types_as_the_whole_catalog_answers() -> None:
+    """`admits_with(extra, among)` asks only the pool's admitted types whether the fix keeps them: for every
+    pool of the scenarios and every fix candidate, the answer is the catalog-wide admitted set cut to them."""
+    from kubectl_gpu.core.analyses.lint.facts import INSTANCE_TYPE_KEYS, suffix_keys
+    from kubectl_gpu.core.analyses.lint.fixes import accelerator_fix_candidates
+    from kubectl_gpu.core.analyses.lint.pools import PoolLint
+    from kubectl_gpu.core.scheduling.requirements import RequirementError
+
+    catalog = load_catalog()
+    state = _state_of(OURS)
+    replaced = {*INSTANCE_TYPE_KEYS, *suffix_keys("family")}
+    checked = cut = 0
+    for nodepool in state.nodepools:
+        for provider in ("auto", "karpenter"):
+            index = InstanceIndex(catalog, provider)
+            linted = PoolLint(nodepool, state, catalog, index)
+            among = [e.it for e in index.types[::3]]  # a third of the catalog, some admitted, some not
+            kept = [r for r in nodepool.requirements if r.get("key") not in replaced]
+            prefix = "eks.amazonaws.com" if provider == "auto" else "karpenter.k8s.aws"
+            narrower = [  # each leaves out some of `among`
+                {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]},
+                {"key": f"{prefix}/instance-gpu-count", "operator": "Gt", "values": ["4"]},
+            ]
+            for cand in accelerator_fix_candidates(provider, among):
+                for extra in ([cand.requirement], [], *([n] for n in narrower), [{"key": "x", "operator": "In"}]):
+                    try:
+                        reqs = linted._for_index(linted._requirements([*kept, *extra]))
+                    except RequirementError:  # does not parse: the check answers none
+                        assert linted.admits_with(extra, among) == frozenset()
+                        continue
+                    whole = {e.it.name for e in index.admitted(reqs)}
+                    assert linted.admits_with(extra, among) == whole & {it.name for it in among}
+                    checked += 1
+                    cut += not {it.name for it in among} <= whole
+    assert checked > 20 and cut > 5
