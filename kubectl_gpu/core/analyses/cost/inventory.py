@@ -10,7 +10,6 @@ NodeClaim's creationTimestamp (`launchTimeSource` says which). The AMI is the No
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Final
@@ -97,8 +96,7 @@ class Instance(msgspec.Struct, frozen=True):
         return dict(zip(COLUMNS, values, strict=True))
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory(ReportBase):
+class Inventory(msgspec.Struct, ReportBase, frozen=True):
     """A list of instances: no findings, always exit 0."""
 
     kind: ClassVar[str] = "Inventory"

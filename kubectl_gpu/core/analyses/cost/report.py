@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, Final
@@ -265,8 +264,7 @@ class NamespaceCost(msgspec.Struct, frozen=True):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CostReport(ReportBase):
+class CostReport(msgspec.Struct, ReportBase, frozen=True):
     """Findings are information: cost always exits 0."""
 
     kind: ClassVar[str] = "CostReport"
@@ -281,7 +279,7 @@ class CostReport(ReportBase):
     idle_unattributed: Decimal
     region: str | None
     price_file: str | None
-    price_notes: tuple[str, ...] = field(default_factory=tuple)
+    price_notes: tuple[str, ...] = ()
 
     def body(self) -> dict[str, Any]:
         return {

@@ -6,7 +6,6 @@ The only analysis that uses the others: it runs each one's `analyse` and merges 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -58,8 +57,7 @@ def kinds_for(only: Sequence[str] | None) -> frozenset[str]:
     return frozenset().union(*(ANALYSES[name][1] for name in names))
 
 
-@dataclass(frozen=True, slots=True)
-class DiagnoseReport(ReportBase):
+class DiagnoseReport(msgspec.Struct, ReportBase, frozen=True):
     """Exit 1 when a finding reaches `--fail-on` (default error)."""
 
     kind: ClassVar[str] = "DiagnoseReport"

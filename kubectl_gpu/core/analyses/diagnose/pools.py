@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Protocol
 
@@ -77,8 +76,7 @@ class PoolSummary(msgspec.Struct, frozen=True):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class PoolsReport(ReportBase):
+class PoolsReport(msgspec.Struct, ReportBase, frozen=True):
     """A summary: the findings are diagnose's (the pools name the worst); always exit 0."""
 
     kind: ClassVar[str] = "PoolsReport"
@@ -87,7 +85,7 @@ class PoolsReport(ReportBase):
     total: PoolSummary
     now: datetime
     #: NodePool -> every node it has launched, accelerators or not (the TUI's NodePools view)
-    all_nodes: Mapping[str, int] = field(default_factory=dict)
+    all_nodes: Mapping[str, int] = msgspec.field(default_factory=dict)
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -9,7 +9,6 @@ the analysis that may read another's report.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import msgspec
@@ -75,8 +74,7 @@ def workload_groups(diagnoses: Iterable[PodDiagnosis], state: ClusterState) -> t
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
-class PendingWorkloads(ReportBase):
+class PendingWorkloads(msgspec.Struct, ReportBase, frozen=True):
     """`kubectl gpu pending --by-workload`: the pending report (its pods, its exit code) with the groups the
     TUI's Pending view shows, as JSON (`workloads`, beside `pods`)."""
 

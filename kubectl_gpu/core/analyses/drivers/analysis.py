@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
+
+import msgspec
 
 from kubectl_gpu.core.analyses.drivers.nodes import (
     DriverGroup,
@@ -237,15 +238,14 @@ def _node_findings(rows: Iterable[NodeDriver]) -> list[Finding]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class DriverReport(ReportBase):
+class DriverReport(msgspec.Struct, ReportBase, frozen=True):
     kind: ClassVar[str] = "DriverReport"
     nodes: tuple[NodeDriver, ...]
     groups: tuple[DriverGroup, ...]
     workloads: tuple[Workload, ...]
     findings: tuple[Finding, ...]
     now: datetime
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     def body(self) -> dict[str, Any]:
         return {

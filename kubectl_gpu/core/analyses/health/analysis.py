@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from typing import Any, ClassVar
@@ -214,8 +213,7 @@ def node_findings(
     return sorted(out, key=Finding.sort_key)
 
 
-@dataclass(frozen=True, slots=True)
-class HealthReport(ReportBase):
+class HealthReport(msgspec.Struct, ReportBase, frozen=True):
     """GPU node health (conditions, the node monitoring agent, XID events): part of `diagnose`."""
 
     kind: ClassVar[str] = "HealthReport"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -204,13 +203,12 @@ class PodLifecycle(msgspec.Struct, frozen=True):
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class LifecycleReport(ReportBase):
+class LifecycleReport(msgspec.Struct, ReportBase, frozen=True):
     kind: ClassVar[str] = "LifecycleReport"
     now: datetime
     nodes: tuple[NodeLifecycle, ...]
     pods: tuple[PodLifecycle, ...]
-    findings: tuple[Finding, ...] = field(default=())
+    findings: tuple[Finding, ...] = ()
 
     @property
     def survival_failed(self) -> bool:

@@ -33,8 +33,9 @@ EKS-FACTS §3.3).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
+
+import msgspec
 
 from kubectl_gpu.core.analyses.lint.facts import label_provider, pool_provider
 from kubectl_gpu.core.analyses.lint.fixes import OverlayCapacity
@@ -94,7 +95,7 @@ def analyse(
     overlay: OverlayCapacity | None = None,
 ) -> LintReport:
     """Lint needs no clock; `now` is taken for the common signature."""
-    return replace(lint(state, catalog, overlay=overlay), fail_on=fail_on)
+    return msgspec.structs.replace(lint(state, catalog, overlay=overlay), fail_on=fail_on)
 
 
 def _overlay_capacity(pool: NodePool, index: InstanceIndex, overlays: OverlayMatcher) -> OverlayCapacity:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import msgspec
@@ -82,8 +81,7 @@ class PoolFacts(msgspec.Struct, frozen=True):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class LintReport(ReportBase):
+class LintReport(msgspec.Struct, ReportBase, frozen=True):
     """Exit 1 when a finding reaches `fail_on` (the threshold it was run with; `--fail-on`, default error)."""
 
     kind: ClassVar[str] = "LintReport"

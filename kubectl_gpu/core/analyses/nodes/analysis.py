@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows
 from kubectl_gpu.core.catalog import Catalog
@@ -15,8 +16,7 @@ from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 __all__ = ["NodeReport", "analyse"]
 
 
-@dataclass(frozen=True, slots=True)
-class NodeReport(ReportBase):
+class NodeReport(msgspec.Struct, ReportBase, frozen=True):
     """An inventory: it has no findings (node health is the `health` analysis) and always exits 0."""
 
     kind: ClassVar[str] = "NodeReport"

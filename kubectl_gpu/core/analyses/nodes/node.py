@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.node_pods import NodePod, node_pods
 from kubectl_gpu.core.accelerators.nodes import NodeRow, all_node_rows, pods_unread
@@ -17,8 +18,7 @@ from kubectl_gpu.core.report import FailOn, Finding, ReportBase
 __all__ = ["NodeDetailReport", "analyse_node"]
 
 
-@dataclass(frozen=True, slots=True)
-class NodeDetailReport(ReportBase):
+class NodeDetailReport(msgspec.Struct, ReportBase, frozen=True):
     """One node (its row as `nodes` lists it, and its figures) and the pods bound to it. `unread`: why the
     pods could not all be listed (the list may then be incomplete). No findings: always exit 0."""
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar
+
+import msgspec
 
 from kubectl_gpu.core.accelerators.nodes import node_rows
 from kubectl_gpu.core.analyses.nvme.rows import NvmeRow, nvme_row
@@ -159,8 +160,7 @@ def _findings(rows: Iterable[NvmeRow]) -> list[Finding]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class NvmeReport(ReportBase):
+class NvmeReport(msgspec.Struct, ReportBase, frozen=True):
     kind: ClassVar[str] = "NvmeReport"
     rows: tuple[NvmeRow, ...]
     findings: tuple[Finding, ...]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, TypeVar
@@ -151,8 +150,7 @@ def _shared(memo: dict[int, Any], part: T, as_dict: Callable[[T], dict[str, Any]
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class PendingReport(ReportBase):
+class PendingReport(msgspec.Struct, ReportBase, frozen=True):
     """Exit 1 when any pod is blocked (anything but PROVISIONING); `--fail-on` does not apply."""
 
     kind: ClassVar[str] = "PendingReport"
@@ -206,8 +204,7 @@ class PendingReport(ReportBase):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ExplainReport(ReportBase):
+class ExplainReport(msgspec.Struct, ReportBase, frozen=True):
     """One pod, target by target (`kubectl gpu explain`): the pending report plus every check made."""
 
     kind: ClassVar[str] = "PendingExplanation"

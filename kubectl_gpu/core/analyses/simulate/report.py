@@ -4,10 +4,11 @@ and the exit rule a pipeline gates on (`--fail-on regression|any|none`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
+
+import msgspec
 
 from kubectl_gpu.core.analyses.simulate.drift import Drift
 from kubectl_gpu.core.analyses.simulate.effects import Direction, Effect
@@ -62,8 +63,7 @@ def _drift(d: Drift) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class SimulateReport(ReportBase):
+class SimulateReport(msgspec.Struct, ReportBase, frozen=True):
     kind: ClassVar[str] = "SimulateReport"
     applied: tuple[Applied, ...]
     effects: tuple[Effect, ...]

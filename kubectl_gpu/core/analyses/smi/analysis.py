@@ -279,8 +279,7 @@ class SmiResult:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeHealthReport(report.ReportBase):
+class ProbeHealthReport(msgspec.Struct, report.ReportBase, frozen=True):
     """GPU health read by nvidia-smi in debug pods, from the probes `snapshot --probe` stored (diagnose)."""
 
     kind: ClassVar[str] = "ProbeHealthReport"

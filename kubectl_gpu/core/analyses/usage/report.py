@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, Final
@@ -278,8 +277,7 @@ def _failed_dict(f: FailedRead) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class UsageReport(ReportBase):
+class UsageReport(msgspec.Struct, ReportBase, frozen=True):
     """Findings inform (exit 0), unless something could not be looked at: a forbidden read or a window
     the adapter could not even list (exit 4, "could not look"), or --fail-on is given."""
 
@@ -301,8 +299,8 @@ class UsageReport(ReportBase):
     findings: tuple[Finding, ...]
     region: str | None
     price_file: str | None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    could_not_look: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
+    could_not_look: tuple[str, ...] = ()
 
     def exit_code(self, fail_on: FailOn | None = None) -> ExitCode:
         code = ReportBase.exit_code(self, fail_on)
