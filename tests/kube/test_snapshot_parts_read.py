@@ -137,19 +137,25 @@ def test_invalid_json_is_refused_in_the_words_of_the_whole_read(
     assert decoded == [False]
 
 
-@pytest.mark.parametrize("where", ["tolerations", "resources"])
+@pytest.mark.parametrize("where", ["tolerations", "resources", "claim conditions", "claim requirements"])
 def test_a_number_orjson_refuses_in_a_part_kept_as_text_is_refused_as_the_whole_read_does(
     tmp_path: Path, decoded: list[bool], where: str
 ) -> None:
-    """The decode keeps a pod's template parts as text without reading their numbers: one out of a double's
-    range (1e400) is then found where the part is read, and the file is read whole, which refuses it in
-    orjson's words (not an internal error)."""
+    """The decode keeps a pod's template parts and a NodeClaim's requirements and conditions as text
+    without reading their numbers: one out of a double's range (1e400) is then found where the part is
+    read, and the file is read whole, which refuses it in orjson's words (not an internal error)."""
     pod = next(o for o in ITEMS if o["kind"] == "Pod" and o["spec"].get("tolerations"))
-    marked = orjson.loads(orjson.dumps(pod))
+    claim = next(o for o in ITEMS if o["kind"] == "NodeClaim" and o.get("status", {}).get("conditions"))
+    marked = orjson.loads(orjson.dumps(claim if where.startswith("claim") else pod))
     if where == "tolerations":
         marked["spec"]["tolerations"][0]["tolerationSeconds"] = "HUGE"
-    else:
+    elif where == "resources":
         marked["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "HUGE"}}
+    elif where == "claim conditions":
+        marked["status"]["conditions"][0]["observedGeneration"] = "HUGE"
+    else:
+        marked["spec"]["requirements"] = [{"key": "k", "operator": "Gt", "values": ["1"], "minValues": "HUGE"}]
+    marked["metadata"]["name"] = "marked"
     data = orjson.dumps({"apiVersion": "v1", "items": [*ITEMS, marked], "kind": "List"})
     path = tmp_path / "huge.json"
     path.write_bytes(data.replace(b'"HUGE"', b"1e400"))
