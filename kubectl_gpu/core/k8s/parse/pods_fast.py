@@ -110,7 +110,7 @@ class _Template:
         )
         # The pods' app containers cut to what is read of them, per their names, images and variables
         # (`_template`): one list for the pods alike in those.
-        self.apps: dict[bytes, list[Any]] = {}
+        self.apps: dict[tuple[tuple[str, str], ...] | bytes, list[Any]] = {}
         # Templates that differ in an image or an env var share these parts: each read once per its own
         # text (`memo_json`; a part that does not read raises for this pod, and nothing is kept).
         resources_of = (
@@ -232,13 +232,8 @@ def _template(
     texts = key is not None
     if key is None and (key := _json_key(spec, containers, init)) is None:
         return None
-    try:  # the containers' names, images and variables: the app containers' own part (`_Template.apps`)
-        own = dumps(
-            [(c.get("name"), c.get("image"), [] if (e := c.get("env")) is None else e) for c in containers]
-        )
-    except (TypeError, AttributeError):
-        return None
-    if b"null" in own:  # also where a container has no name or image (every real one has)
+    own = _own_key(containers)  # the app containers' own part (`_Template.apps`)
+    if own is None:
         return None
     found = _TEMPLATES.get(key)
     if found is None:
@@ -251,6 +246,31 @@ def _template(
     if app is None:
         app = remember(found.apps, own, _app(containers, found.texts))
     return found, app
+
+
+def _own_key(containers: list[Any]) -> tuple[tuple[str, str], ...] | bytes | None:
+    """The containers' names, images and variables as a key: their names and images where each is text and
+    no container has variables (exact: strings compare as they read), else the JSON text of the three (exact
+    where Python's equality is not); None where that text holds a `null` (a container without a name or an
+    image: every real one has both) or cannot be written. A tuple never equals a text, so the two kinds of
+    key share the memo."""
+    plain: list[tuple[str, str]] = []
+    for c in containers:
+        if type(c) is not dict or c.get("env") is not None:
+            break
+        name, image = c.get("name"), c.get("image")
+        if type(name) is not str or type(image) is not str:
+            break
+        plain.append((name, image))
+    else:
+        return tuple(plain)
+    try:
+        own = dumps(
+            [(c.get("name"), c.get("image"), [] if (e := c.get("env")) is None else e) for c in containers]
+        )
+    except (TypeError, AttributeError):
+        return None
+    return None if b"null" in own else own
 
 
 def _app(containers: list[Any], texts: list[Any] | None) -> list[Any]:
