@@ -11,7 +11,6 @@ every bundle is written; 4 when some context could not be captured (the others' 
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from kubectl_gpu.cli.options import GlobalOptions
 from kubectl_gpu.cli.run import source_options
 from kubectl_gpu.core.clusters import ClusterResult, fleet_exit_code
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 if TYPE_CHECKING:
     from kubectl_gpu.core.k8s.state import Note
@@ -74,7 +74,7 @@ def capture(opts: GlobalOptions, *, redacted: bool) -> Capture:
     return Capture(objects, source.context, list(fetched.notes), set(fetched.absent), set(fetched.listed))
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = lazy_pattern(r"[^A-Za-z0-9._-]+")
 
 
 def bundle_names(contexts: list[str]) -> dict[str, str]:

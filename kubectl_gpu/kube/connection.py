@@ -29,7 +29,6 @@ merges it (`kube.kubeconfig`) and to kubectl's flags (`ConnectionFlags`), which 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -37,6 +36,7 @@ import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.times import go_duration
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 if TYPE_CHECKING:
     from kubernetes import client
@@ -61,7 +61,7 @@ DNS1123_LABEL_MESSAGE = (
     "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 )
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_LABEL = lazy_pattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _LABEL_MAX = 63
 _NAMESPACE_HINT = (
     "a namespace is lowercase letters, digits and '-', at most 63, starting and ending alphanumeric"

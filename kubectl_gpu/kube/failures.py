@@ -15,11 +15,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 __all__ = ["ApiFailure", "BodySummary", "body_summary"]
 
 
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_TAG = re.compile(rb"<[^>]+>")
+_TITLE = lazy_pattern(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = lazy_pattern(rb"<[^>]+>")
 
 
 def _line(text: str, limit: int) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 from kubectl_gpu.kube.secret_text import scrub, strip_userinfo
 
 __all__ = [
@@ -153,25 +154,28 @@ _SECRET_WORDS = (
     r"|credentials?|cookie|session[_-]?id|private[_-]?key|signature"
 )
 #: A label whose name is (or has, between underscores) one of the words: its value is dropped whole.
-_SECRET_LABEL = re.compile(rf"(?i)(?:^|[_-])(?:{_SECRET_WORDS})(?:$|[_-])")
+_SECRET_LABEL = lazy_pattern(rf"(?i)(?:^|[_-])(?:{_SECRET_WORDS})(?:$|[_-])")
 _SECRET_SHAPES = (
     # Authorization: anything (in a HELP text or a comment: to the end of the line)
-    (re.compile(r"(?i)\b((?:proxy-)?authorization)(\s*[:=]\s*)[^\n]*"), rf"\1\2{REDACTED}"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]{6,}=*"), rf"\1 {REDACTED}"),
+    (lazy_pattern(r"(?i)\b((?:proxy-)?authorization)(\s*[:=]\s*)[^\n]*"), rf"\1\2{REDACTED}"),
+    (lazy_pattern(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]{6,}=*"), rf"\1 {REDACTED}"),
     # key=value, key: value with a secret's name (api_key=..., ?token=..., password: ...)
     (
-        re.compile(rf"(?i)\b([\w.-]*(?:{_SECRET_WORDS})[\w.-]*)(\s*[=:]\s*)([\"']?)[^\s\"'&,;]+"),
+        lazy_pattern(rf"(?i)\b([\w.-]*(?:{_SECRET_WORDS})[\w.-]*)(\s*[=:]\s*)([\"']?)[^\s\"'&,;]+"),
         rf"\1\2\3{REDACTED}",
     ),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),  # AWS access key ids
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),  # JWTs
-    (re.compile(r"\b(?:sk|rk|pk)-(?:proj-|live-|test-)?[A-Za-z0-9_]{20,}"), REDACTED),  # OpenAI-style keys
-    (re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,})"), REDACTED),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), REDACTED),  # Slack
+    (lazy_pattern(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),  # AWS access key ids
+    (lazy_pattern(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),  # JWTs
+    (lazy_pattern(r"\b(?:sk|rk|pk)-(?:proj-|live-|test-)?[A-Za-z0-9_]{20,}"), REDACTED),  # OpenAI-style keys
+    (
+        lazy_pattern(r"\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,})"),
+        REDACTED,
+    ),
+    (lazy_pattern(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), REDACTED),  # Slack
 )
-_METRIC_NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*")
-_BARE_SAMPLE = re.compile(r"\s*[A-Za-z_:][A-Za-z0-9_:]*\s+[-+0-9.eEINnaf]+(?:\s+-?[0-9]+)?\s*")
-_LABEL_PAIR = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*")((?:[^"\\]|\\.)*)(")')
+_METRIC_NAME = lazy_pattern(r"[A-Za-z_:][A-Za-z0-9_:]*")
+_BARE_SAMPLE = lazy_pattern(r"\s*[A-Za-z_:][A-Za-z0-9_:]*\s+[-+0-9.eEINnaf]+(?:\s+-?[0-9]+)?\s*")
+_LABEL_PAIR = lazy_pattern(r'([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*")((?:[^"\\]|\\.)*)(")')
 
 
 def redact_text(text: str) -> str:

@@ -9,8 +9,9 @@ while printing an error, so it imports nothing but `re` and `threading`.
 
 from __future__ import annotations
 
-import re
 import threading
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["REDACTED", "forget_all", "remember", "scrub", "strip_userinfo"]
 
@@ -21,7 +22,7 @@ _MIN_LENGTH = 6
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
-_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
+_USERINFO = lazy_pattern(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
 
 
 def remember(*values: object) -> None:

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "MAX_SNAPSHOT_BYTES",
@@ -67,7 +68,7 @@ MAX_SNAPSHOT_BYTES = 2 << 30
 #: Raises (or, `0`, lifts) the cap: bytes, or with a unit (`4Gi`, `3G`, `512Mi`).
 MAX_SNAPSHOT_BYTES_ENV = "KUBECTL_GPU_MAX_SNAPSHOT_BYTES"
 
-_SIZE_RE = re.compile(r"\s*([0-9]+)\s*(Ki|Mi|Gi|Ti|k|K|M|G|T)?B?\s*")
+_SIZE_RE = lazy_pattern(r"\s*([0-9]+)\s*(Ki|Mi|Gi|Ti|k|K|M|G|T)?B?\s*")
 _UNITS = {None: 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 _UNITS |= {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
@@ -198,7 +199,7 @@ def _read_handle(handle: BinaryIO, source: str, cap: int | None) -> bytes:
 
 #: The first bytes of the compressed formats a snapshot may be mistaken for: they are not decompressed (a
 #: small file can inflate past any cap), and say what they are instead of "not valid YAML".
-_COMPRESSED = re.compile(
+_COMPRESSED = lazy_pattern(
     rb"(?P<gzip>\x1f\x8b)|(?P<zstd>\x28\xb5\x2f\xfd)|(?P<bzip2>BZh[1-9]1AY&SY)|(?P<xz>\xfd7zXZ\x00)"
     rb"|(?P<zip>PK\x03\x04)"
 )
@@ -331,8 +332,8 @@ def _parts_read(data: bytes) -> PartsList | None:
 # space (`key: &a`, `- *a`, `!!str &a`), after a flow indicator (`[&a`, `{k: *a`, `,*a`), after a UTF-8 BOM;
 # `:` too, though only a flow mapping's JSON key may be followed by one (`{"k":&a v}`). Elsewhere (`a&b`,
 # `https://h/?a=1&b=2`, `*/5 * * * *` inside quotes aside) the character is text: such matches only cost a walk.
-_ANCHOR = re.compile(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)&", re.M)
-_ALIAS = re.compile(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)\*", re.M)
+_ANCHOR = lazy_pattern(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)&", re.M)
+_ALIAS = lazy_pattern(rb"(?:^|[\s\[{,:]|\xef\xbb\xbf)\*", re.M)
 
 
 def _may_alias(data: bytes) -> bool:

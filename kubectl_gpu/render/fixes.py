@@ -12,8 +12,9 @@ nothing is joined: the fix's own lines are kept.
 from __future__ import annotations
 
 import functools
-import re
 import shlex
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["COMMANDS", "is_command", "is_yaml", "pasteable"]
 
@@ -24,8 +25,8 @@ _PROSE_WORDS = frozenset(
     {"a", "an", "and", "for", "if", "in", "is", "of", "on", "or", "the", "then", "to", "with"}
 )
 _SHELL_PUNCTUATION = frozenset({";", "&&", "||", "|"})
-_QUOTED = re.compile(r"`([^`]+)`")
-_PLACEHOLDER = re.compile(r"\b[A-Z]{3,}\b")  # NODE, NAME: the reader fills it in
+_QUOTED = lazy_pattern(r"`([^`]+)`")
+_PLACEHOLDER = lazy_pattern(r"\b[A-Z]{3,}\b")  # NODE, NAME: the reader fills it in
 
 
 def is_command(line: str) -> bool:

@@ -18,13 +18,13 @@ refused as kubectl's lexer refuses them, and brackets are read by kubectl's rule
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 from kubectl_gpu.render.jsonpath_brackets import bracket_error, quoted_names_as_paths
 from kubectl_gpu.render.safe import safe_block
 
@@ -113,7 +113,7 @@ def _error(template: str, reason: str) -> InvalidInput:
 
 
 # A dotted name with kubectl's escaped dots in it: `.kubernetes\.io/arch`.
-_ESCAPED_NAME = re.compile(r"\.((?:[^.\[\]\\\s]|\\\.)*\\\.(?:[^.\[\]\\\s]|\\\.)*)")
+_ESCAPED_NAME = lazy_pattern(r"\.((?:[^.\[\]\\\s]|\\\.)*\\\.(?:[^.\[\]\\\s]|\\\.)*)")
 
 
 def _query_text(expression: str) -> tuple[str, bool]:
@@ -218,7 +218,7 @@ def parse_template(template: str) -> Template:
 
 
 # kubectl's relaxed form for custom-columns and --sort-by: `{.a.b}`, `.a.b`, `{a.b}` or `a.b`.
-_RELAXED = re.compile(r"^\{\.?([^{}]+)\}$|^\.?([^{}]+)$")
+_RELAXED = lazy_pattern(r"^\{\.?([^{}]+)\}$|^\.?([^{}]+)$")
 
 
 def parse_expression(text: str, what: str) -> Expression:

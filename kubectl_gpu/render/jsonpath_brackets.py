@@ -12,16 +12,17 @@ reads it, as the path `.NAME`: `['a.b']` is `.a.b`, the key `a` then `b` (a dot 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["PATH", "bracket_error", "quoted_names_as_paths"]
 
 PATH = "\x00"  # starts a union member's name that is a path of steps, and separates them (no key holds it)
 
-_DICT_KEY = re.compile(r"^'([^']*)'$")
-_SLICE = re.compile(r"^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$")
-_FILTER = re.compile(r"^([^!<>=]+)([!<>=]+)(.+?)$")
+_DICT_KEY = lazy_pattern(r"^'([^']*)'$")
+_SLICE = lazy_pattern(r"^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$")
+_FILTER = lazy_pattern(r"^([^!<>=]+)([!<>=]+)(.+?)$")
 # Where kubectl's field name or identifier ends (`isTerminator`).
 _TERMINATORS = frozenset(" \t\r\n.,[]$@{}")
 

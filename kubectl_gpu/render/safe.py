@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import re
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 __all__ = ["safe_block", "safe_line"]
 
 # C0 but tab and newline (handled per kind of text), DEL, C1; bidi embeddings, overrides and isolates, the
 # directional marks and the Arabic letter mark; the line and paragraph separators (a line break to some
 # terminals and to Textual's text layout).
 _UNSAFE_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
-_BLOCK_UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
-_LINE_UNSAFE = re.compile(f"[{_UNSAFE_CHARS}\t\n]")
+_BLOCK_UNSAFE = lazy_pattern(f"[{_UNSAFE_CHARS}]")
+_LINE_UNSAFE = lazy_pattern(f"[{_UNSAFE_CHARS}\t\n]")
 _SHOWN = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

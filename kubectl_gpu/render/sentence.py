@@ -8,7 +8,7 @@ occurred. Reboot.)` and `"it failed. Retry"` do not end one. A blank line ends o
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["first_sentence"]
 
@@ -16,7 +16,7 @@ __all__ = ["first_sentence"]
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "no", "fig", "mr", "dr"})
 _OPEN = "([{"
 _CLOSE = ")]}"
-_TOKEN_BEFORE = re.compile(r"(\S+)$")
+_TOKEN_BEFORE = lazy_pattern(r"(\S+)$")
 
 
 def _abbreviation(text: str, end: int) -> bool:

@@ -7,7 +7,6 @@ row. Widgets read a `Refresh`; they never call an analysis or the API.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -36,6 +35,7 @@ from kubectl_gpu.core.catalog import Catalog, load_catalog
 from kubectl_gpu.core.evaluation import evaluation_instant
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.karpenter.provider import cluster_provider
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 from kubectl_gpu.core.report import Finding, ObjectRef, Report
 from kubectl_gpu.kube.heap import without_collection
 from kubectl_gpu.kube.namespaces import NamespaceCheck, namespace_check, namespaces_in
@@ -47,7 +47,7 @@ __all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
 #: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
 KINDS = diagnose.KINDS | nodes.KINDS
 
-_ARN_CLUSTER = re.compile(r"^arn:aws[a-z-]*:eks:[a-z0-9-]+:\d+:cluster/(?P<name>.+)$")
+_ARN_CLUSTER = lazy_pattern(r"^arn:aws[a-z-]*:eks:[a-z0-9-]+:\d+:cluster/(?P<name>.+)$")
 
 
 def cluster_name(context: str | None, cluster: str | None = None) -> str | None:

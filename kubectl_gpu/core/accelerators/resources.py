@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 __all__ = [
     "ACCELERATOR_RESOURCES",
     "accelerator_requests",
@@ -69,7 +71,7 @@ def is_accelerator_dra_driver(driver: str) -> bool:
 
 
 _PRODUCT_PREFIXES = ("nvidia-", "tesla-", "nvidia ", "tesla ")
-_NAME_TOKEN = re.compile(r"[a-z]+[0-9]+[a-z]*|[a-z]+")
+_NAME_TOKEN = lazy_pattern(r"[a-z]+[0-9]+[a-z]*|[a-z]+")
 
 
 def short_gpu_name(product: str) -> str:

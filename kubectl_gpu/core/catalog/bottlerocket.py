@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
@@ -12,6 +11,7 @@ import msgspec
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
 from kubectl_gpu.core.catalog.versions import version_key
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "BottlerocketRelease",
@@ -69,12 +69,12 @@ class OsImageInfo(msgspec.Struct, frozen=True):
     reason: str
 
 
-_UPSTREAM_OS = re.compile(r"Bottlerocket OS (?P<version>\d+\.\d+\.\d+) \((?P<variant>[a-z0-9.-]+)\)")
-_AUTO_OS = re.compile(
+_UPSTREAM_OS = lazy_pattern(r"Bottlerocket OS (?P<version>\d+\.\d+\.\d+) \((?P<variant>[a-z0-9.-]+)\)")
+_AUTO_OS = lazy_pattern(
     r"Bottlerocket \(EKS Auto(?:, (?P<flavour>[A-Za-z]+))?\) (?P<version>\d{4}\.\d{1,2}\.\d{1,2}) "
     r"\((?P<variant>[a-z0-9.-]+)\)"
 )
-_K8S_VARIANT = re.compile(r"aws-k8s-(?P<k8s>\d+\.\d+)(?:-.*)?")
+_K8S_VARIANT = lazy_pattern(r"aws-k8s-(?P<k8s>\d+\.\d+)(?:-.*)?")
 
 
 class BottlerocketTable:

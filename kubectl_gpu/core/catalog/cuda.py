@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
@@ -13,6 +12,7 @@ import msgspec
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
 from kubectl_gpu.core.catalog.versions import VersionKey, version_key
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "CompatLevel",
@@ -23,7 +23,7 @@ __all__ = [
     "MinorCompatFamily",
 ]
 
-_CUDA_VERSION = re.compile(r"(\d+(?:\.\d+)*)(?:-[a-z0-9]+)?")
+_CUDA_VERSION = lazy_pattern(r"(\d+(?:\.\d+)*)(?:-[a-z0-9]+)?")
 
 
 def _driver_key(driver: str) -> VersionKey:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -10,11 +9,12 @@ from typing import Any
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["InstanceType", "parse_instance_type_name"]
 
 # EKS-FACTS 3.3 / karpenter-provider-aws types.go: category = letters before the generation number.
-_CATEGORY_GENERATION = re.compile(r"(^[a-z]+)(\-[0-9]+tb)?([0-9]+).*\.")
+_CATEGORY_GENERATION = lazy_pattern(r"(^[a-z]+)(\-[0-9]+tb)?([0-9]+).*\.")
 
 
 def parse_instance_type_name(name: str) -> tuple[str, str, int, str]:

@@ -16,7 +16,6 @@ read by the front end; this module only validates its parsed content (`parse_pri
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Final
@@ -25,6 +24,7 @@ import msgspec
 
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "CATALOG_REGION",
@@ -45,9 +45,9 @@ CATALOG_REGION: Final = "us-east-1"
 SOURCE_FILE: Final = "price-file"
 SOURCE_LIST: Final = "list-us-east-1"
 
-_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
-_INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
-_ARN_REGION = re.compile(r"^arn:aws[a-z-]*:eks:([a-z0-9-]+):")
+_REGION = lazy_pattern(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+_INSTANCE_TYPE = lazy_pattern(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
+_ARN_REGION = lazy_pattern(r"^arn:aws[a-z-]*:eks:([a-z0-9-]+):")
 _FILE_KEYS: Final = frozenset({"region", "currency", "prices"})
 # The dearest EC2 instance lists at a few hundred USD an hour (the catalog's dearest GPU type, p6-b300, at
 # 142): past this bound a price is a typo or a unit mix-up (cents, per month), and far past it the money

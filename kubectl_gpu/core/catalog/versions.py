@@ -6,9 +6,9 @@ components count as zero, so ``570.26`` == ``570.26.0``.
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
-_DOTTED = re.compile(r"\d+(?:\.\d+)*")
+_DOTTED = lazy_pattern(r"\d+(?:\.\d+)*")
 
 VersionKey = tuple[int, ...]
 

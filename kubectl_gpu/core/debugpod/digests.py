@@ -7,11 +7,11 @@ unchanged. The default image (`images.py`) is pinned in its reference.
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["check_reference", "is_pinned"]
 
-_DIGEST = re.compile(r"(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})")
+_DIGEST = lazy_pattern(r"(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})")
 
 
 def is_pinned(reference: str) -> bool:

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 __all__ = [
     "CONTAINER",
     "DEBUG_POD_SELECTOR",
@@ -40,7 +42,7 @@ SUFFIX_LENGTH = 5
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 NAME_MAX = 63
 
-_LABEL_VALUE_RE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+_LABEL_VALUE_RE = lazy_pattern(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
 def _digest(text: str) -> str:

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import re
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 # awslabs/operatorpkg serrors (Karpenter >= v1.5) renders `msg (Key=value, Key2=value2)`; wrapping an
 # already-wrapped error appends a second group: `msg (label(s)=[a b]) (NodePool=gpu)`.
 _KEY = r"[A-Za-z][\w./-]*(?:\(s\))?"
-_KV_TAIL = re.compile(rf"\s?\((?P<kvs>{_KEY}=[^()]*)\)\s*$")
-_KV_SPLIT = re.compile(rf", (?={_KEY}=)")
+_KV_TAIL = lazy_pattern(rf"\s?\((?P<kvs>{_KEY}=[^()]*)\)\s*$")
+_KV_SPLIT = lazy_pattern(rf", (?={_KEY}=)")
 _MAX_KV_GROUPS = 4  # real messages nest two at most; the cap keeps hostile input linear
 
 # `(NodePool=x)`, `nodepool "x"`, `nodepool: "x"`, `NodePool "x"`, pre-v1 `provisioner "x"`.
-_NODEPOOL_REF = re.compile(
+_NODEPOOL_REF = lazy_pattern(
     r"\bNodePool=(?P<kv>[^\s,()\[\]]+)|\b(?:nodepool|provisioner):? \"(?P<quoted>[^\"]*)\"", re.IGNORECASE
 )
 
 # pretty.Taint: `key:Effect` or `key=value:Effect` (v1.0 prints `key=:Effect` for an empty value).
-_TAINT = re.compile(r"^(?P<key>[^\s=:]+)(?:=(?P<value>[^\s:]*))?:(?P<effect>[A-Za-z]+)$")
+_TAINT = lazy_pattern(r"^(?P<key>[^\s=:]+)(?:=(?P<value>[^\s:]*))?:(?P<effect>[A-Za-z]+)$")
 
 
 def split_kv_tail(text: str) -> tuple[str, dict[str, str]]:

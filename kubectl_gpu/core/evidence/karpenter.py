@@ -25,10 +25,11 @@ from kubectl_gpu.core.evidence.model import (
     RequirementFinding,
     TaintFinding,
 )
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
-_ENVELOPE = re.compile(r"^\s*(?:Failed to schedule pod|Could not schedule pod)[,:]\s*", re.IGNORECASE)
-_MULTIERR = re.compile(r";(?:\s+|$)")
-_NODEPOOL_PREFIX = re.compile(
+_ENVELOPE = lazy_pattern(r"^\s*(?:Failed to schedule pod|Could not schedule pod)[,:]\s*", re.IGNORECASE)
+_MULTIERR = lazy_pattern(r";(?:\s+|$)")
+_NODEPOOL_PREFIX = lazy_pattern(
     r"^incompatible with (?:nodepool|provisioner) \"(?P<nodepool>[^\"]*)\""
     r"(?:, daemonset overhead=(?P<overhead>\{[^{}]*\}))?"
     r"(?:, (?:…|\.\.\.))?"  # overhead elided in hand-copied reports (aws/karpenter-provider-aws#7574)
@@ -41,30 +42,32 @@ _WRAPPERS: tuple[tuple[str, Code], ...] = (
     ("allocating dynamic resources, ", Code.DRA),
     ("incompatible dynamic resource requirements, ", Code.DRA),
 )
-_TAINT_SERRORS = re.compile(r"^did not tolerate taint(?: \(|$)")  # not a taint whose key is `taint`
-_TAINT_PRETTY = re.compile(r"^did not tolerate (?P<taint>\S+)$")
-_UNKNOWN_LABEL = re.compile(
+_TAINT_SERRORS = lazy_pattern(r"^did not tolerate taint(?: \(|$)")  # not a taint whose key is `taint`
+_TAINT_PRETTY = lazy_pattern(r"^did not tolerate (?P<taint>\S+)$")
+_UNKNOWN_LABEL = lazy_pattern(
     r"^label \"(?P<label>[^\"]*)\" does not have known values(?: \(typo of \"(?P<typo>[^\"]*)\"\?\))?$"
 )
-_CONFLICT = re.compile(r"^key (?P<key>\S+), (?P<pod>.+?) not in (?P<pool>.+)$", re.DOTALL)
-_LIMITS = re.compile(
+_CONFLICT = lazy_pattern(r"^key (?P<key>\S+), (?P<pod>.+?) not in (?P<pool>.+)$", re.DOTALL)
+_LIMITS = lazy_pattern(
     r"^(?:(?P<resources>all available instance types exceed limits for nodepool)"
     r"|(?P<nodes>node limits have been exhausted for nodepool))\b"
 )
-_MIN_VALUES_WRAPPER = re.compile(
+_MIN_VALUES_WRAPPER = lazy_pattern(
     r"^pod didn['’]t schedule because NodePool(?: \"(?P<nodepool>[^\"]*)\")? couldn['’]t meet minValues "
     r"requirements(?:, (?P<inner>.*))?$",
     re.DOTALL,
 )
-_QUOTED = re.compile(r"\"([^\"]+)\"")
-_MIN_VALUES_FOR = re.compile(r"minValues requirement is not met for (?P<what>.*)$", re.DOTALL)
-_SATISFIED = re.compile(r"^no instance type satisfied resources (?P<resources>\{[^{}]*\}) and requirements ")
-_SUFFIX = re.compile(
+_QUOTED = lazy_pattern(r"\"([^\"]+)\"")
+_MIN_VALUES_FOR = lazy_pattern(r"minValues requirement is not met for (?P<what>.*)$", re.DOTALL)
+_SATISFIED = lazy_pattern(
+    r"^no instance type satisfied resources (?P<resources>\{[^{}]*\}) and requirements "
+)
+_SUFFIX = lazy_pattern(
     r"^(?:, requirements=(?P<requirements>.*?))?(?:, resources=(?P<resources>.*?))?"
     r"(?: \((?P<hint>CPU request >= 1 Million, m vs M typo\?)\))?\s*$",
     re.DOTALL,
 )
-_TOPOLOGY = re.compile(
+_TOPOLOGY = lazy_pattern(
     r"^unsatisfiable topology constraint for (?P<type>topology spread|pod affinity|pod "
     r"anti-affinity)\b"
 )
@@ -121,7 +124,7 @@ _RESERVED_TEXTS = (
     "one or more instance types with compatible reserved offerings are available, but could not be reserved",
     "satisfying updated nodeclaim constraints would remove all compatible reserved offering options",
 )
-_FILTERED_ALL = re.compile(
+_FILTERED_ALL = lazy_pattern(
     r"^(?:skipping, )?nodepool requirements filtered out all (?:available )?instance types"
 )
 

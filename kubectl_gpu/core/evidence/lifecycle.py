@@ -26,48 +26,49 @@ from kubectl_gpu.core.evidence.model import (
     NominationFinding,
     StatusConditionFinding,
 )
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
-_NOMINATED = re.compile(r"^Pod should schedule on(?: node)?: (?P<targets>.+)$", re.DOTALL)
-_TARGET = re.compile(r"^(?:(?P<kind>nodeclaim|machine|node)/)?(?P<name>\S+)$")
-_ASSIGNED = re.compile(r"^Successfully assigned (?P<pod>\S+) to (?P<node>\S+)$")
-_NODECLAIM_EVENT = re.compile(r"^NodeClaim (?P<nodeclaim>\S+) event: (?P<detail>.*)$", re.DOTALL)
-_ICE = re.compile(r"insufficient ?(?:instance )?capacity|unable to fulfill capacity", re.IGNORECASE)
-_NODECLASS_NOT_READY = re.compile(r"node ?class.*not ready", re.IGNORECASE | re.DOTALL)
-_NO_COMPATIBLE = re.compile(
+_NOMINATED = lazy_pattern(r"^Pod should schedule on(?: node)?: (?P<targets>.+)$", re.DOTALL)
+_TARGET = lazy_pattern(r"^(?:(?P<kind>nodeclaim|machine|node)/)?(?P<name>\S+)$")
+_ASSIGNED = lazy_pattern(r"^Successfully assigned (?P<pod>\S+) to (?P<node>\S+)$")
+_NODECLAIM_EVENT = lazy_pattern(r"^NodeClaim (?P<nodeclaim>\S+) event: (?P<detail>.*)$", re.DOTALL)
+_ICE = lazy_pattern(r"insufficient ?(?:instance )?capacity|unable to fulfill capacity", re.IGNORECASE)
+_NODECLASS_NOT_READY = lazy_pattern(r"node ?class.*not ready", re.IGNORECASE | re.DOTALL)
+_NO_COMPATIBLE = lazy_pattern(
     r"^NodePool requirements filtered out all compatible available instance types"
     r"(?P<min_values> due to minValues incompatibility)?",
     re.IGNORECASE,
 )
-_STATUS = re.compile(
+_STATUS = lazy_pattern(
     r"^Status condition transitioned, Type: (?P<type>[^,]+), Status: (?P<from>[^,]*?) -> (?P<to>[^,]*?)"
     r"(?:, Reason: (?P<reason>[^,]*))?(?:, Message: (?P<message>.*))?$",
     re.DOTALL,
 )
-_CANNOT_DISRUPT = re.compile(r"^Cannot disrupt (?P<target>NodeClaim|Node): (?P<detail>.*)$", re.DOTALL)
-_DND_NODE = re.compile(
+_CANNOT_DISRUPT = lazy_pattern(r"^Cannot disrupt (?P<target>NodeClaim|Node): (?P<detail>.*)$", re.DOTALL)
+_DND_NODE = lazy_pattern(
     r"^(?:disruption is blocked through the|(?:node|nodeclaim) has(?: the)?) "
     r"\"?karpenter\.sh/do-not-disrupt\"? annotation",
     re.IGNORECASE,
 )
-_DND_POD = re.compile(
+_DND_POD = lazy_pattern(
     r"^pod(?: \"?(?P<pod>[^\s\"]+)\"?)? has(?: the)? \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation",
     re.IGNORECASE,
 )
-_PDB = re.compile(r"^pdb(?: (?P<pdb>[^\s(]+))? prevents pod evictions", re.IGNORECASE)
-_MULTI_PDB = re.compile(r"^eviction does not support multiple PDBs", re.IGNORECASE)
-_BUDGET = re.compile(
+_PDB = lazy_pattern(r"^pdb(?: (?P<pdb>[^\s(]+))? prevents pod evictions", re.IGNORECASE)
+_MULTI_PDB = lazy_pattern(r"^eviction does not support multiple PDBs", re.IGNORECASE)
+_BUDGET = lazy_pattern(
     r"^No allowed disruptions(?: for disruption reason (?P<reason>\S+))? due to blocking budget",
     re.IGNORECASE,
 )
-_DISRUPTING = re.compile(
+_DISRUPTING = lazy_pattern(
     r"^(?:(?:Disrupting|Launching) (?P<target>NodeClaim|Node): (?P<reason>.+)"
     r"|Waiting on readiness to continue disruption)$"
 )
-_INVALID_DND = re.compile(
+_INVALID_DND = lazy_pattern(
     r"^Invalid karpenter\.sh/do-not-disrupt annotation: (?P<value>.*), ignoring annotation$"
 )
-_TGP = re.compile(r"^All pods will be deleted by (?P<deadline>.+)$")
-_DRAIN = re.compile(r"^Failed to drain node, (?P<detail>.*)$", re.DOTALL)
+_TGP = lazy_pattern(r"^All pods will be deleted by (?P<deadline>.+)$")
+_DRAIN = lazy_pattern(r"^Failed to drain node, (?P<detail>.*)$", re.DOTALL)
 
 _KIND_BY_REASON = {
     "FailedScheduling": Kind.FAILED_SCHEDULING,

@@ -14,49 +14,50 @@ import msgspec
 
 from kubectl_gpu.core.evidence._text import strip_sentence
 from kubectl_gpu.core.evidence.model import Code, Finding, Preemption, ResourceFinding, TaintFinding
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
-_HEADER = re.compile(r"^\s*(?P<available>\d{1,9})/(?P<total>\d{1,9}) nodes are available\b:?\s*", re.DOTALL)
+_HEADER = lazy_pattern(r"^\s*(?P<available>\d{1,9})/(?P<total>\d{1,9}) nodes are available\b:?\s*", re.DOTALL)
 _POSTFILTER_MARKERS = ("no new claims to deallocate", "preemption: ")
 # Any other PostFilter plugin message that is itself a FitError: `. <plugin text>: 0/N nodes are available`.
-_GENERIC_POSTFILTER = re.compile(r"\.\s+(?=[^.:]*: \d{1,9}/\d{1,9} nodes are available)")
-_ENTRY = re.compile(r"(?P<count>\d{1,9}) (?P<reason>.+?)(?=, \d{1,9} |\Z)", re.DOTALL)
-_PREEMPTION = re.compile(
+_GENERIC_POSTFILTER = lazy_pattern(r"\.\s+(?=[^.:]*: \d{1,9}/\d{1,9} nodes are available)")
+_ENTRY = lazy_pattern(r"(?P<count>\d{1,9}) (?P<reason>.+?)(?=, \d{1,9} |\Z)", re.DOTALL)
+_PREEMPTION = lazy_pattern(
     r"preemption: (?P<total_available>\d{1,9})/(?P<total>\d{1,9}) nodes are available:?\s*(?P<body>.*)$",
     re.DOTALL,
 )
 
 _TAINT_FORMS = (
     # k8s ~1.25 .. 1.34 early: node(s) had untolerated taint {key: value}
-    re.compile(r"^node\(s\) had untolerated taint \{(?P<key>[^:{}]*): ?(?P<value>[^{}]*)\}$"),
+    lazy_pattern(r"^node\(s\) had untolerated taint \{(?P<key>[^:{}]*): ?(?P<value>[^{}]*)\}$"),
     # <= ~1.24: node(s) had taint {key: value}, that the pod didn't tolerate
-    re.compile(
+    lazy_pattern(
         r"^node\(s\) had taint \{(?P<key>[^:{}]*): ?(?P<value>[^{}]*)\}, that the pod didn't tolerate$"
     ),
     # after kubernetes#134740 (1.34 cherry-pick, 1.35+), and the pre-1.18 predicate text: no key
-    re.compile(r"^node\(s\) had (?:untolerated taint\(s\)|taints that the pod didn't tolerate)$"),
+    lazy_pattern(r"^node\(s\) had (?:untolerated taint\(s\)|taints that the pod didn't tolerate)$"),
 )
-_INSUFFICIENT = re.compile(r"^Insufficient (?P<resource>\S+)$")
+_INSUFFICIENT = lazy_pattern(r"^Insufficient (?P<resource>\S+)$")
 _CLASSES: tuple[tuple[re.Pattern[str], Code], ...] = (
     (
-        re.compile(r"^node\(s\) didn't match (?:Pod's node affinity(?:/selector)?|node selector)$"),
+        lazy_pattern(r"^node\(s\) didn't match (?:Pod's node affinity(?:/selector)?|node selector)$"),
         Code.NODE_AFFINITY,
     ),
-    (re.compile(r"^node\(s\) were unschedulable$"), Code.UNSCHEDULABLE),
+    (lazy_pattern(r"^node\(s\) were unschedulable$"), Code.UNSCHEDULABLE),
     # pre-1.19 `node(s) didn't match pod affinity/anti-affinity` names the pod's own (anti-)affinity terms
-    (re.compile(r"pod affinity/anti-affinity", re.IGNORECASE), Code.POD_AFFINITY),
-    (re.compile(r"anti-affinity", re.IGNORECASE), Code.POD_ANTI_AFFINITY),
-    (re.compile(r"pod affinity", re.IGNORECASE), Code.POD_AFFINITY),
-    (re.compile(r"topology spread", re.IGNORECASE), Code.TOPOLOGY_SPREAD),
-    (re.compile(r"^node\(s\) had unknown conditions$"), Code.UNKNOWN_CONDITION),
+    (lazy_pattern(r"pod affinity/anti-affinity", re.IGNORECASE), Code.POD_AFFINITY),
+    (lazy_pattern(r"anti-affinity", re.IGNORECASE), Code.POD_ANTI_AFFINITY),
+    (lazy_pattern(r"pod affinity", re.IGNORECASE), Code.POD_AFFINITY),
+    (lazy_pattern(r"topology spread", re.IGNORECASE), Code.TOPOLOGY_SPREAD),
+    (lazy_pattern(r"^node\(s\) had unknown conditions$"), Code.UNKNOWN_CONDITION),
     (
-        re.compile(
+        lazy_pattern(
             r"^node\(s\) (?:had (?:disk|memory|pid) pressure|were not ready|were out of disk space|had "
             r"network unavailable)$"
         ),
         Code.NODE_CONDITION,
     ),
-    (re.compile(r"volume|persistentvolume|\bpvc|\bpv\(s\)|storage", re.IGNORECASE), Code.VOLUME),
-    (re.compile(r"claim|dynamic resource|deviceclass|\bdevices?\b", re.IGNORECASE), Code.DRA),
+    (lazy_pattern(r"volume|persistentvolume|\bpvc|\bpv\(s\)|storage", re.IGNORECASE), Code.VOLUME),
+    (lazy_pattern(r"claim|dynamic resource|deviceclass|\bdevices?\b", re.IGNORECASE), Code.DRA),
 )
 
 

@@ -18,6 +18,7 @@ import re
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.k8s.models import Node, Pod
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["FieldTerm", "node_matches", "parse_field_selector", "pod_matches"]
 
@@ -38,7 +39,7 @@ _POD_FIELDS = (
     "status.nominatedNodeName",
 )
 _ALIASES = {"pods": {"spec.host": "spec.nodeName"}}  # the server's name for old v1 clients' field
-_TERM = re.compile(r"^((?:[^=!\\]|\\.)+?)(==|=|!=)((?:[^\\]|\\.)*)$")
+_TERM = lazy_pattern(r"^((?:[^=!\\]|\\.)+?)(==|=|!=)((?:[^\\]|\\.)*)$")
 
 
 def _split(text: str) -> list[str]:

@@ -7,11 +7,11 @@ a `Decimal` so that "1500m" + "500m" is exactly 2 and "16Gi" is exactly 17179869
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["QuantityError", "format_quantity", "parse_quantity"]
 
@@ -28,7 +28,7 @@ _DECIMAL = {
     "P": Decimal("1e15"),
     "E": Decimal("1e18"),
 }
-_PATTERN = re.compile(
+_PATTERN = lazy_pattern(
     r"^(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:(?P<bin>Ki|Mi|Gi|Ti|Pi|Ei)|(?P<exp>[eE][+-]?\d+)|(?P<dec>[numkMGTPE]?))$"
 )
 # Kubernetes rejects quantities beyond roughly 2^63 in their canonical unit; anything beyond 1e30 is

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["SelectorError", "matches_selector", "parse_selector"]
 
@@ -22,9 +22,9 @@ class Term(msgspec.Struct, frozen=True):
     values: frozenset[str] = frozenset()
 
 
-_SET = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
-_EQ = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
-_EXISTS = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*$")
+_SET = lazy_pattern(r"^\s*([A-Za-z0-9_./-]+)\s+(in|notin)\s+\(([^)]*)\)\s*$")
+_EQ = lazy_pattern(r"^\s*([A-Za-z0-9_./-]+)\s*(==|=|!=)\s*([A-Za-z0-9_.-]*)\s*$")
+_EXISTS = lazy_pattern(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*$")
 
 
 def _split(text: str) -> list[str]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "TimeError",
@@ -51,7 +51,7 @@ def parse_optional_time(text: object) -> datetime | None:
         return None
 
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)")
+_DURATION_PART = lazy_pattern(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w)")
 _UNIT_SECONDS = {
     "ns": 1e-9,
     "us": 1e-6,
@@ -85,7 +85,7 @@ def parse_duration(text: str) -> timedelta:
         raise TimeError(f"duration too long: {text!r}") from None
 
 
-_GO_DURATION = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
+_GO_DURATION = lazy_pattern(r"([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
 _GO_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 
 

@@ -29,7 +29,6 @@ those checks (it would also accept a sixth seconds field and `7` for Sunday, whi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from math import ceil
@@ -41,6 +40,7 @@ from kubectl_gpu.core.k8s.models import Budget
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.core.karpenter.lifecycle import instance_terminating, is_deleting
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 if TYPE_CHECKING:
     from croniter import croniter
@@ -68,9 +68,9 @@ HORIZON = timedelta(days=35)
 _MAX_HITS = 20000
 
 _MACROS = frozenset({"@annually", "@yearly", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
-_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
-_DURATION = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
-_DOW_NUMBER = re.compile(r"\d+")
+_NODES = lazy_pattern(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+_DURATION = lazy_pattern(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+_DOW_NUMBER = lazy_pattern(r"\d+")
 
 
 def cron_error(schedule: str) -> str | None:

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["LEGACY_KINDS", "legacy_karpenter"]
 
 LEGACY_KINDS = frozenset({"Provisioner", "Machine", "AWSNodeTemplate"})
-_EVENT_TEXT = re.compile(
+_EVENT_TEXT = lazy_pattern(
     r"incompatible with provisioner \"|exceed limits for provisioner\b|for provisioner: \"|"
     r"schedule on(?: node)?: machine/|\bkarpenter\.sh/provisioner-name\b",
     re.IGNORECASE,

@@ -27,7 +27,7 @@ Static pods have a 32-hex-digit UID (the hash of their manifest) instead of an R
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 from .errors import ProbeParseError, snippet
 
@@ -38,13 +38,13 @@ FORMAT = "pid-cgroups"
 _HEX = "[0-9a-fA-F]"
 _UID = rf"{_HEX}{{8}}[-_]{_HEX}{{4}}[-_]{_HEX}{{4}}[-_]{_HEX}{{4}}[-_]{_HEX}{{12}}|{_HEX}{{32}}"
 #: A systemd slice of a pod: ``kubepods-burstable-pod<uid>.slice``, ``kubelet-kubepods-pod<uid>.slice``.
-_SYSTEMD_POD_RE = re.compile(rf"(?:[^/]*-)?kubepods(?:-burstable|-besteffort)?-pod({_UID})\.slice")
+_SYSTEMD_POD_RE = lazy_pattern(rf"(?:[^/]*-)?kubepods(?:-burstable|-besteffort)?-pod({_UID})\.slice")
 #: A cgroupfs directory of a pod: ``pod<uid>`` under ``kubepods`` or its QoS directory.
-_CGROUPFS_POD_RE = re.compile(rf"pod({_UID})")
+_CGROUPFS_POD_RE = lazy_pattern(rf"pod({_UID})")
 _QOS = frozenset({"burstable", "besteffort"})
 
-_PID_RE = re.compile(r"pid\s+([0-9]{1,10})")
-_CGROUP_RE = re.compile(r"([0-9]{1,10}):([^:]*):(/.*)")
+_PID_RE = lazy_pattern(r"pid\s+([0-9]{1,10})")
+_CGROUP_RE = lazy_pattern(r"([0-9]{1,10}):([^:]*):(/.*)")
 
 
 def _under_kubepods(parents: list[str]) -> bool:

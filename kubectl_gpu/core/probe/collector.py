@@ -22,6 +22,8 @@ from typing import TypeVar
 
 import msgspec
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 from .cgroups import parse_pid_cgroups
 from .errors import ProbeParseError, snippet
 from .lsblk import parse_findmnt_json, parse_lsblk_json
@@ -80,9 +82,11 @@ OPTIONAL_SECTIONS = frozenset({"neuron-ls"})
 #: Sections whose empty output is an answer (no GPU process), not a problem.
 MAY_BE_EMPTY = frozenset({"pid-cgroups"})
 
-_MARKER_RE = re.compile(r"^===KUBECTL-GPU:(COLLECTOR|BEGIN|STDERR|END|DONE)((?: [^\s=]+(?:=[^\s=]*)?)*)===$")
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-_RC_RE = re.compile(r"[0-9]{1,9}")
+_MARKER_RE = lazy_pattern(
+    r"^===KUBECTL-GPU:(COLLECTOR|BEGIN|STDERR|END|DONE)((?: [^\s=]+(?:=[^\s=]*)?)*)===$"
+)
+_NAME_RE = lazy_pattern(r"^[a-z0-9][a-z0-9._-]*$")
+_RC_RE = lazy_pattern(r"[0-9]{1,9}")
 
 
 class _Marker:
@@ -212,11 +216,11 @@ def split_sections(text: str | bytes) -> dict[str, Section]:
 # Small formats of the collector
 # --------------------------------------------------------------------------------------------------------------
 
-_NVRM_RE = re.compile(
+_NVRM_RE = lazy_pattern(
     r"NVRM version:\s+NVIDIA UNIX\s+(?:(?!Open\b)(?P<arch1>[\w-]+)\s+)?(?P<open>Open\s+)?Kernel Module"
     r"(?:\s+for\s+(?P<arch2>[\w-]+))?\s+(?P<version>\d+(?:\.\d+)+)\b"
 )
-_GCC_RE = re.compile(r"^GCC version:\s*(?:gcc version\s+)?(\S+)", re.MULTILINE)
+_GCC_RE = lazy_pattern(r"^GCC version:\s*(?:gcc version\s+)?(\S+)", re.MULTILINE)
 
 
 def parse_nvidia_driver_version(text: str | bytes) -> NvidiaKernelDriver:
@@ -235,7 +239,7 @@ def parse_nvidia_driver_version(text: str | bytes) -> NvidiaKernelDriver:
     )
 
 
-_RELEASE_RE = re.compile(r"^[0-9][^\s]{0,200}$")
+_RELEASE_RE = lazy_pattern(r"^[0-9][^\s]{0,200}$")
 
 
 def parse_kernel_release(text: str | bytes) -> str:
@@ -248,7 +252,7 @@ def parse_kernel_release(text: str | bytes) -> str:
     return release
 
 
-_OS_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_OS_LINE_RE = lazy_pattern(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
 def parse_os_release(text: str | bytes) -> OsRelease:

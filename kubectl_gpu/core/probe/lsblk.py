@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 from .errors import ProbeParseError, snippet
 from .models import BlockDevice, LsblkReport, Mount
@@ -15,9 +16,9 @@ FORMAT_PAIRS = "lsblk -P"
 FORMAT_FINDMNT = "findmnt JSON"
 
 _MAX_DEPTH = 32
-_DIGITS_RE = re.compile(r"[0-9]{1,20}")
-_PAIR_RE = re.compile(r'([A-Za-z][A-Za-z0-9_:%-]*)="((?:[^"\\]|\\.)*)"')
-_HEX_ESCAPE_RE = re.compile(r"\\x([0-9a-fA-F]{2})")
+_DIGITS_RE = lazy_pattern(r"[0-9]{1,20}")
+_PAIR_RE = lazy_pattern(r'([A-Za-z][A-Za-z0-9_:%-]*)="((?:[^"\\]|\\.)*)"')
+_HEX_ESCAPE_RE = lazy_pattern(r"\\x([0-9a-fA-F]{2})")
 
 
 def _load_json(text: str | bytes, fmt: str) -> object:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 from .errors import ProbeParseError, snippet
 from .models import MdArray, MdMember, MdStat, MdSync
 
@@ -22,20 +24,20 @@ __all__ = ["parse_mdstat"]
 
 FORMAT = "mdstat"
 
-_ARRAY_RE = re.compile(r"^(\S+)\s*:\s*(active|inactive)(?:\s+(.*))?$")
-_MEMBER_RE = re.compile(r"^(.+?)\[(\d{1,20})\]((?:\([A-Z]\))*)$")
-_RO_RE = re.compile(r"^\((read-only|auto-read-only)\)$")
-_BLOCKS_RE = re.compile(r"^(\d{1,20}) blocks\b(.*)$")
-_SUPER_RE = re.compile(r"\bsuper (\S+)")
-_HEALTH_RE = re.compile(r"\[(\d{1,20})/(\d{1,20})\]\s*\[([U_]*)\]")
-_CHUNK_RE = re.compile(r"\b(\d{1,20})[kK] chunks?\b")
-_SYNC_RE = re.compile(
+_ARRAY_RE = lazy_pattern(r"^(\S+)\s*:\s*(active|inactive)(?:\s+(.*))?$")
+_MEMBER_RE = lazy_pattern(r"^(.+?)\[(\d{1,20})\]((?:\([A-Z]\))*)$")
+_RO_RE = lazy_pattern(r"^\((read-only|auto-read-only)\)$")
+_BLOCKS_RE = lazy_pattern(r"^(\d{1,20}) blocks\b(.*)$")
+_SUPER_RE = lazy_pattern(r"\bsuper (\S+)")
+_HEALTH_RE = lazy_pattern(r"\[(\d{1,20})/(\d{1,20})\]\s*\[([U_]*)\]")
+_CHUNK_RE = lazy_pattern(r"\b(\d{1,20})[kK] chunks?\b")
+_SYNC_RE = lazy_pattern(
     r"^(?:\[[=>.]*\]\s*)?(resync|recovery|reshape|check|repair)\s*=\s*(\d{1,20}(?:\.\d{1,20})?)%"
     r"(?:\s*\((\d{1,20})/(\d{1,20})\))?(?:\s+finish=(\d{1,20}(?:\.\d{1,20})?)min)?(?:\s+speed=(\d{1,20})K/sec)?\s*$"
 )
-_WAIT_RE = re.compile(r"^(resync|recovery|reshape|check)\s*=\s*(PENDING|DELAYED|REMOTE)$")
-_BITMAP_RE = re.compile(r"^bitmap:\s*(.+)$")
-_PERSONALITY_RE = re.compile(r"\[([^\]]+)\]")
+_WAIT_RE = lazy_pattern(r"^(resync|recovery|reshape|check)\s*=\s*(PENDING|DELAYED|REMOTE)$")
+_BITMAP_RE = lazy_pattern(r"^bitmap:\s*(.+)$")
+_PERSONALITY_RE = lazy_pattern(r"\[([^\]]+)\]")
 
 
 class _Builder:

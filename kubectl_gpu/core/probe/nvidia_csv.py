@@ -8,8 +8,9 @@ column count matches it) says what each column is.
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Sequence
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 from .errors import ProbeParseError, snippet
 from .models import (
@@ -85,7 +86,7 @@ _ALIASES = {
     "used_memory": "used_gpu_memory",
 }
 
-_UNIT_RE = re.compile(r"\s*\[[^\]]*\]\s*$")
+_UNIT_RE = lazy_pattern(r"\s*\[[^\]]*\]\s*$")
 
 _HEADER_HINTS = frozenset(
     {

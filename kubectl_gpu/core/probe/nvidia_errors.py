@@ -14,7 +14,7 @@ version: 580.178`, the version the kernel module must be brought to). The texts 
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 from .models.values import error_value
 
@@ -24,12 +24,12 @@ __all__ = ["NVIDIA_SMI_ERROR", "nvidia_smi_error"]
 NVIDIA_SMI_ERROR = "nvidia-smi-error"
 
 _LINES = (
-    re.compile(r"^Unable to determine the device handle for (?:GPU|gpu) ?[0-9A-Fa-f:.]{4,20}: \S.{0,200}$"),
-    re.compile(r"^NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b.{0,300}$"),
-    re.compile(r"^Make sure that the latest NVIDIA driver is installed and running\.?$"),
-    re.compile(r"^Failed to initialize NVML: \S.{0,200}$"),
-    re.compile(r"^NVML library version: [0-9][0-9.]{0,20}$"),
-    re.compile(r"^No devices were found$"),
+    lazy_pattern(r"^Unable to determine the device handle for (?:GPU|gpu) ?[0-9A-Fa-f:.]{4,20}: \S.{0,200}$"),
+    lazy_pattern(r"^NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\b.{0,300}$"),
+    lazy_pattern(r"^Make sure that the latest NVIDIA driver is installed and running\.?$"),
+    lazy_pattern(r"^Failed to initialize NVML: \S.{0,200}$"),
+    lazy_pattern(r"^NVML library version: [0-9][0-9.]{0,20}$"),
+    lazy_pattern(r"^No devices were found$"),
 )
 _MAX_CHARS = 4000
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 from .errors import ProbeParseError, snippet
 from .models import ListedGpu, ListedMigDevice
@@ -11,9 +11,9 @@ __all__ = ["parse_nvidia_smi_list"]
 
 FORMAT = "nvidia-smi -L"
 
-_GPU_RE = re.compile(r"^GPU (\d{1,9}): (.+?) \(UUID: ([^)\s]+)\)$")
-_MIG_RE = re.compile(r"^MIG (?:(\S+)\s+)?Device\s+(\d{1,9}): \(UUID: ([^)\s]+)\)$")
-_OLD_MIG_UUID_RE = re.compile(r"^MIG-(GPU-[0-9a-fA-F-]+)/(\d{1,9})/(\d{1,9})$")
+_GPU_RE = lazy_pattern(r"^GPU (\d{1,9}): (.+?) \(UUID: ([^)\s]+)\)$")
+_MIG_RE = lazy_pattern(r"^MIG (?:(\S+)\s+)?Device\s+(\d{1,9}): \(UUID: ([^)\s]+)\)$")
+_OLD_MIG_UUID_RE = lazy_pattern(r"^MIG-(GPU-[0-9a-fA-F-]+)/(\d{1,9})/(\d{1,9})$")
 
 
 def parse_nvidia_smi_list(text: str | bytes) -> tuple[ListedGpu, ...]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 from .errors import ProbeParseError, snippet
 from .models import TopoLink, Topology, TopoNic, TopoRow
 from .models.values import clean
@@ -13,9 +15,9 @@ __all__ = ["parse_nvidia_smi_topo"]
 
 FORMAT = "nvidia-smi topo -m"
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_NIC_LEGEND_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
-_LINK_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/#]*$")
+_ANSI_RE = lazy_pattern(r"\x1b\[[0-9;]*[A-Za-z]")
+_NIC_LEGEND_RE = lazy_pattern(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+_LINK_RE = lazy_pattern(r"^[A-Za-z][A-Za-z0-9/#]*$")
 _MAX_DEVICES = 4096
 
 

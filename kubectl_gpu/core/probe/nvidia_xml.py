@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 from .errors import ProbeParseError, snippet
 from .models import (
     EccInfo,
@@ -21,8 +23,8 @@ __all__ = ["parse_nvidia_smi_xml"]
 
 FORMAT = "nvidia-smi XML"
 
-_ENTITY_RE = re.compile(r"<!ENTITY", re.IGNORECASE)
-_DEPRECATION_SUFFIX_RE = re.compile(r"\s*\[[^\]]*\]\s*$")
+_ENTITY_RE = lazy_pattern(r"<!ENTITY", re.IGNORECASE)
+_DEPRECATION_SUFFIX_RE = lazy_pattern(r"\s*\[[^\]]*\]\s*$")
 
 
 def _to_text(data: str | bytes) -> str:
@@ -288,15 +290,15 @@ def _isolate_document(text: str) -> str:
 
 #: Characters XML 1.0 cannot hold, raw: C0 controls but tab, newline and carriage return (a process name
 #: with an ESC in it makes the whole document unreadable to a strict parser).
-_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ILLEGAL_RE = lazy_pattern("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 #: Numeric references to those characters (``&#27;``, ``&#x1b;``): equally fatal.
-_ILLEGAL_REF_RE = re.compile(
+_ILLEGAL_REF_RE = lazy_pattern(
     r"&#(?:x0*(?:[0-8bcef]|1[0-9a-f])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));", re.IGNORECASE
 )
 #: An ``&`` that starts no reference XML knows (nvidia-smi writes process names as they are).
-_BARE_AMP_RE = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
+_BARE_AMP_RE = lazy_pattern(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
 #: A process name on its line, as nvidia-smi writes it: a ``<`` or ``>`` in it is the name's, not markup.
-_PROCESS_NAME_RE = re.compile(r"(<process_name>)([^\n]*?)(</process_name>)")
+_PROCESS_NAME_RE = lazy_pattern(r"(<process_name>)([^\n]*?)(</process_name>)")
 
 
 def _escape_brackets(match: re.Match[str]) -> str:

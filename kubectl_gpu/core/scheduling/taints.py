@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
+
 __all__ = [
     "BLOCKING_EFFECTS",
     "EFFECTS",
@@ -56,7 +58,7 @@ _LT = "Lt"
 _GT = "Gt"
 
 # k8s.io/apimachinery validate/content.IsDecimalInteger: "0" or an optional "-" then [1-9][0-9]*.
-_CANONICAL_INT = re.compile(r"(?:0|-?[1-9][0-9]*)\Z", re.ASCII)
+_CANONICAL_INT = lazy_pattern(r"(?:0|-?[1-9][0-9]*)\Z", re.ASCII)
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 

@@ -33,11 +33,11 @@ server is still one that counts tokens, its rate is unknown).
 from __future__ import annotations
 
 import math
-import re
 from typing import Final
 
 import msgspec
 
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 from kubectl_gpu.core.usage.metrics import Metrics
 
 __all__ = ["MAX_TOKENS", "SERVER_NAMES", "TokenReading", "token_reading"]
@@ -78,7 +78,7 @@ MAX_TOKENS = float(2**53)
 
 
 # A token counter by its look: `vllm:generation_tokens_total`, `ray_serve_llm_tokens_generated`.
-_TOKEN_LIKE: Final = re.compile(
+_TOKEN_LIKE: Final = lazy_pattern(
     r"(?:^|[_:])(?:(?:generation|generated|output|completion|prompt|input)_tokens?"
     r"|tokens?_(?:generated|input|output|prompt))(?:_total|_sum)?$"
 )

@@ -11,16 +11,16 @@ mapping of `exporterNamespaces`, is bad input (exit 2) naming the file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["CONFIG_KEY", "exporter_namespaces", "namespaces_from_config"]
 
 CONFIG_KEY = "exporterNamespaces"
-_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")  # a DNS-1123 label, as Kubernetes names them
+_NAMESPACE = lazy_pattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")  # a DNS-1123 label, as Kubernetes names them
 _EXAMPLE = "e.g. usage: {exporterNamespaces: [gpu-operator]}"
 
 

@@ -28,6 +28,7 @@ import msgspec
 from kubectl_gpu.core.catalog.versions import VersionKey, version_key
 from kubectl_gpu.core.data_files import data_file
 from kubectl_gpu.core.k8s.models import Container, Pod
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "CUDA_ANNOTATION",
@@ -63,7 +64,7 @@ class Confidence(StrEnum):
         return list(Confidence).index(self)
 
 
-_CUDA_TEXT = re.compile(r"\d{1,2}(?:\.\d{1,3}){0,3}")
+_CUDA_TEXT = lazy_pattern(r"\d{1,2}(?:\.\d{1,3}){0,3}")
 
 
 def normalize_cuda(text: str) -> str | None:
@@ -217,11 +218,11 @@ def load_release_table() -> ReleaseTable:
 
 _DOCKER_PREFIXES = ("docker.io/library/", "index.docker.io/library/", "docker.io/", "index.docker.io/")
 _CUDA_BASE_REPOS = frozenset({"nvidia/cuda", "nvcr.io/nvidia/cuda"})
-_CUDA_BASE_TAG = re.compile(r"^(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:$|-)")
+_CUDA_BASE_TAG = lazy_pattern(r"^(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?:$|-)")
 # cu118, cu124, cu1241, +cu121; not "cudnn", not inside a word or a longer number.
-_CU_FRAGMENT = re.compile(r"(?:^|[^a-z0-9])cu(?P<d>\d{2,4})(?![0-9])")
+_CU_FRAGMENT = lazy_pattern(r"(?:^|[^a-z0-9])cu(?P<d>\d{2,4})(?![0-9])")
 # cuda12.4, cuda-12.4.1, cuda_12, cuda12
-_CUDA_FRAGMENT = re.compile(r"(?:^|[^a-z0-9])cuda[-_]?(?P<v>\d{1,2}(?:\.\d{1,3}){0,2})(?![0-9.]*\d)")
+_CUDA_FRAGMENT = lazy_pattern(r"(?:^|[^a-z0-9])cuda[-_]?(?P<v>\d{1,2}(?:\.\d{1,3}){0,2})(?![0-9.]*\d)")
 
 
 def split_image(image: str) -> tuple[str, str | None]:

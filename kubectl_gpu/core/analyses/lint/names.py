@@ -8,7 +8,6 @@ gives its answer with fewer comparisons), after the catalogued names that start 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import msgspec
@@ -23,11 +22,12 @@ from kubectl_gpu.core.analyses.lint.facts import (
 from kubectl_gpu.core.analyses.lint.similar import NameIndex
 from kubectl_gpu.core.catalog import Catalog
 from kubectl_gpu.core.k8s.models import NodePool
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["UnknownName", "closest", "unknown_names"]
 
 # EC2 size names (the `instance-size` label): nano ... 48xlarge, metal, metal-24xl / metal-48xl.
-_SIZE = re.compile(r"^(nano|micro|small|medium|large|xlarge|[1-9][0-9]*xlarge|metal(-[1-9][0-9]*xl)?)$")
+_SIZE = lazy_pattern(r"^(nano|micro|small|medium|large|xlarge|[1-9][0-9]*xlarge|metal(-[1-9][0-9]*xl)?)$")
 
 
 class UnknownName(msgspec.Struct, frozen=True):

@@ -5,7 +5,6 @@ alias, or `@latest`, is not known: said, never taken as compatible. Auto Mode's 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,11 +15,12 @@ from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.changes import Applied
 from kubectl_gpu.core.changes.fields import ami_aliases
 from kubectl_gpu.core.k8s.state import ClusterState
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 from kubectl_gpu.core.report import ObjectRef
 
 __all__ = ["driver_effects"]
 
-_VARIANT = re.compile(r"aws-k8s-(\d+\.\d+)")
+_VARIANT = lazy_pattern(r"aws-k8s-(\d+\.\d+)")
 
 
 def _pools(state: ClusterState, nodeclass: str) -> set[str]:

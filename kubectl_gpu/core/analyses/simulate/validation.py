@@ -8,20 +8,20 @@ admission rule: it is a warning, never a refusal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from kubectl_gpu.core.k8s.times import parse_go_duration
 from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["nodepool_refusals", "nodepool_warnings"]
 
-_DURATION = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")
-_TGP = re.compile(r"^([0-9]+(s|m|h))+$")
-_BUDGET_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
-_BUDGET_DURATION = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+_DURATION = lazy_pattern(r"^(([0-9]+(s|m|h))+|Never)$")
+_TGP = lazy_pattern(r"^([0-9]+(s|m|h))+$")
+_BUDGET_NODES = lazy_pattern(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+_BUDGET_DURATION = lazy_pattern(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
 _RESTRICTED = 'label domain "karpenter.sh" is restricted'
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 _POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced")

@@ -6,9 +6,10 @@ be; :func:`clean`, :func:`number`, :func:`integer` and :func:`yes_no` turn those
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TypeAlias
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 
@@ -29,7 +30,7 @@ _NA_VALUES = frozenset(
     }
 )
 
-_NUMBER_RE = re.compile(r"^([-+]?[0-9]{1,30}(?:\.[0-9]{1,30})?)\s*(?:[A-Za-z%/]+(?:\(s\))?)?$")
+_NUMBER_RE = lazy_pattern(r"^([-+]?[0-9]{1,30}(?:\.[0-9]{1,30})?)\s*(?:[A-Za-z%/]+(?:\(s\))?)?$")
 
 
 def _unbracket(value: str) -> str:

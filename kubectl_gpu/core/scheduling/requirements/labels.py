@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = ["CORE_WELL_KNOWN_LABELS", "NORMALIZED_LABELS", "RESTRICTED_LABELS", "label_value_error"]
 
@@ -33,7 +34,7 @@ RESTRICTED_LABELS = frozenset({"kubernetes.io/hostname"})
 """Left out of `Requirements.render()` like upstream `Requirements.String()`."""
 
 # kubernetes/kubernetes staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsValidLabelValue.
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_LABEL_VALUE = lazy_pattern(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 
 
 def label_value_error(value: str) -> str | None:

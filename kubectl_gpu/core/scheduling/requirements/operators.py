@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from kubectl_gpu.core.errors import InvalidInput
+from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 __all__ = [
     "ABSENT_OK",
@@ -40,7 +41,7 @@ ABSENT_OK = frozenset({NOT_IN, DOES_NOT_EXIST})
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
-_ATOI = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)
+_ATOI = lazy_pattern(r"[+-]?[0-9]+\Z", re.ASCII)
 
 
 class RequirementError(InvalidInput):
