@@ -1,7 +1,7 @@
 """Regular expressions compiled on first use, not at import.
 
-`re.compile` runs Python's own regex compiler: ~0.2-0.5 ms a pattern, and the package's modules compile some
-150 at import, most of which a given command never uses (the Karpenter and lifecycle message patterns when a
+`re.compile` runs Python's own regex compiler: ~0.2-0.5 ms a pattern, and the package's modules hold some
+170 module-level patterns, most of which a given command never uses (the Karpenter and lifecycle message patterns when a
 snapshot has no such events, the credential patterns when nothing is scrubbed): 20-30 ms of `diagnose`'s
 start-up (bench/README.md). `lazy_pattern` stands for the compiled pattern; its first method call compiles
 it and keeps the compiled pattern's methods on the object, so every later call is the compiled one's own.
@@ -26,6 +26,8 @@ class _LazyPattern:
         self._flags = flags
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy and pickle look up their hooks: not a use
+            raise AttributeError(name)
         compiled = re.compile(self.pattern, self._flags)
         for method in _METHODS:
             setattr(self, method, getattr(compiled, method))

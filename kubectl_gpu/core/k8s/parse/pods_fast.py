@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Raw as Text
-
 from kubectl_gpu.core.k8s.models import Meta, Pod, Raw, Resources
 from kubectl_gpu.core.k8s.parse.common import ModelError, resources, tolerations
 from kubectl_gpu.core.k8s.parse.fast import (
@@ -28,7 +26,7 @@ from kubectl_gpu.core.k8s.parse.fast import (
     remember,
     str_values,
 )
-from kubectl_gpu.core.k8s.parse.fields import CONTAINER_TEXT_FIELDS, POD_TEXT_FIELDS, read_text
+from kubectl_gpu.core.k8s.parse.fields import CONTAINER_TEXT_FIELDS, POD_TEXT_FIELDS, Text, read_text
 from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
