@@ -18,6 +18,8 @@ from typing import Generic, TypeVar
 
 import msgspec
 
+from kubectl_gpu.kube.worker_threads import WAIT_SLICE, start_worker
+
 __all__ = ["MAX_PARALLEL", "Failed", "Outcome", "TimedOut", "cluster_deadline", "gather"]
 
 #: How many clusters are read at once: each read is itself several concurrent lists.
@@ -70,7 +72,7 @@ class _Gatherer(Generic[T]):
             key = self.queue.popleft()
             self.started[key] = time.monotonic()
             self.running += 1
-            threading.Thread(target=self.run, args=(key,), name=f"fleet-{key}", daemon=True).start()
+            start_worker(self.run, key, name=f"fleet-{key}")
 
     def run(self, key: str) -> None:
         try:
@@ -118,5 +120,5 @@ def gather(
         while len(state.results) < len(keys):
             wait = state.expire(deadline) if deadline is not None else None
             if len(state.results) < len(keys):
-                state.cond.wait(timeout=wait)
+                state.cond.wait(timeout=WAIT_SLICE if wait is None else min(wait, WAIT_SLICE))
     return [state.results[key] for key in keys]

@@ -28,6 +28,7 @@ from kubectl_gpu.kube.budget import LIST_BUDGET, RequestBudget
 from kubectl_gpu.kube.connection import context_label
 from kubectl_gpu.kube.failures import ApiFailure, BodySummary, body_summary
 from kubectl_gpu.kube.secret_text import strip_userinfo
+from kubectl_gpu.kube.worker_threads import start_worker
 
 __all__ = [
     "DEADLINE_FACTOR",
@@ -470,7 +471,7 @@ def gather(
                 done.notify_all()
 
     for number in range(max(1, min(workers, len(tasks)))):
-        threading.Thread(target=work, name=f"kubectl-gpu-list-{number}", daemon=True).start()
+        start_worker(work, name=f"kubectl-gpu-list-{number}")
     with done:
         while len(results) < len(tasks):
             remaining = deadline.remaining()

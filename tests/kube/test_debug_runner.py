@@ -5,6 +5,7 @@ Every test ends with zero pods labelled app.kubernetes.io/managed-by=kubectl-gpu
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -391,7 +392,7 @@ def test_interrupt_at_each_phase_deletes_the_pods(
     def on_phase(node: str, what: str) -> None:
         if node == "i-0aaa" and what == label and not fired.is_set():
             fired.set()
-            signal.raise_signal(sig)  # delivered to the main thread, as the terminal would
+            os.kill(os.getpid(), sig)  # to the process, as the terminal sends it (the workers leave it to main)
 
     run = runner(api, on_phase=on_phase)
     found = targets(api)
@@ -478,7 +479,7 @@ def test_ctrl_c_during_the_shell_pods_create_still_deletes_it(
     apiserver.add(gpu_node("i-0aaa"))
     apiserver.fault(method="POST", path=r"/pods$", delay=0.4, times=1)
     target = one(api, "i-0aaa")
-    threading.Timer(0.1, signal.raise_signal, [signal.SIGINT]).start()
+    threading.Timer(0.1, os.kill, [os.getpid(), signal.SIGINT]).start()
     with pytest.raises(KeyboardInterrupt), runner(api).shell_pod(target, Strategy.AUTO):
         pytest.fail("the block must not run")
     assert len(kubelet.started) == 1  # the pod was created after the interrupt...

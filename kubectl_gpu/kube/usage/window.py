@@ -35,6 +35,7 @@ from kubectl_gpu.kube.secret_text import scrub
 from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.kube.transport import ApiFailure, RequestTimedOut, ResponseTooLarge, Transport
 from kubectl_gpu.kube.usage.endpoints import Endpoint, find_endpoints, untrusted_exporters
+from kubectl_gpu.kube.worker_threads import start_worker
 
 __all__ = [
     "FORBIDDEN_ERROR",
@@ -279,7 +280,7 @@ def read_schedule(
                 firsts.setdefault(index, now)
                 running.add((sample, index))
                 name = f"kubectl-gpu-metrics-{index}-{sample}"
-                threading.Thread(target=read, args=(sample, index), name=name, daemon=True).start()
+                start_worker(read, sample, index, name=name)
             if running:  # a read ends, or the next one falls due while a slot is free
                 wake = due[0][0] if due and len(running) < in_flight else end
                 changed.wait(max(0.0, min(wake, end) - now))
@@ -404,8 +405,7 @@ def collect(
         except Exception as exc:  # raised below, in the caller's thread
             outcome.append(exc)
 
-    reader = threading.Thread(target=beside, name="kubectl-gpu-metrics-schedule", daemon=True)
-    reader.start()
+    reader = start_worker(beside, name="kubectl-gpu-metrics-schedule")
     smi: list[Scrape] = []
     for number in range(samples):
         if number:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 from kubectl_gpu.kube.debug.runner.signals import interrupt_pending
+from kubectl_gpu.kube.worker_threads import WAIT_SLICE, leave_signals_to_main
 
 __all__ = ["run_parallel"]
 
@@ -31,7 +33,11 @@ def run_parallel(
     """`work` over `items` on `concurrency` threads, results in order. The calling thread only waits, so a
     KeyboardInterrupt lands here: it sets `cancel`, gives running workers `grace` seconds to unwind (they
     delete their pods), and re-raises."""
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="kubectl-gpu-pod")
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, concurrency),
+        thread_name_prefix="kubectl-gpu-pod",
+        initializer=leave_signals_to_main,
+    )
     futures: dict[Future[R], T] = {}
     try:
         for item in items:
@@ -40,7 +46,7 @@ def run_parallel(
         while pending:
             if interrupt_pending():  # its KeyboardInterrupt was dropped in a finalizer: raised here again
                 raise KeyboardInterrupt
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            done, pending = wait(pending, timeout=WAIT_SLICE, return_when=FIRST_COMPLETED)
             for future in done:
                 if on_done is not None and future.exception() is None:
                     on_done(futures[future], future.result())
@@ -53,7 +59,15 @@ def run_parallel(
                 on_interrupt()  # message is lost, never the workers' time to delete their pods
         for future in futures:
             future.cancel()
-        wait(futures, timeout=grace)
+        _wait_in_slices(set(futures), grace)
         raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _wait_in_slices(futures: set[Future[R]], grace: float) -> None:
+    """Wait up to `grace` seconds for `futures`, a slice at a time (`WAIT_SLICE`): the later signals' "still
+    deleting" is said while the workers delete, not once they are done."""
+    end = time.monotonic() + grace
+    while futures and (left := end - time.monotonic()) > 0:
+        _, futures = wait(futures, timeout=min(left, WAIT_SLICE))

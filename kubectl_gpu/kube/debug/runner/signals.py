@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+from kubectl_gpu.kube.worker_threads import WAIT_SLICE, start_worker
+
 __all__ = ["interrupt_pending", "interrupts_on_sigterm", "say", "uninterruptible"]
 
 #: set by the first signal of an `interrupts_on_sigterm` block: a `KeyboardInterrupt` raised while the main
@@ -111,11 +113,11 @@ def uninterruptible(call: Callable[[], R]) -> R:
         finally:
             finished.set()
 
-    threading.Thread(target=target, name="kubectl-gpu-request", daemon=True).start()
+    start_worker(target, name="kubectl-gpu-request")
     interrupted = False
     while True:  # not Thread.join: after an interrupted join, is_alive() wrongly says False (CPython 3.11)
         try:
-            if finished.wait(0.1):
+            if finished.wait(WAIT_SLICE):
                 break
         except KeyboardInterrupt:
             interrupted = True
