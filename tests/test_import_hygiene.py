@@ -171,11 +171,12 @@ def test_analyses_import_no_probe_parsers() -> None:
 
 def test_jsonpath_and_yaml_are_imported_only_by_the_output_that_needs_them() -> None:
     """python-jsonpath costs ~70 ms to import and PyYAML ~20 ms (issue 22, start-up): `-o json` of a JSON
-    bundle does without either."""
+    bundle does without either, and without our JSONPath reader and the view model (~8 ms, issue 38)."""
     demo = str(Path(__file__).resolve().parent.parent / "examples" / "automode-gpu-demo.json")
     plain = _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "json"])
-    assert "kubectl_gpu.render.printers" in plain and "kubectl_gpu.render.fixes" in plain
+    assert "kubectl_gpu.render.printers" in plain and "kubectl_gpu.render.documents" in plain
     assert "jsonpath" not in plain and "yaml" not in plain
+    assert not {"kubectl_gpu.render.jsonpath", "kubectl_gpu.render.model"} & plain
     assert "jsonpath" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "jsonpath={.apiVersion}"])
     assert "yaml" in _loaded_by_entry_point(["nodes", "--snapshot", demo, "-o", "yaml"])
 

@@ -11,16 +11,17 @@ for cluster text apply. docs/global-options.md lists each command's objects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.render.jsonpath import Expression, Template, parse_expression, text_of
-from kubectl_gpu.render.model import Cell, Column, Row, Table, View
 from kubectl_gpu.render.safe import safe_line
+
+if TYPE_CHECKING:  # imported where used: `-o json` and `-o yaml` draw no view and read no path
+    from kubectl_gpu.render.jsonpath import Expression, Template
+    from kubectl_gpu.render.model import Table, View
 
 __all__ = [
     "Listing",
@@ -85,7 +86,9 @@ def parse_printing(
     output: str | None, spec: str | None, sort_by: str | None, *, no_headers: bool, allow_missing: bool = True
 ) -> Printing:
     """The printing flags as given (`output`: the -o format's name, `spec`: what follows its `=`)."""
-    from kubectl_gpu.render.jsonpath import parse_template
+    if output != "jsonpath" and output != "custom-columns" and not sort_by:
+        return Printing(no_headers=no_headers, allow_missing=allow_missing)  # no path to read
+    from kubectl_gpu.render.jsonpath import parse_expression, parse_template
 
     return Printing(
         jsonpath=parse_template(spec or "") if output == "jsonpath" else None,
@@ -98,6 +101,8 @@ def parse_printing(
 
 def parse_columns(spec: str) -> tuple[tuple[str, Expression], ...]:
     """`HEADER:.path,HEADER2:{.path}` as kubectl reads it; InvalidInput (exit 2) when malformed."""
+    from kubectl_gpu.render.jsonpath import parse_expression
+
     columns = []
     for part in _split_columns(spec):
         header, colon, path = part.partition(":")
@@ -158,6 +163,7 @@ def _sort_key(value: Any) -> tuple[Any, ...]:
     """kubectl's order: absent first, then numbers and quantities by value, then text as text (kubectl 1.32
     sorts `i-10` before `i-9`: tests/cli/test_printing_flags.py holds us to it)."""
     from kubectl_gpu.core.k8s.quantity import QuantityError, parse_quantity
+    from kubectl_gpu.render.jsonpath import text_of
 
     if value is None:
         return (0,)
@@ -207,6 +213,9 @@ def custom_columns(
 ) -> Table[None]:
     """-o custom-columns as a table of the view model: a column per spec, a row per object; several
     results joined by commas, none as `<none>` (kubectl's). `keys`: rows are keyed by object name."""
+    from kubectl_gpu.render.jsonpath import text_of
+    from kubectl_gpu.render.model import Cell, Column, Row, Table
+
     columns = tuple(Column(f"c{i}", header) for i, (header, _) in enumerate(printing.columns))
     rows: list[Row[None]] = []
     for index, item in enumerate(items):
@@ -221,6 +230,10 @@ def custom_columns(
 
 def without_headers(view: View) -> View:
     """--no-headers: every table without its header line (titles and text stay)."""
+    from dataclasses import replace
+
+    from kubectl_gpu.render.model import Table
+
     parts = tuple(replace(p, show_header=False) if isinstance(p, Table) else p for p in view.parts)
     return msgspec.structs.replace(view, parts=parts)
 
@@ -237,6 +250,10 @@ def with_label_columns(
     """kubectl's -L KEY (a column per key, its header the key's last `/` part in capitals, empty where the
     object lacks it) and --show-labels (LABELS last: `k=v,...` by key, `<none>` for none) on the objects'
     table; `labels_of(item)`: an object's labels. Rows past the objects (a TOTAL) get empty cells."""
+    from dataclasses import replace
+
+    from kubectl_gpu.render.model import Cell, Column
+
     table = view.table(listing.table) if listing.table else None
     if table is None:
         raise InvalidInput(f"-L/--show-labels: this view has no table of {listing.items}")

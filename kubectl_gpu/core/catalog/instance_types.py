@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from kubectl_gpu.core.catalog.errors import CatalogError
 from kubectl_gpu.core.catalog.reader import Reader
@@ -27,8 +28,7 @@ def parse_instance_type_name(name: str) -> tuple[str, str, int, str]:
     return family, m.group(1), int(m.group(3)), size
 
 
-@dataclass(frozen=True, slots=True)
-class InstanceType:
+class InstanceType(msgspec.Struct, frozen=True):
     """One GPU/accelerator EC2 instance size.
 
     ``exact_labels`` is False for rows known only from vantage-derived data with no label values in
@@ -56,7 +56,7 @@ class InstanceType:
     local_nvme_total_gb: int  # GB (decimal), value of the instance-local-nvme label
     network_bandwidth_mbps: int | None
     ebs_bandwidth_mbps: int | None
-    extended_resources: Mapping[str, int] | None = field(hash=False)  # None: not in the sources
+    extended_resources: Mapping[str, int] | None  # None: not in the sources; compared, not hashed
     accelerator_resource: str | None  # "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron"; None on g6f
     price_usd_per_hour: float | None  # us-east-1 Linux on-demand
     price_source: str | None
@@ -68,6 +68,9 @@ class InstanceType:
     source: str
     derived: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __hash__(self) -> int:  # a type is one name: equal types have equal names
+        return hash(self.name)
 
     @property
     def price_per_hour(self) -> float | None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
+
+import msgspec
 
 from kubectl_gpu.core.catalog.reader import Reader
 
@@ -14,15 +15,17 @@ __all__ = ["Provenance"]
 _EMPTY: Final[Mapping[str, str]] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(msgspec.Struct, frozen=True):
     """Where one data file came from (copied from the reference files, never written by hand)."""
 
     file: str
     source: tuple[str, ...]
     retrieved: str
     notes: tuple[str, ...]
-    reference_sha256: Mapping[str, str] = field(hash=False)
+    reference_sha256: Mapping[str, str]
+
+    def __hash__(self) -> int:  # the digests (a mapping) are compared, not hashed
+        return hash((self.file, self.source, self.retrieved, self.notes))
 
     @classmethod
     def from_data(cls, file: str, data: Mapping[str, Any]) -> Provenance:

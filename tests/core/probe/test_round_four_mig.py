@@ -11,7 +11,6 @@ e656cd81a180e7e0e7862b53c9acd4c2fb0f590b, driver 590.48.01):
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -69,7 +68,7 @@ def test_mig_reservation_at_idle_is_no_sign_of_processes(board: str) -> None:
     assert idle <= MIG_RESERVED_MAX_MIB
     # The same board's CSV at that memory (the CSV captures were taken under load): no process finding.
     result = parse_saved_output(fx.text(MIG_CSV[board]))
-    at_idle = dataclasses.replace(
+    at_idle = msgspec.structs.replace(
         result, gpus=tuple(msgspec.structs.replace(g, memory_used_mib=idle) for g in result.gpus)
     )
     assert "GPU_PROCESSES_UNKNOWN" not in [f.code for f in findings(at_idle)]
@@ -79,7 +78,7 @@ def test_mig_reservation_at_idle_is_no_sign_of_processes(board: str) -> None:
 
 def test_the_same_memory_on_a_gpu_without_mig_is_still_a_sign_of_processes() -> None:
     result = parse_saved_output(fx.text(NO_MIG_CSV))
-    small = dataclasses.replace(
+    small = msgspec.structs.replace(
         result, gpus=tuple(msgspec.structs.replace(g, memory_used_mib=55) for g in result.gpus)
     )
     assert "GPU_PROCESSES_UNKNOWN" in [f.code for f in findings(small)]

@@ -56,6 +56,7 @@ class PoolLint:
         self.findings: list[Finding] = []
         self.reqs: Requirements | None = None
         self.index_reqs: Requirements | None = None
+        self._parsed: dict[int, Requirement] = {}  # the pool's requirements read, by id (the pool holds them)
         self.admitted: tuple[IndexedType, ...] = ()
 
     def add(self, code: str, message: str, fix: str | None, severity: Severity | None = None) -> None:
@@ -81,8 +82,8 @@ class PoolLint:
         self._wrong_provider()
         self._budgets()
         try:
-            for item in pool.requirements:
-                Requirement.from_dict(item)
+            # each read once (the first that does not parse is the error), then reused by the fix checks
+            self._parsed = {id(item): Requirement.from_dict(item) for item in pool.requirements}
             self.reqs = self._requirements(pool.requirements)
         except RequirementError as exc:
             self.add("LINT_INVALID_REQUIREMENT", f"NodePool {pool.name}: {exc}", "fix the requirement")
@@ -105,10 +106,13 @@ class PoolLint:
         return self._facts(types, training)
 
     def _requirements(self, items: Iterable[Raw]) -> Requirements:
+        """The template's requirements with `items` as its `spec.requirements` (the pool's own read once)."""
         pool = self.pool
         ref = pool.node_class_ref
         label = (f"{ref.group}/{ref.kind.lower()}", ref.name) if ref is not None and ref.group else None
-        return nodepool_requirements(pool.name, tuple(items), pool.template_labels, node_class_label=label)
+        parsed = self._parsed
+        read = tuple(parsed.get(id(item)) or item for item in items)
+        return nodepool_requirements(pool.name, read, pool.template_labels, node_class_label=label)
 
     @staticmethod
     def _for_index(reqs: Requirements) -> Requirements:

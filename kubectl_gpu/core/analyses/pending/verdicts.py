@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -67,14 +66,30 @@ class TargetRef(msgspec.Struct, frozen=True, order=True):
         return {"kind": self.kind, "name": self.name}
 
 
-@dataclass(frozen=True, slots=True)
-class Blocker:
+class Blocker(msgspec.Struct, frozen=True, eq=False):
+    """What stops a pod on one target. Equal blockers are equal but for `detail` (which keys nothing)."""
+
     code: Verdict
     cls: BlockerClass
     target: TargetRef
     message: str
     fix: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict, compare=False)
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def _compared(self) -> tuple[object, ...]:
+        return self.code, self.cls, self.target, self.message, self.fix
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     @property
     def rank(self) -> int:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -194,24 +193,26 @@ def read_notes(result: ProbeResult) -> list[str]:
     return notes
 
 
-@dataclass(frozen=True, slots=True)
-class SmiResult:
+class SmiResult(msgspec.Struct, frozen=True):
     """One node's `smi` outcome: the parsed collector output, or the error that prevented it."""
 
     node: str | None
     strategy: str | None
     probe: ProbeResult | None
     error: str | None = None
-    raw: str | None = field(default=None, repr=False)
+    raw: str | None = None
     notes: tuple[str, ...] = ()
     image: str | None = None
     #: The node's pods, UID -> `namespace/name` (see `attribution.pod_names_by_uid`); None: no pod list.
-    pods: Mapping[str, str] | None = field(default=None, hash=False)
+    pods: Mapping[str, str] | None = None  # compared, not hashed
     #: Why there is no pod list (`pods` is None), for the note on processes left without a pod.
     pods_unknown: str | None = None
     #: `error` says data is missing (a snapshot without a probe of the node), not that the node failed:
     #: "could not look" (exit 4), never a cluster error (exit 3).
     missing: bool = False
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__struct_fields__ if name != "pods"))
 
     @property
     def findings(self) -> tuple[Finding, ...]:

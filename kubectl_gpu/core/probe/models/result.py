@@ -4,7 +4,6 @@ facts it reads besides nvidia-smi (the kernel driver, ``/etc/os-release``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -54,8 +53,7 @@ class ProbeIssue(msgspec.Struct, frozen=True):
         return {"section": self.section, "kind": self.kind, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(msgspec.Struct, frozen=True):
     """Everything the collector script found on one node."""
 
     driver_version: str | None
@@ -78,9 +76,12 @@ class ProbeResult:
     os_release: OsRelease | None = None
     neuron: NeuronLs | None = None
     #: PID -> pod UID of the GPU processes that run in a pod's cgroup (the ``pid-cgroups`` section).
-    pid_pods: Mapping[int, str] = field(default_factory=dict, hash=False)
-    sections: tuple[Section, ...] = field(default=(), repr=False)
+    pid_pods: Mapping[int, str] = msgspec.field(default_factory=dict)  # compared, not hashed
+    sections: tuple[Section, ...] = ()
     issues: tuple[ProbeIssue, ...] = ()
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__struct_fields__ if name != "pid_pods"))
 
     def section(self, name: str) -> Section | None:
         for sec in self.sections:

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .labels import NORMALIZED_LABELS
 from .normalized import NormalizedRequirement
@@ -27,8 +28,7 @@ from .operators import (
 __all__ = ["Requirement"]
 
 
-@dataclass(frozen=True, slots=True)
-class Requirement:
+class Requirement(msgspec.Struct, frozen=True):
     """One raw `{key, operator, values, minValues}` (NodePool requirement or pod `matchExpression`)."""
 
     key: str

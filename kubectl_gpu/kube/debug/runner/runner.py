@@ -4,8 +4,9 @@ processes) and the interactive shell pod; the pods themselves go through `PodLif
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Iterator
+
+import msgspec
 
 from kubectl_gpu.core.analyses.smi import SmiResult, sees_accelerator, unseen_reason
 from kubectl_gpu.core.debugpod import (
@@ -105,9 +106,9 @@ class DebugRunner(PodLifecycle):
         except ApiFailure as exc:
             hint = "; it needs RBAC 'list' on pods" if exc.status == 403 else ""
             why = f"the node's pods could not be listed ({exc}){hint}"
-            return dataclasses.replace(result, pods_unknown=why)
+            return msgspec.structs.replace(result, pods_unknown=why)
         except ClusterError as exc:
-            return dataclasses.replace(
+            return msgspec.structs.replace(
                 result, pods_unknown=f"the node's pods could not be listed ({exc.line()})"
             )
         pods: list[Pod] = []
@@ -116,7 +117,7 @@ class DebugRunner(PodLifecycle):
                 pods.append(parse_pod(obj))
             except ModelError:
                 continue
-        return dataclasses.replace(result, pods=pod_names_by_uid(pods))
+        return msgspec.structs.replace(result, pods=pod_names_by_uid(pods))
 
     @staticmethod
     def _device(target: NodeTarget) -> str:

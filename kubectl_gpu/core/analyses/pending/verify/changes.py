@@ -105,7 +105,7 @@ def _rekeyed(pod: Pod, key: str, replacement: str | None) -> Change:
         terms = []
         for term in affinity.required_terms:
             exprs = tuple(
-                dataclasses.replace(r, key=replacement) if r.key == key and replacement else r
+                msgspec.structs.replace(r, key=replacement) if r.key == key and replacement else r
                 for r in term.match_expressions
                 if r.key != key or replacement
             )
