@@ -11,7 +11,6 @@ strategic merge replaces a list without a merge key), `spec.nodeSelector` (merge
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -97,4 +96,4 @@ def _pod(pod: Pod, leaves: dict[str, Any]) -> Pod:
             required_terms=required.required_terms if required else (),
             required_error=required.required_error if required else None,
         )
-    return dataclasses.replace(pod, **fields)
+    return msgspec.structs.replace(pod, **fields)

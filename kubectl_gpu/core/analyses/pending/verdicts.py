@@ -76,20 +76,23 @@ class Blocker(msgspec.Struct, frozen=True, eq=False):
     fix: str | None = None
     detail: dict[str, Any] = msgspec.field(default_factory=dict)
 
-    def _compared(self) -> tuple[object, ...]:
-        return self.code, self.cls, self.target, self.message, self.fix
-
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
+        if other.__class__ is not Blocker:
             return NotImplemented
-        return self._compared() == other._compared()
+        return (self.code, self.cls, self.target, self.message, self.fix) == (
+            other.code,
+            other.cls,
+            other.target,
+            other.message,
+            other.fix,
+        )
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        return hash(self._compared())
+        return hash((self.code, self.cls, self.target, self.message, self.fix))
 
     @property
     def rank(self) -> int:

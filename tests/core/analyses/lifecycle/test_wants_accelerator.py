@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
@@ -68,7 +69,7 @@ def test_limits_are_not_read_when_requests_decide() -> None:
     for case in ("cpu only", "gpu request", "nothing"):
         p = _with(*CASES[case])
         details = Details(p._details)
-        object.__setattr__(p, "_details", details)
+        p = msgspec.structs.replace(p, _details=details)
         wants_accelerator(p)
         assert details.reads == 0, case
     p = _with(*CASES["gpu request 0, limit 1 (a manifest)"])

@@ -10,7 +10,6 @@ them by price). A fix that does not remove its blocker is never offered as one (
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -135,7 +134,9 @@ def pod_change(
     if code is Verdict.HOST_PORT_CONFLICT and pod.placement.host_ports:
         # the ports are merged by containerPort in a strategic patch; the model keeps only the host ports
         placement = msgspec.structs.replace(pod.placement, host_ports=())
-        return dataclasses.replace(pod, placement=placement or NO_PLACEMENT), "the pod's host ports removed"
+        return msgspec.structs.replace(
+            pod, placement=placement or NO_PLACEMENT
+        ), "the pod's host ports removed"
     return None
 
 
