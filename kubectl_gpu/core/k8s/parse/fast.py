@@ -16,7 +16,6 @@ pod to pod (a Deployment's requests, tolerations, creation times) is looked up o
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -51,27 +50,16 @@ dumps = orjson.dumps
 
 
 def constructor(cls: type[_T]) -> Callable[..., _T]:
-    """A function that builds `cls` from every field, each named (keyword-only, none defaulted: a field
-    added to `cls` fails every call until it is given, never silently). For a frozen, slotted dataclass
-    without `__post_init__` it sets the slots itself, without its `__init__` going through
-    `object.__setattr__` for each field (about 40% of the time on the 16 fields of a pod); a
-    `msgspec.Struct`'s own `__init__` (C) is faster than that, and is what the function calls."""
+    """A function that builds the msgspec Struct `cls` from every field, each named (keyword-only, none
+    defaulted: a field added to `cls` fails every call until it is given, never silently), through the
+    Struct's own `__init__` (C)."""
     struct_fields: tuple[str, ...] | None = getattr(cls, "__struct_fields__", None)
-    if struct_fields is not None:
-        names = list(struct_fields)
-        source = (
-            f"def build(*, {', '.join(names)}):\n    return _cls({', '.join(f'{n}={n}' for n in names)})\n"
-        )
-        namespace: dict[str, Any] = {"_cls": cls}
-    else:
-        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-        if not hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
-            raise TypeError(f"{cls.__name__}: not a slotted dataclass without __post_init__")
-        setters = {f"_set_{name}": cls.__dict__[name].__set__ for name in names}
-        body = "".join(f"    _set_{name}(obj, {name})\n" for name in names)
-        source = f"def build(*, {', '.join(names)}):\n    obj = _new(_cls)\n{body}    return obj\n"
-        namespace = {"_new": object.__new__, "_cls": cls, **setters}
-    exec(source, namespace)  # as dataclasses builds __init__: straight-line code, no loop over the fields
+    if struct_fields is None:
+        raise TypeError(f"{cls.__name__}: not a msgspec Struct")
+    names = list(struct_fields)
+    source = f"def build(*, {', '.join(names)}):\n    return _cls({', '.join(f'{n}={n}' for n in names)})\n"
+    namespace: dict[str, Any] = {"_cls": cls}
+    exec(source, namespace)  # straight-line code, no loop over the fields
     build: Callable[..., _T] = namespace["build"]
     return build
 
