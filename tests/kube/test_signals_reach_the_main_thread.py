@@ -33,7 +33,7 @@ def _blocked() -> frozenset[int]:
 
 
 @pytest.fixture(autouse=True)
-def main_mask_untouched() -> object:
+def main_mask_untouched() -> Iterator[None]:
     before = _blocked()
     assert not MAIN_THREAD_SIGNALS & before, "the test runner itself blocks them"
     yield
