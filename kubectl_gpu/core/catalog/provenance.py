@@ -9,12 +9,14 @@ from typing import Any, Final
 import msgspec
 
 from kubectl_gpu.core.catalog.reader import Reader
+from kubectl_gpu.core.compared import hashed_without
 
 __all__ = ["Provenance"]
 
 _EMPTY: Final[Mapping[str, str]] = MappingProxyType({})
 
 
+@hashed_without("reference_sha256")
 class Provenance(msgspec.Struct, frozen=True):
     """Where one data file came from (copied from the reference files, never written by hand)."""
 
@@ -23,9 +25,6 @@ class Provenance(msgspec.Struct, frozen=True):
     retrieved: str
     notes: tuple[str, ...]
     reference_sha256: Mapping[str, str]
-
-    def __hash__(self) -> int:  # the digests (a mapping) are compared, not hashed
-        return hash((self.file, self.source, self.retrieved, self.notes))
 
     @classmethod
     def from_data(cls, file: str, data: Mapping[str, Any]) -> Provenance:

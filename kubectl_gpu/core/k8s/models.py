@@ -12,7 +12,6 @@ containers and container statuses that this reading looks at (`core/k8s/parse/po
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
@@ -20,6 +19,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from kubectl_gpu.core.compared import compared_without
 from kubectl_gpu.core.k8s.placement import NO_PLACEMENT, LabelSelector, Placement
 from kubectl_gpu.core.k8s.times import parse_optional_time
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
@@ -157,6 +157,7 @@ class PodDetails(Protocol):
 TERMINATED_PHASES = ("Succeeded", "Failed")
 
 
+@compared_without("_details", shown=False)
 class Pod(msgspec.Struct, frozen=True, eq=False):
     meta: Meta
     node_name: str | None
@@ -176,7 +177,7 @@ class Pod(msgspec.Struct, frozen=True, eq=False):
     scheduling_gates: tuple[
         str, ...
     ]  # spec.schedulingGates names: kube-scheduler waits until they are removed
-    _details: PodDetails  # read on first use: not compared (`__eq__`)
+    _details: PodDetails  # read on first use: neither compared nor shown
     # Host ports, topology spread, required pod (anti-)affinity, PVCs (core/k8s/placement.py).
     placement: Placement = NO_PLACEMENT
     # The API server's selectable fields the analyses do not read, for --field-selector on a snapshot
@@ -185,22 +186,6 @@ class Pod(msgspec.Struct, frozen=True, eq=False):
     service_account_name: str = ""
     host_network: bool = False
     pod_ip: str = ""  # status.podIPs[0].ip, else status.podIP
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Pod:
-            return NotImplemented
-        return _compared(self) == _compared(other)
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __hash__(self) -> int:  # as a frozen dataclass's: raises for its dicts (pods are keyed by id)
-        return hash(_compared(self))
-
-    def __repr__(self) -> str:  # as a dataclass's, without the details
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_COMPARED, _compared(self), strict=True))
-        return f"Pod({shown})"
 
     @property
     def limits(self) -> Resources:
@@ -230,11 +215,6 @@ class Pod(msgspec.Struct, frozen=True, eq=False):
     @property
     def terminated(self) -> bool:
         return self.phase in TERMINATED_PHASES
-
-
-#: A pod's fields but its details, in order: what pods are compared and shown by
-_COMPARED = tuple(name for name in Pod.__struct_fields__ if name != "_details")
-_compared = operator.attrgetter(*_COMPARED)
 
 
 class InvolvedObject(msgspec.Struct, frozen=True):

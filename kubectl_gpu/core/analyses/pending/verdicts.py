@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from kubectl_gpu.core.compared import compared_without
+
 __all__ = ["BLOCKER_ORDER", "POD_SELECTOR_VERDICTS", "Blocker", "BlockerClass", "TargetRef", "Verdict"]
 
 
@@ -66,6 +68,7 @@ class TargetRef(msgspec.Struct, frozen=True, order=True):
         return {"kind": self.kind, "name": self.name}
 
 
+@compared_without("detail")
 class Blocker(msgspec.Struct, frozen=True, eq=False):
     """What stops a pod on one target. Equal blockers are equal but for `detail` (which keys nothing)."""
 
@@ -75,24 +78,6 @@ class Blocker(msgspec.Struct, frozen=True, eq=False):
     message: str
     fix: str | None = None
     detail: dict[str, Any] = msgspec.field(default_factory=dict)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Blocker:
-            return NotImplemented
-        return (self.code, self.cls, self.target, self.message, self.fix) == (
-            other.code,
-            other.cls,
-            other.target,
-            other.message,
-            other.fix,
-        )
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __hash__(self) -> int:
-        return hash((self.code, self.cls, self.target, self.message, self.fix))
 
     @property
     def rank(self) -> int:

@@ -11,6 +11,7 @@ import msgspec
 
 from kubectl_gpu.core import report
 from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.compared import hashed_without
 from kubectl_gpu.core.debugpod.kinds import Accelerator
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.probe import ProbeResult
@@ -193,6 +194,7 @@ def read_notes(result: ProbeResult) -> list[str]:
     return notes
 
 
+@hashed_without("pods")
 class SmiResult(msgspec.Struct, frozen=True):
     """One node's `smi` outcome: the parsed collector output, or the error that prevented it."""
 
@@ -204,15 +206,12 @@ class SmiResult(msgspec.Struct, frozen=True):
     notes: tuple[str, ...] = ()
     image: str | None = None
     #: The node's pods, UID -> `namespace/name` (see `attribution.pod_names_by_uid`); None: no pod list.
-    pods: Mapping[str, str] | None = None  # compared, not hashed
+    pods: Mapping[str, str] | None = None
     #: Why there is no pod list (`pods` is None), for the note on processes left without a pod.
     pods_unknown: str | None = None
     #: `error` says data is missing (a snapshot without a probe of the node), not that the node failed:
     #: "could not look" (exit 4), never a cluster error (exit 3).
     missing: bool = False
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, name) for name in self.__struct_fields__ if name != "pods"))
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 
 import msgspec
 
+from kubectl_gpu.core.compared import hashed_without
+
 from .gpu import Gpu, ListedGpu
 from .neuron import NeuronLs
 from .storage import LsblkReport, MdStat, Mount
@@ -53,6 +55,7 @@ class ProbeIssue(msgspec.Struct, frozen=True):
         return {"section": self.section, "kind": self.kind, "message": self.message}
 
 
+@hashed_without("pid_pods")
 class ProbeResult(msgspec.Struct, frozen=True):
     """Everything the collector script found on one node."""
 
@@ -76,12 +79,9 @@ class ProbeResult(msgspec.Struct, frozen=True):
     os_release: OsRelease | None = None
     neuron: NeuronLs | None = None
     #: PID -> pod UID of the GPU processes that run in a pod's cgroup (the ``pid-cgroups`` section).
-    pid_pods: Mapping[int, str] = msgspec.field(default_factory=dict)  # compared, not hashed
+    pid_pods: Mapping[int, str] = msgspec.field(default_factory=dict)
     sections: tuple[Section, ...] = ()
     issues: tuple[ProbeIssue, ...] = ()
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, name) for name in self.__struct_fields__ if name != "pid_pods"))
 
     def section(self, name: str) -> Section | None:
         for sec in self.sections:
