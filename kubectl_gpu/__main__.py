@@ -127,6 +127,9 @@ def main() -> None:
     try:
         if _answered_help(sys.argv[1:]) or _answered_completion_script(sys.argv[1:]):
             return  # exit 0; nothing loaded that is worth skipping the interpreter's shutdown for
+        from kubectl_gpu.kube.read_ahead import start as read_ahead
+
+        read_ahead(sys.argv[1:])  # the --snapshot file, read while typer and the command are imported
         from kubectl_gpu.cli.app import main as run
 
         run()

@@ -14,6 +14,7 @@ import orjson
 
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.lazy_pattern import lazy_pattern
+from kubectl_gpu.kube.prefetched import take
 
 __all__ = [
     "MAX_SNAPSHOT_BYTES",
@@ -169,7 +170,9 @@ def read_file(path: Path, *, parts_read: bool = False, whole_later: bool = False
                     "save it as JSON (kubectl get -o json), or capture it with kubectl gpu snapshot",
                 )
             handle.seek(0)
-            data = _read_handle(handle, str(path), cap)
+            data = take(os.fstat(handle.fileno()))  # read ahead while the command line was parsed
+            if data is None:
+                data = _read_handle(handle, str(path), cap)
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     return decode_any(data, str(path), parts_read=parts_read, whole_later=whole_later)
