@@ -44,6 +44,12 @@ if TYPE_CHECKING:
     from kubectl_gpu.core.usage.scrape import ScrapeSet
 
 T = TypeVar("T")
+
+
+def _by_time(event: Event) -> tuple[bool, datetime | None]:
+    return event.last_seen is None, event.last_seen
+
+
 _PROBE_TEXT_KEYS = ("output", "collectorOutput", "collector", "stdout", "text", "raw")
 
 
@@ -338,14 +344,17 @@ class ClusterState:
 
     @cached_property
     def events_by_object(self) -> dict[tuple[str | None, str | None, str | None], list[Event]]:
-        """(kind, namespace, name) of the involved object -> its events, newest last."""
+        """(kind, namespace, name) of the involved object -> its events, in the order listed (`events_for`
+        gives them by time)."""
         out: dict[tuple[str | None, str | None, str | None], list[Event]] = defaultdict(list)
         for event in self.events:
             inv = event.involved
             out[(inv.kind, inv.namespace, inv.name)].append(event)
-        for events in out.values():
-            events.sort(key=lambda e: (e.last_seen is None, e.last_seen))
         return dict(out)
+
+    @cached_property
+    def _events_by_time(self) -> dict[tuple[str | None, str | None, str | None], list[Event]]:
+        return {}  # filled by `events_for`
 
     def memo(self, key: object, build: Callable[[], T]) -> T:
         """What `build` derives from this state alone, computed once per `key`: analyses run on one state
@@ -359,7 +368,17 @@ class ClusterState:
         return self.manifests.get((kind, namespace, name))
 
     def events_for(self, kind: str, name: str, namespace: str | None = None) -> list[Event]:
-        return self.events_by_object.get((kind, namespace, name), [])
+        """The object's events, oldest first, those without a time last (a stable sort). Sorted when first
+        asked for: the analyses ask for a few objects' of many (pending, for the Pending pods' of 50,000)."""
+        key = (kind, namespace, name)
+        found = self._events_by_time.get(key)
+        if found is None:
+            events = self.events_by_object.get(key)
+            if not events:
+                return []
+            by_time = sorted(events, key=_by_time) if len(events) > 1 else events  # a new list: no reader
+            found = self._events_by_time.setdefault(key, by_time)  # ever sees one half sorted
+        return found
 
     def probe(self, node: str) -> ProbeResult | None:
         """The parsed probe stored for `node` (`snapshot --probe`), once per node; None when absent or unusable.

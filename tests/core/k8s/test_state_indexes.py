@@ -33,9 +33,9 @@ def test_node_rows_are_built_once_per_state_and_catalog() -> None:
     assert state.memo("k", lambda: [1]) is state.memo("k", lambda: [2])
 
 
-def test_events_by_object_are_each_objects_events_oldest_first_untimed_last() -> None:
+def test_an_objects_events_are_oldest_first_untimed_last() -> None:
     """Each object's events oldest first, those without a time last, ties in the input's order (a stable sort
-    by (no time, time) of its own events)."""
+    by (no time, time) of its own events), sorted once; `events_by_object` keeps the input's order."""
     times = ["2026-11-28T08:00:00Z", "2026-11-28T07:00:00Z", None, "2026-11-28T07:00:00Z", None]
     objects = []
     for n in range(40):
@@ -57,3 +57,6 @@ def test_events_by_object_are_each_objects_events_oldest_first_untimed_last() ->
         expected = sorted(own, key=lambda e: (e.last_seen is None, e.last_seen))
         assert [e.meta.name for e in state.events_for("Pod", pod, "ml")] == [e.meta.name for e in expected]
         assert len(expected) > 10
+        assert state.events_for("Pod", pod, "ml") is state.events_for("Pod", pod, "ml")
+        assert state.events_by_object[("Pod", "ml", pod)] == own
+    assert state.events_for("Pod", "p3", "ml") == []
