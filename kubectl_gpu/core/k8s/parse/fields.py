@@ -46,6 +46,13 @@ __all__ = [
 ]
 
 
+class _Owner(TypedDict, total=False):
+    """What `common.meta` and `fast.fast_meta` read of an owner (the first): not its apiVersion, uid or flags."""
+
+    kind: Any
+    name: Any
+
+
 class _Meta(TypedDict, total=False):
     """`common.meta` and `fast.fast_meta`: not resourceVersion, generateName, finalizers, managedFields."""
 
@@ -55,7 +62,7 @@ class _Meta(TypedDict, total=False):
     labels: Any
     annotations: Any
     creationTimestamp: Any
-    ownerReferences: Any
+    ownerReferences: list[_Owner] | None
     deletionTimestamp: Any
 
 
