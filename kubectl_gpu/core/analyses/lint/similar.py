@@ -5,7 +5,8 @@ upper bounds (length, then shared characters). Over the catalog's ~900 instance 
 (`xlarge` is in every one), so each search ran ~900 full ratios. Here the shared-character bound
 (`quick_ratio`) comes from character counts kept per name, the candidates are taken in decreasing bound,
 and the search stops once no remaining bound can reach the n-th best ratio found: the same names in the
-same order, with a few full ratios."""
+same order, with a few full ratios. Each full ratio is `ratio` below, difflib's own algorithm without its
+object (twice as fast on names; 300 NodePools' typos ask for ~3,800)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,60 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable
 
-__all__ = ["NameIndex"]
+__all__ = ["NameIndex", "ratio"]
+
+#: difflib's SequenceMatcher drops a second sequence's popular elements (autojunk) from this length on;
+#: `ratio` is its answer only below it.
+_AUTOJUNK_FROM = 200
+
+
+def _positions(word: str) -> dict[str, list[int]]:
+    """Each character of `word` -> where it is (difflib's `b2j`, nothing junk)."""
+    out: dict[str, list[int]] = {}
+    for j, char in enumerate(word):
+        out.setdefault(char, []).append(j)
+    return out
+
+
+def ratio(name: str, word: str, positions: dict[str, list[int]] | None = None) -> float:
+    """`difflib.SequenceMatcher(None, name, word).ratio()`, for a `word` shorter than 200 characters:
+    Ratcliff/Obershelp's longest matching block (difflib's, ties to the earliest in `name`, then in `word`),
+    then the same on each side of it, the matched characters summed; `positions` is `_positions(word)`."""
+    if len(word) >= _AUTOJUNK_FROM:
+        return difflib.SequenceMatcher(None, name, word).ratio()
+    found = positions if positions is not None else _positions(word)
+    total = len(name) + len(word)
+    return 2.0 * _matched(name, word, found) / total if total else 1.0
+
+
+def _matched(a: str, b: str, positions: dict[str, list[int]]) -> int:
+    """How many characters difflib's `get_matching_blocks` matches: its `find_longest_match` (no junk, so no
+    block grows past what the scan finds) over the same queue of ranges."""
+    matched = 0
+    ranges = [(0, len(a), 0, len(b))]
+    nothing: list[int] = []
+    while ranges:
+        alo, ahi, blo, bhi = ranges.pop()
+        besti, bestj, bestsize = alo, blo, 0
+        lengths: dict[int, int] = {}  # j -> the length of the match ending at a[i - 1], b[j]
+        for i in range(alo, ahi):
+            ending = lengths.get
+            lengths = {}
+            for j in positions.get(a[i], nothing):
+                if j < blo:
+                    continue
+                if j >= bhi:
+                    break
+                k = lengths[j] = ending(j - 1, 0) + 1
+                if k > bestsize:
+                    besti, bestj, bestsize = i - k + 1, j - k + 1, k
+        if bestsize:
+            matched += bestsize
+            if alo < besti and blo < bestj:
+                ranges.append((alo, besti, blo, bestj))
+            if besti + bestsize < ahi and bestj + bestsize < bhi:
+                ranges.append((besti + bestsize, ahi, bestj + bestsize, bhi))
+    return matched
 
 
 class NameIndex:
@@ -57,17 +111,15 @@ class NameIndex:
         bounds = self._bounds(word, cutoff)
         bounds.sort(reverse=True)
         best: list[tuple[float, str]] = []  # min-heap of the n largest (ratio, name), as heapq.nlargest ranks
-        matcher = difflib.SequenceMatcher()
-        matcher.set_seq2(word)
+        positions = _positions(word)
         for bound, name in bounds:
             if len(best) == n and bound < best[0][0]:
                 break  # ratio <= bound < the n-th best: nothing left can enter
-            matcher.set_seq1(name)
-            ratio = matcher.ratio()
-            if ratio < cutoff:
+            found = ratio(name, word, positions)
+            if found < cutoff:
                 continue
             if len(best) < n:
-                heapq.heappush(best, (ratio, name))
-            elif (ratio, name) > best[0]:
-                heapq.heapreplace(best, (ratio, name))
+                heapq.heappush(best, (found, name))
+            elif (found, name) > best[0]:
+                heapq.heapreplace(best, (found, name))
         return [name for _, name in sorted(best, reverse=True)]

@@ -6,10 +6,12 @@ import difflib
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubectl_gpu.core.analyses.lint.facts import accel_categories, category_of, known_families
 from kubectl_gpu.core.analyses.lint.names import _Names, closest, unknown_names
-from kubectl_gpu.core.analyses.lint.similar import NameIndex
+from kubectl_gpu.core.analyses.lint.similar import NameIndex, ratio
 from kubectl_gpu.core.catalog import load_catalog
 from kubectl_gpu.core.k8s.parse import parse_nodepool
 
@@ -138,3 +140,24 @@ def test_unknown_names_of_many_pools_are_those_found_one_pool_at_a_time() -> Non
     }
     by_value = {u.value: u.closest for found in kept for u in found}
     assert by_value["g6e.xlarg"] == _before("g6e.xlarg", TYPES)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(alphabet="abcxl.0123-", max_size=24),
+    st.text(alphabet="abcxl.0123-", max_size=24),
+)
+def test_the_ratio_is_difflibs(name: str, word: str) -> None:
+    """`similar.ratio` is `SequenceMatcher(None, name, word).ratio()`: few letters, many repeats, so the
+    longest blocks tie often (difflib breaks ties to the earliest in each string)."""
+    assert ratio(name, word) == difflib.SequenceMatcher(None, name, word).ratio()
+
+
+def test_the_ratio_of_long_or_foreign_words_is_difflibs() -> None:
+    rng = random.Random(5)
+    for length in (150, 199, 200, 260):  # from 200 characters on difflib drops popular ones (autojunk)
+        word = "".join(rng.choice("ab.") for _ in range(length))
+        name = "".join(rng.choice("ab.") for _ in range(length // 2))
+        assert ratio(name, word) == difflib.SequenceMatcher(None, name, word).ratio()
+    for name, word in (("", ""), ("p5.48xlarge", ""), ("", "g5"), ("ğ5.xlarge", "g5.xlärge")):
+        assert ratio(name, word) == difflib.SequenceMatcher(None, name, word).ratio()
