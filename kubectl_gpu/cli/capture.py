@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from kubectl_gpu.cli.fleet import Member, deadline, failure, live_members
-from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.cli.run import source_options
 from kubectl_gpu.core.clusters import ClusterResult, fleet_exit_code
 from kubectl_gpu.core.errors import ExitCode, InvalidInput

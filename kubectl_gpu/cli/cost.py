@@ -9,48 +9,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
-import typer
 
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import PriceFileOption, RegionOption
     from kubectl_gpu.core.catalog import Catalog
     from kubectl_gpu.core.catalog.pricing import PriceBook, PriceFile
     from kubectl_gpu.core.k8s.state import ClusterState, Note
 
 __all__ = [
-    "PriceFileOption",
     "Prices",
-    "RegionOption",
     "price_notes",
     "read_prices",
     "register",
     "table_notes",
-]
-
-_PRICES = "Prices"
-
-RegionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--region",
-        help="Region the prices are for (default: the price file's, else the nodes'). Only us-east-1 "
-        "list prices are built in: other regions show them marked list-us-east-1.",
-        rich_help_panel=_PRICES,
-    ),
-]
-PriceFileOption = Annotated[
-    str | None,
-    typer.Option(
-        "--price-file",
-        help="YAML/JSON mapping instance type -> USD per hour (optionally under 'prices:', with "
-        "'region:'); types not in it fall back to the us-east-1 list price.",
-        rich_help_panel=_PRICES,
-    ),
 ]
 
 
@@ -145,7 +124,6 @@ def _min_idle(text: str) -> timedelta:
 
 
 def cost(
-    ctx: typer.Context,
     region: RegionOption = None,
     price_file: PriceFileOption = None,
     min_idle: Annotated[
@@ -193,4 +171,6 @@ def cost(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("cost")(with_global_options(cost, printing=True, fleet=fleet_face("cost")))

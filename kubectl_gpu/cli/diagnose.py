@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Annotated, Any
 
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["register"]
 
 
 def diagnose(
-    ctx: typer.Context,
     fail_on: Annotated[
         FailOn,
         typer.Option("--fail-on", help="Exit 1 when a finding is at least this severe: warning or error."),
@@ -58,4 +58,6 @@ def diagnose(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("diagnose")(with_global_options(diagnose, printing=True, fleet=fleet_face("diagnose")))

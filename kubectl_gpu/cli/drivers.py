@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["register"]
 
 
-def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
+def drivers(*, opts: GlobalOptions) -> Any:
     """NVIDIA driver per node and per AMI (source: probe, label, inferred or unknown), its CUDA ceiling, and
     GPU workloads whose CUDA need exceeds the ceiling of a node they run on or may land on. Exit code 1
     when a workload's CUDA need exceeds a driver's ceiling (an error finding)."""
@@ -34,4 +35,6 @@ def drivers(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("drivers")(with_global_options(drivers, printing=True, fleet=fleet_face("drivers")))

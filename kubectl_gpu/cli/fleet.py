@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, CsvTable, answer, execute
 from kubectl_gpu.core.clusters import ClusterFailure, ClusterResult, SeveralClusters, combine
 from kubectl_gpu.core.errors import ExitCode, InvalidInput, KubectlGpuError

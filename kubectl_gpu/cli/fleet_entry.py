@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kubectl_gpu.cli.fleet import Call
-    from kubectl_gpu.cli.options import Dispatch, GlobalOptions
+    from kubectl_gpu.cli.global_options import GlobalOptions
+    from kubectl_gpu.cli.options import Dispatch
 
 __all__ = ["dispatch", "fleet_face"]
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
+from kubectl_gpu.cli.cost import price_notes, read_prices, table_notes
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 
 if TYPE_CHECKING:
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import PriceFileOption, RegionOption
     from kubectl_gpu.cli.run import CsvTable
     from kubectl_gpu.core.k8s.state import ClusterState
 
@@ -23,7 +24,6 @@ def csv_table(columns: tuple[str, ...], records: list[dict[str, object]]) -> Csv
 
 
 def inventory(
-    ctx: typer.Context,
     include_all: Annotated[
         bool, typer.Option("--all", help="Every instance, not only accelerated ones.")
     ] = False,
@@ -68,6 +68,8 @@ def inventory(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("inventory")(
         with_global_options(inventory, printing=True, csv=True, fleet=fleet_face("inventory"))
     )

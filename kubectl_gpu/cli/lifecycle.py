@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
+    import typer
+
     from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
@@ -21,7 +21,6 @@ _MAX_NEEDS = timedelta(days=36500)
 
 
 def lifecycle(
-    ctx: typer.Context,
     pod: Annotated[
         str | None,
         typer.Option("--pod", help="Only this pod (NAMESPACE/NAME, or NAME with -n) and its node."),
@@ -104,4 +103,6 @@ def _check_target(state: ClusterState, target: tuple[str, str]) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("lifecycle")(with_global_options(lifecycle, printing=True, fleet=fleet_face("lifecycle")))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 from kubectl_gpu.core.report import FailOn
 
 if TYPE_CHECKING:
+    import typer
+
     from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
@@ -43,7 +43,6 @@ def _from_files(paths: list[str]) -> ClusterState:
 
 
 def lint(
-    ctx: typer.Context,
     filename: Annotated[
         list[str] | None,
         typer.Option(
@@ -87,4 +86,6 @@ def lint(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("lint")(with_global_options(lint, printing=True, fleet=fleet_face("lint")))

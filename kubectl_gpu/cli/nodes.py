@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, price_notes, read_prices, table_notes
+from kubectl_gpu.cli.cost import price_notes, read_prices, table_notes
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 
 if TYPE_CHECKING:
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import PriceFileOption, RegionOption, WatchOption
     from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
 
 
-WatchOption = Annotated[
-    bool,
-    typer.Option("--watch", "-w", help="After the table, print each row that changes (live; Ctrl-C ends)."),
-]
-
-
 def nodes(
-    ctx: typer.Context,
     node: Annotated[
         str | None,
         typer.Argument(help="One node: its figures and the pods bound to it (JSON: the node and its pods)."),
@@ -110,4 +104,6 @@ def node_command(opts: GlobalOptions, name: str, region: str | None, price_file:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("nodes")(with_global_options(nodes, printing=True, fleet=fleet_face("nodes")))

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Annotated, Any
 
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["register"]
 
 
 def nvme(
-    ctx: typer.Context,
     include_all: Annotated[bool, typer.Option("--all", help="Include CPU-only nodes.")] = False,
     *,
     opts: GlobalOptions,
@@ -39,4 +39,6 @@ def nvme(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("nvme")(with_global_options(nvme, printing=True, fleet=fleet_face("nvme")))

@@ -4,13 +4,10 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
-
-import typer
 
 from kubectl_gpu.core.errors import InvalidInput
 
-__all__ = ["BASIC_FORMATS", "PRINTERS", "OutputFormat", "label_params", "output_format"]
+__all__ = ["BASIC_FORMATS", "PRINTERS", "OutputFormat", "output_format"]
 
 
 class OutputFormat(StrEnum):
@@ -79,44 +76,3 @@ def _columns_from_file(body: str) -> str:
             f"number of headers ({len(headers)}) and field specifications ({len(specs)}) don't match"
         )
     return ",".join(f"{header}:{spec}" for header, spec in zip(headers, specs, strict=True))
-
-
-def label_params(panel: str) -> dict[str, tuple[Any, Any]]:
-    """kubectl's --show-labels, -L/--label-columns and --field-selector, as global options (cli.options
-    adds them)."""
-    return {
-        "field_selector": (
-            Annotated[
-                str | None,
-                typer.Option(
-                    "--field-selector",
-                    help="Only the nodes or pods listed with these fields (status.phase=Pending).",
-                    rich_help_panel=panel,
-                ),
-            ],
-            None,
-        ),
-        "show_labels": (
-            Annotated[
-                bool,
-                typer.Option(
-                    "--show-labels",
-                    help="Tables of nodes or pods: a LABELS column last.",
-                    rich_help_panel=panel,
-                ),
-            ],
-            False,
-        ),
-        "label_columns": (
-            Annotated[
-                list[str] | None,
-                typer.Option(
-                    "-L",
-                    "--label-columns",
-                    help="Tables of nodes or pods: a column per label key (a,b; repeatable).",
-                    rich_help_panel=panel,
-                ),
-            ],
-            None,
-        ),
-    }

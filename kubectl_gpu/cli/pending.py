@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.nodes import WatchOption
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
-from kubectl_gpu.cli.simulate import PatchTypeOption
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import PatchTypeOption, WatchOption
     from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["register"]
 
 
 def pending(
-    ctx: typer.Context,
     all_pending: Annotated[
         bool, typer.Option("--all-pending", help="Every Pending pod, not only those that want accelerators.")
     ] = False,
@@ -86,7 +84,6 @@ def _by_workload(all_pending: bool) -> Any:
 
 
 def explain(
-    ctx: typer.Context,
     pod: Annotated[str, typer.Argument(help="Pod name, or NAMESPACE/NAME.")],
     with_files: Annotated[
         list[str] | None,
@@ -172,5 +169,7 @@ def _elsewhere(pods: Any, name: str, given: str) -> str:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("pending")(with_global_options(pending, printing=True, fleet=fleet_face("pending")))
     app.command("explain")(with_global_options(explain, printing=True, fleet=fleet_face("explain")))

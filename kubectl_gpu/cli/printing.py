@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:

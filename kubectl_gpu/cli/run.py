@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 from kubectl_gpu.core.errors import CouldNotLook, InvalidInput
 from kubectl_gpu.core.k8s.state import ClusterState, Note, Scope, SelectorTarget
 from kubectl_gpu.core.report import FailOn, Report

@@ -8,15 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
+from kubectl_gpu.cli.option_declarations import PatchTypeOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 
 __all__ = ["register"]
-
-
-class PatchTypeOption(StrEnum):
-    strategic = "strategic"
-    merge = "merge"
-    json = "json"
 
 
 class FailOnOption(StrEnum):

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kubectl_gpu.cli.cost import PriceFileOption, RegionOption, read_prices
+from kubectl_gpu.cli.cost import read_prices
 from kubectl_gpu.cli.fleet_entry import fleet_face
+from kubectl_gpu.cli.option_declarations import PriceFileOption, RegionOption
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.core.errors import InvalidInput
 

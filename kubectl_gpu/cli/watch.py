@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.run import Answer, Command, Loaded, answer, print_notes, source_options, write
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.state import Note

@@ -18,7 +18,7 @@ from kubectl_gpu.cli.debug.common import (
     pods_left_error,
     preflight,
 )
-from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.analyses.smi import SmiResult
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, Interrupted, InvalidInput

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.k8s.times import TimeError, parse_duration

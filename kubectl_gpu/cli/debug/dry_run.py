@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from kubectl_gpu.cli.debug.common import collector_script, kubectl_flags, namespace_of
-from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.debugpod import (
     Accelerator,
     DebugPodSpec,

@@ -23,7 +23,7 @@ from kubectl_gpu.cli.debug.common import (
     preflight,
     print_warnings,
 )
-from kubectl_gpu.cli.options import GlobalOptions
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
 from kubectl_gpu.core.usage.scrape import Scrape
