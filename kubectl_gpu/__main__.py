@@ -3,7 +3,8 @@
 It imports almost nothing: typer, rich and the kubernetes client take a few hundred milliseconds to import,
 and Ctrl-C meanwhile must read `interrupted` (exit 130) like Ctrl-C later on, not a traceback. `--version`,
 completion (`__complete`, and the scripts of `completion bash|zsh|fish`) and `--help`/`CMD --help`
-(pre-rendered: cli.help_fast) answer before typer is imported."""
+(pre-rendered: cli.help_fast) answer before typer is imported; so do the read-only commands on a plain
+command line (cli.direct)."""
 
 from __future__ import annotations
 
@@ -129,7 +130,10 @@ def main() -> None:
             return  # exit 0; nothing loaded that is worth skipping the interpreter's shutdown for
         from kubectl_gpu.kube.read_ahead import start as read_ahead
 
-        read_ahead(sys.argv[1:])  # the --snapshot file, read while typer and the command are imported
+        read_ahead(sys.argv[1:])  # the --snapshot file, read while the command is imported
+        from kubectl_gpu.cli.direct import answer
+
+        answer(sys.argv[1:])  # a plain command line of a read-only command: answered without typer, exits
         from kubectl_gpu.cli.app import main as run
 
         run()

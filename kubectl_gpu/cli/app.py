@@ -6,10 +6,8 @@ typer app with every command (help_render, completion_spec, the tests), is built
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import sys
-import traceback
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
@@ -20,10 +18,18 @@ from typer._click.utils import PacifyFlushWrapper
 
 from kubectl_gpu import __version__
 from kubectl_gpu.cli.bool_flags import normalise
+from kubectl_gpu.cli.exits import (
+    debug_requested,
+    debug_requests,
+    error,
+    exit_code_of,
+    finish,
+    say_interrupted,
+)
 from kubectl_gpu.cli.help_style import KubectlCommand, KubectlGroup
 from kubectl_gpu.cli.options import collect, global_parameters
 from kubectl_gpu.cli.prog import program_name
-from kubectl_gpu.core.errors import ExitCode, Interrupted, KubectlGpuError, caused_by_interrupt
+from kubectl_gpu.core.errors import ExitCode
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
@@ -187,10 +193,6 @@ def _command() -> Any:
     return group
 
 
-def _debug_requested(argv: list[str]) -> bool:
-    return "--debug" in argv[: argv.index("--")] if "--" in argv else "--debug" in argv
-
-
 def _usage_line(exc: ClickException) -> str:
     """A usage error as one line (click prints usage, a hint and the error on four)."""
     # typer words enum mismatches as "Value error, 'x' is not one of ...": the prefix says nothing.
@@ -201,39 +203,6 @@ def _usage_line(exc: ClickException) -> str:
     return message
 
 
-def _say(text: str, *, block: bool = False) -> None:
-    """A line on stderr through the CLI's one writer (`render.messages.say`): no credential this process
-    loaded (a token, a password) and no terminal control in what it prints."""
-    from kubectl_gpu.cli.say import say
-
-    say(text, block=block)
-
-
-def _error(line: str) -> None:
-    _say(f"error: {line}")
-
-
-def _traceback() -> None:
-    _say(traceback.format_exc(), block=True)
-
-
-def _say_interrupted() -> None:
-    """ "interrupted" on stderr, unless the terminal is gone (SIGHUP): the exit code says it all the same."""
-    with contextlib.suppress(OSError):
-        _say("interrupted")
-
-
-def _debug_requests() -> None:
-    """--debug: what each connection sent, against its request budget (kube.budget), on stderr at exit."""
-    if "kubectl_gpu.kube.budget" not in sys.modules:
-        return  # nothing was asked of a cluster
-    from kubectl_gpu.kube.budget import budgets_used
-
-    with contextlib.suppress(OSError):
-        for line in budgets_used():
-            _say(f"debug: {line}")
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turn every expected failure into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -242,53 +211,34 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _main(args)
     finally:
-        if _debug_requested(args):
-            _debug_requests()
+        if debug_requested(args):
+            debug_requests()
 
 
 def _main(args: list[str]) -> None:
-    debug = _debug_requested(args)
+    debug = debug_requested(args)
     command = _command()
     try:
         args = normalise(args, command)  # `--all=true`, `-A=false`: kubectl's boolean flags (cli.bool_flags)
-        debug = _debug_requested(args)
+        debug = debug_requested(args)
         rc = command.main(args=args, prog_name=program_name(), standalone_mode=False)
-    except KubectlGpuError as exc:
-        if debug:  # the traceback, and still the documented exit code (uncaught, Python would exit 1)
-            _traceback()
-            _debug_requests()  # before the error, which stays the last line
-        _error(exc.line())
-        sys.exit(int(exc.exit_code))
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except ClickException as exc:
-        _error(_usage_line(exc))
+        error(_usage_line(exc))
         sys.exit(ExitCode.USAGE)
-    except Interrupted as exc:
-        with contextlib.suppress(OSError):  # stderr gone (a CI log reader that left): 130 all the same
-            _say(f"interrupted: {exc}" if str(exc) else "interrupted")
+    except typer.Abort:
+        say_interrupted()
         sys.exit(ExitCode.INTERRUPTED)
-    except (KeyboardInterrupt, typer.Abort):
-        _say_interrupted()
-        sys.exit(ExitCode.INTERRUPTED)
-    except BrokenPipeError:  # a command that writes its own output: no verdict to keep
-        sys.exit(ExitCode.SIGPIPE)
     except SystemExit:
         # typer handles EPIPE itself: it wraps stdout so that the final flush stays quiet, then exits 1,
         # which here would read as "findings"; the reader left before any verdict was known: as kubectl.
         if isinstance(sys.stdout, PacifyFlushWrapper):
             sys.exit(ExitCode.SIGPIPE)
         raise
-    except Exception as exc:
-        if caused_by_interrupt(exc):  # Ctrl-C while a lazy import defines a dataclass: a RuntimeError
-            _say_interrupted()
-            sys.exit(ExitCode.INTERRUPTED)
-        if debug:
-            _traceback()
-        detail = " ".join(str(exc).split())  # one line, even for a multi-line message (a YAML error)
-        hint = "please report it" if debug else "rerun with --debug for the traceback and report it"
-        _error(f"internal error: {type(exc).__name__}: {detail} ({hint})")
-        sys.exit(ExitCode.CLUSTER)
-    if rc == ExitCode.INTERRUPTED:  # typer turns Ctrl-C into a bare exit code 130
-        _say_interrupted()
-    sys.exit(int(rc) if isinstance(rc, int) else ExitCode.OK)
+    except BaseException as exc:  # ours: KubectlGpuError, Ctrl-C, a closed pipe, an internal error
+        code = exit_code_of(exc, debug=debug)
+        if code is None:
+            raise
+        sys.exit(code)
+    finish(rc)

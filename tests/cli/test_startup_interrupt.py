@@ -19,16 +19,25 @@ from tests.helpers import default_hangup
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "automode-gpu-demo.json"
-#: Points of the start-up, in the order it reaches them: the signal is sent while the process is held at
-#: the import of each (a gate, below), not after a guessed delay. A busy machine only makes the wait longer.
+#: Points of the start-up, in the order it reaches them, and the command line that reaches them: the signal
+#: is sent while the process is held at the import of each (a gate, below), not after a guessed delay. A
+#: busy machine only makes the wait longer. A plain command line is answered without typer (cli.direct);
+#: `--all` makes it typer's.
+PLAIN = ("nodes", "--snapshot", str(DEMO))
+TYPERS = ("nodes", "--all", "--snapshot", str(DEMO))
 GATES = (
-    "kubectl_gpu.cli",  # the first import of main(): nothing of ours loaded yet but the entry point
-    "kubectl_gpu.cli.app",
-    "typer",
-    "rich.console",
-    "kubectl_gpu.cli.nodes",
-    "kubectl_gpu.kube.snapshot",  # the command runs
-    "kubectl_gpu.core.analyses.nodes",
+    ("kubectl_gpu.cli", PLAIN),  # the first import of main(): nothing of ours loaded yet but the entry point
+    ("kubectl_gpu.cli.direct", PLAIN),
+    ("kubectl_gpu.cli.exits", PLAIN),
+    ("kubectl_gpu.cli.app", TYPERS),
+    ("typer", TYPERS),
+    ("rich.console", PLAIN),
+    ("rich.console", TYPERS),
+    ("kubectl_gpu.cli.nodes", PLAIN),
+    ("kubectl_gpu.cli.nodes", TYPERS),
+    ("kubectl_gpu.kube.snapshot", PLAIN),  # the command runs
+    ("kubectl_gpu.core.analyses.nodes", PLAIN),
+    ("kubectl_gpu.core.analyses.nodes", TYPERS),
 )
 #: Run in the child before `python -m kubectl_gpu` (runpy, as -m does): when `GATE` is first imported, say
 #: so on the `ready` pipe and wait on the `go` pipe. The signal interrupts that wait, inside the import,
@@ -50,10 +59,10 @@ runpy.run_module("kubectl_gpu", run_name="__main__", alter_sys=True)
 """
 
 
-def _interrupted_at(gate: str, sig: signal.Signals) -> subprocess.CompletedProcess[str]:
+def _interrupted_at(gate: str, argv: tuple[str, ...], sig: signal.Signals) -> subprocess.CompletedProcess[str]:
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
-    cmd = [sys.executable, "-c", _CHILD, str(ready_w), str(go_r), gate, "nodes", "--snapshot", str(DEMO)]
+    cmd = [sys.executable, "-c", _CHILD, str(ready_w), str(go_r), gate, *argv]
     with subprocess.Popen(
         cmd, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         pass_fds=(ready_w, go_r), preexec_fn=default_hangup,
@@ -72,13 +81,15 @@ def _interrupted_at(gate: str, sig: signal.Signals) -> subprocess.CompletedProce
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-@pytest.mark.parametrize("gate", GATES)
+@pytest.mark.parametrize(("gate", "argv"), GATES, ids=[f"{g}-{'plain' if a == PLAIN else 'typer'}" for g, a in GATES])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
-def test_a_signal_during_start_up_is_interrupted_not_a_traceback(sig: signal.Signals, gate: str) -> None:
+def test_a_signal_during_start_up_is_interrupted_not_a_traceback(
+    sig: signal.Signals, gate: str, argv: tuple[str, ...]
+) -> None:
     """Ctrl-C, and SIGTERM or SIGHUP (a supervisor, a closed terminal) before any handler of the debug
     commands exists: `interrupted` and 130, as later on; never a traceback, nor a silent kill. Each case
     holds the start-up at one import and signals it there: no wall-clock margin (issue 21, item 8)."""
-    result = _interrupted_at(gate, sig)
+    result = _interrupted_at(gate, argv, sig)
     assert (result.returncode, result.stderr) == (130, "interrupted\n"), (gate, sig.name, result.stderr)
 
 

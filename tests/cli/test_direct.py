@@ -1,0 +1,231 @@
+"""The read-only commands answered without typer (cli.direct) answer as typer's path does.
+
+* every spelling `cli.direct` reads is one typer declares, for the same field, with the same arity;
+* a command line it does not take (another option, a value that starts with `-`, `-o=json`, a flag written
+  `=false`, an option written twice, `--`, a positional) is left to typer: `parse` gives None;
+* on the command lines it takes, the `GlobalOptions` the command receives are the same by both paths, and so
+  are the output, the messages and the exit code, errors included (on the demo snapshot, a `kubectl get`
+  List and a missing file);
+* `python -m kubectl_gpu` answers such a line without importing typer, and still answers the others
+  through typer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubectl_gpu.cli import direct, fleet_entry
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "examples" / "automode-gpu-demo.json"
+NOW = "2026-12-06T00:00:00Z"
+
+
+def _typer_params(command: str) -> dict[str, Any]:
+    import typer
+
+    from kubectl_gpu.cli.app import app
+
+    group = typer.main.get_command(app)
+    return {p.name: p for p in group.commands[command].params}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", sorted(direct.COMMANDS))
+def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
+    params = _typer_params(command)
+    for spelling, field in direct.VALUE_OPTIONS.items():
+        param = params[field]
+        assert spelling in param.opts, (spelling, field)
+        assert not getattr(param, "is_flag", False)
+        assert param.multiple == (field == "snapshot"), field
+    for spelling, field in direct.FLAG_OPTIONS.items():
+        assert spelling in params[field].opts
+        assert params[field].is_flag
+
+
+def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> None:
+    import typer
+
+    from kubectl_gpu.cli.app import app
+
+    group = typer.main.get_command(app)
+    for name, (_module, function, csv) in direct.COMMANDS.items():
+        callback = group.commands[name].callback  # type: ignore[attr-defined]
+        assert callback.__name__ == function
+        formats = getattr(callback, "output_formats", ())
+        assert "name" in formats, name  # registered with printing=True
+        assert ("csv" in formats) == csv, name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["smi", "node-1"],
+        ["--snapshot", "f.json", "nodes"],
+        ["nodes", "--all"],
+        ["pending", "--all-pending"],
+        ["nodes", "node-1"],
+        ["pending", "-A=false"],
+        ["pending", "--all-namespaces=true"],
+        ["nodes", "-o=json"],
+        ["nodes", "-o"],
+        ["nodes", "-o", "-A"],
+        ["nodes", "--snapshot", "-"],
+        ["nodes", "-n", "a", "-n", "b"],
+        ["nodes", "-A", "-A"],
+        ["nodes", "--", "-A"],
+        ["nodes", "--debug"],
+        ["nodes", "-h"],
+        ["nodes", "-Ao", "json"],
+        ["nodes", "--outputs", "json"],
+        ["nodes", "--sort-by", ".name"],
+    ],
+)
+def test_other_command_lines_are_left_to_typer(argv: list[str]) -> None:
+    assert direct.parse(argv) is None
+
+
+def test_the_forms_it_reads() -> None:
+    parsed = direct.parse(
+        ["pending", "-A", "--snapshot", "a", "--snapshot=b", "-ojson", "--namespace=ml", "--now", NOW]
+    )
+    assert parsed == (
+        "pending",
+        {"all_namespaces": True, "output": "json", "namespace": "ml", "now": NOW, "snapshot": ("a", "b")},
+    )
+    assert direct.parse(["nodes", "-n", ""]) == ("nodes", {"namespace": ""})  # typer's: an empty value
+
+
+ARGVS = [
+    ["nodes", "--snapshot", "{demo}", "--now", NOW],
+    ["nodes", "--snapshot={demo}", "-o", "json", "--now", NOW],
+    ["pending", "-A", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["pending", "-n", "ml", "--snapshot", "{demo}", "--now", NOW],
+    ["pending", "--all-namespaces", "--snapshot", "{list}", "-ojson", "--now", NOW, "--no-color"],
+    ["diagnose", "--snapshot", "{demo}", "-o", "yaml", "--now", NOW],
+    ["drivers", "--snapshot", "{demo}", "-o", "wide", "--now", NOW],
+    ["lint", "--snapshot", "{demo}", "--now", NOW],
+    ["lifecycle", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["nvme", "--snapshot", "{demo}", "--now", NOW],
+    ["cost", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["inventory", "--snapshot", "{demo}", "-o", "csv", "--now", NOW],
+    ["nodes", "--snapshot", "{demo}", "-o", "name"],
+    ["nodes", "--snapshot", "{demo}", "-o", "jsonpath={.nodes[*].name}"],
+    ["nodes", "--snapshot", "{demo}", "--snapshot", "{list}", "-o", "json", "--now", NOW],
+    # errors: the same line and exit code
+    ["drivers", "--snapshot", "{demo}", "-o", "csv"],
+    ["nodes", "--snapshot", "{demo}", "-o", "toml"],
+    ["nodes", "--snapshot", "{demo}", "-o", "jsonpath="],
+    ["pending", "-n", "", "--snapshot", "{demo}"],
+    ["pending", "-n", "Not_A_Name", "--snapshot", "{demo}"],
+    ["nodes", "--snapshot", "{demo}", "--now", "yesterday"],
+    ["nodes", "--snapshot", "{missing}"],
+    ["nodes", "--snapshot", "{demo}", "--kubeconfig", "{missing}", "--context", "prod"],
+    ["nodes", "--snapshot", "{demo}", "--request-timeout", "soon"],
+]
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> dict[str, str]:
+    """The demo bundle, its objects as one `kubectl get -o json` List, and a path to nothing."""
+    listed = tmp_path / "list.json"
+    objects = json.loads(DEMO.read_text())["objects"]
+    listed.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=4))
+    return {"demo": str(DEMO), "list": str(listed), "missing": str(tmp_path / "missing.json")}
+
+
+def _filled(template: list[str], inputs: dict[str, str]) -> list[str]:
+    """The argv with `{demo}`, `{list}` and `{missing}` replaced by the paths."""
+    argv = []
+    for word in template:
+        for name, path in inputs.items():
+            word = word.replace("{" + name + "}", path)
+        argv.append(word)
+    return argv
+
+
+def _run(path: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[Any, str, str]:
+    if path == "direct":
+        with pytest.raises(SystemExit) as info:
+            direct.answer(argv)
+    else:
+        from kubectl_gpu.cli.app import main
+
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+    code = info.value.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("template", ARGVS, ids=lambda argv: " ".join(argv[:3]))
+def test_both_paths_answer_alike(
+    template: list[str], inputs: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _filled(template, inputs)
+    assert direct.parse(argv) is not None, argv
+    by_typer = _run("typer", argv, capsys)
+    by_direct = _run("direct", argv, capsys)
+    assert by_direct == by_typer
+
+
+@pytest.mark.parametrize("template", ARGVS, ids=lambda argv: " ".join(argv[:3]))
+def test_both_paths_give_the_command_the_same_options(
+    template: list[str], inputs: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = _filled(template, inputs)
+    received: dict[str, Any] = {}
+
+    def record(call: Any, opts: Any, command: str) -> int:
+        received[command, len(received)] = opts
+        return 0
+
+    monkeypatch.setattr(fleet_entry, "dispatch", record)
+    results = []
+    for path in ("typer", "direct"):
+        received.clear()
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):
+            if path == "direct":
+                direct.answer(argv)
+            else:
+                from kubectl_gpu.cli.app import main
+
+                main(argv)
+        results.append(dict(received))
+    assert results[0] == results[1]
+
+
+def _imported(argv: list[str]) -> tuple[int, set[str]]:
+    """Run `python -m kubectl_gpu ARGV` in a fresh interpreter: its exit code and the modules it imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "kubectl_gpu", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    return done.returncode, modules
+
+
+def test_a_plain_command_line_imports_no_typer() -> None:
+    code, modules = _imported(["pending", "-A", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
+    assert code == 1  # the demo's Pending pods are blocked
+    assert "kubectl_gpu.core.analyses.pending" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+
+
+def test_any_other_command_line_is_typers() -> None:
+    code, modules = _imported(["pending", "--all-pending", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
+    assert code == 1
+    assert "typer" in modules
+    assert "kubectl_gpu.cli.app" in modules
