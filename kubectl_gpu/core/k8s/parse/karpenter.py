@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import TypeVar
 
 from kubectl_gpu.core.k8s.models import (
     Budget,
     Condition,
     LegacyKarpenterObject,
-    Meta,
     NodeClaim,
     NodeClass,
     NodePool,
@@ -41,8 +39,6 @@ from kubectl_gpu.core.k8s.parse.fast import (
 from kubectl_gpu.core.scheduling.taints import Taint
 
 __all__ = ["field_paths", "nodeclass_parser", "parse_legacy_karpenter", "parse_nodeclaim", "parse_nodepool"]
-
-_T = TypeVar("_T")
 
 
 def _requirements(value: object, where: str) -> tuple[Raw, ...]:
@@ -127,47 +123,38 @@ def parse_legacy_karpenter(obj: Raw) -> LegacyKarpenterObject:
 
 
 def parse_nodeclaim(obj: Raw) -> NodeClaim:
-    """A NodeClaim; its parts kept alike across claims (requirements, taints, conditions, resources) read
-    once per distinct text, and the words of an error made only for an error (a fleet has thousands)."""
     m = fast_meta(obj.get("metadata"), namespaced=False) or meta(obj, "NodeClaim")
-    spec, status = obj.get("spec"), obj.get("status")
-    if type(spec) is not dict or type(status) is not dict:
-        spec = as_dict(spec, f"NodeClaim {m.name} spec")
-        status = as_dict(status, f"NodeClaim {m.name} status")
-    get, status_get = spec.get, status.get
-    wanted = get("resources")
+    where = f"NodeClaim {m.name}"
+    spec = as_dict(obj.get("spec"), f"{where} spec")
+    status = as_dict(obj.get("status"), f"{where} status")
     return _nodeclaim(
         meta=m,
         node_pool=m.labels.get("karpenter.sh/nodepool"),
-        node_class_ref=node_class_ref(get("nodeClassRef")),
-        requirements=_part(_REQUIREMENTS, get("requirements"), _requirements, m, "spec.requirements"),
-        taints=_part(_TAINTS, get("taints"), taints, m, "spec.taints"),
-        expire_after=opt_str(get("expireAfter")),
-        termination_grace_period=opt_str(get("terminationGracePeriod")),
+        node_class_ref=node_class_ref(spec.get("nodeClassRef")),
+        requirements=memo_text(
+            _REQUIREMENTS, spec.get("requirements"), lambda v: _requirements(v, f"{where} spec.requirements")
+        ),
+        taints=memo_text(_TAINTS, spec.get("taints"), lambda v: taints(v, f"{where} spec.taints")),
+        expire_after=opt_str(spec.get("expireAfter")),
+        termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
         requested=memo_resources(
-            (wanted if type(wanted) is dict else as_dict(wanted, f"NodeClaim {m.name}")).get("requests"),
-            lambda: f"NodeClaim {m.name} spec.resources",
+            as_dict(spec.get("resources"), where).get("requests"), lambda: f"{where} spec.resources"
         ),
-        node_name=opt_str(status_get("nodeName")),
-        provider_id=opt_str(status_get("providerID")),
-        image_id=opt_str(status_get("imageID")),
-        capacity=memo_resources(status_get("capacity"), lambda: f"NodeClaim {m.name} status.capacity"),
-        allocatable=memo_resources(
-            status_get("allocatable"), lambda: f"NodeClaim {m.name} status.allocatable"
+        node_name=opt_str(status.get("nodeName")),
+        provider_id=opt_str(status.get("providerID")),
+        image_id=opt_str(status.get("imageID")),
+        capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
+        allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
+        conditions=memo_text(  # a NodePool's claims launched together share their conditions, times too
+            _CONDITIONS,
+            status.get("conditions"),
+            lambda v: fast_conditions(v, f"{where} status.conditions"),
         ),
-        # a NodePool's claims launched together share their conditions, times too
-        conditions=_part(_CONDITIONS, status_get("conditions"), fast_conditions, m, "status.conditions"),
-        last_pod_event=fast_time(status_get("lastPodEventTime")),
-        startup_taints=_part(_TAINTS, get("startupTaints"), taints, m, "spec.startupTaints"),
+        last_pod_event=fast_time(status.get("lastPodEventTime")),
+        startup_taints=memo_text(
+            _TAINTS, spec.get("startupTaints"), lambda v: taints(v, f"{where} spec.startupTaints")
+        ),
     )
-
-
-def _part(memo: dict[bytes, _T], value: object, read: Callable[[object, str], _T], m: Meta, field: str) -> _T:
-    """`read(value, where)` once per distinct text of the part (`memo_text`); an absent part is read as it
-    is (each reader reads it as none, and never fails on it)."""
-    if value is None:
-        return read(None, "")
-    return memo_text(memo, value, lambda v: read(v, f"NodeClaim {m.name} {field}"))
 
 
 _TAINTS: dict[bytes, tuple[Taint, ...]] = {}  # a NodePool's claims share its taints
