@@ -1,37 +1,71 @@
 """The read-only one-shot commands answered without typer, when their command line is a plain one.
 
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/README.md), more
-than anything else its start-up pays that the floor does not. A command line made only of a read-only
-command (`COMMANDS`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each written
-once, in kubectl's spellings, is answered here: the options become the `GlobalOptions` typer would make,
-`check_options` checks them as `with_global_options` does, the command's own function runs with its
-defaults, and its outcome is the exit code `cli.app` would give (`cli.exits`). Anything else (another
-command or option, a value that starts with `-`, `--`, a flag written `=false`, a positional) is left to
-typer, which answers it as before: `answer` returns and changes nothing.
-tests/cli/test_direct.py holds both paths to the same options, output, messages and exit codes."""
+than anything else its start-up pays that the floor does not. A command line made of a read-only command
+(`COMMANDS`), at most one positional argument where the command takes one, the command's common options
+(`Command.options`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each written
+once, in click's spellings, is answered here: the global options become the `GlobalOptions` typer would
+make, `check_options` checks them as `with_global_options` does, the command's own function runs with the
+values given and its defaults for the rest, and its outcome is the exit code `cli.app` would give
+(`cli.exits`). Anything else (another command or option, a value that starts with `-`, a choice that is
+not one, `--`, a flag written `=false`) is left to typer, which answers it as before: `answer` returns and
+changes nothing. tests/cli/test_direct.py holds both paths to the same options, output, messages and exit
+codes, and these tables to typer's declarations."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "answer", "parse"]
+__all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "Command", "answer", "parse"]
 
-#: The commands answered here: name -> (module under kubectl_gpu.cli, function, takes `-o csv`). Each is
-#: registered with `printing=True` and its page's fleet face (`fleet_entry.fleet_face`).
-COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "nodes": ("nodes", "nodes", False),
-    "pending": ("pending", "pending", False),
-    "diagnose": ("diagnose", "diagnose", False),
-    "drivers": ("drivers", "drivers", False),
-    "lint": ("lint", "lint", False),
-    "lifecycle": ("lifecycle", "lifecycle", False),
-    "nvme": ("nvme", "nvme", False),
-    "cost": ("cost", "cost", False),
-    "inventory": ("inventory", "inventory", True),
+#: How a command option's value is read: "flag" (no value: True), "text", "texts" (repeatable: a list in
+#: order) or "fail-on" (`core.report.FailOn`'s values only).
+FLAG, TEXT, TEXTS, FAIL_ON = "flag", "text", "texts", "fail-on"
+
+
+class Command(NamedTuple):
+    """A command answered here: its function (module under kubectl_gpu.cli, name), whether it takes
+    `-o csv`, its positional parameter (None: it takes none; `required`: it must be given) and its options:
+    spelling -> (parameter, kind).
+    Every one is registered with `printing=True` and its page's fleet face (`fleet_entry.fleet_face`)."""
+
+    module: str
+    function: str
+    csv: bool = False
+    argument: str | None = None
+    required: bool = False
+    options: dict[str, tuple[str, str]] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
+
+
+_PRICES = {"--region": ("region", TEXT), "--price-file": ("price_file", TEXT)}
+COMMANDS: dict[str, Command] = {
+    "nodes": Command("nodes", "nodes", argument="node", options={"--all": ("include_all", FLAG), **_PRICES}),
+    "pending": Command(
+        "pending",
+        "pending",
+        options={"--all-pending": ("all_pending", FLAG), "--by-workload": ("by_workload", FLAG)},
+    ),
+    "explain": Command("pending", "explain", argument="pod", required=True),
+    "pools": Command("pools", "pools"),
+    "diagnose": Command(
+        "diagnose", "diagnose", options={"--fail-on": ("fail_on", FAIL_ON), "--only": ("only", TEXTS)}
+    ),
+    "drivers": Command("drivers", "drivers"),
+    "lint": Command("lint", "lint", options={"--fail-on": ("fail_on", FAIL_ON)}),
+    "lifecycle": Command(
+        "lifecycle",
+        "lifecycle",
+        options={"--pod": ("pod", TEXT), "--needs": ("needs", TEXT), "--all": ("include_all", FLAG)},
+    ),
+    "nvme": Command("nvme", "nvme", options={"--all": ("include_all", FLAG)}),
+    "cost": Command("cost", "cost", options={**_PRICES, "--min-idle": ("min_idle", TEXT)}),
+    "inventory": Command(
+        "inventory", "inventory", csv=True, options={"--all": ("include_all", FLAG), **_PRICES}
+    ),
 }
-#: Options taking a value, by spelling: the `GlobalOptions` field. `--snapshot` is kubectl-gpu's one
+#: Global options taking a value, by spelling: the `GlobalOptions` field. `--snapshot` is kubectl-gpu's one
 #: repeatable option among them; the others may be written once.
 VALUE_OPTIONS: dict[str, str] = {
     "--snapshot": "snapshot",
@@ -44,7 +78,7 @@ VALUE_OPTIONS: dict[str, str] = {
     "--kubeconfig": "kubeconfig",
     "--request-timeout": "request_timeout",
 }
-#: Flags, by spelling: the `GlobalOptions` field they set.
+#: Global flags, by spelling: the `GlobalOptions` field they set.
 FLAG_OPTIONS: dict[str, str] = {
     "--all-namespaces": "all_namespaces",
     "-A": "all_namespaces",
@@ -52,53 +86,103 @@ FLAG_OPTIONS: dict[str, str] = {
 }
 
 
-def parse(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
-    """The command and the options' values as typer would read them, or None: typer reads this one."""
+class Parsed(NamedTuple):
+    command: str
+    values: dict[str, Any]  # the global options given, by field
+    params: dict[str, Any]  # the command's own, by parameter
+
+
+def parse(args: Sequence[str]) -> Parsed | None:
+    """The command and the values as typer would read them, or None: typer reads this command line."""
     if not args or args[0] not in COMMANDS:
         return None
+    command = COMMANDS[args[0]]
     values: dict[str, Any] = {}
-    snapshots: list[str] = []
+    params: dict[str, Any] = {}
     rest = list(args[1:])
     while rest:
         word = rest.pop(0)
-        if word in FLAG_OPTIONS:
-            field = FLAG_OPTIONS[word]
-            value: Any = True
-        else:
-            split = _option_value(word, rest)
-            if split is None:
+        if not word.startswith("-"):
+            if command.argument is None or command.argument in params:
                 return None
-            field, value = split
-            if field == "snapshot":
-                snapshots.append(value)
-                continue
-        if field in values:
-            return None  # written twice: typer's rule (the last wins), not repeated here
-        values[field] = value
-    if snapshots:
-        values["snapshot"] = tuple(snapshots)
-    return args[0], values
+            params[command.argument] = word
+            continue
+        if word in FLAG_OPTIONS:
+            if FLAG_OPTIONS[word] in values:
+                return None  # written twice: typer's rule (the last wins), not repeated here
+            values[FLAG_OPTIONS[word]] = True
+            continue
+        if not (_global(word, rest, values) or _own(command, word, rest, params)):
+            return None
+    if command.required and command.argument not in params:
+        return None  # typer words the missing argument
+    return Parsed(args[0], values, params)
 
 
-def _option_value(word: str, rest: list[str]) -> tuple[str, str] | None:
-    """`--name VALUE`, `--name=VALUE`, `-x VALUE` or `-xVALUE` (click's forms), its field and value; the
-    value taken from `rest` when it is the next word. None: not one of ours, or a value click might read
-    otherwise (a next word that starts with `-`, `-x=VALUE`)."""
+def _global(word: str, rest: list[str], values: dict[str, Any]) -> bool:
+    """Read a global option taking a value into `values`; False: not one, or not read here."""
+    split = _option_value(word, rest, VALUE_OPTIONS)
+    if split is None:
+        return False
+    field, value = split
+    if field == "snapshot":
+        values["snapshot"] = (*values.get("snapshot", ()), value)
+        return True
+    if field in values:
+        return False
+    values[field] = value
+    return True
+
+
+def _own(command: Command, word: str, rest: list[str], params: dict[str, Any]) -> bool:
+    """Read one of the command's options into `params`; False: not one, or not read here."""
+    kinds = dict(command.options.values())  # parameter -> kind
+    flag = command.options.get(word)
+    if flag is not None and flag[1] == FLAG:
+        if flag[0] in params:
+            return False
+        params[flag[0]] = True
+        return True
+    spellings = {name: param for name, (param, kind) in command.options.items() if kind != FLAG}
+    split = _option_value(word, rest, spellings)
+    if split is None:
+        return False
+    param, value = split
+    if kinds[param] == TEXTS:
+        params[param] = [*params.get(param, ()), value]
+        return True
+    if param in params:
+        return False
+    if kinds[param] == FAIL_ON:
+        from kubectl_gpu.core.report import FailOn
+
+        if value not in {member.value for member in FailOn}:
+            return False  # typer words the error
+        params[param] = FailOn(value)
+        return True
+    params[param] = value
+    return True
+
+
+def _option_value(word: str, rest: list[str], spellings: dict[str, str]) -> tuple[str, str] | None:
+    """`--name VALUE`, `--name=VALUE`, `-x VALUE` or `-xVALUE` (click's forms) of one of `spellings`: its
+    field and value, the value taken from `rest` when it is the next word. None: not one of them, or a value
+    click might read otherwise (a next word that starts with `-`, `-x=VALUE`)."""
     if word.startswith("--"):
         name, equals, value = word.partition("=")
-        if name not in VALUE_OPTIONS:
+        if name not in spellings:
             return None
         if equals:
-            return VALUE_OPTIONS[name], value
+            return spellings[name], value
     else:
         name, value = word[:2], word[2:]
-        if name not in VALUE_OPTIONS or value.startswith("="):
+        if name not in spellings or value.startswith("="):
             return None
         if value:
-            return VALUE_OPTIONS[name], value
+            return spellings[name], value
     if not rest or rest[0].startswith("-"):
         return None
-    return VALUE_OPTIONS[name], rest.pop(0)
+    return spellings[name], rest.pop(0)
 
 
 def options_of(values: dict[str, Any]) -> Any:
@@ -121,20 +205,20 @@ def answer(args: Sequence[str]) -> None:
         return
     from kubectl_gpu.cli.exits import finish, run_guarded
 
-    name, values = parsed
-    finish(run_guarded(lambda: _run(name, values), debug=False))
+    finish(run_guarded(lambda: _run(parsed), debug=False))
 
 
-def _run(name: str, values: dict[str, Any]) -> Any:
+def _run(parsed: Parsed) -> Any:
     """What `with_global_options`' wrapper does once typer has read the options, and the command."""
     from kubectl_gpu.cli.fleet_entry import fleet_face
     from kubectl_gpu.cli.global_options import check_options
 
-    module, function, csv = COMMANDS[name]
-    command = getattr(importlib.import_module(f"kubectl_gpu.cli.{module}"), function)
-    opts = options_of(values)
-    fleet = fleet_face(name)
-    check_options(opts, name, csv=csv, printing=True, fleet=fleet is not None)
+    command = COMMANDS[parsed.command]
+    function = getattr(importlib.import_module(f"kubectl_gpu.cli.{command.module}"), command.function)
+    opts = options_of(parsed.values)
+    fleet = fleet_face(parsed.command)
+    check_options(opts, parsed.command, csv=command.csv, printing=True, fleet=fleet is not None)
+    params = parsed.params
     if fleet is not None:
-        return fleet(lambda member: command(opts=member), opts, name)
-    return command(opts=opts)
+        return fleet(lambda member: function(**params, opts=member), opts, parsed.command)
+    return function(**params, opts=opts)

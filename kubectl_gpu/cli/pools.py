@@ -3,17 +3,18 @@ finding, with the total: the TUI's Overview, for a runbook."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
+
+if TYPE_CHECKING:
+    import typer
 
 __all__ = ["register"]
 
 
-def pools(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
+def pools(*, opts: GlobalOptions) -> Any:
     """NodePools: nodes, accelerators (ACCEL in all, ALLOCATABLE, REQ requested, FREE, IDLE, UNAVAILABLE),
     Pending pods nearest to each, and its worst finding; a TOTAL row for the cluster. The figures are those
     of `nodes` and `cost` (docs/vocabulary.md). -o wide adds the findings' counts and the worst one's message."""
@@ -35,4 +36,6 @@ def pools(ctx: typer.Context, *, opts: GlobalOptions) -> Any:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("pools")(with_global_options(pools, printing=True, fleet=fleet_face("pools")))

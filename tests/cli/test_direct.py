@@ -1,6 +1,7 @@
 """The read-only commands answered without typer (cli.direct) answer as typer's path does.
 
-* every spelling `cli.direct` reads is one typer declares, for the same field, with the same arity;
+* every spelling `cli.direct` reads is one typer declares, for the same field or parameter, with the same
+  arity (a flag, a value, a repeatable value, FailOn's choices), and the positional argument is typer's;
 * a command line it does not take (another option, a value that starts with `-`, `-o=json`, a flag written
   `=false`, an option written twice, `--`, a positional) is left to typer: `parse` gives None;
 * on the command lines it takes, the `GlobalOptions` the command receives are the same by both paths, and so
@@ -40,6 +41,8 @@ def _typer_params(command: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("command", sorted(direct.COMMANDS))
 def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
+    from kubectl_gpu.core.report import FailOn
+
     params = _typer_params(command)
     for spelling, field in direct.VALUE_OPTIONS.items():
         param = params[field]
@@ -49,6 +52,16 @@ def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
     for spelling, field in direct.FLAG_OPTIONS.items():
         assert spelling in params[field].opts
         assert params[field].is_flag
+    spec = direct.COMMANDS[command]
+    for spelling, (name, kind) in spec.options.items():
+        param = params[name]
+        assert spelling in param.opts, (command, spelling)
+        assert bool(getattr(param, "is_flag", False)) == (kind == direct.FLAG), (command, spelling)
+        assert param.multiple == (kind == direct.TEXTS), (command, spelling)
+        assert (param.type_descriptor.annotation is FailOn) == (kind == direct.FAIL_ON), (command, spelling)
+    arguments = [p for p in params.values() if p.param_type_name == "argument"]
+    assert [p.name for p in arguments] == ([spec.argument] if spec.argument else []), command
+    assert all(p.required == spec.required for p in arguments), command
 
 
 def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> None:
@@ -57,12 +70,13 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
     from kubectl_gpu.cli.app import app
 
     group = typer.main.get_command(app)
-    for name, (_module, function, csv) in direct.COMMANDS.items():
+    for name, spec in direct.COMMANDS.items():
         callback = group.commands[name].callback  # type: ignore[attr-defined]
-        assert callback.__name__ == function
+        assert callback.__name__ == spec.function
+        assert callback.__module__ == f"kubectl_gpu.cli.{spec.module}"
         formats = getattr(callback, "output_formats", ())
         assert "name" in formats, name  # registered with printing=True
-        assert ("csv" in formats) == csv, name
+        assert ("csv" in formats) == spec.csv, name
 
 
 @pytest.mark.parametrize(
@@ -71,23 +85,32 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         [],
         ["smi", "node-1"],
         ["--snapshot", "f.json", "nodes"],
-        ["nodes", "--all"],
-        ["pending", "--all-pending"],
-        ["nodes", "node-1"],
+        ["nodes", "node-1", "node-2"],
+        ["drivers", "node-1"],
+        ["explain"],
         ["pending", "-A=false"],
         ["pending", "--all-namespaces=true"],
+        ["nodes", "--all=true"],
         ["nodes", "-o=json"],
         ["nodes", "-o"],
         ["nodes", "-o", "-A"],
         ["nodes", "--snapshot", "-"],
         ["nodes", "-n", "a", "-n", "b"],
         ["nodes", "-A", "-A"],
+        ["nodes", "--all", "--all"],
+        ["nodes", "--region", "a", "--region", "b"],
         ["nodes", "--", "-A"],
         ["nodes", "--debug"],
         ["nodes", "-h"],
+        ["nodes", "-w"],
+        ["pending", "--watch"],
         ["nodes", "-Ao", "json"],
         ["nodes", "--outputs", "json"],
         ["nodes", "--sort-by", ".name"],
+        ["diagnose", "--fail-on", "fatal"],
+        ["diagnose", "--fail-on", "ERROR"],
+        ["lint", "-f", "pool.yaml"],
+        ["explain", "pod", "--with", "fix.yaml"],
     ],
 )
 def test_other_command_lines_are_left_to_typer(argv: list[str]) -> None:
@@ -95,14 +118,27 @@ def test_other_command_lines_are_left_to_typer(argv: list[str]) -> None:
 
 
 def test_the_forms_it_reads() -> None:
+    from kubectl_gpu.core.report import FailOn
+
     parsed = direct.parse(
         ["pending", "-A", "--snapshot", "a", "--snapshot=b", "-ojson", "--namespace=ml", "--now", NOW]
     )
     assert parsed == (
         "pending",
         {"all_namespaces": True, "output": "json", "namespace": "ml", "now": NOW, "snapshot": ("a", "b")},
+        {},
     )
-    assert direct.parse(["nodes", "-n", ""]) == ("nodes", {"namespace": ""})  # typer's: an empty value
+    assert direct.parse(["nodes", "-n", ""]) == ("nodes", {"namespace": ""}, {})  # typer's: an empty value
+    assert direct.parse(["nodes", "n1", "--all", "--region=r"]) == (
+        "nodes",
+        {},
+        {"node": "n1", "include_all": True, "region": "r"},
+    )
+    assert direct.parse(["diagnose", "--only", "a", "--fail-on=warning", "--only=b,c"]) == (
+        "diagnose",
+        {},
+        {"only": ["a", "b,c"], "fail_on": FailOn.warning},
+    )
 
 
 ARGVS = [
@@ -131,6 +167,30 @@ ARGVS = [
     ["nodes", "--snapshot", "{missing}"],
     ["nodes", "--snapshot", "{demo}", "--kubeconfig", "{missing}", "--context", "prod"],
     ["nodes", "--snapshot", "{demo}", "--request-timeout", "soon"],
+    # the commands' own options and argument
+    ["nodes", "--all", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["nodes", "i-0694472d1a7d32946", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["nodes", "no-such-node", "--snapshot", "{demo}"],
+    ["nodes", "--snapshot", "{demo}", "--region", "us-west-2", "--now", NOW],
+    ["nodes", "--snapshot", "{demo}", "--price-file", "{missing}"],
+    ["pending", "--all-pending", "-A", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["pending", "--by-workload", "-A", "--snapshot", "{list}", "--now", NOW],
+    ["explain", "default/chat-api-7d9f8c6b5d-x2k4p", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["explain", "chat-api-7d9f8c6b5d-x2k4p", "-n", "default", "--snapshot", "{demo}", "--now", NOW],
+    ["explain", "pretrain-8x-h100-0", "--snapshot", "{demo}", "-n", "ml"],
+    ["explain", "nobody", "--snapshot", "{demo}"],
+    ["pools", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["pools", "--snapshot", "{demo}", "-o", "wide", "--now", NOW],
+    ["diagnose", "--fail-on", "warning", "--only", "pending", "--only", "drivers,lint", "--snapshot", "{demo}"],
+    ["diagnose", "--only", "bogus", "--snapshot", "{demo}"],
+    ["lint", "--fail-on=warning", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["lifecycle", "--all", "--needs", "11d", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["lifecycle", "--pod", "ml/pretrain-8x-h100-0", "--snapshot", "{demo}", "--now", NOW],
+    ["lifecycle", "--needs", "soon", "--snapshot", "{demo}"],
+    ["nvme", "--all", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["cost", "--min-idle", "1h", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["cost", "--min-idle", "bogus", "--snapshot", "{demo}"],
+    ["inventory", "--all", "--snapshot", "{demo}", "-o", "csv", "--now", NOW],
 ]
 
 
@@ -225,7 +285,7 @@ def test_a_plain_command_line_imports_no_typer() -> None:
 
 
 def test_any_other_command_line_is_typers() -> None:
-    code, modules = _imported(["pending", "--all-pending", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
+    code, modules = _imported(["pending", "--all-pending=true", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
     assert code == 1
     assert "typer" in modules
     assert "kubectl_gpu.cli.app" in modules

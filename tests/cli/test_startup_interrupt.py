@@ -22,9 +22,9 @@ DEMO = REPO / "examples" / "automode-gpu-demo.json"
 #: Points of the start-up, in the order it reaches them, and the command line that reaches them: the signal
 #: is sent while the process is held at the import of each (a gate, below), not after a guessed delay. A
 #: busy machine only makes the wait longer. A plain command line is answered without typer (cli.direct);
-#: `--all` makes it typer's.
+#: `--all=true` makes it typer's.
 PLAIN = ("nodes", "--snapshot", str(DEMO))
-TYPERS = ("nodes", "--all", "--snapshot", str(DEMO))
+TYPERS = ("nodes", "--all=true", "--snapshot", str(DEMO))
 GATES = (
     ("kubectl_gpu.cli", PLAIN),  # the first import of main(): nothing of ours loaded yet but the entry point
     ("kubectl_gpu.cli.direct", PLAIN),
