@@ -3,10 +3,10 @@
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/README.md), more
 than anything else its start-up pays that the floor does not. A command line made of a read-only command
 (`COMMANDS`), at most one positional argument where the command takes one, the command's common options
-(`Command.options`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each written
-once, in click's spellings, is answered here: the global options become the `GlobalOptions` typer would
-make, `check_options` checks them as `with_global_options` does, the command's own function runs with the
-values given and its defaults for the rest, and its outcome is the exit code `cli.app` would give
+(`DirectCommand.options`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each
+written once, in click's spellings, is answered here: the global options become the `GlobalOptions` typer
+would make, `check_options` checks them as `with_global_options` does, the command's own function runs with
+the values given and its defaults for the rest, and its outcome is the exit code `cli.app` would give
 (`cli.exits`). Anything else (another command or option, a value that starts with `-`, a choice that is
 not one, `--`, a flag written `=false`) is left to typer, which answers it as before: `answer` returns and
 changes nothing. tests/cli/test_direct.py holds both paths to the same options, output, messages and exit
@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-__all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "Command", "answer", "parse"]
+if TYPE_CHECKING:
+    from kubectl_gpu.cli.global_options import GlobalOptions
+
+__all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "DirectCommand", "Parsed", "answer", "parse"]
 
 #: How a command option's value is read: "flag" (no value: True), "text", "texts" (repeatable: a list in
 #: order) or "fail-on" (`core.report.FailOn`'s values only).
 FLAG, TEXT, TEXTS, FAIL_ON = "flag", "text", "texts", "fail-on"
 
 
-class Command(NamedTuple):
+class DirectCommand(NamedTuple):
     """A command answered here: its function (module under kubectl_gpu.cli, name), whether it takes
     `-o csv`, its positional parameter (None: it takes none; `required`: it must be given) and its options:
     spelling -> (parameter, kind).
@@ -40,28 +43,30 @@ class Command(NamedTuple):
 
 
 _PRICES = {"--region": ("region", TEXT), "--price-file": ("price_file", TEXT)}
-COMMANDS: dict[str, Command] = {
-    "nodes": Command("nodes", "nodes", argument="node", options={"--all": ("include_all", FLAG), **_PRICES}),
-    "pending": Command(
+COMMANDS: dict[str, DirectCommand] = {
+    "nodes": DirectCommand(
+        "nodes", "nodes", argument="node", options={"--all": ("include_all", FLAG), **_PRICES}
+    ),
+    "pending": DirectCommand(
         "pending",
         "pending",
         options={"--all-pending": ("all_pending", FLAG), "--by-workload": ("by_workload", FLAG)},
     ),
-    "explain": Command("pending", "explain", argument="pod", required=True),
-    "pools": Command("pools", "pools"),
-    "diagnose": Command(
+    "explain": DirectCommand("pending", "explain", argument="pod", required=True),
+    "pools": DirectCommand("pools", "pools"),
+    "diagnose": DirectCommand(
         "diagnose", "diagnose", options={"--fail-on": ("fail_on", FAIL_ON), "--only": ("only", TEXTS)}
     ),
-    "drivers": Command("drivers", "drivers"),
-    "lint": Command("lint", "lint", options={"--fail-on": ("fail_on", FAIL_ON)}),
-    "lifecycle": Command(
+    "drivers": DirectCommand("drivers", "drivers"),
+    "lint": DirectCommand("lint", "lint", options={"--fail-on": ("fail_on", FAIL_ON)}),
+    "lifecycle": DirectCommand(
         "lifecycle",
         "lifecycle",
         options={"--pod": ("pod", TEXT), "--needs": ("needs", TEXT), "--all": ("include_all", FLAG)},
     ),
-    "nvme": Command("nvme", "nvme", options={"--all": ("include_all", FLAG)}),
-    "cost": Command("cost", "cost", options={**_PRICES, "--min-idle": ("min_idle", TEXT)}),
-    "inventory": Command(
+    "nvme": DirectCommand("nvme", "nvme", options={"--all": ("include_all", FLAG)}),
+    "cost": DirectCommand("cost", "cost", options={**_PRICES, "--min-idle": ("min_idle", TEXT)}),
+    "inventory": DirectCommand(
         "inventory", "inventory", csv=True, options={"--all": ("include_all", FLAG), **_PRICES}
     ),
 }
@@ -87,6 +92,8 @@ FLAG_OPTIONS: dict[str, str] = {
 
 
 class Parsed(NamedTuple):
+    """A plain command line as typer would read it."""
+
     command: str
     values: dict[str, Any]  # the global options given, by field
     params: dict[str, Any]  # the command's own, by parameter
@@ -134,7 +141,7 @@ def _global(word: str, rest: list[str], values: dict[str, Any]) -> bool:
     return True
 
 
-def _own(command: Command, word: str, rest: list[str], params: dict[str, Any]) -> bool:
+def _own(command: DirectCommand, word: str, rest: list[str], params: dict[str, Any]) -> bool:
     """Read one of the command's options into `params`; False: not one, or not read here."""
     kinds = dict(command.options.values())  # parameter -> kind
     flag = command.options.get(word)
@@ -185,7 +192,7 @@ def _option_value(word: str, rest: list[str], spellings: dict[str, str]) -> tupl
     return spellings[name], rest.pop(0)
 
 
-def options_of(values: dict[str, Any]) -> Any:
+def options_of(values: dict[str, Any]) -> GlobalOptions:
     """The `GlobalOptions` typer's path makes of these values (`options.collect`: -o read by
     `output_format`)."""
     from kubectl_gpu.cli.global_options import GlobalOptions
