@@ -10,7 +10,7 @@ verifier make their changes through this one entry point.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -80,9 +80,10 @@ class _Work:
     change needs them all (a workload's) or the new state is built: the fix verifier makes one change per
     fix and wants only the object it makes."""
 
-    def __init__(self, state: ClusterState, now: datetime | None) -> None:
+    def __init__(self, state: ClusterState, now: datetime | None, known: Sequence[Pod] = ()) -> None:
         self.state = state
         self.now = now
+        self.known = known  # the pods the caller means by their names (`changed_objects`)
         self.pools = list(state.nodepools)
         self.classes = list(state.nodeclasses)
         self.gone: set[int] = set()  # the ids of the captured pods a change took away
@@ -97,8 +98,12 @@ class _Work:
 
     def named(self, namespace: str | None, name: str) -> list[Pod]:
         """The pods of that namespace and name, as the changes so far left them."""
-        index = self.state.memo(_POD_INDEX, lambda: _pod_index(self.state.pods))
-        found = [p for p in index.get((namespace, name), ()) if id(p) not in self.gone]
+        held = [p for p in self.known if p.namespace == namespace and p.name == name]
+        if held:  # the caller's own: no index of every pod for it
+            found = [p for p in held if id(p) not in self.gone]
+        else:
+            index = self.state.memo(_POD_INDEX, lambda: _pod_index(self.state.pods))
+            found = [p for p in index.get((namespace, name), ()) if id(p) not in self.gone]
         return found + [p for p in self.added if p.namespace == namespace and p.name == name]
 
     def remove(self, pods: Iterable[Pod]) -> None:
@@ -138,10 +143,14 @@ def apply_changes(
     return work.build(), done
 
 
-def changed_objects(state: ClusterState, changes: Iterable[Change]) -> tuple[Applied, ...]:
+def changed_objects(
+    state: ClusterState, changes: Iterable[Change], *, pods: Sequence[Pod] = ()
+) -> tuple[Applied, ...]:
     """What `apply_changes` would do, each change's model included, without building the new state (the fix
-    verifier: one change per fix, then the object it makes is evaluated alone)."""
-    return _run(_Work(state, None), changes)
+    verifier: one change per fix, then the object it makes is evaluated alone). `pods`: the pods a change to a
+    pod means, where the caller holds them (a change to one of them by its namespace and name changes that
+    object; no index of every pod is built to find it)."""
+    return _run(_Work(state, None, pods), changes)
 
 
 def _run(work: _Work, changes: Iterable[Change]) -> tuple[Applied, ...]:

@@ -77,3 +77,20 @@ def test_a_field_the_model_does_not_hold_needs_the_manifest(
     json_patch = Change("patch", "Pod", "vllm-l40s-1", "serving", [], patch_type="json")
     with pytest.raises(ChangeError, match="json patch"):
         changed_objects(states[1], (json_patch,))
+
+
+def test_a_change_to_a_pod_the_caller_holds_builds_no_index_of_every_pod() -> None:
+    """The fix verifier names the pod it patches: the same model, and no pass over every pod to find it."""
+    body = {"spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}}
+    change = Change("patch", "Pod", "vllm-l40s-1", "serving", body)
+    state = load_snapshot([DEMO])
+    pod = next(p for p in state.pods if p.namespace == "serving" and p.name == "vllm-l40s-1")
+    other = next(p for p in state.pods if p.name != "vllm-l40s-1")
+    made = changed_objects(state, (change,), pods=(pod,))[0]
+    assert not state._memo  # nothing memoized on the state: no pod index was built
+    assert made.pods_removed == ("vllm-l40s-1",)
+    assert made.model == changed_objects(load_snapshot([DEMO]), (change,))[0].model
+    assert len(made.model.tolerations) == 1
+    # a held pod by another name is not the one the change means: the index finds it
+    again = changed_objects(state, (change,), pods=(other,))[0]
+    assert again.model == made.model and state._memo

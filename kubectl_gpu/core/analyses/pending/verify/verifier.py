@@ -100,9 +100,12 @@ class FixVerifier:
             found = self._checks[memo] = self._check(pod, shape, blocker)
         return found
 
-    def _made(self, change: Change) -> Any:
-        """The object the change makes, through the engine `simulate` uses (the state itself is not changed)."""
-        return changed_objects(self.analysis.state, (change,))[0].model
+    def _made(self, change: Change, pod: Pod | None = None) -> Any:
+        """The object the change makes, through the engine `simulate` uses (the state itself is not changed);
+        `pod`: the pod a change to a pod is to."""
+        return changed_objects(self.analysis.state, (change,), pods=(pod,) if pod is not None else ())[
+            0
+        ].model
 
     def _check(self, pod: Pod, shape: PodShape, blocker: Blocker) -> FixCheck:
         state = self.analysis.state
@@ -118,7 +121,7 @@ class FixVerifier:
         if moved is None:
             return FixCheck(None, "not a change kubectl-gpu can make on a copy of the cluster")
         change, words = moved
-        new_pod = self._made(change) if isinstance(change, Change) else change
+        new_pod = self._made(change, pod) if isinstance(change, Change) else change
         made = (_shared(change),) if isinstance(change, Change) else ()
         after, ranked = self.analysis.answer(new_pod)
         target = ranked.find(blocker.target)
@@ -147,7 +150,7 @@ class FixVerifier:
         ignored = self.analysis.ignored(pod)
         if ignored is not None:  # Karpenter provisions for no such pod, whatever the NodePools
             return FixCheck(False, change, After(ignored.verdict, None, None, ignored.reason), changes=made)
-        shape = shape_of(self._made(tolerating) if tolerating is not None else pod)
+        shape = shape_of(self._made(tolerating, pod) if tolerating is not None else pod)
         evaluation = self.analysis.pool_target(pool).evaluate(shape)
         after = after_of(evaluation, self.analysis.catalog)
         return FixCheck(evaluation.offers, change, after, changes=made)

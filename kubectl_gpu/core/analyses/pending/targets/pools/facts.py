@@ -143,7 +143,7 @@ class PoolFacts:
             return True
         last, found = self._last_offers
         if last is not shape:
-            key = ("offers", self.group, self.memo.requests_id(shape))  # it reads the accelerators alone
+            key = ("offers", self.group, self.memo.accelerators_id(shape))  # it reads their names alone
             found = self.memo.shared(key, lambda: self._offers(shape))
             self._last_offers = (shape, found)
         return found

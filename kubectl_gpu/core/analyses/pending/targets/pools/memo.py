@@ -40,6 +40,7 @@ class PoolMemo:
         self._memo: dict[Hashable, object] = {}
         self._selectors: int | None = None  # the shape's ids, asked for per pool: kept beside `_memo`
         self._requests: int | None = None
+        self._accelerators: int | None = None
         self._untolerated: dict[tuple[tuple[Taint, ...], frozenset[str]], tuple[Taint, ...]] = {}
         self._shared: dict[Hashable, object] = {}
         self._ids: dict[Hashable, int] = {}
@@ -66,6 +67,16 @@ class PoolMemo:
             key = ("req", shape.key[0], shape.ephemeral_storage)
             found = self._requests = self._ids.setdefault(key, len(self._ids))
             self.computed += 1
+        return found
+
+    def accelerators_id(self, shape: PodShape) -> int:
+        """A small id per distinct set of accelerator resources the shape requests (not their amounts)."""
+        if shape is not self._shape:
+            self._new_shape(shape)
+        found = self._accelerators
+        if found is None:
+            key = ("accelerators", frozenset(shape.accelerators))
+            found = self._accelerators = self._ids.setdefault(key, len(self._ids))
         return found
 
     def untolerated(
@@ -119,7 +130,7 @@ class PoolMemo:
     def _new_shape(self, shape: PodShape) -> None:
         self._shape = shape
         self._memo = {}
-        self._selectors = self._requests = None
+        self._selectors = self._requests = self._accelerators = None
         self._untolerated = {}
 
 
