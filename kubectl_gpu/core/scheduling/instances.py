@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from functools import cached_property
 
@@ -61,23 +61,14 @@ class InstanceIndex:
             IndexedType(it, catalog.labels(it, provider), catalog.unknown_label_keys(it, provider))
             for it in catalog.instance_types
         )
-        self._admits: dict[Requirements, dict[str, bool]] = {}
         self._fits: dict[tuple[tuple[str, Decimal], ...], dict[str, bool]] = {}
         self._admitted: dict[frozenset[tuple[str, NormalizedRequirement]], tuple[IndexedType, ...]] = {}
         # What callers derive from this index alone, under a name of theirs (lint's fix checks): it lives
         # as long as the index, so it never outlives the catalog it was computed from.
         self.derived: dict[str, dict[object, object]] = {}
-
-    def admitted_by(self, reqs: Requirements) -> dict[str, bool]:
-        """Type name -> `first_mismatch(reqs, type) is None`, filled on use and kept per requirement set:
-        the NodePools of a cluster share instance types, and a pod shape is checked against each of them."""
-        return self._admits.setdefault(reqs, {})
-
-    def admits(self, memo: dict[str, bool], reqs: Requirements, entry: IndexedType) -> bool:
-        found = memo.get(entry.it.name)
-        if found is None:
-            found = memo[entry.it.name] = self.first_mismatch(reqs, entry) is None
-        return found
+        self._all = (1 << len(self.types)) - 1
+        self._passing_masks: dict[tuple[str, NormalizedRequirement], int] = {}
+        self._by_value: dict[str, tuple[dict[str | None, int], int]] = {}
 
     def fitting_by(self, requests: Mapping[str, Decimal]) -> dict[str, bool]:
         """Type name -> `fit_failure(type, requests) is None`, filled on use, per requests."""
@@ -112,6 +103,60 @@ class InstanceIndex:
             if not req.matches_value(entry.labels.get(key)):
                 return key
         return None
+
+    def passing(self, reqs: Requirements) -> int:
+        """The types `first_mismatch` fails on no key of `reqs` (the types `reqs` admit), as a bit mask (bit i:
+        `types[i]`)."""
+        mask = self._all
+        for key, req in reqs.items():
+            mask &= self._passing(key, req)
+            if not mask:
+                break
+        return mask
+
+    def mismatch_counts(self, reqs: Requirements) -> dict[str, int]:
+        """How many types `first_mismatch` fails on each key of `reqs` (keys it fails none on left out): each
+        requirement is matched against the distinct values of its key once, not against every type."""
+        remaining, counts = self._all, {}
+        for key, req in reqs.items():
+            passing = self._passing(key, req)
+            failing = remaining & ~passing
+            if failing:
+                counts[key] = failing.bit_count()
+                remaining &= passing
+        return counts
+
+    def _passing(self, key: str, req: NormalizedRequirement) -> int:
+        """The types `first_mismatch` does not fail on this one requirement, once per requirement."""
+        found = self._passing_masks.get((key, req))
+        if found is None:
+            if key == CAPACITY_TYPE:
+                found = self._all if any(req.matches_value(v) for v in _OFFERED_CAPACITY) else 0
+            elif key not in self.universe:
+                found = self._all
+            else:
+                by_value, found = self._value_masks(key)  # a type whose value is unknown is let through
+                for value, at in by_value.items():
+                    if req.matches_value(value):
+                        found |= at
+            self._passing_masks[(key, req)] = found
+        return found
+
+    def _value_masks(self, key: str) -> tuple[dict[str | None, int], int]:
+        """The types by their value for `key` (None: they have none), and those whose value the catalog does not
+        know, as bit masks; once per key."""
+        found = self._by_value.get(key)
+        if found is None:
+            by_value: dict[str | None, int] = {}
+            unknown = 0
+            for i, entry in enumerate(self.types):
+                if key in entry.unknown:
+                    unknown |= 1 << i
+                else:
+                    value = entry.labels.get(key)
+                    by_value[value] = by_value.get(value, 0) | 1 << i
+            found = self._by_value[key] = (by_value, unknown)
+        return found
 
     def unverifiable(self, reqs: Requirements) -> frozenset[str]:
         """The keys of `reqs` that `unverified_keys` may name for some type (what it reads of them)."""
@@ -155,6 +200,27 @@ class InstanceIndex:
     def by_name(self) -> dict[str, IndexedType]:
         """Each type by its name."""
         return {e.it.name: e for e in self.types}
+
+    def of_mask(self, mask: int) -> tuple[IndexedType, ...]:
+        """The types whose bits are set in `mask` (as `passing` makes it), in index order."""
+        types, out = self.types, []
+        while mask:
+            low = mask & -mask
+            out.append(types[low.bit_length() - 1])
+            mask ^= low
+        return tuple(out)
+
+    def mask_of(self, types: Iterable[IndexedType]) -> int:
+        """`types` (the index's own) as a bit mask."""
+        at, mask = self.position, 0
+        for entry in types:
+            mask |= 1 << at[entry.it.name]
+        return mask
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        """Each type's place in `types` (its bit in `passing`), by its name."""
+        return {e.it.name: i for i, e in enumerate(self.types)}
 
     @cached_property
     def _positions(self) -> dict[str, dict[str, list[int]]]:

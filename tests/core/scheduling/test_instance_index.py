@@ -1,5 +1,6 @@
 """`InstanceIndex.admitted`: the types a NodePool's requirements admit, found among the candidates of its most
-selective `In` requirement, are exactly those a scan of every type finds (`first_mismatch`)."""
+selective `In` requirement, are exactly those a scan of every type finds (`first_mismatch`); so are those of
+`passing`'s bit masks, and `mismatch_counts` counts what the scan fails each type on."""
 
 from __future__ import annotations
 
@@ -54,3 +55,23 @@ def test_a_type_whose_value_is_unknown_stays_a_candidate() -> None:
     reqs = Requirements.of({"key": key, "operator": "In", "values": ["a-value-no-type-has"]})
     assert unknown in index._candidates(reqs)
     assert unknown in index.admitted(reqs)
+
+
+@pytest.mark.parametrize("provider", ["auto", "karpenter"])
+def test_masks_and_counts_are_the_scan_of_every_type(provider: Any) -> None:
+    index = InstanceIndex(load_catalog(), provider)
+    rng = random.Random(40)
+    counted = 0
+    for _ in range(400):
+        reqs = Requirements.of(*(_requirement(rng, index) for _ in range(rng.randint(1, 6))))
+        expected = tuple(e for e in index.types if index.first_mismatch(reqs, e) is None)
+        assert index.of_mask(index.passing(reqs)) == expected, reqs.render()
+        assert index.mask_of(expected) == index.passing(reqs)
+        failing: dict[str, int] = {}
+        for entry in index.types:
+            key = index.first_mismatch(reqs, entry)
+            if key is not None:
+                failing[key] = failing.get(key, 0) + 1
+        assert index.mismatch_counts(reqs) == failing, reqs.render()
+        counted += len(failing) > 1
+    assert counted > 20  # sets whose types fail on more than one key: the counts' order is exercised

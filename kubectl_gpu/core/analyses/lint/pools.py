@@ -146,10 +146,9 @@ class PoolLint:
         except RequirementError:
             return frozenset()
         index = self.index
-        entries = (index.by_name.get(name) for name in names)
-        return frozenset(
-            e.it.name for e in entries if e is not None and index.first_mismatch(reqs, e) is None
-        )
+        admitted = index.passing(reqs)
+        at = index.position
+        return frozenset(name for name in names if name in at and admitted >> at[name] & 1)
 
     def _wrong_provider(self) -> None:
         pool = self.pool
@@ -223,11 +222,7 @@ class PoolLint:
         if intent is None:
             return  # a CPU pool: the catalog has no CPU types to judge it by
         unknown = unknown_type_names(pool, self.catalog)
-        counts: dict[str, int] = {}
-        for entry in self.index.types:
-            failing = self.index.first_mismatch(index_reqs, entry)
-            if failing:
-                counts[failing] = counts.get(failing, 0) + 1
+        counts = self.index.mismatch_counts(index_reqs)
         blocking = ""
         if counts:
             top = max(sorted(counts), key=lambda k: counts[k])

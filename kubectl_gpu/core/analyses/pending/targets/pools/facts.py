@@ -64,6 +64,7 @@ class PoolFacts:
         self.prefix = "eks.amazonaws.com" if self.provider == "auto" else "karpenter.k8s.aws"
         self.requirements, self.requirement_error = self._requirements(pool.name)
         self.types = self._admitted()
+        self.types_mask = index.mask_of(self.types)
         self.well_known = catalog.well_known_labels(self.provider)
         self.fit = make_fit(self)  # daemonset overhead, NodeOverlays, ephemeral storage (fit.py)
         self.remaining = remaining_limits(pool, state, catalog)
@@ -280,9 +281,8 @@ def _with_pod(target: PoolFacts, pod_reqs: Requirements) -> tuple[IndexedType, .
     """The pool's types `pod_reqs` admit: one tuple per distinct set (held by the memo, so its id, which
     `fitting_types` keys by, is not reused)."""
     index = target.index
-    admitted = index.admitted_by(pod_reqs)
-    found = tuple(e for e in target.types if index.admits(admitted, pod_reqs, e))
-    return target.memo.shared(("types", target.group, *map(id, found)), lambda: found)
+    mask = target.types_mask & index.passing(pod_reqs)  # both in index order: so is the tuple
+    return target.memo.shared(("types", target.group, mask), lambda: index.of_mask(mask))
 
 
 def failure(target: PoolFacts, entry: IndexedType, shape: PodShape) -> str | None:
