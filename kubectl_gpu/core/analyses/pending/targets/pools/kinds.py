@@ -36,6 +36,7 @@ class _Kind:
     def __init__(self, members: list[PoolTarget]) -> None:
         self.members = members
         self.stand_in = members[0].stand_in()
+        self.simple = not self.stand_in.min_values  # its templates read no node requirements
         # Members that rank alike for any shape but for their limits (the same blockers of their own), each
         # bundle sorted as the ranking breaks ties: by weight, then name. Members with limits are told apart
         # per shape, by whether what they have left stops the shape's fitting types (`_bundles`).
@@ -84,6 +85,8 @@ class PoolKinds:
             key = (t.requirement_group, t.requirement_error, t.group, t.pool.taints)
             kinds.setdefault(key, []).append(t)
         self.kinds = [_Kind(members) for members in kinds.values()]
+        # no placed pod's anti-affinity makes the pool checks read a pod without placement (`known_template`)
+        self.plain = bool(targets) and not targets[0].state.placed_with_anti_affinity
         # unnamed.py's conditions that are the cluster's: no index tells types apart by pool name, and no
         # placed pod's anti-affinity may select a pod by its labels (they are not in `shape.key`).
         self.share_unnamed = (
@@ -121,6 +124,12 @@ class PoolKinds:
         if first.memo.get(shape, "reads pool name", lambda: reads_pool_name(shape, first.state, first.memo)):
             return [Entry.single(t.candidate(shape)) for kind in self.kinds for t in kind.members]
         named = names_pools(shape)
+        # most shapes' templates are already known for most kinds (other shapes found them): read, not sought
+        ids = (
+            first.memo.ids(shape)
+            if self.plain and shape.requirements is not None and not shape.placement
+            else None
+        )
         admitted = _admission(shape, POOL) if named else ()
         mentioned = _mentioned(shape) if named else frozenset()
         shared = self._unnamed(shape) if named else None
@@ -145,7 +154,9 @@ class PoolKinds:
                 if template is None and shared is not None:
                     template, words = shared[number], _Words(kind.stand_in, shape, number)
                 elif template is None:
-                    template = kind.stand_in.template(shape, ("kind", number))
+                    stand_in = kind.stand_in
+                    known = stand_in.known_template(ids) if ids is not None and kind.simple else None
+                    template = known if known is not None else stand_in.template(shape, ("kind", number))
                 if words is None and alike is bundle:  # the same for every shape with this template
                     out += kind.stand_in.memo.shared(
                         ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template, None)

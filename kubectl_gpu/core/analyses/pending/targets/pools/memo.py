@@ -20,12 +20,47 @@ from kubectl_gpu.core.analyses.pending.verdicts import Blocker
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.taints import Taint, untolerated
 
-__all__ = ["NODEPOOL", "PoolMemo", "answer_key", "names_pools", "pool_specific", "reads_pool_name"]
+__all__ = [
+    "MISSING",
+    "NODEPOOL",
+    "PoolMemo",
+    "ShapeIds",
+    "answer_key",
+    "names_pools",
+    "pool_specific",
+    "reads_pool_name",
+]
 
 NODEPOOL = "karpenter.sh/nodepool"
 
 T = TypeVar("T")
 _MISSING = object()
+MISSING = _MISSING  # what `PoolMemo.known` finds for a key not computed yet
+
+
+class ShapeIds:
+    """What the memo keys of a pool's template read of one shape, found once per shape (`PoolMemo.ids`):
+    its small ids, whether it names pools, whether Karpenter relaxes it (`PoolTarget.known_template`)."""
+
+    __slots__ = (
+        "accelerators",
+        "names_pools",
+        "relaxes",
+        "requests",
+        "selectors",
+        "shape",
+        "wants_accelerator",
+    )
+
+    def __init__(self, memo: PoolMemo, shape: PodShape) -> None:
+        assert shape.requirements is not None
+        self.shape = shape
+        self.selectors = memo.selectors_id(shape)
+        self.requests = memo.requests_id(shape)
+        self.wants_accelerator = shape.wants_accelerator
+        self.accelerators = memo.accelerators_id(shape) if self.wants_accelerator else None
+        self.names_pools = memo.get(shape, "names pools", lambda: names_pools(shape))
+        self.relaxes = len(memo.get(shape, "relaxations", shape.requirements.relaxations)) > 1
 
 
 class PoolMemo:
@@ -110,6 +145,15 @@ class PoolMemo:
             found = self._shared[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
+
+    @property
+    def known(self) -> dict[Hashable, object]:
+        """The values `shared` has computed, to read without computing (`MISSING` for a key it has not)."""
+        return self._shared
+
+    def ids(self, shape: PodShape) -> ShapeIds:
+        """The shape's `ShapeIds`, once per shape (its requirements must read)."""
+        return self.get(shape, "ids", lambda: ShapeIds(self, shape))
 
     def adopt(self, other: PoolMemo, key: Hashable) -> None:
         """Take `other`'s shared value for `key`, if it has one: for a value that reads neither a pool nor a

@@ -25,7 +25,9 @@ from kubectl_gpu.core.analyses.pending.targets.pools.instances import instance_b
 from kubectl_gpu.core.analyses.pending.targets.pools.labels import unknown_label_blocker
 from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer, limit_answer_of
 from kubectl_gpu.core.analyses.pending.targets.pools.memo import (
+    MISSING,
     PoolMemo,
+    ShapeIds,
     answer_key,
     names_pools,
     pool_specific,
@@ -69,7 +71,7 @@ class PoolTarget(PoolFacts):
         self._last_term: tuple[PodShape | None, Attempt] = (None, (Requirements(), [], 0))
         self._last_term_key: tuple[PodShape | None, tuple[object, ...]] = (None, ())
         # minValues: then its templates read the node requirements (`_template`)
-        self._min_values = any(r.min_values for r in self.requirements.values())
+        self.min_values = any(r.min_values for r in self.requirements.values())
 
     def stand_in(self) -> PoolTarget:
         """This pool as it would be if its name were `POOL`, its requirements included: its templates hold
@@ -116,7 +118,7 @@ class PoolTarget(PoolFacts):
         # (the node requirements are made for the key only then). The answers are the memo's (alive with it,
         # so their ids are not reused): shapes that differ only in selectors the pool answers alike share
         # the template, and so its entries (kinds.py).
-        node_reqs = self._node_requirements(shape) if self._min_values else None
+        node_reqs = self._node_requirements(shape) if self.min_values else None
         key = (
             "template",
             id(self),
@@ -137,6 +139,45 @@ class PoolTarget(PoolFacts):
                 node_reqs if node_reqs is not None else self._node_requirements(shape),
             ),
         )
+
+    def known_template(self, ids: ShapeIds) -> Template | None:
+        """`_template`'s answer where the memo already holds it and every part of its key (shapes that other
+        shapes answered first: most of them), read with the same keys and nothing computed; None where one
+        is missing (then `template` finds it). For a shape without placement whose requirements read, in
+        a cluster where no placed pod has anti-affinity, and a pool without minValues (`PoolKinds.entries`)."""
+        known, shape = self.memo.known, ids.shape
+        taints = self.pool.taints
+        missing: tuple[Taint, ...] = ()
+        prefer_no = False
+        if taints:
+            missing = self.memo.untolerated(shape, taints, BLOCKING_EFFECTS)
+            prefer_no = bool(self.memo.untolerated(shape, taints, _PREFER_NO))
+        pool = id(self) if ids.names_pools else self.requirement_group
+        term_key: tuple[object, ...] = (  # `_term_key`
+            ("term", pool, ids.selectors, ids.requests, prefer_no)
+            if ids.relaxes
+            else ("term", pool, ids.selectors, prefer_no)
+        )
+        term = known.get(term_key, MISSING)
+        requirement = known.get(("requirement blockers", term_key, self.requirement_error), MISSING)
+        if term is MISSING or requirement is MISSING:
+            return None
+        attempt: Attempt = term  # type: ignore[assignment]
+        offers: object = True
+        instance_key: tuple[object, ...] = ("instance blockers", self.group, ids.requests, None)
+        if ids.wants_accelerator:  # `_instance_answer`, `fitting` and `offers`
+            fit = known.get(("fit", self.group, attempt[0], ids.requests), MISSING)
+            if fit is MISSING:
+                return None
+            some_fit = fit[3] is not None  # type: ignore[index]
+            instance_key = ("instance fits", id(fit)) if some_fit else (*instance_key[:3], id(fit))
+            offers = known.get(("offers", self.group, ids.accelerators), MISSING)
+        instance = known.get(instance_key, MISSING)
+        if instance is MISSING or offers is MISSING:
+            return None
+        key = ("template", id(self), missing, id(requirement), id(instance), offers, attempt[2], None)
+        found = known.get(key, MISSING)
+        return None if found is MISSING else found  # type: ignore[return-value]
 
     def _template_of(
         self,
