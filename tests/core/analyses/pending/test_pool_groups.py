@@ -221,3 +221,50 @@ def test_shared_templates_answer_as_one_shape_alone_does() -> None:
                 alone.fix_check,
             ), diag.key
             assert diag.evaluations == alone.evaluations, diag.key
+
+
+def test_a_known_template_is_the_one_the_evaluation_finds() -> None:
+    """`PoolTarget.known_template` reads what the evaluation stored, by the evaluation's own keys: right after
+    `template` found a kind's template for a shape it gives that very object, and before, either it or None
+    (a part not found yet), never another."""
+    from kubectl_gpu.core.analyses.pending.analysis import _Analyser
+
+    known = 0
+    scenarios = (
+        _selector_variants(),
+        _other_tolerations(),
+        *(items(n) for n in ("automode-capacity", "karpenter-gpu")),
+    )
+    for objects in scenarios:
+        state = state_of(objects)
+        analyser = _Analyser(state, catalog(), NOW)
+        kinds = [k for k in analyser.kinds.kinds if k.simple]
+        assert kinds
+        memo = kinds[0].stand_in.memo
+        for pod in state.pods:
+            shape = shape_of(pod)
+            if shape.requirements is None or shape.placement:
+                continue
+            for number, kind in enumerate(analyser.kinds.kinds):
+                if not kind.simple:
+                    continue
+                before = kind.stand_in.known_template(memo.ids(shape))
+                made = kind.stand_in.template(shape, ("kind", number))
+                assert kind.stand_in.known_template(memo.ids(shape)) is made, (pod.name, number)
+                assert before is None or before is made, (pod.name, number)
+                known += before is not None
+    assert known > 0  # shapes that other shapes answered first: the path is taken
+
+
+def _other_tolerations() -> list[Obj]:
+    """The scenario with copies of `many-gpus` that differ only in a toleration no pool's taint matches: the
+    same templates, found by another shape first."""
+    objects = items("automode-gpu")
+    base = find(objects, "Pod", "many-gpus")
+    for n in range(2):
+        twin = copy.deepcopy(base)
+        twin["metadata"].update(name=f"tolerating-{n}", uid=f"uid-tolerating-{n}")
+        extra = {"key": f"example.com/other-{n}", "operator": "Exists", "effect": "NoSchedule"}
+        twin["spec"]["tolerations"] = [*twin["spec"].get("tolerations", []), extra]
+        objects.append(twin)
+    return objects
