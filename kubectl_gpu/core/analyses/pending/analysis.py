@@ -144,7 +144,11 @@ class _Analyser:
         key = self._key(shape, nodes_only=nodes_only)
         found = self.cache.get(key)
         if found is None:
-            found = self.cache[key] = Ranked(self._nodes(shape) if nodes_only else self._targets(shape, key))
+            if nodes_only:
+                found = Ranked(self._nodes(shape))
+            else:
+                found = Ranked(self._targets(shape, key), self.kinds.reword(shape) if self.pools else None)
+            self.cache[key] = found
         return found
 
     def diagnose(self, pod: Pod) -> PodDiagnosis:

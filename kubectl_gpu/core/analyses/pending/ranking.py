@@ -193,10 +193,15 @@ def _ref_of(candidate: Any) -> TargetRef:
 class Ranked:
     """The targets of one shape, nearest first (`nearness`), held as entries of alike targets."""
 
-    def __init__(self, entries: Sequence[Entry]) -> None:
+    def __init__(
+        self, entries: Sequence[Entry], reword: Callable[[Candidate], Candidate] | None = None
+    ) -> None:
         # By shared rank, then by the first member: among entries that tie, the first k targets come from
         # the first k entries (`_first`).
         self.entries = sorted(entries, key=lambda e: (e.prefix, e.members[0][0]))
+        # Entries shared with other shapes that rank alike, whose words are this shape's own (pools the pod
+        # does not name: targets/pools/unnamed.py): each candidate made from them is put in its words.
+        self._reword = reword
         self._count = sum(len(e.members) for e in self.entries)
         # The candidates made so far, by (entry, member): `nearest`, `first` and `listed` ask for the same
         # few, and each builds its evaluation once.
@@ -206,7 +211,8 @@ class Ranked:
         key = (id(entry), id(member))  # both held by `entries`: their ids are not reused
         found = self._made.get(key)
         if found is None:
-            found = self._made[key] = entry.make(member)
+            found = entry.make(member)
+            found = self._made[key] = found if self._reword is None else self._reword(found)
         return found
 
     def __len__(self) -> int:

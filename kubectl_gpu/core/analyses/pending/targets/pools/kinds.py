@@ -12,7 +12,8 @@ still tell two members apart is their name, and only for a shape that reads it:
   member gets its own.
 
 Shapes that name pools by their nodeSelector and differ only in the name share the stand-ins' templates for
-ranking, worded for each shape only where a target is shown (unnamed.py).
+ranking (unnamed.py), and so their entries; a target of theirs is put in the shape's own words only where it
+is shown (`PoolKinds.reword`, applied by `Ranked`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
-from kubectl_gpu.core.analyses.pending.ranking import Entry
+from kubectl_gpu.core.analyses.pending.ranking import Candidate, Entry
 from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer
 from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL, names_pools, reads_pool_name
 from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
@@ -115,6 +116,34 @@ class PoolKinds:
     def __len__(self) -> int:
         return len(self.kinds)
 
+    def reword(self, shape: PodShape) -> Callable[[Candidate], Candidate] | None:
+        """For a shape whose kinds' templates are shared with the shapes that differ from it only in the pool
+        they name (`_unnamed`): a candidate of one of those templates in the shape's own words, made when it
+        is shown (`Ranked`); None for any other shape."""
+        if not self.kinds or not names_pools(shape):
+            return None
+        first = self.kinds[0].stand_in
+        if first.memo.get(shape, "reads pool name", lambda: reads_pool_name(shape, first.state, first.memo)):
+            return None
+        shared = self._unnamed(shape)
+        if shared is None:
+            return None
+        numbers: dict[int, int] = first.memo.shared(
+            ("unnamed kinds", id(shared)), lambda: {id(t): n for n, t in enumerate(shared)}
+        )
+        words: dict[int, _Words] = {}
+
+        def reword(candidate: Candidate) -> Candidate:
+            number = numbers.get(id(getattr(candidate, "template", None)))
+            if number is None or not isinstance(candidate, PoolCandidate):
+                return candidate
+            found = words.get(number)
+            if found is None:
+                found = words[number] = _Words(self.kinds[number].stand_in, shape, number)
+            return candidate.worded(found)
+
+        return reword
+
     def entries(self, shape: PodShape) -> list[Entry]:
         """Every pool for the shape, as ranking entries: one per bundle of a kind (the module's docstring),
         a pool of its own where the shape reads its name."""
@@ -136,7 +165,6 @@ class PoolKinds:
         out: list[Entry] = []
         for number, kind in enumerate(self.kinds):
             template: Template | None = None
-            words: Callable[[], Template] | None = None
             for bundle in kind.bundles:
                 alike = bundle
                 if named:  # the pools the pod names: on their own
@@ -151,18 +179,18 @@ class PoolKinds:
                         alike = [(t, m) for t, m in bundle if id(m) not in own]
                 if not alike:
                     continue
-                if template is None and shared is not None:
-                    template, words = shared[number], _Words(kind.stand_in, shape, number)
+                if template is None and shared is not None:  # worded for the shape when shown: `reword`
+                    template = shared[number]
                 elif template is None:
                     stand_in = kind.stand_in
                     known = stand_in.known_template(ids) if ids is not None and kind.simple else None
                     template = known if known is not None else stand_in.template(shape, ("kind", number))
-                if words is None and alike is bundle:  # the same for every shape with this template
+                if alike is bundle:  # the same for every shape with this template
                     out += kind.stand_in.memo.shared(
-                        ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template, None)
+                        ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template)
                     )
                 else:
-                    out += _bundles(alike, template, words)
+                    out += _bundles(alike, template)
         return out
 
 
@@ -184,27 +212,26 @@ class _Words:
 Members = list[tuple[tuple[int, str], PoolTarget]]
 
 
-def _bundles(members: Members, template: Template, words: Callable[[], Template] | None) -> list[Entry]:
+def _bundles(members: Members, template: Template) -> list[Entry]:
     """Members of one kind and bundle as ranking entries: one, or, where they have limits, those whose limits
     stop the template's fitting types and those whose limits do not (the rank and the blocker codes read
     only that much of the limits answer; each member's own answer words its evaluation)."""
     fitting = template.fitting
     first = members[0][1]
     if not first.pool.limits:
-        return [_bundle(members, template, first.limit_answer(fitting), words)]
+        return [_bundle(members, template, first.limit_answer(fitting))]
     answers: dict[int, LimitAnswer] = {}
     parts: dict[bool, Members] = {}
     for tail, member in members:
         answer = answers[id(member)] = member.limit_answer(fitting)
         parts.setdefault(answer.problem is None, []).append((tail, member))
-    return [_bundle(part, template, answers[id(part[0][1])], words, answers) for part in parts.values()]
+    return [_bundle(part, template, answers[id(part[0][1])], answers) for part in parts.values()]
 
 
 def _bundle(
     members: Members,
     template: Template,
     limit: LimitAnswer,
-    words: Callable[[], Template] | None = None,
     answers: dict[int, LimitAnswer] | None = None,
 ) -> Entry:
     """An entry of members that share a template and rank alike; `answers`, when given, is each member's
@@ -216,7 +243,7 @@ def _bundle(
         found = made.get(id(member))  # members are held by the entry: their ids are not reused
         if found is None:
             own = limit if answers is None else answers[id(member)]
-            found = made[id(member)] = PoolCandidate(member, template, own, words)
+            found = made[id(member)] = PoolCandidate(member, template, own)
         return found
 
     return Entry(make(members[0][1]), members, make, _pool_ref)

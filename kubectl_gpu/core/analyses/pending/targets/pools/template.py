@@ -92,6 +92,10 @@ class PoolCandidate:
         )
         self._evaluation: TargetEvaluation | None = None
 
+    def worded(self, words: Callable[[], Template]) -> PoolCandidate:
+        """This candidate with its evaluation in the words `words` gives (`PoolKinds.reword`)."""
+        return PoolCandidate(self.target, self.template, self.limit, words)
+
     @property
     def ref(self) -> TargetRef:
         return self.target.ref
