@@ -5,12 +5,13 @@ selective `In` requirement, are exactly those a scan of every type finds (`first
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from kubectl_gpu.core.catalog import load_catalog
-from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, InstanceIndex
+from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex
 from kubectl_gpu.core.scheduling.requirements import Requirements
 
 _OPERATORS = ("In", "In", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
@@ -33,14 +34,19 @@ def _requirement(rng: random.Random, index: InstanceIndex) -> dict[str, Any]:
     return {"key": key, "operator": operator, "values": values}
 
 
+def _sets(index: InstanceIndex, seed: int) -> Iterator[tuple[Requirements, tuple[IndexedType, ...]]]:
+    """400 random requirement sets of 1-6 requirements, each with the types a scan of every type admits."""
+    rng = random.Random(seed)
+    for _ in range(400):
+        reqs = Requirements.of(*(_requirement(rng, index) for _ in range(rng.randint(1, 6))))
+        yield reqs, tuple(e for e in index.types if index.first_mismatch(reqs, e) is None)
+
+
 @pytest.mark.parametrize("provider", ["auto", "karpenter"])
 def test_admitted_is_the_scan_of_every_type(provider: Any) -> None:
     index = InstanceIndex(load_catalog(), provider)
-    rng = random.Random(38)
     narrowed = 0
-    for _ in range(400):
-        reqs = Requirements.of(*(_requirement(rng, index) for _ in range(rng.randint(1, 6))))
-        expected = tuple(e for e in index.types if index.first_mismatch(reqs, e) is None)
+    for reqs, expected in _sets(index, 38):
         assert index.admitted(reqs) == expected, reqs.render()
         narrowed += len(index._candidates(reqs)) < len(index.types)
     assert narrowed > 100  # most sets have an `In` to narrow by: the test reaches the candidates' path
@@ -60,11 +66,8 @@ def test_a_type_whose_value_is_unknown_stays_a_candidate() -> None:
 @pytest.mark.parametrize("provider", ["auto", "karpenter"])
 def test_masks_and_counts_are_the_scan_of_every_type(provider: Any) -> None:
     index = InstanceIndex(load_catalog(), provider)
-    rng = random.Random(40)
     counted = 0
-    for _ in range(400):
-        reqs = Requirements.of(*(_requirement(rng, index) for _ in range(rng.randint(1, 6))))
-        expected = tuple(e for e in index.types if index.first_mismatch(reqs, e) is None)
+    for reqs, expected in _sets(index, 40):
         assert index.of_mask(index.passing(reqs)) == expected, reqs.render()
         assert index.mask_of(expected) == index.passing(reqs)
         failing: dict[str, int] = {}
