@@ -34,8 +34,7 @@ __all__ = [
 NODEPOOL = "karpenter.sh/nodepool"
 
 T = TypeVar("T")
-_MISSING = object()
-MISSING = _MISSING  # what `PoolMemo.known` finds for a key not computed yet
+MISSING = object()  # what `PoolMemo.known` finds for a key not computed yet
 
 
 class ShapeIds:
@@ -140,8 +139,8 @@ class PoolMemo:
 
     def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
         """A value computed once per analysis (for every pool and shape that ask with this key)."""
-        found = self._shared.get(key, _MISSING)
-        if found is _MISSING:
+        found = self._shared.get(key, MISSING)
+        if found is MISSING:
             found = self._shared[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
@@ -158,15 +157,15 @@ class PoolMemo:
     def adopt(self, other: PoolMemo, key: Hashable) -> None:
         """Take `other`'s shared value for `key`, if it has one: for a value that reads neither a pool nor a
         pod (the cluster's recent capacity events), which a pool changed by a fix may share."""
-        found = other._shared.get(key, _MISSING)
-        if found is not _MISSING:
+        found = other._shared.get(key, MISSING)
+        if found is not MISSING:
             self._shared[key] = found
 
     def get(self, shape: PodShape, key: Hashable, compute: Callable[[], T]) -> T:
         if shape is not self._shape:
             self._new_shape(shape)
-        found = self._memo.get(key, _MISSING)
-        if found is _MISSING:
+        found = self._memo.get(key, MISSING)
+        if found is MISSING:
             found = self._memo[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
