@@ -2,6 +2,7 @@
 """A change against the tree before it, interleaved: floor, before, after, floor, before, after, ...
 
     python bench/ab.py --before DIR --shape small --commands lifecycle,pending [--repeat 5]
+    python bench/ab.py --before DIR --shape pools300 --analyses pending,lint [--repeat 8]
 
 `pairs.py --tree` measures one tree at a time, so a before and an after run minutes apart, and on a shared
 machine the minute moves a ratio as much as a small change does. Here each round runs the floor, the command
@@ -9,6 +10,12 @@ from `--before` (a checkout, e.g. `git worktree add --detach /tmp/before HEAD~3`
 tree, back to back; each tree's ratio is the median over the rounds of its wall time over that round's floor.
 Both trees are byte-compiled first (`pairs.compiled`): a tree left uncompiled under PYTHONDONTWRITEBYTECODE
 would measure the compiler.
+
+`--analyses` times the analyses alone, in-process: each round runs, from each tree, a fresh child that loads
+the file, then runs one analysis (`diagnose.analyse(only=[NAME])`, or all of them for `diagnose`) with the GC
+off, as the CLI runs it, and prints the CPU seconds it took. No floor: a change of ~10 % to an analysis is a
+few percent of a command, which a command's pairs cannot resolve on a noisy machine. The row gives each
+tree's minimum and median over the rounds.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -57,6 +65,45 @@ def compare(before: Path, path: Path, command: str, repeat: int) -> str:
     return f"| {path.name} | {command} | {cells[0]} | {cells[1]} | {load:.1f}-{os.getloadavg()[0]:.1f} |"
 
 
+# A child of `--analyses`: argv FILE NAME NOW; prints the analysis's CPU seconds.
+IN_PROCESS = """
+import gc, sys, time
+from datetime import datetime
+from pathlib import Path
+from kubectl_gpu.core.analyses import diagnose
+from kubectl_gpu.core.catalog.loader import load_catalog
+from kubectl_gpu.kube.snapshot import load_snapshot
+gc.disable()
+state, catalog = load_snapshot([Path(sys.argv[1])]), load_catalog()
+now = datetime.fromisoformat(sys.argv[3].replace("Z", "+00:00"))
+start = time.process_time()
+diagnose.analyse(state, catalog, now, only=None if sys.argv[2] == "diagnose" else [sys.argv[2]])
+print(time.process_time() - start)
+"""
+
+
+def compare_in_process(before: Path, path: Path, analysis: str, repeat: int) -> str:
+    """One markdown row: the analysis's CPU seconds from each tree, minimum and median, and the load average."""
+    base_env = dict(os.environ, PYTHONHASHSEED="0")
+    trees = {"before": before, "after": pairs.ROOT}
+    seconds: dict[str, list[float]] = {"before": [], "after": []}
+    load = os.getloadavg()[0]
+    for _ in range(repeat):
+        for tree, root in trees.items():
+            argv = [sys.executable, "-c", IN_PROCESS, str(path), analysis, shapes.NOW_TEXT]
+            out = subprocess.run(
+                argv, env=dict(base_env, PYTHONPATH=str(root)), cwd=root, capture_output=True, text=True
+            )
+            if out.returncode:
+                raise SystemExit(f"{tree}: {analysis} on {path.name} failed: {out.stderr.strip()[-300:]}")
+            seconds[tree].append(float(out.stdout.strip().splitlines()[-1]))
+    cells = [
+        f"{min(t):.3f} / {statistics.median(t):.3f} ({', '.join(f'{x:.3f}' for x in t)})"
+        for t in seconds.values()
+    ]
+    return f"| {path.name} | {analysis} | {cells[0]} | {cells[1]} | {load:.1f}-{os.getloadavg()[0]:.1f} |"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -65,14 +112,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shape", action="append", default=[], choices=sorted(shapes.SHAPES))
     parser.add_argument("--file", action="append", type=Path, default=[], help="any other JSON input")
     parser.add_argument("--nodes", type=int, help="the shapes at another node count")
-    parser.add_argument("--commands", required=True, help="comma-separated, as in pairs.COMMANDS")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--commands", help="comma-separated, as in pairs.COMMANDS")
+    which.add_argument(
+        "--analyses",
+        help="comma-separated: pending, lint, health, drivers, ... or diagnose (all), in-process",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
-    paths = [*args.file, *(shapes.path_for(s, nodes=args.nodes) for s in args.shape)]
+    paths = [p.resolve() for p in (*args.file, *(shapes.path_for(s, nodes=args.nodes) for s in args.shape))]
     if missing := [str(p) for p in paths if not p.exists()]:
         parser.error(f"not written yet (bench/shapes.py --shape ...): {', '.join(missing)}")
     pairs.compiled(args.before)
     print(f"# {os.cpu_count()} CPUs; before: {args.before}, after: {pairs.ROOT}", flush=True)
+    if args.analyses:
+        print(
+            "| input | analysis | before: CPU s, min / median (each) | after: CPU s, min / median (each) | load avg |"
+        )
+        print("|---|---|---:|---:|---|")
+        for path in paths:
+            for analysis in args.analyses.split(","):
+                print(compare_in_process(args.before, path, analysis, args.repeat), flush=True)
+        return 0
     print("| input | command | before: ratio (each round) | after: ratio (each round) | load avg |")
     print("|---|---|---:|---:|---|")
     for path in paths:
