@@ -183,3 +183,17 @@ def test_pairs_table_and_profile_summary(tmp_path: Path) -> None:
     assert row.endswith("| 2.0-3.5 |")
     total, inclusive, own = pyspy_top.summarise("a (m.py:1);b (kubectl_gpu/x.py:2) 3\na (m.py:1) 1\n")
     assert (total, inclusive["a (m)"], own["b (x)"], own["a (m)"]) == (4, 4, 3, 1)
+
+
+def test_ab_times_an_analysis_in_process_from_each_tree(tmp_path: Path) -> None:
+    """`bench/ab.py --analyses`: one row per input and analysis, each tree's CPU seconds, minimum first."""
+    ab = load_script(ROOT / "bench" / "ab.py", "bench_ab")
+    out, _ = _shape(tmp_path, "pools300", 6)
+    row = ab.compare_in_process(ROOT, out, "lint", 2)
+    cells = row.strip("|").split("|")
+    assert [c.strip() for c in cells[:2]] == [out.name, "lint"]
+    for cell in cells[2:4]:
+        low, rest = cell.split("/", 1)
+        median, each = rest.split("(", 1)
+        rounds = [float(x) for x in each.rstrip(") ").split(",")]
+        assert len(rounds) == 2 and float(low) == min(rounds) and 0 < float(low) <= float(median)
