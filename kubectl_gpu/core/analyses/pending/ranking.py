@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, Protocol
 
 import msgspec
@@ -162,7 +163,7 @@ class Entry:
     """Targets that rank alike but for their weight and name (one kind of NodePool with one limits answer and
     the same blockers of its own), or a single target: ranked as one, expanded when they are named."""
 
-    __slots__ = ("make", "members", "prefix", "ref", "sample")
+    __slots__ = ("make", "members", "order", "prefix", "ref", "sample")
 
     def __init__(
         self,
@@ -174,6 +175,7 @@ class Entry:
         self.sample = sample  # one of them: their codes, classes and details
         self.prefix = sample.key[:5]
         self.members = members  # (minus weight, name), member: sorted
+        self.order = (self.prefix, members[0][0])  # `Ranked`'s sort key (entries are shared by shapes)
         self.make = make
         self.ref = ref
 
@@ -198,7 +200,7 @@ class Ranked:
     ) -> None:
         # By shared rank, then by the first member: among entries that tie, the first k targets come from
         # the first k entries (`_first`).
-        self.entries = sorted(entries, key=lambda e: (e.prefix, e.members[0][0]))
+        self.entries = sorted(entries, key=_ORDER_KEY)
         # Entries shared with other shapes that rank alike, whose words are this shape's own (pools the pod
         # does not name: targets/pools/unnamed.py): each candidate made from them is put in its words.
         self._reword = reword
@@ -359,3 +361,4 @@ def _first(entries: list[Entry], count: int) -> list[tuple[Entry, Any]]:
 
 
 _ORDER = {v: i for i, v in enumerate(Verdict)}
+_ORDER_KEY = attrgetter("order")
