@@ -258,13 +258,30 @@ def test_a_known_template_is_the_one_the_evaluation_finds() -> None:
 
 def _other_tolerations() -> list[Obj]:
     """The scenario with copies of `many-gpus` that differ only in a toleration no pool's taint matches: the
-    same templates, found by another shape first."""
+    same templates, found by another shape first; twice more with a preferred node affinity (Karpenter relaxes
+    such a pod, so its answers are kept per requests too)."""
     objects = items("automode-gpu")
     base = find(objects, "Pod", "many-gpus")
-    for n in range(2):
+    preferred = {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 1,
+                    "preference": {
+                        "matchExpressions": [
+                            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}
+                        ]
+                    },
+                }
+            ]
+        }
+    }
+    for n in range(4):
         twin = copy.deepcopy(base)
         twin["metadata"].update(name=f"tolerating-{n}", uid=f"uid-tolerating-{n}")
-        extra = {"key": f"example.com/other-{n}", "operator": "Exists", "effect": "NoSchedule"}
+        extra = {"key": f"example.com/other-{n % 2}", "operator": "Exists", "effect": "NoSchedule"}
         twin["spec"]["tolerations"] = [*twin["spec"].get("tolerations", []), extra]
+        if n >= 2:
+            twin["spec"]["affinity"] = preferred
         objects.append(twin)
     return objects
