@@ -223,13 +223,13 @@ def test_shared_templates_answer_as_one_shape_alone_does() -> None:
             assert diag.evaluations == alone.evaluations, diag.key
 
 
-def test_a_known_template_is_the_one_the_evaluation_finds() -> None:
-    """`PoolTarget.known_template` reads what the evaluation stored, by the evaluation's own keys: right after
-    `template` found a kind's template for a shape it gives that very object, and before, either it or None
-    (a part not found yet), never another."""
+def test_a_plain_template_is_the_one_the_evaluation_finds() -> None:
+    """`PoolTarget.plain_template` reads and stores by the evaluation's own keys: whichever of it and `template`
+    asks first for a kind and shape, both give the very same object; where other shapes found every part
+    first, it computes nothing."""
     from kubectl_gpu.core.analyses.pending.analysis import _Analyser
 
-    known = 0
+    nothing_computed = 0
     scenarios = (
         _selector_variants(),
         _other_tolerations(),
@@ -241,25 +241,29 @@ def test_a_known_template_is_the_one_the_evaluation_finds() -> None:
         kinds = [k for k in analyser.kinds.kinds if k.simple]
         assert kinds
         memo = kinds[0].stand_in.memo
-        for pod in state.pods:
+        for n, pod in enumerate(state.pods):
             shape = shape_of(pod)
             if shape.requirements is None or shape.placement:
                 continue
             for number, kind in enumerate(analyser.kinds.kinds):
                 if not kind.simple:
                     continue
-                before = kind.stand_in.known_template(memo.ids(shape))
-                made = kind.stand_in.template(shape, ("kind", number))
-                assert kind.stand_in.known_template(memo.ids(shape)) is made, (pod.name, number)
-                assert before is None or before is made, (pod.name, number)
-                known += before is not None
-    assert known > 0  # shapes that other shapes answered first: the path is taken
+                computed = memo.computed
+                if (n + number) % 2:
+                    plain = kind.stand_in.plain_template(memo.ids(shape))
+                    nothing_computed += memo.computed == computed
+                    made = kind.stand_in.template(shape, ("kind", number))
+                else:
+                    made = kind.stand_in.template(shape, ("kind", number))
+                    plain = kind.stand_in.plain_template(memo.ids(shape))
+                assert plain is made, (pod.name, number)
+    assert nothing_computed > 0  # shapes that other shapes answered first: the path is taken
 
 
 def _other_tolerations() -> list[Obj]:
     """The scenario with copies of `many-gpus` that differ only in a toleration no pool's taint matches: the
     same templates, found by another shape first; twice more with a preferred node affinity (Karpenter relaxes
-    such a pod, so its answers are kept per requests too)."""
+    such a pod, so its answers are kept per requests too), and two whose preference only one of them meets."""
     objects = items("automode-gpu")
     base = find(objects, "Pod", "many-gpus")
     preferred = {
@@ -283,5 +287,21 @@ def _other_tolerations() -> list[Obj]:
         twin["spec"]["tolerations"] = [*twin["spec"].get("tolerations", []), extra]
         if n >= 2:
             twin["spec"]["affinity"] = preferred
+        objects.append(twin)
+    # Two that prefer a 1-GPU type: with 1 GPU requested the preference holds on the gpu pool, with 4 only
+    # Karpenter's relaxed attempt fits (the same selectors, another attempt: the term is kept per requests)
+    one_gpu = {"key": "eks.amazonaws.com/instance-gpu-count", "operator": "In", "values": ["1"]}
+    for gpus in ("1", "4"):
+        twin = copy.deepcopy(base)
+        twin["metadata"].update(name=f"prefers-one-{gpus}", uid=f"uid-prefers-one-{gpus}")
+        twin["spec"]["tolerations"] = [{"operator": "Exists", "key": k} for k in ("nvidia.com/gpu", "workload")]
+        twin["spec"]["affinity"] = {
+            "nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 1, "preference": {"matchExpressions": [one_gpu]}}
+                ]
+            }
+        }
+        twin["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = gpus
         objects.append(twin)
     return objects

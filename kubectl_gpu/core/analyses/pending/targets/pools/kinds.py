@@ -24,7 +24,12 @@ from functools import partial
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.ranking import Candidate, Entry
 from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer
-from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL, names_pools, reads_pool_name
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import (
+    NODEPOOL,
+    ShapeIds,
+    names_pools,
+    reads_pool_name,
+)
 from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.analyses.pending.targets.pools.template import POOL, PoolCandidate, Template
 from kubectl_gpu.core.analyses.pending.targets.pools.unnamed import unnamed_key, unnamed_shape
@@ -86,7 +91,7 @@ class PoolKinds:
             key = (t.requirement_group, t.requirement_error, t.group, t.pool.taints)
             kinds.setdefault(key, []).append(t)
         self.kinds = [_Kind(members) for members in kinds.values()]
-        # no placed pod's anti-affinity makes the pool checks read a pod without placement (`known_template`)
+        # no placed pod's anti-affinity makes the pool checks read a pod without placement (`plain_template`)
         self.plain = bool(targets) and not targets[0].state.placed_with_anti_affinity
         # unnamed.py's conditions that are the cluster's: no index tells types apart by pool name, and no
         # placed pod's anti-affinity may select a pod by its labels (they are not in `shape.key`).
@@ -109,12 +114,27 @@ class PoolKinds:
             other = unnamed_shape(shape, key)
             if other is None:
                 return None
-            return [kind.stand_in.template(other, ("kind", n)) for n, kind in enumerate(self.kinds)]
+            ids = self._ids(other)
+            return [self._template(kind, n, other, ids) for n, kind in enumerate(self.kinds)]
 
         return memo.shared(("unnamed templates", key), compute)
 
     def __len__(self) -> int:
         return len(self.kinds)
+
+    def _ids(self, shape: PodShape) -> ShapeIds | None:
+        """The shape's ids for `PoolTarget.plain_template` where it applies to it (most shapes' templates, or
+        their parts, are already known for most kinds: other shapes found them); None elsewhere."""
+        if self.plain and shape.requirements is not None and not shape.placement:
+            return self.kinds[0].stand_in.memo.ids(shape)
+        return None
+
+    @staticmethod
+    def _template(kind: _Kind, number: int, shape: PodShape, ids: ShapeIds | None) -> Template:
+        """The kind's stand-in's template for the shape."""
+        if ids is not None and kind.simple:
+            return kind.stand_in.plain_template(ids)
+        return kind.stand_in.template(shape, ("kind", number))
 
     def reword(self, shape: PodShape) -> Callable[[Candidate], Candidate] | None:
         """For a shape whose kinds' templates are shared with the shapes that differ from it only in the pool
@@ -153,12 +173,7 @@ class PoolKinds:
         if first.memo.get(shape, "reads pool name", lambda: reads_pool_name(shape, first.state, first.memo)):
             return [Entry.single(t.candidate(shape)) for kind in self.kinds for t in kind.members]
         named = names_pools(shape)
-        # most shapes' templates are already known for most kinds (other shapes found them): read, not sought
-        ids = (
-            first.memo.ids(shape)
-            if self.plain and shape.requirements is not None and not shape.placement
-            else None
-        )
+        ids = self._ids(shape)
         admitted = _admission(shape, POOL) if named else ()
         mentioned = _mentioned(shape) if named else frozenset()
         shared = self._unnamed(shape) if named else None
@@ -182,9 +197,7 @@ class PoolKinds:
                 if template is None and shared is not None:  # worded for the shape when shown: `reword`
                     template = shared[number]
                 elif template is None:
-                    stand_in = kind.stand_in
-                    known = stand_in.known_template(ids) if ids is not None and kind.simple else None
-                    template = known if known is not None else stand_in.template(shape, ("kind", number))
+                    template = self._template(kind, number, shape, ids)
                 if alike is bundle:  # the same for every shape with this template
                     out += kind.stand_in.memo.shared(
                         ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template)

@@ -39,7 +39,7 @@ MISSING = object()  # what `PoolMemo.known` finds for a key not computed yet
 
 class ShapeIds:
     """What the memo keys of a pool's template read of one shape, found once per shape (`PoolMemo.ids`):
-    its small ids, whether it names pools, whether Karpenter relaxes it (`PoolTarget.known_template`)."""
+    its small ids, whether it names pools, whether Karpenter relaxes it (`PoolTarget.plain_template`)."""
 
     __slots__ = (
         "accelerators",

@@ -140,44 +140,52 @@ class PoolTarget(PoolFacts):
             ),
         )
 
-    def known_template(self, ids: ShapeIds) -> Template | None:
-        """`_template`'s answer where the memo already holds it and every part of its key (shapes that other
-        shapes answered first: most of them), read with the same keys and nothing computed; None where one
-        is missing (then `template` finds it). For a shape without placement whose requirements read, in
-        a cluster where no placed pod has anti-affinity, and a pool without minValues (`PoolKinds.entries`)."""
-        known, shape = self.memo.known, ids.shape
+    def plain_template(self, ids: ShapeIds) -> Template:
+        """`template`'s answer, the very object, for a shape without placement whose requirements read, in a
+        cluster where no placed pod has anti-affinity, and a pool without minValues (`PoolKinds.entries`):
+        each part of `_template`'s key is made once from the shape's `ids` and read from the memo by it,
+        computed only where another shape has not found it first (most shapes share most parts)."""
+        memo, shape = self.memo, ids.shape
+        known = memo.known
         taints = self.pool.taints
         missing: tuple[Taint, ...] = ()
         prefer_no = False
         if taints:
-            missing = self.memo.untolerated(shape, taints, BLOCKING_EFFECTS)
-            prefer_no = bool(self.memo.untolerated(shape, taints, _PREFER_NO))
+            missing = memo.untolerated(shape, taints, BLOCKING_EFFECTS)
+            prefer_no = bool(memo.untolerated(shape, taints, _PREFER_NO))
         pool = id(self) if ids.names_pools else self.requirement_group
         term_key: tuple[object, ...] = (  # `_term_key`
             ("term", pool, ids.selectors, ids.requests, prefer_no)
             if ids.relaxes
             else ("term", pool, ids.selectors, prefer_no)
         )
-        term = known.get(term_key, MISSING)
-        requirement = known.get(("requirement blockers", term_key, self.requirement_error), MISSING)
-        if term is MISSING or requirement is MISSING:
-            return None
-        attempt: Attempt = term  # type: ignore[assignment]
-        offers: object = True
-        instance_key: tuple[object, ...] = ("instance blockers", self.group, ids.requests, None)
-        if ids.wants_accelerator:  # `_instance_answer`, `fitting` and `offers`
-            fit = known.get(("fit", self.group, attempt[0], ids.requests), MISSING)
-            if fit is MISSING:
-                return None
-            some_fit = fit[3] is not None  # type: ignore[index]
-            instance_key = ("instance fits", id(fit)) if some_fit else (*instance_key[:3], id(fit))
-            offers = known.get(("offers", self.group, ids.accelerators), MISSING)
-        instance = known.get(instance_key, MISSING)
-        if instance is MISSING or offers is MISSING:
-            return None
+        attempt: Attempt = known.get(term_key, MISSING)  # type: ignore[assignment]
+        if attempt is MISSING:
+            attempt = memo.shared(term_key, lambda: self._karpenters_attempt(shape))
+        self._last_term_key, self._last_term = (shape, term_key), (shape, attempt)  # what `_term` would find
+        key: tuple[object, ...] = ("requirement blockers", term_key, self.requirement_error)
+        requirement: RequirementAnswer = known.get(key, MISSING)  # type: ignore[assignment]
+        if requirement is MISSING:
+            requirement = memo.shared(key, lambda: self._compute_requirement_blockers(shape))
+        offers = True
+        key = ("instance blockers", self.group, ids.requests, None)
+        if ids.wants_accelerator:  # `_instance_answer`
+            fit = self.fitting(shape, attempt[0])
+            key = ("instance fits", id(fit)) if fit[3] is not None else (*key[:3], id(fit))
+            offers = self.offers(shape)
+        instance: InstanceAnswer = known.get(key, MISSING)  # type: ignore[assignment]
+        if instance is MISSING:
+            instance = memo.shared(key, lambda: self._compute_instance_blockers(shape))
         key = ("template", id(self), missing, id(requirement), id(instance), offers, attempt[2], None)
-        found = known.get(key, MISSING)
-        return None if found is MISSING else found  # type: ignore[return-value]
+        found: Template = known.get(key, MISSING)  # type: ignore[assignment]
+        if found is MISSING:
+            found = memo.shared(
+                key,
+                lambda: self._template_of(
+                    shape, missing, requirement, instance, self._node_requirements(shape)
+                ),
+            )
+        return found
 
     def _template_of(
         self,
