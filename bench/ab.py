@@ -16,12 +16,19 @@ the file, then runs one analysis (`diagnose.analyse(only=[NAME])`, or all of the
 off, as the CLI runs it, and prints the CPU seconds it took. No floor: a change of ~10 % to an analysis is a
 few percent of a command, which a command's pairs cannot resolve on a noisy machine. The row gives each
 tree's minimum and median over the rounds.
+
+`--instructions` counts, instead of timing, the instructions the analysis executes (valgrind's cachegrind,
+`--cache-sim=no`: ~50x slower, so once per tree), with PYTHONHASHSEED=0: the count of a child that loads the
+file and runs the analysis, less that of one that only loads it. The same tree and input give the same count
+to ~0.1 %, where this VM's CPU seconds move by half from one minute to the next; it weighs what the
+interpreter executes, not cache misses, so a change it favours is then checked with `--analyses`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -77,9 +84,46 @@ gc.disable()
 state, catalog = load_snapshot([Path(sys.argv[1])]), load_catalog()
 now = datetime.fromisoformat(sys.argv[3].replace("Z", "+00:00"))
 start = time.process_time()
-diagnose.analyse(state, catalog, now, only=None if sys.argv[2] == "diagnose" else [sys.argv[2]])
+if sys.argv[2] != "none":  # "none": the load alone (`--instructions`' baseline)
+    diagnose.analyse(state, catalog, now, only=None if sys.argv[2] == "diagnose" else [sys.argv[2]])
 print(time.process_time() - start)
 """
+
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def instructions(root: Path, path: Path, analysis: str) -> int:
+    """The instructions `IN_PROCESS` executes from `root` for the analysis, its load's subtracted."""
+    counts = []
+    for name in ("none", analysis):
+        argv = [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            IN_PROCESS,
+            str(path),
+            name,
+            shapes.NOW_TEXT,
+        ]
+        env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(root))
+        out = subprocess.run(argv, env=env, cwd=root, capture_output=True, text=True)
+        found = _REFS.search(out.stderr)
+        if out.returncode or found is None:
+            raise SystemExit(f"{root}: {name} on {path.name} failed: {out.stderr.strip()[-300:]}")
+        counts.append(int(found[1].replace(",", "")))
+    return counts[1] - counts[0]
+
+
+def compare_instructions(before: Path, path: Path, analysis: str) -> str:
+    """One markdown row: the analysis's instructions from each tree (millions) and after / before."""
+    counts = [instructions(root, path, analysis) for root in (before, pairs.ROOT)]
+    return (
+        f"| {path.name} | {analysis} | {counts[0] / 1e6:,.0f} | {counts[1] / 1e6:,.0f} | "
+        f"{counts[1] / counts[0]:.3f} |"
+    )
 
 
 def compare_in_process(before: Path, path: Path, analysis: str, repeat: int) -> str:
@@ -118,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         "--analyses",
         help="comma-separated: pending, lint, health, drivers, ... or diagnose (all), in-process",
     )
+    parser.add_argument(
+        "--instructions", action="store_true", help="with --analyses: count instructions (valgrind), once"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in (*args.file, *(shapes.path_for(s, nodes=args.nodes) for s in args.shape))]
@@ -125,6 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not written yet (bench/shapes.py --shape ...): {', '.join(missing)}")
     pairs.compiled(args.before)
     print(f"# {os.cpu_count()} CPUs; before: {args.before}, after: {pairs.ROOT}", flush=True)
+    if args.analyses and args.instructions:
+        print("| input | analysis | before: instructions (M) | after: instructions (M) | after / before |")
+        print("|---|---|---:|---:|---:|")
+        for path in paths:
+            for analysis in args.analyses.split(","):
+                print(compare_instructions(args.before, path, analysis), flush=True)
+        return 0
     if args.analyses:
         print(
             "| input | analysis | before: CPU s, min / median (each) | after: CPU s, min / median (each) | load avg |"

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+import pytest
 
 from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot, write_bundle
 from tests.helpers import load_script
@@ -197,3 +198,24 @@ def test_ab_times_an_analysis_in_process_from_each_tree(tmp_path: Path) -> None:
         median, each = rest.split("(", 1)
         rounds = [float(x) for x in each.rstrip(") ").split(",")]
         assert len(rounds) == 2 and float(low) == min(rounds) and 0 < float(low) <= float(median)
+
+
+def test_ab_counts_an_analysis_less_its_load(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`bench/ab.py --instructions`: valgrind's count of the analysis's child less the load-only child's, per
+    tree, read from cachegrind's summary line (canned here: valgrind runs ~50x slower than the analysis)."""
+    import subprocess
+
+    ab = load_script(ROOT / "bench" / "ab.py", "bench_ab")
+    seen: list[list[str]] = []
+    counts = {("before", "none"): 1000, ("before", "lint"): 5000, ("after", "none"): 1000, ("after", "lint"): 4000}
+
+    def run(argv: list[str], env: dict[str, str], **_: object) -> subprocess.CompletedProcess[str]:
+        seen.append(argv)
+        tree = "before" if env["PYTHONPATH"] == str(tmp_path) else "after"
+        refs = f"{counts[(tree, argv[-2])] * 1_000_000:,}"
+        return subprocess.CompletedProcess(argv, 0, "", f"==1== \n==1== I   refs:      {refs}\n")
+
+    monkeypatch.setattr(ab.subprocess, "run", run)
+    row = ab.compare_instructions(tmp_path, tmp_path / "in.json", "lint")
+    assert row == "| in.json | lint | 4,000 | 3,000 | 0.750 |"
+    assert all(a[:3] == ["valgrind", "--tool=cachegrind", "--cache-sim=no"] for a in seen) and len(seen) == 4
