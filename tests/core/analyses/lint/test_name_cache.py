@@ -67,6 +67,17 @@ def test_ties_and_edge_words_match_difflib() -> None:
             )
 
 
+def test_names_of_256_characters_and_more_match_difflib() -> None:
+    """A name's character counts outgrow one byte from 256 characters on: the packed columns widen."""
+    rng = random.Random(11)
+    names = ["".join(rng.choice("abc") for _ in range(rng.choice((5, 255, 256, 300)))) for _ in range(12)]
+    index = NameIndex(names)
+    for word in [*names[:3], "abc" * 90, "ab", names[4][:100] + "zz"]:
+        assert index.close_matches(word, n=3, cutoff=0.5) == difflib.get_close_matches(
+            word, sorted(set(names)), n=3, cutoff=0.5
+        )
+
+
 def test_closest_gives_the_answers_it_gave_before() -> None:
     families = list(CATALOG.families())
     sizes = [it.size for it in CATALOG.instance_types]
