@@ -249,7 +249,7 @@ def test_failing_watches_back_off_as_client_go(
     assert waits == pytest.approx([0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0])
     assert len(_list_requests(apiserver)) == 1 + 8
     assert len(_watch_requests(apiserver)) == 8
-    assert None not in said and all("watching /api/v1/nodes: " in s and "next try in" in s for s in said)
+    assert all(s is not None and "watching /api/v1/nodes: " in s and "next try in" in s for s in said)
 
 
 def test_a_person_asking_skips_the_backoff_once(apiserver: FakeKubeAPI, kubeconfig: Path) -> None:
