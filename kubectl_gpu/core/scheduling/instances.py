@@ -170,31 +170,14 @@ class InstanceIndex:
         return tuple(k for k in reqs if k != CAPACITY_TYPE and k in self.universe and k in entry.unknown)
 
     def admitted(self, reqs: Requirements) -> tuple[IndexedType, ...]:
-        """The types `reqs` admit; once per distinct set of the requirements `first_mismatch` reads (NodePools
-        that differ only by their name or their own labels admit the same types)."""
+        """The types `reqs` admit (`passing`, in index order); once per distinct set of the requirements
+        `first_mismatch` reads (NodePools that differ only by their name or their own labels admit the same
+        types)."""
         key = frozenset((k, r) for k, r in reqs.items() if k == CAPACITY_TYPE or k in self.universe)
         found = self._admitted.get(key)
         if found is None:
-            candidates = self._candidates(reqs)
-            found = self._admitted[key] = tuple(e for e in candidates if self.first_mismatch(reqs, e) is None)
+            found = self._admitted[key] = self.of_mask(self.passing(reqs))
         return found
-
-    def _candidates(self, reqs: Requirements) -> tuple[IndexedType, ...]:
-        """The types that may pass `reqs`, in index order: those with one of the listed values of its most
-        selective `In` requirement on a label the types decide (or whose value for it the catalog does not
-        know); every other type fails that requirement in `first_mismatch`. All types where there is none."""
-        best: list[int] | None = None
-        for key, req in reqs.items():
-            if key == CAPACITY_TYPE or key not in self.universe or req.complement or not req.values:
-                continue
-            by_value = self._positions.get(key, {})
-            positions = [i for value in req.values for i in by_value.get(value, ())]
-            positions += self._unknown_at.get(key, ())
-            if best is None or len(positions) < len(best):
-                best = positions
-        if best is None:
-            return self.types
-        return tuple(self.types[i] for i in sorted(set(best)))
 
     @cached_property
     def by_name(self) -> dict[str, IndexedType]:
@@ -221,24 +204,6 @@ class InstanceIndex:
     def position(self) -> dict[str, int]:
         """Each type's place in `types` (its bit in `passing`), by its name."""
         return {e.it.name: i for i, e in enumerate(self.types)}
-
-    @cached_property
-    def _positions(self) -> dict[str, dict[str, list[int]]]:
-        """Label key -> value -> the positions of the types with that value."""
-        out: dict[str, dict[str, list[int]]] = {}
-        for i, entry in enumerate(self.types):
-            for key, value in entry.labels.items():
-                out.setdefault(key, {}).setdefault(value, []).append(i)
-        return out
-
-    @cached_property
-    def _unknown_at(self) -> dict[str, list[int]]:
-        """Label key -> the positions of the types whose value for it the catalog does not know."""
-        out: dict[str, list[int]] = {}
-        for i, entry in enumerate(self.types):
-            for key in entry.unknown:
-                out.setdefault(key, []).append(i)
-        return out
 
 
 def fit_failure(entry: IndexedType, requests: Mapping[str, Decimal]) -> str | None:
