@@ -29,6 +29,7 @@ from kubectl_gpu.core.karpenter.settings import AUTO_MODE_MAX_LIFETIME, Setting,
 from kubectl_gpu.core.report import Finding, ObjectRef, Severity
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import (
+    NormalizedRequirement,
     Requirement,
     RequirementError,
     Requirements,
@@ -56,7 +57,8 @@ class PoolLint:
         self.findings: list[Finding] = []
         self.reqs: Requirements | None = None
         self.index_reqs: Requirements | None = None
-        self._parsed: dict[int, Requirement] = {}  # the pool's requirements read, by id (the pool holds them)
+        # the pool's requirements read and normalized, by id (the pool holds them)
+        self._parsed: dict[int, NormalizedRequirement] = {}
         self.admitted: tuple[IndexedType, ...] = ()
 
     def add(self, code: str, message: str, fix: str | None, severity: Severity | None = None) -> None:
@@ -83,7 +85,7 @@ class PoolLint:
         self._budgets()
         try:
             # each read once (the first that does not parse is the error), then reused by the fix checks
-            self._parsed = {id(item): Requirement.from_dict(item) for item in pool.requirements}
+            self._parsed = {id(item): Requirement.from_dict(item).normalize() for item in pool.requirements}
             self.reqs = self._requirements(pool.requirements)
         except RequirementError as exc:
             self.add("LINT_INVALID_REQUIREMENT", f"NodePool {pool.name}: {exc}", "fix the requirement")

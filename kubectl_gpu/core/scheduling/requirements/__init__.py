@@ -36,7 +36,7 @@ from .incompatibility import (
     label_hint,
 )
 from .labels import CORE_WELL_KNOWN_LABELS, NORMALIZED_LABELS, RESTRICTED_LABELS, label_value_error
-from .nodepool import nodepool_requirements
+from .nodepool import nodepool_requirements, template_requirements
 from .normalized import NormalizedRequirement, intersects
 from .operators import (
     BOUND_OPERATORS,
@@ -81,4 +81,5 @@ __all__ = [
     "label_hint",
     "label_value_error",
     "nodepool_requirements",
+    "template_requirements",
 ]

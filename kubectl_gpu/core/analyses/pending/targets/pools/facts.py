@@ -33,7 +33,7 @@ from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.instances import IndexedType, InstanceIndex
-from kubectl_gpu.core.scheduling.requirements import RequirementError, Requirements, nodepool_requirements
+from kubectl_gpu.core.scheduling.requirements import RequirementError, Requirements, template_requirements
 
 __all__ = ["Fitting", "PoolFacts", "failure", "fitting_types", "intern_fitting"]
 
@@ -62,6 +62,7 @@ class PoolFacts:
         self.provider: Provider = index.provider
         self.ref = TargetRef("NodePool", pool.name)
         self.prefix = "eks.amazonaws.com" if self.provider == "auto" else "karpenter.k8s.aws"
+        self._spec: Requirements | None = None  # `spec.requirements` read (`_requirements`)
         self.requirements, self.requirement_error = self._requirements(pool.name)
         self.types = self._admitted()
         self.types_mask = index.mask_of(self.types)
@@ -91,15 +92,17 @@ class PoolFacts:
 
     def _requirements(self, name: str) -> tuple[Requirements, str | None]:
         """The pool's requirements as Karpenter builds them (its name and NodeClass included), or none and
-        why they do not parse."""
+        why they do not parse; its `spec.requirements` are read once (`stand_in` asks again, for `POOL`)."""
         pool = self.pool
         try:
+            if self._spec is None:
+                self._spec = Requirements.of(*pool.requirements)
             node_class_label = None
             if pool.node_class_ref is not None:
                 ref = pool.node_class_ref
                 node_class_label = (f"{ref.group}/{ref.kind.lower()}", ref.name)
-            found = nodepool_requirements(
-                name, pool.requirements, pool.template_labels, node_class_label=node_class_label
+            found = template_requirements(
+                self._spec, name, pool.template_labels, node_class_label=node_class_label
             )
         except RequirementError as exc:
             return Requirements(), str(exc)
