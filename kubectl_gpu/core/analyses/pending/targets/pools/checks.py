@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kubectl_gpu.core.accelerators.nodes import pods_unread
 from kubectl_gpu.core.analyses.pending.checks.evaluation import CAPACITY, SPEC, Check
 from kubectl_gpu.core.analyses.pending.checks.topology import HOSTNAME, ZONE, Outcome, Verdict3, pool_topology
@@ -69,13 +71,17 @@ def _universe(state: ClusterState, keys: set[str]) -> dict[str, frozenset[str]]:
 
 
 def _min_values(
-    target: PoolFacts, shape: PodShape, fitting: tuple[IndexedType, ...], node_reqs: Requirements
+    target: PoolFacts,
+    shape: PodShape,
+    fitting: tuple[IndexedType, ...],
+    node_requirements: Callable[[], Requirements],
 ) -> Check | Blocker | None:
     wanted = {k: r.min_values for k, r in target.requirements.items() if r.min_values}
     if not wanted:
         return None
     if not fitting:
         return Check("minValues", None, "no fitting instance type to count")
+    node_reqs = node_requirements()
     short, unknown = [], []
     for key, minimum in sorted(wanted.items()):
         req = node_reqs.get(key)
@@ -119,11 +125,12 @@ def pool_checks(
     target: PoolFacts,
     shape: PodShape,
     fitting: tuple[IndexedType, ...],
-    node_reqs: Requirements,
+    node_requirements: Callable[[], Requirements],
     attempt: int,
 ) -> tuple[tuple[IndexedType, ...], list[Blocker], list[Check]]:
     """The fitting types left, and the blockers and checks to add (`attempt`: the number of Karpenter's
-    attempt the pool takes the pod with, `PoolTarget.relaxed`)."""
+    attempt the pool takes the pod with, `PoolTarget.relaxed`; `node_requirements`: the pool's and the pod's
+    requirements together, made only where a check reads them: minValues, topology, volumes)."""
     blockers: list[Blocker] = []
     checks: list[Check] = []
     fit: PoolFit = target.fit
@@ -152,21 +159,21 @@ def pool_checks(
         else:
             checks.append(Check("host ports", True, "no daemonset uses them"))
         fitting = free or fitting
-    found_min = _min_values(target, shape, fitting, node_reqs)
+    found_min = _min_values(target, shape, fitting, node_requirements)
     if isinstance(found_min, Blocker):
         blockers.append(found_min)
         checks.append(Check("minValues", False, found_min.message))
     elif found_min is not None:
         checks.append(found_min)
-    _topology(target, shape, node_reqs, attempt, blockers, checks)
-    _volumes(target, shape, node_reqs, blockers, checks)
+    _topology(target, shape, node_requirements, attempt, blockers, checks)
+    _volumes(target, shape, node_requirements, blockers, checks)
     return fitting, blockers, checks
 
 
 def _topology(
     target: PoolFacts,
     shape: PodShape,
-    node_reqs: Requirements,
+    node_requirements: Callable[[], Requirements],
     attempt: int,
     blockers: list[Blocker],
     checks: list[Check],
@@ -174,6 +181,7 @@ def _topology(
     placement = shape.placement
     if not (placement.spread or placement.affinity or target.state.placed_with_anti_affinity):
         return
+    node_reqs = node_requirements()
     keys = {c.topology_key for c in placement.spread} | {t.topology_key for t in placement.affinity} | {ZONE}
     zones = _zones_of(target.state, target)
     universe = _universe(target.state, keys)
@@ -232,7 +240,11 @@ _TOPOLOGY_FIX = (
 
 
 def _volumes(
-    target: PoolFacts, shape: PodShape, node_reqs: Requirements, blockers: list[Blocker], checks: list[Check]
+    target: PoolFacts,
+    shape: PodShape,
+    node_requirements: Callable[[], Requirements],
+    blockers: list[Blocker],
+    checks: list[Check],
 ) -> None:
     facts = volume_facts(target.state, shape, target.unreadable)
     if not facts.relevant:
@@ -256,6 +268,7 @@ def _volumes(
     if not facts.alternatives:
         checks.append(Check("volumes", True, "the volumes add no topology requirement"))
         return
+    node_reqs = node_requirements()
     zones = _pool_domains(target.state, node_reqs, _zones_of(target.state, target), ZONE)
     problems = []
     for alt in facts.alternatives:

@@ -7,8 +7,9 @@ pools of a kind (kinds.py)."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import datetime
+from functools import partial
 
 from kubectl_gpu.core.analyses.pending.checks.evaluation import (
     CAPACITY,
@@ -112,8 +113,9 @@ class PoolTarget(PoolFacts):
         missing = self.memo.untolerated(shape, self.pool.taints, BLOCKING_EFFECTS) if self.pool.taints else ()
         requirement = self._requirement_answer(shape)
         instance = self._instance_answer(shape)
+        node_requirements = partial(self._node_requirements, shape)
         if shape.placement or self.state.placed_with_anti_affinity:  # the pool checks read the pod itself
-            return self._template_of(shape, missing, requirement, instance, self._node_requirements(shape))
+            return self._template_of(shape, missing, requirement, instance, node_requirements)
         # Else they read only the types left and, for minValues, the pool's and pod's requirements together
         # (the node requirements are made for the key only then). The answers are the memo's (alive with it,
         # so their ids are not reused): shapes that differ only in selectors the pool answers alike share
@@ -131,13 +133,7 @@ class PoolTarget(PoolFacts):
         )
         return self.memo.shared(
             key,
-            lambda: self._template_of(
-                shape,
-                missing,
-                requirement,
-                instance,
-                node_reqs if node_reqs is not None else self._node_requirements(shape),
-            ),
+            lambda: self._template_of(shape, missing, requirement, instance, node_requirements),
         )
 
     def plain_template(self, ids: ShapeIds) -> Template:
@@ -179,10 +175,10 @@ class PoolTarget(PoolFacts):
         key = ("template", id(self), missing, id(requirement), id(instance), offers, attempt[2], None)
         found: Template = known.get(key, MISSING)  # type: ignore[assignment]
         if found is MISSING:
-            found = memo.shared(
+            found = memo.shared(  # no minValues, placement nor anti-affinity: no check reads the node requirements
                 key,
                 lambda: self._template_of(
-                    shape, missing, requirement, instance, self._node_requirements(shape)
+                    shape, missing, requirement, instance, partial(self._node_requirements, shape)
                 ),
             )
         return found
@@ -193,7 +189,7 @@ class PoolTarget(PoolFacts):
         missing: tuple[Taint, ...],
         requirement: RequirementAnswer,
         instance: InstanceAnswer,
-        node_reqs: Requirements,
+        node_requirements: Callable[[], Requirements],
     ) -> Template:
         blockers: list[Blocker] = []
         checks: list[Check] = []
@@ -208,20 +204,24 @@ class PoolTarget(PoolFacts):
         blockers += instance[0]
         checks += instance[1]
         relaxed = self.relaxed(shape)
-        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_reqs, relaxed)
+        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_requirements, relaxed)
         blockers += more
         checks += more_checks
+        spec = capacity = 0
+        excluded = False
+        for b in blockers:  # most templates have none or one: one pass, not one per field
+            spec += b.cls is SPEC
+            capacity += b.cls is CAPACITY
+            excluded = excluded or b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True
         return Template(
             offers=self.offers(shape),
             blockers=tuple(blockers),
             checks=tuple(checks),
             fitting=fitting,
-            spec=sum(1 for b in blockers if b.cls is SPEC),
-            capacity=sum(1 for b in blockers if b.cls is CAPACITY),
-            excluded=any(
-                b.code in POD_SELECTOR_VERDICTS or b.detail.get("podSelector") is True for b in blockers
-            ),
-            codes=frozenset(b.code for b in blockers),
+            spec=spec,
+            capacity=capacity,
+            excluded=excluded,
+            codes=frozenset([b.code for b in blockers]),
             relaxed=relaxed,
         )
 
