@@ -18,7 +18,7 @@ from kubectl_gpu.core.analyses.pending.checks.evaluation import Check
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+from kubectl_gpu.core.scheduling.taints import BLOCKING_EFFECTS, PREFER_NO_SCHEDULE, Taint, untolerated
 
 __all__ = [
     "MISSING",
@@ -35,6 +35,7 @@ NODEPOOL = "karpenter.sh/nodepool"
 
 T = TypeVar("T")
 MISSING = object()  # what `PoolMemo.known` finds for a key not computed yet
+_PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 
 
 class ShapeIds:
@@ -76,6 +77,7 @@ class PoolMemo:
         self._requests: int | None = None
         self._accelerators: int | None = None
         self._untolerated: dict[tuple[tuple[Taint, ...], frozenset[str]], tuple[Taint, ...]] = {}
+        self._left: dict[tuple[Taint, ...], tuple[tuple[Taint, ...], bool]] = {}
         self._shared: dict[Hashable, object] = {}
         self._ids: dict[Hashable, int] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
@@ -123,6 +125,17 @@ class PoolMemo:
         found = self._untolerated.get(key)
         if found is None:
             found = self._untolerated[key] = untolerated(shape.tolerations, taints, effects)
+        return found
+
+    def taints_left(self, shape: PodShape, taints: tuple[Taint, ...]) -> tuple[tuple[Taint, ...], bool]:
+        """The pool's taints the shape does not tolerate with a blocking effect (`untolerated`), and whether
+        one with PreferNoSchedule is left: once per shape and pools' taints."""
+        if shape is not self._shape:
+            self._new_shape(shape)
+        found = self._left.get(taints)
+        if found is None:
+            prefer_no = bool(self.untolerated(shape, taints, _PREFER_NO))
+            found = self._left[taints] = (self.untolerated(shape, taints, BLOCKING_EFFECTS), prefer_no)
         return found
 
     def small_id(self, value: Hashable) -> int:
@@ -175,6 +188,7 @@ class PoolMemo:
         self._memo = {}
         self._selectors = self._requests = self._accelerators = None
         self._untolerated = {}
+        self._left = {}
 
 
 def answer_key(blockers: tuple[Blocker, ...], checks: tuple[Check, ...]) -> Hashable:

@@ -21,7 +21,7 @@ from kubectl_gpu.core.analyses.pending.checks.evaluation import (
 from kubectl_gpu.core.analyses.pending.checks.fixes import toleration_fix
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.targets.pools.checks import pool_checks
-from kubectl_gpu.core.analyses.pending.targets.pools.facts import PoolFacts
+from kubectl_gpu.core.analyses.pending.targets.pools.facts import Fitting, PoolFacts
 from kubectl_gpu.core.analyses.pending.targets.pools.instances import instance_blockers
 from kubectl_gpu.core.analyses.pending.targets.pools.labels import unknown_label_blocker
 from kubectl_gpu.core.analyses.pending.targets.pools.limits import LimitAnswer, limit_answer_of
@@ -54,6 +54,7 @@ RequirementAnswer = tuple[tuple[Blocker, ...], Check]
 InstanceAnswer = tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]  # and the types left
 _PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 _NO_LIMITS, _FORBIDDEN, _UNFITTED = LimitAnswer("none"), LimitAnswer("forbidden"), LimitAnswer("unfitted")
+_NONE_LEFT: tuple[tuple[Taint, ...], bool] = ((), False)  # a pool without taints: none left, none preferred
 
 
 class PoolTarget(PoolFacts):
@@ -144,11 +145,7 @@ class PoolTarget(PoolFacts):
         memo, shape = self.memo, ids.shape
         known = memo.known
         taints = self.pool.taints
-        missing: tuple[Taint, ...] = ()
-        prefer_no = False
-        if taints:
-            missing = memo.untolerated(shape, taints, BLOCKING_EFFECTS)
-            prefer_no = bool(memo.untolerated(shape, taints, _PREFER_NO))
+        missing, prefer_no = memo.taints_left(shape, taints) if taints else _NONE_LEFT
         pool = id(self) if ids.names_pools else self.requirement_group
         term_key: tuple[object, ...] = (  # `_term_key`
             ("term", pool, ids.selectors, ids.requests, prefer_no)
@@ -163,12 +160,17 @@ class PoolTarget(PoolFacts):
         requirement: RequirementAnswer = known.get(key, MISSING)  # type: ignore[assignment]
         if requirement is MISSING:
             requirement = memo.shared(key, lambda: self._compute_requirement_blockers(shape))
-        offers = True
-        key = ("instance blockers", self.group, ids.requests, None)
-        if ids.wants_accelerator:  # `_instance_answer`
-            fit = self.fitting(shape, attempt[0])
+        offers: object = True
+        group = self.group
+        key = ("instance blockers", group, ids.requests, None)
+        if ids.wants_accelerator:  # `_instance_answer`, with `fitting`'s and `offers`' keys
+            fit: Fitting = known.get(("fit", group, attempt[0], ids.requests), MISSING)  # type: ignore[assignment]
+            if fit is MISSING:
+                fit = self.fitting(shape, attempt[0])
             key = ("instance fits", id(fit)) if fit[3] is not None else (*key[:3], id(fit))
-            offers = self.offers(shape)
+            offers = known.get(("offers", group, ids.accelerators), MISSING)
+            if offers is MISSING:
+                offers = self.offers(shape)
         instance: InstanceAnswer = known.get(key, MISSING)  # type: ignore[assignment]
         if instance is MISSING:
             instance = memo.shared(key, lambda: self._compute_instance_blockers(shape))
