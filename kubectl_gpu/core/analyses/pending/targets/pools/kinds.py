@@ -198,9 +198,12 @@ class PoolKinds:
                     template = shared[number]
                 elif template is None:
                     template = self._template(kind, number, shape, ids)
-                if alike is bundle:  # the same for every shape with this template
-                    out += kind.stand_in.memo.shared(
-                        ("bundle entries", id(bundle), id(template)), partial(_bundles, alike, template)
+                if alike is bundle:  # the same for every shape with this template: read, or made once
+                    memo = kind.stand_in.memo
+                    key = ("bundle entries", id(bundle), id(template))
+                    found: list[Entry] | None = memo.known.get(key)  # type: ignore[assignment]
+                    out += (
+                        found if found is not None else memo.shared(key, partial(_bundles, alike, template))
                     )
                 else:
                     out += _bundles(alike, template)
