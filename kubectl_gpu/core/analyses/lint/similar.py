@@ -5,8 +5,9 @@ upper bounds (length, then shared characters). Over the catalog's ~900 instance 
 (`xlarge` is in every one), so each search ran ~900 full ratios. Here the shared-character bound
 (`quick_ratio`) comes from character counts kept per name (for every name at once: one integer per character
 and count, summed), the candidates are taken in decreasing bound, and the search stops once no remaining
-bound can reach the n-th best ratio found: the same names in the same order, with a few full ratios. Each full ratio is `ratio` below, difflib's own algorithm without its
-object (twice as fast on names; 300 NodePools' typos ask for ~3,800)."""
+bound can reach the n-th best ratio found: the same names in the same order, with a few full ratios. Each
+full ratio is `ratio` below, difflib's own algorithm without its object (twice as fast on names; 300
+NodePools' typos ask for ~3,800)."""
 
 from __future__ import annotations
 

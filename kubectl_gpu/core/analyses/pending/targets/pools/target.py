@@ -45,14 +45,13 @@ from kubectl_gpu.core.scheduling.requirements import (
     Requirements,
     UnknownLabel,
 )
-from kubectl_gpu.core.scheduling.taints import BLOCKING_EFFECTS, PREFER_NO_SCHEDULE, Taint, pretty
+from kubectl_gpu.core.scheduling.taints import Taint, pretty
 
 # (the pod's requirements for the pool, their incompatibilities with it, how many relaxations came before)
 Attempt = tuple[Requirements, list[Incompatibility], int]
 # A template's parts, each one object for the shapes that get it (interned in the memo)
 RequirementAnswer = tuple[tuple[Blocker, ...], Check]
 InstanceAnswer = tuple[tuple[Blocker, ...], tuple[Check, ...], tuple[IndexedType, ...]]  # and the types left
-_PREFER_NO = frozenset({PREFER_NO_SCHEDULE})
 _NO_LIMITS, _FORBIDDEN, _UNFITTED = LimitAnswer("none"), LimitAnswer("forbidden"), LimitAnswer("unfitted")
 _NONE_LEFT: tuple[tuple[Taint, ...], bool] = ((), False)  # a pool without taints: none left, none preferred
 
@@ -111,7 +110,7 @@ class PoolTarget(PoolFacts):
     def _template(self, shape: PodShape) -> Template:
         """Taints, requirements, instance types and the pool checks, in words that call the pool `POOL`: one
         object for every shape whose answers to those are the same ones (`_template_of`)."""
-        missing = self.memo.untolerated(shape, self.pool.taints, BLOCKING_EFFECTS) if self.pool.taints else ()
+        missing = self._taints_left(shape)[0]
         requirement = self._requirement_answer(shape)
         instance = self._instance_answer(shape)
         node_requirements = partial(self._node_requirements, shape)
@@ -144,8 +143,7 @@ class PoolTarget(PoolFacts):
         computed only where another shape has not found it first (most shapes share most parts)."""
         memo, shape = self.memo, ids.shape
         known = memo.known
-        taints = self.pool.taints
-        missing, prefer_no = memo.taints_left(shape, taints) if taints else _NONE_LEFT
+        missing, prefer_no = self._taints_left(shape)
         pool = id(self) if ids.names_pools else self.requirement_group
         term_key: tuple[object, ...] = (  # `_term_key`
             ("term", pool, ids.selectors, ids.requests, prefer_no)
@@ -177,7 +175,8 @@ class PoolTarget(PoolFacts):
         key = ("template", id(self), missing, id(requirement), id(instance), offers, attempt[2], None)
         found: Template = known.get(key, MISSING)  # type: ignore[assignment]
         if found is MISSING:
-            found = memo.shared(  # no minValues, placement nor anti-affinity: no check reads the node requirements
+            # no minValues, placement nor anti-affinity here: no check reads the node requirements
+            found = memo.shared(
                 key,
                 lambda: self._template_of(
                     shape, missing, requirement, instance, partial(self._node_requirements, shape)
@@ -334,7 +333,13 @@ class PoolTarget(PoolFacts):
         return self.memo.get(shape, "relaxations", reqs.relaxations)
 
     def _prefer_no(self, shape: PodShape) -> bool:
-        return bool(self.pool.taints) and bool(self.memo.untolerated(shape, self.pool.taints, _PREFER_NO))
+        return self._taints_left(shape)[1]
+
+    def _taints_left(self, shape: PodShape) -> tuple[tuple[Taint, ...], bool]:
+        """The pool's taints the shape does not tolerate with a blocking effect, and whether a PreferNoSchedule
+        one is left (`PoolMemo.taints_left`)."""
+        taints = self.pool.taints
+        return self.memo.taints_left(shape, taints) if taints else _NONE_LEFT
 
     def _term_requirements(self, shape: PodShape) -> Requirements:
         return self._term(shape)[0] if shape.requirements is not None else Requirements()
