@@ -54,6 +54,13 @@ class IndexedType(msgspec.Struct, frozen=True):
 class InstanceIndex:
     """Instance types with their labels for one provider, and requirement filtering over them."""
 
+    @classmethod
+    def of(cls, catalog: Catalog, provider: Provider) -> InstanceIndex:
+        """The catalog's index for `provider`, built on first use and kept with the catalog: the analyses of
+        one run (pending, lint, their fix checks) share it and what it has matched, a pure function of the
+        catalog (~3 ms to build on every command otherwise)."""
+        return catalog.derived(f"scheduling.instance_index.{provider}", lambda c: cls(c, provider))
+
     def __init__(self, catalog: Catalog, provider: Provider) -> None:
         self.catalog = catalog
         self.provider = provider

@@ -75,3 +75,35 @@ def test_masks_and_counts_are_the_scan_of_every_type(provider: Any) -> None:
         assert index.mismatch_counts(reqs) == failing, reqs.render()
         counted += len(failing) > 1
     assert counted > 20  # sets whose types fail on more than one key: the counts' order is exercised
+
+
+def test_the_analyses_of_a_run_share_one_index_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pending and lint read the catalog's index for a pool's provider (`InstanceIndex.of`): built once, on
+    first use, and not for a provider no NodePool of the cluster uses."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from kubectl_gpu.core.analyses import lint, pending
+    from kubectl_gpu.core.catalog import Catalog
+    from kubectl_gpu.core.catalog.loader import read_data_files
+    from kubectl_gpu.kube.snapshot import load_snapshot
+
+    built: list[str] = []
+    original = InstanceIndex.__init__
+
+    def counting(self: InstanceIndex, catalog: Catalog, provider: Any) -> None:
+        built.append(provider)
+        original(self, catalog, provider)
+
+    monkeypatch.setattr(InstanceIndex, "__init__", counting)
+    data = read_data_files()
+    catalog = Catalog.from_data(instance_types=data["instance_types.json"], labels=data["labels.json"])
+    state = load_snapshot([Path(__file__).parents[3] / "examples" / "automode-gpu-demo.json"])
+    assert state.nodepools and all(p.node_class_ref and p.node_class_ref.group == "eks.amazonaws.com" for p in state.nodepools)
+    now = datetime(2026, 12, 6, tzinfo=UTC)
+    pending.analyse(state, catalog, now)
+    lint.analyse(state, catalog, now)
+    assert built == ["auto"]
+    assert InstanceIndex.of(catalog, "auto") is InstanceIndex.of(catalog, "auto")
+    assert InstanceIndex.of(catalog, "karpenter").provider == "karpenter"
+    assert built == ["auto", "karpenter"]

@@ -27,7 +27,14 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from kubectl_gpu.core.accelerators.nodes import NodeRow, node_rows, usage_fraction
-from kubectl_gpu.core.analyses.cost.idle import idle_start, is_gpu_pod, last_pod_event_of, what_keeps
+from kubectl_gpu.core.accelerators.resources import PerRequests
+from kubectl_gpu.core.analyses.cost.idle import (
+    idle_start,
+    is_gpu_pod,
+    last_pod_event_of,
+    requests_accelerator,
+    what_keeps,
+)
 from kubectl_gpu.core.analyses.cost.report import (
     DEFAULT_MIN_IDLE,
     FINDING_CODES,
@@ -67,12 +74,16 @@ __all__ = [
 ]
 
 
-def _node_cost(row: NodeRow, state: ClusterState, prices: PriceBook) -> NodeCost:
+def _node_cost(
+    row: NodeRow, state: ClusterState, prices: PriceBook, requested: PerRequests[bool]
+) -> NodeCost:
     acc = row.accelerator
     capacity = acc.paid if acc else ZERO
     idle = row.idle_accelerators
     allocated = None if idle is None else max(capacity - idle, ZERO)
-    pods = tuple(p for p in state.pods_by_node.get(row.name, []) if not p.terminated and is_gpu_pod(p))
+    pods = tuple(
+        p for p in state.pods_by_node.get(row.name, []) if not p.terminated and is_gpu_pod(p, requested)
+    )
     node = state.node_by_name.get(row.name)
     labels = node.labels if node is not None else {}
     price = node_price(row.instance_type, labels, prices, state.nodeoverlays)
@@ -234,7 +245,8 @@ def analyse_cost(
 ) -> CostReport:
     """The cost report at `now`. `namespace` limits the namespace rows (node figures use every pod)."""
     rows = node_rows(state, catalog, prices=prices)
-    costs = [_node_cost(row, state, prices) for row in rows]
+    requested = PerRequests(requests_accelerator)  # the pods of a template share their requests
+    costs = [_node_cost(row, state, prices, requested) for row in rows]
     idle_nodes = [_idle_node(c, state, now) for c in costs if not c.gpu_pods]
     idle_names = {i.name for i in idle_nodes}
     findings: list[Finding] = []

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from decimal import Decimal
 
 from kubectl_gpu.core.accelerators.resources import accelerator_requests
 from kubectl_gpu.core.analyses.cost.report import KeptBy, iso_time
@@ -20,9 +21,15 @@ from kubectl_gpu.core.karpenter.settings import (
 )
 
 
-def is_gpu_pod(pod: Pod) -> bool:
-    """A pod that requests an accelerator (device plugin resource) or claims devices through DRA."""
-    return bool(accelerator_requests(pod.requests)) or bool(pod.resource_claims)
+def requests_accelerator(requests: Mapping[str, Decimal]) -> bool:
+    """Whether these requests name an accelerator (device plugin resource) above zero."""
+    return bool(accelerator_requests(requests))
+
+
+def is_gpu_pod(pod: Pod, requested: Callable[[Mapping[str, Decimal]], bool] = requests_accelerator) -> bool:
+    """A pod that requests an accelerator (device plugin resource) or claims devices through DRA; `requested`:
+    `requests_accelerator`, or the same once per requests object (`PerRequests`)."""
+    return requested(pod.requests) or bool(pod.resource_claims)
 
 
 def is_daemon_pod(pod: Pod) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from itertools import islice
 
@@ -43,19 +43,30 @@ def driver_key(row: NodeDriver) -> DriverKey:
     )
 
 
-def gpu_resources(pod: Pod) -> frozenset[str]:
+def gpu_resources(
+    pod: Pod, requested: Callable[[Mapping[str, Decimal]], frozenset[str] | None] | None = None
+) -> frozenset[str]:
     """The NVIDIA resources the pod requests or limits (> 0). Effective requests already carry a limit
-    without a request (the API default), so limits are read (from the raw pod) only for an explicit 0."""
+    without a request (the API default), so limits are read (from the raw pod) only for an explicit 0.
+    `requested`: `nvidia_requested`, or the same once per requests object (`PerRequests`)."""
+    found = nvidia_requested(pod.requests) if requested is None else requested(pod.requests)
+    if found is not None:
+        return found
+    named = {k for k, v in pod.requests.items() if k.startswith("nvidia.com/") and v > 0}
+    named.update(k for k, v in pod.limits.items() if k.startswith("nvidia.com/") and v > 0)
+    return frozenset(named)
+
+
+def nvidia_requested(requests: Mapping[str, Decimal]) -> frozenset[str] | None:
+    """The NVIDIA resources requested above zero; None where one is requested at zero (the pod's limits
+    then decide: `gpu_resources`)."""
     found: set[str] = set()
-    zero = False
-    for k, v in pod.requests.items():
+    for k, v in requests.items():
         if k.startswith("nvidia.com/"):
             if v > 0:
                 found.add(k)
             else:
-                zero = True
-    if zero:
-        found.update(k for k, v in pod.limits.items() if k.startswith("nvidia.com/") and v > 0)
+                return None
     return frozenset(found)
 
 

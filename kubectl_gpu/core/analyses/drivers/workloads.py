@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from kubectl_gpu.core.accelerators.resources import PerRequests
 from kubectl_gpu.core.analyses.drivers.landing import (
     DriverKey,
     Landing,
@@ -16,6 +17,7 @@ from kubectl_gpu.core.analyses.drivers.landing import (
     Shape,
     driver_key,
     gpu_resources,
+    nvidia_requested,
 )
 from kubectl_gpu.core.analyses.drivers.nodes import NodeDriver
 from kubectl_gpu.core.analyses.drivers.workload_cuda import (
@@ -241,8 +243,11 @@ def gpu_workloads(
     index = LandingIndex(state, (n for n in state.nodes if n.name in rows), rows)
     checker = _Checker(catalog)
     images: dict[tuple[str, str], ImageCuda] = {}
+    requested = PerRequests(nvidia_requested)  # the pods of a template share their requests
     gpu_pods = (
-        pod for pod in state.listed_pods if not pod.terminated and (gpu_resources(pod) or pod.resource_claims)
+        pod
+        for pod in state.listed_pods
+        if not pod.terminated and (gpu_resources(pod, requested) or pod.resource_claims)
     )
     out: list[Workload] = []
     for namespace, kind, name, pods in _group_pods(gpu_pods):

@@ -43,7 +43,7 @@ from kubectl_gpu.core.analyses.lint.nodeclasses import nvme_findings
 from kubectl_gpu.core.analyses.lint.objects import object_findings
 from kubectl_gpu.core.analyses.lint.pools import PoolLint
 from kubectl_gpu.core.analyses.lint.report import CODES, LintReport, PoolFacts
-from kubectl_gpu.core.catalog import Catalog, InstanceType, Provider
+from kubectl_gpu.core.catalog import Catalog, InstanceType
 from kubectl_gpu.core.k8s.models import NodePool
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import FailOn, Finding
@@ -58,16 +58,13 @@ def lint(state: ClusterState, catalog: Catalog, *, overlay: OverlayCapacity | No
 
     `overlay`: capacity NodeOverlays add per instance type (by default: what the state's NodeOverlays add in
     each pool): such types count as serving the accelerator, and a suggested fix must keep them."""
-    indexes: dict[Provider, InstanceIndex] = {}
     overlays = OverlayMatcher(state.nodeoverlays)
     findings: list[Finding] = list(object_findings(state))
     facts: list[PoolFacts] = []
     gpu_pools_by_class: dict[tuple[str, str], list[tuple[NodePool, list[InstanceType]]]] = {}
     for pool in sorted(state.nodepools, key=lambda p: p.name):
         provider = pool_provider(pool) or label_provider(pool)
-        index = indexes.get(provider)
-        if index is None:
-            index = indexes[provider] = InstanceIndex(catalog, provider)
+        index = InstanceIndex.of(catalog, provider)
         added = overlay if overlay is not None else _overlay_capacity(pool, index, overlays)
         checker = PoolLint(pool, state, catalog, index, added)
         fact = checker.run()

@@ -31,7 +31,7 @@ from kubectl_gpu.core.analyses.pending.targets.pools.target import PoolTarget
 from kubectl_gpu.core.analyses.pending.verdicts import Verdict
 from kubectl_gpu.core.analyses.pending.verify.changes import cheapest
 from kubectl_gpu.core.analyses.pending.verify.verifier import FixVerifier
-from kubectl_gpu.core.catalog import Catalog
+from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.evidence.model import ParsedMessage
 from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.state import ClusterState
@@ -76,7 +76,6 @@ class _Analyser:
         self.catalog = catalog
         self.now = now
         provider = self.provider = cluster_provider(state)
-        indexes = self.indexes = {p: InstanceIndex(catalog, p) for p in ("auto", "karpenter")}
         memo = self._memo = (
             PoolMemo()
         )  # pools of a kind share their work (targets/pools: memo.py, template.py)
@@ -85,7 +84,7 @@ class _Analyser:
                 pool,
                 state,
                 catalog,
-                indexes[_pool_provider(pool, provider)],
+                InstanceIndex.of(catalog, _pool_provider(pool, provider)),
                 now,
                 memo if share_pools else PoolMemo(),
             )
@@ -271,7 +270,7 @@ class _Analyser:
         """A NodePool changed by a fix, as a target of its own (its own memo: nothing shared is changed)."""
         found = self._pool_targets.get(id(pool))
         if found is None or found.pool is not pool:
-            index = self.indexes[_pool_provider(pool, self.provider)]
+            index = InstanceIndex.of(self.catalog, _pool_provider(pool, self.provider))
             memo = PoolMemo()
             memo.adopt(self._memo, capacity_events_key(self.now))  # the cluster's, not the pool's
             found = PoolTarget(pool, self.state, self.catalog, index, self.now, memo)
@@ -302,7 +301,7 @@ _VOLUME_KINDS = frozenset(
 _POOL_KINDS = frozenset({"daemonsets", "nodeoverlays"})  # every NodePool's instance fit
 
 
-def _pool_provider(pool: object, default: str) -> str:
+def _pool_provider(pool: object, default: Provider) -> Provider:
     ref = getattr(pool, "node_class_ref", None)
     if ref is not None and ref.group == "eks.amazonaws.com":
         return "auto"

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from kubectl_gpu.core.accelerators.resources import PerRequests
 from kubectl_gpu.core.analyses.drivers.analysis import build_driver_report
-from kubectl_gpu.core.analyses.drivers.landing import LandingIndex, Shape, gpu_resources
+from kubectl_gpu.core.analyses.drivers.landing import LandingIndex, Shape, gpu_resources, nvidia_requested
 from kubectl_gpu.core.analyses.drivers.nodes import is_nvidia_node, node_driver
 from kubectl_gpu.core.analyses.drivers.workloads import LISTED
 from kubectl_gpu.core.catalog import load_catalog
@@ -216,3 +217,29 @@ def test_table_counts_every_candidate_not_only_those_listed() -> None:
     console = Console(width=400, record=True)
     console.print(drivers_view(report, wide=False))
     assert "i-new-01,i-new-02 +27" in console.export_text()  # 29 candidates, 10 in the report, 2 shown
+
+
+def test_requests_are_read_once_per_object_with_the_same_answers() -> None:
+    """`gpu_resources` with `PerRequests(nvidia_requested)` (what `gpu_workloads` asks of every pod): the
+    replicas of a template share one requests object, read once; a GPU requested at zero still reads the
+    pod's own limits."""
+    zero = pod("zero", node_name="i-new-00", requests={"cpu": "1", "nvidia.com/gpu": "0"})
+    zero["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/gpu": "2"}
+    pods = [pod(f"r-{i}", node_name="i-new-00", requests=GPU) for i in range(5)]
+    pods += [pod("cpu", requests={"cpu": "1"}), zero, pod("mig", requests={"nvidia.com/mig-1g.10gb": "1"})]
+    state = _state(*_fleet(0, 1), *pods)
+    reads: list[object] = []
+
+    def counted(requests: Any) -> frozenset[str] | None:
+        reads.append(requests)
+        return nvidia_requested(requests)
+
+    memo = PerRequests(counted)
+    for p in state.pods:
+        assert gpu_resources(p, memo) == gpu_resources(p) == gpu_resources(p, memo)
+    assert len(reads) == len({id(p.requests) for p in state.pods}) < len(state.pods)
+    by_name = {p.name: gpu_resources(p, memo) for p in state.pods}
+    assert by_name["zero"] == {"nvidia.com/gpu"} and by_name["cpu"] == frozenset()
+    assert by_name["mig"] == {"nvidia.com/mig-1g.10gb"} and by_name["r-0"] == {"nvidia.com/gpu"}
+    other = dict(state.pods[0].requests)  # equal, but another object: read again
+    assert memo(other) == memo(state.pods[0].requests) and reads[-1] is other
