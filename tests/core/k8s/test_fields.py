@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from kubectl_gpu.core.k8s.models import NodeClaim
 from kubectl_gpu.core.k8s.parse import KINDS, ModelError, fields, kind_of, parse_object, pods_fast
 from kubectl_gpu.core.k8s.parse.fields import LIST, as_dict
 from tests.core.k8s.test_parse_fast import PATHS, REAL, VALUES, _outcome, _replace, real_objects
@@ -308,18 +309,27 @@ def test_broken_claims_read_alike_from_the_fields_kept(
 
 def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
     """What a claim parsed from a List keeps holds no text (a `msgspec.Raw` would keep the input's bytes
-    alive), and its requirements, taints and conditions are read once for the claims that share them."""
+    alive), and its spec and conditions are read once for the claims that share them: their requirements,
+    taints and conditions are the same objects, their requests each claim's own dict."""
     claim = next(c for c in CLAIMS if c["spec"].get("requirements") and c.get("status", {}).get("conditions"))
     first = _through_fields(claim)
     assert first is not None
-    assert isinstance(first["spec"]["requirements"], msgspec.Raw)
+    assert isinstance(first["spec"], msgspec.Raw)
     assert isinstance(first["status"]["conditions"], msgspec.Raw)
     other = copy.deepcopy(claim)
     other["metadata"]["name"] = "claim-2"
     second = _through_fields(other)
     assert second is not None
     a, b = parse_object(first), parse_object(second)
-    assert a is not None and b is not None
-    assert a.requirements is b.requirements and a.conditions is b.conditions  # type: ignore[union-attr]
+    assert isinstance(a, NodeClaim) and isinstance(b, NodeClaim)
+    assert a.requirements is b.requirements and a.conditions is b.conditions and a.taints is b.taints
+    assert a.requested == b.requested and a.requested is not b.requested
     assert not _texts_in(a, set()) and not _texts_in(b, set())
     assert _read(first) == _read(orjson.loads(orjson.dumps(claim)))
+    moved = copy.deepcopy(claim)  # another spec: read for itself
+    moved["spec"]["requirements"] = [*claim["spec"]["requirements"], {"key": "x", "operator": "Exists"}]
+    third = _through_fields(moved)
+    assert third is not None
+    c = parse_object(third)
+    assert isinstance(c, NodeClaim) and c.requirements is not a.requirements
+    assert c.requirements[-1] == {"key": "x", "operator": "Exists"}

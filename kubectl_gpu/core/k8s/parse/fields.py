@@ -13,8 +13,8 @@ parts of a pod's scheduling template (`POD_TEXT_FIELDS`, `CONTAINER_TEXT_FIELDS`
 requests ...) are kept whole as their text (`msgspec.Raw`): replicas share them, so the pod parser keys its
 template by that text and reads it once per distinct text (`pods_fast.loaded_spec`), instead of the decoder
 building the same lists and dicts for every replica and the parser writing them back to text for the key. A
-NodeClaim's requirements, taints and conditions are kept as text the same way (a NodePool's claims share
-them: `fast.memo_text`). A part kept as text is read by `read_text`, as orjson reads it; a number the decoder
+NodeClaim's spec and conditions are kept as text the same way (a NodePool's claims share them:
+`fast.memo_text`). A part kept as text is read by `read_text`, as orjson reads it; a number the decoder
 let through as text and orjson refuses (`1e400`) raises `UnreadText`, and the file is read whole. A
 value that does not fit (a `spec` that is not an object, a container that is a string, a kind not listed)
 makes the decode fail, and the caller parses the file whole as before, so every error reads as it did.
@@ -146,18 +146,6 @@ class _NodeStatus(TypedDict, total=False):
     nodeInfo: Any
 
 
-class _ClaimSpec(TypedDict, total=False):
-    """`karpenter.parse_nodeclaim`: not kubelet; the requirements and taints as their text (`CLAIM_TEXT_FIELDS`)."""
-
-    nodeClassRef: Any
-    requirements: msgspec.Raw
-    taints: msgspec.Raw
-    startupTaints: msgspec.Raw
-    expireAfter: Any
-    terminationGracePeriod: Any
-    resources: Any
-
-
 class _ClaimStatus(TypedDict, total=False):
     """`karpenter.parse_nodeclaim`: the conditions as their text."""
 
@@ -190,12 +178,13 @@ class Node(msgspec.Struct, tag="Node", tag_field="kind"):
 
 
 class NodeClaim(msgspec.Struct, tag="NodeClaim", tag_field="kind"):
-    """A NodePool's claims share their requirements (but the instance type's), taints and conditions (their
-    times too, where launched together): the parser reads each distinct text once."""
+    """A NodePool's claims share their spec (but the instance type's requirements) and conditions (their times
+    too, where launched together): the spec is kept whole as its text, and the parser reads each distinct
+    text once, as it does the conditions'."""
 
     apiVersion: Any = _U
     metadata: _Meta | None = _U
-    spec: _ClaimSpec | None = _U
+    spec: msgspec.Raw = _U
     status: _ClaimStatus | None = _U
 
 
