@@ -424,3 +424,25 @@ def test_fast_time_reads_as_the_checked_reader(value: object) -> None:
     """`fast.fast_time` reads the usual text itself and hands the rest to `common.opt_time`: the same
     datetime, or None, for any value."""
     assert repr(fast.fast_time(value)) == repr(common.opt_time(value))  # the instant and its zone (UTC)
+
+
+def test_a_constructor_builds_what_the_struct_builds_by_place_or_by_name() -> None:
+    """`fast.constructor` passes the fields by their place where the Struct takes them so, by name where it is
+    keyword-only; every field must be named, and a misplaced one would build another object."""
+    import msgspec
+
+    class Placed(msgspec.Struct, frozen=True):
+        first: int
+        second: str
+        third: tuple[int, ...] = ()
+
+    class Named(msgspec.Struct, frozen=True, kw_only=True):
+        first: int
+        second: str = "x"
+
+    assert fast.constructor(Placed)(third=(3,), second="b", first=1) == Placed(1, "b", (3,))
+    assert fast.constructor(Named)(second="b", first=1) == Named(first=1, second="b")
+    with pytest.raises(TypeError):
+        fast.constructor(Placed)(first=1, second="b")  # `third` has a default, and must still be given
+    meta = fast.fast_meta({"name": "n", "namespace": "ns", "labels": {"a": "b"}}, namespaced=True)
+    assert meta is not None and meta == common.meta({"metadata": {"name": "n", "namespace": "ns", "labels": {"a": "b"}}}, "Pod")

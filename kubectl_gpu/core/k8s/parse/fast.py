@@ -16,6 +16,7 @@ pod to pod (a Deployment's requests, tolerations, creation times) is looked up o
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -52,12 +53,15 @@ dumps = orjson.dumps
 def constructor(cls: type[_T]) -> Callable[..., _T]:
     """A function that builds the msgspec Struct `cls` from every field, each named (keyword-only, none
     defaulted: a field added to `cls` fails every call until it is given, never silently), through the
-    Struct's own `__init__` (C)."""
+    Struct's own `__init__` (C), which takes them in their order (by name where `cls` is keyword-only)."""
     struct_fields: tuple[str, ...] | None = getattr(cls, "__struct_fields__", None)
     if struct_fields is None:
         raise TypeError(f"{cls.__name__}: not a msgspec Struct")
     names = list(struct_fields)
-    source = f"def build(*, {', '.join(names)}):\n    return _cls({', '.join(f'{n}={n}' for n in names)})\n"
+    # each field passed by its place where the Struct takes it so (a tenth of a pod's construction less)
+    positional = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in inspect.signature(cls).parameters.values())
+    passed = names if positional else [f"{n}={n}" for n in names]
+    source = f"def build(*, {', '.join(names)}):\n    return _cls({', '.join(passed)})\n"
     namespace: dict[str, Any] = {"_cls": cls}
     exec(source, namespace)  # straight-line code, no loop over the fields
     build: Callable[..., _T] = namespace["build"]
