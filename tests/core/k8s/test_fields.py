@@ -309,8 +309,8 @@ def test_broken_claims_read_alike_from_the_fields_kept(
 
 def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
     """What a claim parsed from a List keeps holds no text (a `msgspec.Raw` would keep the input's bytes
-    alive), and its spec and conditions are read once for the claims that share them: their requirements,
-    taints and conditions are the same objects, their requests each claim's own dict."""
+    alive), and its spec, labels and conditions are read once for the claims that share them: their
+    requirements, taints, labels and conditions are the same objects, their requests each claim's own dict."""
     claim = next(c for c in CLAIMS if c["spec"].get("requirements") and c.get("status", {}).get("conditions"))
     first = _through_fields(claim)
     assert first is not None
@@ -324,6 +324,7 @@ def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
     assert isinstance(a, NodeClaim) and isinstance(b, NodeClaim)
     assert a.requirements is b.requirements and a.conditions is b.conditions and a.taints is b.taints
     assert a.requested == b.requested and a.requested is not b.requested
+    assert isinstance(first["metadata"]["labels"], msgspec.Raw) and a.meta.labels is b.meta.labels
     assert not _texts_in(a, set()) and not _texts_in(b, set())
     assert _read(first) == _read(orjson.loads(orjson.dumps(claim)))
     moved = copy.deepcopy(claim)  # another spec: read for itself

@@ -34,6 +34,7 @@ __all__ = [
     "fast_meta",
     "fast_time",
     "memo_json",
+    "memo_labels",
     "memo_resources",
     "memo_text",
     "memo_time_text",
@@ -150,19 +151,21 @@ def memo_resources(value: object, where: Callable[[], str]) -> Resources:
     return dict(found)
 
 
-def fast_meta(md: object, *, namespaced: bool) -> Meta | None:
-    """`common.meta` of an object's metadata in its usual shape; None for anything else."""
+def fast_meta(md: object, *, namespaced: bool, labels: dict[str, str] | None = None) -> Meta | None:
+    """`common.meta` of an object's metadata in its usual shape; None for anything else. `labels`: its
+    labels already read (`memo_labels`)."""
     if type(md) is not dict:
         return None
     get = md.get
     name = get("name")
     if type(name) is not str or not name:
         return None
-    labels = get("labels")
     if labels is None:
-        labels = {}
-    elif type(labels) is not dict or not str_values(labels):
-        return None
+        labels = get("labels")
+        if labels is None:
+            labels = {}
+        elif type(labels) is not dict or not str_values(labels):
+            return None
     annotations = get("annotations")
     if annotations is None:
         annotations = {}
@@ -195,6 +198,22 @@ def fast_meta(md: object, *, namespaced: bool) -> Meta | None:
 _meta = constructor(Meta)
 _condition = constructor(Condition)
 _TIME_TEXTS: dict[str, str | None] = {}
+
+
+_LABELS: dict[bytes, dict[str, str]] = {}
+
+
+def memo_labels(text: Text) -> dict[str, str] | None:
+    """Labels kept as their text read to the dict the whole parse gives, one dict for every object with
+    that text (read-only, as every model field is); None where the text is not an object of strings."""
+    key = bytes(text)
+    found = _LABELS.get(key)
+    if found is None:
+        value = read_text(text)
+        if type(value) is not dict or not str_values(value):
+            return None
+        found = remember(_LABELS, key, value)
+    return found
 
 
 def memo_time_text(value: object) -> str | None:

@@ -35,6 +35,7 @@ from kubectl_gpu.core.k8s.parse.fast import (
     fast_conditions,
     fast_meta,
     fast_time,
+    memo_labels,
     memo_resources,
     memo_text,
 )
@@ -128,7 +129,7 @@ def parse_legacy_karpenter(obj: Raw) -> LegacyKarpenterObject:
 def parse_nodeclaim(obj: Raw) -> NodeClaim:
     """A NodeClaim: its spec read once per distinct spec (`_SPECS`: a NodePool's claims share theirs but
     the instance type's, 401 specs for 10,000 claims on bench's `nodeclaims`), its own status each time."""
-    m = fast_meta(obj.get("metadata"), namespaced=False) or meta(obj, "NodeClaim")
+    m = _claim_meta(obj)
     where = f"NodeClaim {m.name}"
     try:
         ref, requirements, claim_taints, expire, grace, requested, startup = memo_text(
@@ -159,6 +160,20 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
         last_pod_event=fast_time(status.get("lastPodEventTime")),
         startup_taints=startup,
     )
+
+
+def _claim_meta(obj: Raw) -> Meta:
+    """The claim's metadata, its labels kept as text (`parse/fields.py`) read once per text."""
+    md = obj.get("metadata")
+    labels = md.get("labels") if type(md) is dict else None
+    if type(labels) is not Text:
+        return fast_meta(md, namespaced=False) or meta(obj, "NodeClaim")
+    read = memo_labels(labels)
+    found = fast_meta(md, namespaced=False, labels=read) if read is not None else None
+    if found is not None:
+        return found
+    assert type(md) is dict
+    return meta({**obj, "metadata": {**md, "labels": read_text(labels)}}, "NodeClaim")  # says why
 
 
 def _spec_parts(value: object, where: str) -> tuple[Any, ...]:
