@@ -151,3 +151,17 @@ def test_by_command() -> None:
     assert by_command("diagnose").name == "findings"
     with pytest.raises(KeyError):
         by_command("snapshot")
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.name)
+def test_a_command_imports_its_own_page_alone(page: Page) -> None:
+    """`by_name` and `by_command` import the one page module asked for (each page's module bears its name;
+    the two commands named otherwise are `_COMMAND_PAGES`), not the other pages."""
+    code = (
+        "import sys, kubectl_gpu.pages as p; "
+        f"assert p.by_name({page.name!r}).name == {page.name!r}; "
+        + (f"assert p.by_command({page.command!r}).name == {page.name!r}; " if page.command else "")
+        + "print(','.join(m for m in sys.modules if m.startswith('kubectl_gpu.pages.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert set(loaded.strip().split(",")) == {"kubectl_gpu.pages.spec", f"kubectl_gpu.pages.{page.name}"}

@@ -53,7 +53,11 @@ def pages() -> tuple[Page, ...]:
 
 
 def by_name(name: str) -> Page:
-    """The page of this id; KeyError when there is none."""
+    """The page of this id; KeyError when there is none. A page's module bears its id: that one module is
+    imported, not every page's (a one-shot command asks for its own page alone)."""
+    page = _module_page(name)
+    if page is not None and page.name == name:
+        return page
     for page in pages():
         if page.name == name:
             return page
@@ -61,11 +65,27 @@ def by_name(name: str) -> Page:
 
 
 def by_command(command: str) -> Page:
-    """The page that `kubectl gpu COMMAND` answers; KeyError for a command that is no page (snapshot, smi)."""
+    """The page that `kubectl gpu COMMAND` answers; KeyError for a command that is no page (snapshot, smi).
+    The module named like the command (or `_COMMAND_PAGES`' own) is tried first, then every page."""
+    page = _module_page(_COMMAND_PAGES.get(command, command))
+    if page is not None and page.command == command:
+        return page
     for page in pages():
         if page.command == command:
             return page
     raise KeyError(command)
+
+
+#: the commands whose page's module is named otherwise (tests/test_pages.py holds this to the pages)
+_COMMAND_PAGES = {"pools": "overview", "diagnose": "findings"}
+
+
+def _module_page(name: str) -> Page | None:
+    """The page of the module `name` in `ORDER`, None for a name that is none."""
+    if name not in ORDER:
+        return None
+    page: Page = importlib.import_module(f"kubectl_gpu.pages.{name}").PAGE
+    return page
 
 
 def tui_pages() -> tuple[Page, ...]:
