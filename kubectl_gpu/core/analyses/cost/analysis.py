@@ -22,7 +22,7 @@ of nodes without any GPU pod is not charged to anyone (`totals.idleUnattributed`
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -72,6 +72,12 @@ __all__ = [
     "analyse",
     "analyse_cost",
 ]
+
+
+def _node_costs(rows: Iterable[NodeRow], state: ClusterState, prices: PriceBook) -> list[NodeCost]:
+    """Each row's cost; a pod's requests asked once per requests object (a template's pods share theirs)."""
+    requested = PerRequests(requests_accelerator)
+    return [_node_cost(row, state, prices, requested) for row in rows]
 
 
 def _node_cost(
@@ -245,8 +251,7 @@ def analyse_cost(
 ) -> CostReport:
     """The cost report at `now`. `namespace` limits the namespace rows (node figures use every pod)."""
     rows = node_rows(state, catalog, prices=prices)
-    requested = PerRequests(requests_accelerator)  # the pods of a template share their requests
-    costs = [_node_cost(row, state, prices, requested) for row in rows]
+    costs = _node_costs(rows, state, prices)
     idle_nodes = [_idle_node(c, state, now) for c in costs if not c.gpu_pods]
     idle_names = {i.name for i in idle_nodes}
     findings: list[Finding] = []

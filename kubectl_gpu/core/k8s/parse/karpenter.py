@@ -132,34 +132,21 @@ def parse_nodeclaim(obj: Raw) -> NodeClaim:
     m = _claim_meta(obj)
     where = f"NodeClaim {m.name}"
     try:
-        ref, requirements, claim_taints, expire, grace, requested, startup = memo_text(
-            _SPECS, obj.get("spec"), lambda v: _spec_parts(v, where)
-        )
+        spec = memo_text(_SPECS, obj.get("spec"), lambda v: _spec_parts(as_dict(v, f"{where} spec"), where))
     except ModelError:  # read again in the order of the whole read, so the error is the one it gives
         return _checked_nodeclaim(obj, m, where)
+    return _claim(m, spec, _status_parts(as_dict(obj.get("status"), f"{where} status"), where))
+
+
+def _checked_nodeclaim(obj: Raw, m: Meta, where: str) -> NodeClaim:
+    """The claim read field by field in the order of the API's printing (spec, status, then the startup
+    taints): what answers, or raises, where its spec does not read."""
+    value = obj.get("spec")
+    spec = as_dict(read_text(value) if type(value) is Text else value, f"{where} spec")
     status = as_dict(obj.get("status"), f"{where} status")
-    return _nodeclaim(
-        meta=m,
-        node_pool=m.labels.get("karpenter.sh/nodepool"),
-        node_class_ref=ref,
-        requirements=requirements,
-        taints=claim_taints,
-        expire_after=expire,
-        termination_grace_period=grace,
-        requested=dict(requested),  # each claim's own, as `memo_resources` gives it
-        node_name=opt_str(status.get("nodeName")),
-        provider_id=opt_str(status.get("providerID")),
-        image_id=opt_str(status.get("imageID")),
-        capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
-        allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=memo_text(  # a NodePool's claims launched together share their conditions, times too
-            _CONDITIONS,
-            status.get("conditions"),
-            lambda v: fast_conditions(v, f"{where} status.conditions"),
-        ),
-        last_pod_event=fast_time(status.get("lastPodEventTime")),
-        startup_taints=startup,
-    )
+    head = _spec_head(spec, where)
+    found = _status_parts(status, where)
+    return _claim(m, (*head, _startup_taints(spec, where)), found)
 
 
 def _claim_meta(obj: Raw) -> Meta:
@@ -176,10 +163,12 @@ def _claim_meta(obj: Raw) -> Meta:
     return meta({**obj, "metadata": {**md, "labels": read_text(labels)}}, "NodeClaim")  # says why
 
 
-def _spec_parts(value: object, where: str) -> tuple[Any, ...]:
-    """What a claim reads of its spec, each part as `_checked_nodeclaim` reads it; ModelError where one
-    does not read (the spec kept as text: `parse/fields.py`)."""
-    spec = as_dict(value, f"{where} spec")
+def _spec_parts(spec: Raw, where: str) -> tuple[Any, ...]:
+    """What a claim reads of its spec (`_claim`'s order); ModelError where a part does not read."""
+    return (*_spec_head(spec, where), _startup_taints(spec, where))
+
+
+def _spec_head(spec: Raw, where: str) -> tuple[Any, ...]:
     return (
         node_class_ref(spec.get("nodeClassRef")),
         memo_text(
@@ -191,43 +180,48 @@ def _spec_parts(value: object, where: str) -> tuple[Any, ...]:
         memo_resources(
             as_dict(spec.get("resources"), where).get("requests"), lambda: f"{where} spec.resources"
         ),
-        memo_text(_TAINTS, spec.get("startupTaints"), lambda v: taints(v, f"{where} spec.startupTaints")),
     )
 
 
-def _checked_nodeclaim(obj: Raw, m: Meta, where: str) -> NodeClaim:
-    """The claim read field by field, spec and status in the order the API prints them: what answers (or
-    raises) where its spec does not read."""
-    value = obj.get("spec")
-    spec = as_dict(read_text(value) if type(value) is Text else value, f"{where} spec")
-    status = as_dict(obj.get("status"), f"{where} status")
+def _startup_taints(spec: Raw, where: str) -> tuple[Taint, ...]:
+    return memo_text(_TAINTS, spec.get("startupTaints"), lambda v: taints(v, f"{where} spec.startupTaints"))
+
+
+def _status_parts(status: Raw, where: str) -> tuple[Any, ...]:
+    return (
+        opt_str(status.get("nodeName")),
+        opt_str(status.get("providerID")),
+        opt_str(status.get("imageID")),
+        memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
+        memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
+        memo_text(  # a NodePool's claims launched together share their conditions, times too
+            _CONDITIONS, status.get("conditions"), lambda v: fast_conditions(v, f"{where} status.conditions")
+        ),
+        fast_time(status.get("lastPodEventTime")),
+    )
+
+
+def _claim(m: Meta, spec: tuple[Any, ...], status: tuple[Any, ...]) -> NodeClaim:
+    """The claim of its metadata, `_spec_parts` and `_status_parts`."""
+    ref, requirements, claim_taints, expire, grace, requested, startup = spec
+    node_name, provider_id, image_id, capacity, allocatable, conditions, last_pod_event = status
     return _nodeclaim(
         meta=m,
         node_pool=m.labels.get("karpenter.sh/nodepool"),
-        node_class_ref=node_class_ref(spec.get("nodeClassRef")),
-        requirements=memo_text(
-            _REQUIREMENTS, spec.get("requirements"), lambda v: _requirements(v, f"{where} spec.requirements")
-        ),
-        taints=memo_text(_TAINTS, spec.get("taints"), lambda v: taints(v, f"{where} spec.taints")),
-        expire_after=opt_str(spec.get("expireAfter")),
-        termination_grace_period=opt_str(spec.get("terminationGracePeriod")),
-        requested=memo_resources(
-            as_dict(spec.get("resources"), where).get("requests"), lambda: f"{where} spec.resources"
-        ),
-        node_name=opt_str(status.get("nodeName")),
-        provider_id=opt_str(status.get("providerID")),
-        image_id=opt_str(status.get("imageID")),
-        capacity=memo_resources(status.get("capacity"), lambda: f"{where} status.capacity"),
-        allocatable=memo_resources(status.get("allocatable"), lambda: f"{where} status.allocatable"),
-        conditions=memo_text(
-            _CONDITIONS,
-            status.get("conditions"),
-            lambda v: fast_conditions(v, f"{where} status.conditions"),
-        ),
-        last_pod_event=fast_time(status.get("lastPodEventTime")),
-        startup_taints=memo_text(
-            _TAINTS, spec.get("startupTaints"), lambda v: taints(v, f"{where} spec.startupTaints")
-        ),
+        node_class_ref=ref,
+        requirements=requirements,
+        taints=claim_taints,
+        expire_after=expire,
+        termination_grace_period=grace,
+        requested=dict(requested),  # each claim's own, as `memo_resources` gives it
+        node_name=node_name,
+        provider_id=provider_id,
+        image_id=image_id,
+        capacity=capacity,
+        allocatable=allocatable,
+        conditions=conditions,
+        last_pod_event=last_pod_event,
+        startup_taints=startup,
     )
 
 
