@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
@@ -51,31 +52,24 @@ def labels_lookup(state: ClusterState, listing: Listing | None) -> Callable[[Any
     """An object's labels from its JSON item, for -L and --show-labels: commands whose objects are nodes
     (by `name`) or pods (by `namespace` and `name`); None for the others."""
     kind = listing.names[0][0] if listing is not None and listing.names else None
+    # gathered on the first lookup: only -L and --show-labels look (20,000 pods cost any command ~5 ms)
     if kind == "Node":
-        nodes = _Labels(lambda: {n.meta.name: n.meta.labels for n in state.nodes})
-        return lambda item: nodes.get(item.get("name")) if isinstance(item, Mapping) else None
+
+        @cache
+        def nodes() -> dict[Any, dict[str, str]]:
+            return {n.meta.name: n.meta.labels for n in state.nodes}
+
+        return lambda item: nodes().get(item.get("name")) if isinstance(item, Mapping) else None
     if kind == "Pod":
-        pods = _Labels(lambda: {(p.meta.namespace, p.meta.name): p.meta.labels for p in state.pods})
+
+        @cache
+        def pods() -> dict[Any, dict[str, str]]:
+            return {(p.meta.namespace, p.meta.name): p.meta.labels for p in state.pods}
+
         return lambda item: (
-            pods.get((item.get("namespace"), item.get("name"))) if isinstance(item, Mapping) else None
+            pods().get((item.get("namespace"), item.get("name"))) if isinstance(item, Mapping) else None
         )
     return None
-
-
-class _Labels:
-    """The labels by key, gathered on the first lookup: only -L and --show-labels look (a fleet's 20,000 pods
-    cost every other command ~5 ms)."""
-
-    __slots__ = ("_by_key", "_gather")
-
-    def __init__(self, gather: Callable[[], dict[Any, dict[str, str]]]) -> None:
-        self._gather = gather
-        self._by_key: dict[Any, dict[str, str]] | None = None
-
-    def get(self, key: Any) -> dict[str, str] | None:
-        if self._by_key is None:
-            self._by_key = self._gather()
-        return self._by_key.get(key)
 
 
 def needs_document(opts: GlobalOptions) -> bool:

@@ -43,20 +43,6 @@ def driver_key(row: NodeDriver) -> DriverKey:
     )
 
 
-def gpu_resources(
-    pod: Pod, requested: Callable[[Mapping[str, Decimal]], frozenset[str] | None] | None = None
-) -> frozenset[str]:
-    """The NVIDIA resources the pod requests or limits (> 0). Effective requests already carry a limit
-    without a request (the API default), so limits are read (from the raw pod) only for an explicit 0.
-    `requested`: `nvidia_requested`, or the same once per requests object (`PerRequests`)."""
-    found = nvidia_requested(pod.requests) if requested is None else requested(pod.requests)
-    if found is not None:
-        return found
-    named = {k for k, v in pod.requests.items() if k.startswith("nvidia.com/") and v > 0}
-    named.update(k for k, v in pod.limits.items() if k.startswith("nvidia.com/") and v > 0)
-    return frozenset(named)
-
-
 def nvidia_requested(requests: Mapping[str, Decimal]) -> frozenset[str] | None:
     """The NVIDIA resources requested above zero; None where one is requested at zero (the pod's limits
     then decide: `gpu_resources`)."""
@@ -68,6 +54,20 @@ def nvidia_requested(requests: Mapping[str, Decimal]) -> frozenset[str] | None:
             else:
                 return None
     return frozenset(found)
+
+
+def gpu_resources(
+    pod: Pod, requested: Callable[[Mapping[str, Decimal]], frozenset[str] | None] = nvidia_requested
+) -> frozenset[str]:
+    """The NVIDIA resources the pod requests or limits (> 0). Effective requests already carry a limit
+    without a request (the API default), so limits are read (from the raw pod) only for an explicit 0.
+    `requested`: `nvidia_requested`, or the same once per requests object (`PerRequests`)."""
+    found = requested(pod.requests)
+    if found is not None:
+        return found
+    named = {k for k, v in pod.requests.items() if k.startswith("nvidia.com/") and v > 0}
+    named.update(k for k, v in pod.limits.items() if k.startswith("nvidia.com/") and v > 0)
+    return frozenset(named)
 
 
 class Shape(msgspec.Struct, frozen=True):

@@ -3,14 +3,15 @@ as long as asked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from decimal import Decimal
 
-from kubectl_gpu.core.accelerators.resources import accelerator_requests, is_accelerator_resource
+from kubectl_gpu.core.accelerators.resources import PerRequests, accelerator_requests, is_accelerator_resource
 from kubectl_gpu.core.analyses.lifecycle.disruptions import NodeContext, disruptions_for
 from kubectl_gpu.core.analyses.lifecycle.report import Disruption, PodLifecycle, Survival
 from kubectl_gpu.core.k8s.durations import SOON, WEEK, timestamp
-from kubectl_gpu.core.k8s.models import Pod, Resources
+from kubectl_gpu.core.k8s.models import Pod
 from kubectl_gpu.core.k8s.state import ClusterState
 
 __all__ = ["accelerator_pods", "pod_lifecycle", "wants_accelerator"]
@@ -21,15 +22,8 @@ def accelerator_pods(state: ClusterState) -> frozenset[int]:
     same pods): the replicas of a template share one requests object (`parse/pods_fast.py`), read once."""
 
     def build() -> frozenset[int]:
-        said: dict[int, bool | None] = {}  # id(requests) -> `_requests_say` of it
-        out: list[int] = []
-        for pod in state.pods:
-            key = id(pod.requests)
-            if key not in said:
-                said[key] = _requests_say(pod.requests)
-            if _wants(pod, said[key]):
-                out.append(id(pod))
-        return frozenset(out)
+        said = PerRequests(_requests_say)
+        return frozenset(id(pod) for pod in state.pods if _wants(pod, said(pod.requests)))
 
     return state.memo(_ACCELERATOR_PODS, build)
 
@@ -47,7 +41,7 @@ def wants_accelerator(pod: Pod) -> bool:
     return _wants(pod, _requests_say(pod.requests))
 
 
-def _requests_say(requests: Resources) -> bool | None:
+def _requests_say(requests: Mapping[str, Decimal]) -> bool | None:
     """What a pod's requests alone say: True, one is requested; False, none is named; None, one is named at
     zero, so the limits decide."""
     if accelerator_requests(requests):

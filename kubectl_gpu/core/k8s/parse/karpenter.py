@@ -169,6 +169,7 @@ def _spec_parts(spec: Raw, where: str) -> tuple[Any, ...]:
 
 
 def _spec_head(spec: Raw, where: str) -> tuple[Any, ...]:
+    """The spec's parts but the startup taints (read after the status: `_checked_nodeclaim`)."""
     return (
         node_class_ref(spec.get("nodeClassRef")),
         memo_text(
@@ -188,6 +189,7 @@ def _startup_taints(spec: Raw, where: str) -> tuple[Taint, ...]:
 
 
 def _status_parts(status: Raw, where: str) -> tuple[Any, ...]:
+    """The claim's own parts, read for every claim: its node, instance, capacity, conditions."""
     return (
         opt_str(status.get("nodeName")),
         opt_str(status.get("providerID")),
