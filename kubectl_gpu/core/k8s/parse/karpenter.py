@@ -70,6 +70,7 @@ def _budgets(disruption: Raw, where: str) -> tuple[Budget, ...]:
 
 _NOT_CHECKED = frozenset({"metadata", "status"})
 _MAX_PATHS = 2000  # a NodePool sets a few dozen; past this, the rest is not listed
+_CONTAINERS = (dict, list)
 
 
 def field_paths(obj: Raw) -> tuple[str, ...]:
@@ -80,13 +81,19 @@ def field_paths(obj: Raw) -> tuple[str, ...]:
     stack: list[tuple[str, object]] = [
         (f".{k}", v) for k, v in obj.items() if isinstance(k, str) and k not in _NOT_CHECKED
     ]
+    push = stack.append  # plain loops: a generator per value, and a `dict | list` per item, cost 1.6x
     while stack and len(out) < _MAX_PATHS:
         path, value = stack.pop()
         out.add(path)
         if isinstance(value, dict):
-            stack.extend((f"{path}.{k}", v) for k, v in value.items() if isinstance(k, str))
+            for k, v in value.items():
+                if isinstance(k, str):
+                    push((f"{path}.{k}", v))
         elif isinstance(value, list):
-            stack.extend((f"{path}[]", v) for v in value if isinstance(v, dict | list))
+            item = f"{path}[]"
+            for v in value:
+                if isinstance(v, _CONTAINERS):
+                    push((item, v))
     return tuple(sorted(out))
 
 
