@@ -52,13 +52,31 @@ COMMANDS: dict[str, DirectCommand] = {
         "pending",
         options={"--all-pending": ("all_pending", FLAG), "--by-workload": ("by_workload", FLAG)},
     ),
-    "explain": DirectCommand("pending", "explain", argument="pod", required=True),
+    "explain": DirectCommand(
+        "pending",
+        "explain",
+        argument="pod",
+        required=True,
+        options={
+            "--with": ("with_files", TEXTS),
+            "--delete": ("delete", TEXTS),
+            "--target": ("target", TEXT),
+        },
+    ),
     "pools": DirectCommand("pools", "pools"),
     "diagnose": DirectCommand(
         "diagnose", "diagnose", options={"--fail-on": ("fail_on", FAIL_ON), "--only": ("only", TEXTS)}
     ),
     "drivers": DirectCommand("drivers", "drivers"),
-    "lint": DirectCommand("lint", "lint", options={"--fail-on": ("fail_on", FAIL_ON)}),
+    "lint": DirectCommand(
+        "lint",
+        "lint",
+        options={
+            "--fail-on": ("fail_on", FAIL_ON),
+            "--filename": ("filename", TEXTS),
+            "-f": ("filename", TEXTS),
+        },
+    ),
     "lifecycle": DirectCommand(
         "lifecycle",
         "lifecycle",

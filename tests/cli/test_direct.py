@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from kubectl_gpu.cli import direct, fleet_entry
+from tests.helpers import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "automode-gpu-demo.json"
@@ -109,8 +110,9 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         ["nodes", "--sort-by", ".name"],
         ["diagnose", "--fail-on", "fatal"],
         ["diagnose", "--fail-on", "ERROR"],
-        ["lint", "-f", "pool.yaml"],
-        ["explain", "pod", "--with", "fix.yaml"],
+        ["lint", "-f", "-"],
+        ["explain", "pod", "--with", "fix.yaml", "--type", "merge"],
+        ["explain", "pod", "--target", "nodepool/a", "--target", "nodepool/b"],
     ],
 )
 def test_other_command_lines_are_left_to_typer(argv: list[str]) -> None:
@@ -191,16 +193,29 @@ ARGVS = [
     ["cost", "--min-idle", "1h", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
     ["cost", "--min-idle", "bogus", "--snapshot", "{demo}"],
     ["inventory", "--all", "--snapshot", "{demo}", "-o", "csv", "--now", NOW],
+    ["lint", "-f", "{pool}", "-o", "json", "--now", NOW],
+    ["lint", "--filename={pool}", "--filename", "{demo}", "--fail-on", "warning", "--now", NOW],
+    ["lint", "-f{pool}", "--snapshot", "{demo}"],
+    ["lint", "-f", "{missing}"],
+    ["lint", "-f", "{list}", "-A", "--now", NOW],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{pool}", "-o", "json", "--now", NOW],
+    ["explain", "ml/pretrain-8x-h100-1", "--delete", "nodepool/gpu-training", "--snapshot", "{demo}", "--now", NOW],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--delete", "nodepool/nope"],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--target", "nodepool/gpu-training"],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{missing}"],
 ]
 
 
 @pytest.fixture
 def inputs(tmp_path: Path) -> dict[str, str]:
-    """The demo bundle, its objects as one `kubectl get -o json` List, and a path to nothing."""
+    """The demo bundle, its objects as one `kubectl get -o json` List, a NodePool manifest (the EKS docs'
+    GPU pool, as `lint -f` and `explain --with` read one) and a path to nothing."""
     listed = tmp_path / "list.json"
     objects = json.loads(DEMO.read_text())["objects"]
     listed.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=4))
-    return {"demo": str(DEMO), "list": str(listed), "missing": str(tmp_path / "missing.json")}
+    pool = tmp_path / "pool.yaml"
+    pool.write_text((FIXTURES / "karpenter" / "eks-docs__automode-nodepool-gpu-g6e-g6.yaml").read_text())
+    return {"demo": str(DEMO), "list": str(listed), "pool": str(pool), "missing": str(tmp_path / "missing.json")}
 
 
 def _filled(template: list[str], inputs: dict[str, str]) -> list[str]:

@@ -6,6 +6,8 @@ components count as zero, so ``570.26`` == ``570.26.0``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kubectl_gpu.core.lazy_pattern import lazy_pattern
 
 _DOTTED = lazy_pattern(r"\d+(?:\.\d+)*")
@@ -13,6 +15,7 @@ _DOTTED = lazy_pattern(r"\d+(?:\.\d+)*")
 VersionKey = tuple[int, ...]
 
 
+@lru_cache(maxsize=4096)  # sorts and the CUDA release table ask of the same few versions thousands of times
 def version_key(text: str) -> VersionKey | None:
     """Sortable key of a dotted numeric version, or None if ``text`` is not one.
 
