@@ -24,8 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "DirectCommand", "Parsed", "answer", "parse"]
 
 #: How a command option's value is read: "flag" (no value: True), "text", "texts" (repeatable: a list in
-#: order) or "fail-on" (`core.report.FailOn`'s values only).
-FLAG, TEXT, TEXTS, FAIL_ON = "flag", "text", "texts", "fail-on"
+#: order), "fail-on" (`core.report.FailOn`'s values only) or "patch-type" (`PATCH_TYPES` only).
+FLAG, TEXT, TEXTS, FAIL_ON, PATCH_TYPE = "flag", "text", "texts", "fail-on", "patch-type"
+#: `option_declarations.PatchTypeOption`'s values (that module imports typer), given to the command as text:
+#: `explain` reads `str()` of its `--type`, the same for the enum's member and its value.
+PATCH_TYPES = ("strategic", "merge", "json")
 
 
 class DirectCommand(NamedTuple):
@@ -60,6 +63,7 @@ COMMANDS: dict[str, DirectCommand] = {
         options={
             "--with": ("with_files", TEXTS),
             "--delete": ("delete", TEXTS),
+            "--type": ("patch_type", PATCH_TYPE),
             "--target": ("target", TEXT),
         },
     ),
@@ -185,6 +189,8 @@ def _own(command: DirectCommand, word: str, rest: list[str], params: dict[str, A
             return False  # typer words the error
         params[param] = FailOn(value)
         return True
+    if kinds[param] == PATCH_TYPE and value not in PATCH_TYPES:
+        return False  # typer words the error
     params[param] = value
     return True
 

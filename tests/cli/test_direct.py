@@ -42,6 +42,7 @@ def _typer_params(command: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("command", sorted(direct.COMMANDS))
 def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
+    from kubectl_gpu.cli.option_declarations import PatchTypeOption
     from kubectl_gpu.core.report import FailOn
 
     params = _typer_params(command)
@@ -60,6 +61,10 @@ def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
         assert bool(getattr(param, "is_flag", False)) == (kind == direct.FLAG), (command, spelling)
         assert param.multiple == (kind == direct.TEXTS), (command, spelling)
         assert (param.type_descriptor.annotation is FailOn) == (kind == direct.FAIL_ON), (command, spelling)
+        patch_type = param.type_descriptor.annotation is PatchTypeOption
+        assert patch_type == (kind == direct.PATCH_TYPE), (command, spelling)
+        if patch_type:
+            assert tuple(PatchTypeOption) == direct.PATCH_TYPES
     arguments = [p for p in params.values() if p.param_type_name == "argument"]
     assert [p.name for p in arguments] == ([spec.argument] if spec.argument else []), command
     assert all(p.required == spec.required for p in arguments), command
@@ -111,7 +116,8 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         ["diagnose", "--fail-on", "fatal"],
         ["diagnose", "--fail-on", "ERROR"],
         ["lint", "-f", "-"],
-        ["explain", "pod", "--with", "fix.yaml", "--type", "merge"],
+        ["explain", "pod", "--with", "fix.yaml", "--type", "Merge"],
+        ["explain", "pod", "--with", "fix.yaml", "--type", "merge", "--type", "json"],
         ["explain", "pod", "--target", "nodepool/a", "--target", "nodepool/b"],
     ],
 )
@@ -201,6 +207,23 @@ ARGVS = [
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{pool}", "-o", "json", "--now", NOW],
     ["explain", "ml/pretrain-8x-h100-1", "--delete", "nodepool/gpu-training", "--snapshot", "{demo}", "--now", NOW],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--delete", "nodepool/nope"],
+    [
+        "explain",
+        "ml/pretrain-8x-h100-1",
+        "--snapshot",
+        "{demo}",
+        "--with",
+        "{limits}",
+        "--type=merge",
+        "--target",
+        "nodepool/gpu-training",
+        "-o",
+        "json",
+        "--now",
+        NOW,
+    ],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{limits}", "--type", "json"],
+    ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--type", "strategic"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--target", "nodepool/gpu-training"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{missing}"],
 ]
@@ -215,7 +238,15 @@ def inputs(tmp_path: Path) -> dict[str, str]:
     listed.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, indent=4))
     pool = tmp_path / "pool.yaml"
     pool.write_text((FIXTURES / "karpenter" / "eks-docs__automode-nodepool-gpu-g6e-g6.yaml").read_text())
-    return {"demo": str(DEMO), "list": str(listed), "pool": str(pool), "missing": str(tmp_path / "missing.json")}
+    limits = tmp_path / "limits.yaml"  # a merge patch of a NodePool's limits
+    limits.write_text("spec:\n  limits:\n    nvidia.com/gpu: '32'\n")
+    return {
+        "demo": str(DEMO),
+        "list": str(listed),
+        "pool": str(pool),
+        "limits": str(limits),
+        "missing": str(tmp_path / "missing.json"),
+    }
 
 
 def _filled(template: list[str], inputs: dict[str, str]) -> list[str]:
