@@ -276,6 +276,9 @@ CLAIM_PATHS = [
     ("status", "conditions", 0, "lastTransitionTime"),
     ("status", "conditions", 0, "status"),
     ("status", "capacity"),
+    ("status", "capacity", "cpu"),
+    ("status", "allocatable"),
+    ("status", "allocatable", "memory"),
     ("status", "lastPodEventTime"),
     ("metadata", "labels"),
     ("metadata", "generateName"),
@@ -291,7 +294,7 @@ CLAIM_PATHS = [
 def test_broken_claims_read_alike_from_the_fields_kept(
     index: int, changes: list[tuple[tuple[str, ...], Any]]
 ) -> None:
-    """A NodeClaim keeps its requirements, taints and conditions as text, read once per distinct text: with
+    """A NodeClaim keeps its requirements, taints, capacity and conditions as text, read once per distinct text: with
     any field replaced by any JSON value, each read twice (the second from the memo), it reads as the whole
     claim does, error for error."""
     obj = copy.deepcopy(CLAIMS[index])
@@ -316,6 +319,7 @@ def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
     assert first is not None
     assert isinstance(first["spec"], msgspec.Raw)
     assert isinstance(first["status"]["conditions"], msgspec.Raw)
+    assert isinstance(first["status"]["capacity"], msgspec.Raw)
     other = copy.deepcopy(claim)
     other["metadata"]["name"] = "claim-2"
     second = _through_fields(other)
@@ -324,6 +328,8 @@ def test_a_claims_parts_are_kept_as_text_and_never_kept() -> None:
     assert isinstance(a, NodeClaim) and isinstance(b, NodeClaim)
     assert a.requirements is b.requirements and a.conditions is b.conditions and a.taints is b.taints
     assert a.requested == b.requested and a.requested is not b.requested
+    assert a.capacity and a.capacity == b.capacity and a.capacity is not b.capacity  # each claim's own dict
+    assert a.allocatable == b.allocatable and a.allocatable is not b.allocatable
     assert isinstance(first["metadata"]["labels"], msgspec.Raw) and a.meta.labels is b.meta.labels
     assert not _texts_in(a, set()) and not _texts_in(b, set())
     assert _read(first) == _read(orjson.loads(orjson.dumps(claim)))

@@ -45,6 +45,7 @@ _LIMIT = 65536
 _T = TypeVar("_T")
 _from_iso = datetime.fromisoformat
 _RESOURCES: dict[tuple[tuple[str, str], ...], Resources] = {}
+_RESOURCE_TEXTS: dict[bytes, Resources] = {}
 #: The JSON text of a value, as a memo key; TypeError for what JSON cannot hold (bytes, big integers,
 #: keys that are not strings). Faster than `repr` by a few microseconds a pod.
 dumps = orjson.dumps
@@ -138,8 +139,15 @@ def fast_time(value: object) -> datetime | None:
 
 def memo_resources(value: object, where: Callable[[], str]) -> Resources:
     """`common.resources(value, where())`, a fresh dict each time, read once per distinct list where every
-    quantity is a string (a node's capacity is its instance type's: thousands alike); `where` is called
-    only to name the field in an error, which is the checked reader's own."""
+    quantity is a string (a node's capacity is its instance type's: thousands alike), or per distinct text of
+    a list kept as text (`parse/fields.py`); `where` is called only to name the field in an error, which is
+    the checked reader's own."""
+    if type(value) is Text:
+        text = bytes(value)
+        read = _RESOURCE_TEXTS.get(text)
+        if read is None:
+            read = remember(_RESOURCE_TEXTS, text, resources(read_text(value), where()))
+        return dict(read)
     if type(value) is not dict or not str_values(value):
         return resources(value, where())
     key = tuple(value.items())

@@ -147,13 +147,14 @@ class _NodeStatus(TypedDict, total=False):
 
 
 class _ClaimStatus(TypedDict, total=False):
-    """`karpenter.parse_nodeclaim`: the conditions as their text."""
+    """`karpenter.parse_nodeclaim`: the capacity, allocatable and conditions as their text (the claims of
+    one instance type share the first two)."""
 
     nodeName: Any
     providerID: Any
     imageID: Any
-    capacity: Any
-    allocatable: Any
+    capacity: msgspec.Raw
+    allocatable: msgspec.Raw
     conditions: msgspec.Raw
     lastPodEventTime: Any
 
