@@ -142,6 +142,8 @@ def memo_resources(value: object, where: Callable[[], str]) -> Resources:
     quantity is a string (a node's capacity is its instance type's: thousands alike), or per distinct text of
     a list kept as text (`parse/fields.py`); `where` is called only to name the field in an error, which is
     the checked reader's own."""
+    if value is None:  # absent (a claim in flight has no capacity yet): what `resources` reads it as
+        return {}
     if type(value) is Text:
         text = bytes(value)
         read = _RESOURCE_TEXTS.get(text)

@@ -150,3 +150,25 @@ def test_claims_alike_share_a_class_and_only_its_first_is_made() -> None:
     assert not {"neuron-z1", "neuron-z2", "neuron-z3"} & set(made)
     for members in classes:  # alike by the made nodes: the class's first answers for every member
         assert len({_node_class(flying[i].made[0], state) for i in members}) == 1
+
+
+def test_a_claims_condition_flags_are_its_conditions_first_of_each_type() -> None:
+    """`_claim_conditions` (once per conditions tuple) answers as `NodeClaim.condition`: the first condition of
+    a type, absent as not true; on every claim of the scenarios, and on tuples with a type twice or missing."""
+    from kubectl_gpu.core.analyses.pending.targets.nodes.existing import _claim_conditions, _true
+    from kubectl_gpu.core.k8s.models import Condition
+
+    claims = [c for name in NAMES for c in state_of(items(name)).nodeclaims]
+    assert len(claims) > 5
+    types = ("InstanceTerminating", "Registered", "Initialized")
+    said: dict[int, Any] = {}
+    for claim in claims:
+        for _ in range(2):  # the second from `said`
+            assert _claim_conditions(claim.conditions, said) == tuple(_true(claim, t) for t in types)
+    twice = (
+        Condition("Registered", "False", None, None, None),
+        Condition("Registered", "True", None, None, None),
+        Condition("Initialized", "True", None, None, None),
+    )
+    assert _claim_conditions(twice, {}) == (False, False, True)
+    assert _claim_conditions((), {}) == (False, False, False)

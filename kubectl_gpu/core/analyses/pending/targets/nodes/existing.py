@@ -33,7 +33,7 @@ from kubectl_gpu.core.analyses.pending.checks.evaluation import ZERO, TargetEval
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
 from kubectl_gpu.core.analyses.pending.targets.nodes.target import UNSCHEDULABLE, NodeTarget, cordon_blocks
 from kubectl_gpu.core.catalog import Catalog, Provider
-from kubectl_gpu.core.k8s.models import Node, NodeClaim
+from kubectl_gpu.core.k8s.models import Condition, Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
@@ -188,11 +188,15 @@ class StateNodes:
             else:
                 assert claim is not None
                 flying.append(_Flying(claim, _node_class(target, state), made=(target, None)))
+        said: dict[int, tuple[tuple[Condition, ...], tuple[bool, bool, bool]]] = {}
         for claim in state.nodeclaims:
-            if claim.name in seen or _deleted(None, claim) or _true(claim, "Initialized"):
+            if claim.name in seen:
+                continue
+            terminating, registered, initialized = _claim_conditions(claim.conditions, said)
+            if claim.meta.deleting or terminating or initialized:  # `_deleted`, and initialized
                 continue
             created = claim.meta.created
-            if created is not None and now - created > REGISTRATION_TTL and not _true(claim, "Registered"):
+            if created is not None and now - created > REGISTRATION_TTL and not registered:
                 continue  # liveness deletes it
             make = partial(_claim_target, claim, state, catalog, provider)
             flying.append(_Flying(claim, _claim_class(claim, state), make))
@@ -387,6 +391,25 @@ def _sure(evaluation: TargetEvaluation) -> bool:
 def _true(claim: NodeClaim, condition: str) -> bool:
     found = claim.condition(condition)
     return found is not None and found.is_true
+
+
+def _claim_conditions(
+    conditions: tuple[Condition, ...], said: dict[int, tuple[tuple[Condition, ...], tuple[bool, bool, bool]]]
+) -> tuple[bool, bool, bool]:
+    """Whether a claim's InstanceTerminating, Registered and Initialized conditions are true (the first of
+    each type, as `NodeClaim.condition` finds it), once per conditions tuple in `said`: the claims launched
+    together share theirs (`parse/fast.py`; 1,607 tuples for 10,000 claims on bench's `nodeclaims`)."""
+    found = said.get(id(conditions))
+    if found is not None and found[0] is conditions:
+        return found[1]
+    first: dict[str, Condition] = {}
+    for condition in conditions:
+        first.setdefault(condition.type, condition)
+    terminating, registered, initialized = (
+        t in first and first[t].is_true for t in ("InstanceTerminating", "Registered", "Initialized")
+    )
+    said[id(conditions)] = (conditions, (terminating, registered, initialized))  # holds them: ids not reused
+    return terminating, registered, initialized
 
 
 class _Signatures:
