@@ -37,10 +37,15 @@ class Severity(StrEnum):
 
     @property
     def rank(self) -> int:
-        return ("info", "warning", "error").index(self.value)
+        return _RANKS[
+            self
+        ]  # a dict, not a tuple's index of `.value`: findings are sorted by it by the thousand
 
     def at_least(self, other: Severity) -> bool:
         return self.rank >= other.rank
+
+
+_RANKS: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
 
 class ObjectRef(msgspec.Struct, frozen=True, order=True):
