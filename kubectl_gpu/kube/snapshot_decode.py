@@ -320,7 +320,7 @@ def _parts_read(data: bytes) -> PartsList | None:
     before, so its answer or its error is the one it always was. Invalid JSON is None here too."""
     import msgspec
 
-    from kubectl_gpu.core.k8s.parse.fields import as_dict
+    from kubectl_gpu.core.k8s.parse.fields import as_dicts
 
     try:
         found = _list_decoder().decode(data)
@@ -328,7 +328,7 @@ def _parts_read(data: bytes) -> PartsList | None:
         return None
     if found.kind != "List" or found.items is None:
         return None
-    return PartsList(kind="List", items=[as_dict(item) for item in found.items])
+    return PartsList(kind="List", items=as_dicts(found.items))
 
 
 # Where an anchor (`&a`) or an alias (`*a`) can stand: at a line's start (after its indentation), after white
