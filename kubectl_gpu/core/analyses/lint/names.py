@@ -41,7 +41,7 @@ def closest(value: str, candidates: Iterable[str] | NameIndex, n: int = 3) -> tu
     """Catalogued names that start with `value`, then the most similar ones, those of its own category
     (the letters before the generation: `g` for `g3`) first."""
     index = candidates if isinstance(candidates, NameIndex) else NameIndex(candidates)
-    prefixed = [c for c in index.names if c.startswith(value) and c != value]
+    prefixed = index.starting_with(value)
     similar = index.close_matches(value, n=n + 2, cutoff=0.5)
     own = category_of(value)
     similar.sort(key=lambda c: category_of(c) != own)  # stable: similarity order within each group

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import heapq
 import sys
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from operator import truediv
@@ -88,6 +89,18 @@ class NameIndex:
         self._width = next(w for w in (1, 2, 4, 8) if max(self.lengths, default=0) < 1 << (8 * w))
         self._columns: dict[tuple[str, int], int] = {}
         self._halves: dict[int, list[float]] = {}
+
+    def starting_with(self, prefix: str) -> list[str]:
+        """The names that start with `prefix`, but `prefix` itself, in order: the run of them in the sorted
+        names, found by bisection (every name compared: ~900 a search over the catalog's types)."""
+        names = self.names
+        at = bisect_left(names, prefix)
+        out = []
+        while at < len(names) and names[at].startswith(prefix):
+            if names[at] != prefix:
+                out.append(names[at])
+            at += 1
+        return out
 
     def _column(self, char: str, count: int) -> int:
         """min(count, occurrences of `char`) for every name, packed into one integer (`_width` bytes each, in

@@ -172,3 +172,13 @@ def test_the_ratio_of_long_or_foreign_words_is_difflibs() -> None:
         assert ratio(name, word) == difflib.SequenceMatcher(None, name, word).ratio()
     for name, word in (("", ""), ("p5.48xlarge", ""), ("", "g5"), ("ğ5.xlarge", "g5.xlärge")):
         assert ratio(name, word) == difflib.SequenceMatcher(None, name, word).ratio()
+
+
+def test_the_names_starting_with_a_prefix_are_the_scans() -> None:
+    """`NameIndex.starting_with` (bisection) answers as a scan of every name does, in order, the prefix itself
+    left out: prefixes of real names, names themselves, the empty word, words past the last name."""
+    index = NameIndex(TYPES)
+    words = [*_words(7, 200), *TYPES[:20], "", "g", "p5", "zzz", "~", TYPES[-1], TYPES[0][:1]]
+    for word in words:
+        assert index.starting_with(word) == [c for c in index.names if c.startswith(word) and c != word]
+    assert len(index.starting_with("g")) > 10
