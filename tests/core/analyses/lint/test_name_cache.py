@@ -182,3 +182,15 @@ def test_the_names_starting_with_a_prefix_are_the_scans() -> None:
     for word in words:
         assert index.starting_with(word) == [c for c in index.names if c.startswith(word) and c != word]
     assert len(index.starting_with("g")) > 10
+
+
+def test_the_fix_checks_memo_key_tells_apart_what_python_equates() -> None:
+    """`admits_with`'s memo key (`pools._key_text`): the same requirements give the same key, and values
+    Python holds equal but a parser reads differently (1, 1.0, true; None and NaN) give different keys."""
+    from kubectl_gpu.core.analyses.lint.pools import _key_text
+
+    reqs = [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]
+    assert _key_text(reqs) == _key_text([dict(r) for r in reqs])
+    texts = [_key_text([{"key": "k", "operator": "Gt", "values": [v]}]) for v in (1, 1.0, True, None, float("nan"))]
+    assert len(set(texts)) == len(texts)
+    assert _key_text({1, 2}) == repr({1, 2})  # what JSON cannot hold: its repr
