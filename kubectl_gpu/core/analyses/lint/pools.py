@@ -32,10 +32,10 @@ from kubectl_gpu.core.report import Finding, ObjectRef, Severity
 from kubectl_gpu.core.scheduling.instances import CAPACITY_TYPE, IndexedType, InstanceIndex, raw_capacity_of
 from kubectl_gpu.core.scheduling.requirements import (
     NormalizedRequirement,
-    Requirement,
     RequirementError,
     Requirements,
     nodepool_requirements,
+    normalized,
 )
 
 
@@ -87,7 +87,7 @@ class PoolLint:
         self._budgets()
         try:
             # each read once (the first that does not parse is the error), then reused by the fix checks
-            self._parsed = {id(item): Requirement.from_dict(item).normalize() for item in pool.requirements}
+            self._parsed = {id(item): normalized(item) for item in pool.requirements}
             self.reqs = self._requirements(pool.requirements)
         except RequirementError as exc:
             self.add("LINT_INVALID_REQUIREMENT", f"NodePool {pool.name}: {exc}", "fix the requirement")

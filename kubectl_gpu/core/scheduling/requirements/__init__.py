@@ -52,7 +52,7 @@ from .operators import (
     RequirementError,
     go_atoi,
 )
-from .requirement import Requirement
+from .requirement import Requirement, normalized
 from .requirement_set import Requirements
 
 __all__ = [
@@ -81,5 +81,6 @@ __all__ = [
     "label_hint",
     "label_value_error",
     "nodepool_requirements",
+    "normalized",
     "template_requirements",
 ]

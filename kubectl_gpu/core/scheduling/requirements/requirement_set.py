@@ -11,7 +11,7 @@ from .incompatibility import Conflict, Incompatibility, UnknownLabel, label_hint
 from .labels import NORMALIZED_LABELS, RESTRICTED_LABELS
 from .normalized import NormalizedRequirement, intersects
 from .operators import ABSENT_OK
-from .requirement import Requirement
+from .requirement import Requirement, normalized
 
 __all__ = ["Requirements"]
 
@@ -21,7 +21,7 @@ def _coerce(req: Requirement | NormalizedRequirement | Mapping[str, Any]) -> Nor
         return req
     if isinstance(req, Requirement):
         return req.normalize()
-    return Requirement.from_dict(req).normalize()
+    return normalized(req)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
