@@ -145,10 +145,7 @@ def memo_resources(value: object, where: Callable[[], str]) -> Resources:
     if value is None:  # absent (a claim in flight has no capacity yet): what `resources` reads it as
         return {}
     if type(value) is Text:
-        text = bytes(value)
-        read = _RESOURCE_TEXTS.get(text)
-        if read is None:
-            read = remember(_RESOURCE_TEXTS, text, resources(read_text(value), where()))
+        read: Resources = memo_text(_RESOURCE_TEXTS, value, lambda text: resources(text, where()))
         return dict(read)
     if type(value) is not dict or not str_values(value):
         return resources(value, where())

@@ -13,8 +13,8 @@ parts of a pod's scheduling template (`POD_TEXT_FIELDS`, `CONTAINER_TEXT_FIELDS`
 requests ...) are kept whole as their text (`msgspec.Raw`): replicas share them, so the pod parser keys its
 template by that text and reads it once per distinct text (`pods_fast.loaded_spec`), instead of the decoder
 building the same lists and dicts for every replica and the parser writing them back to text for the key. A
-NodeClaim's spec and conditions are kept as text the same way (a NodePool's claims share them:
-`fast.memo_text`). A part kept as text is read by `read_text`, as orjson reads it; a number the decoder
+NodeClaim's spec, labels, capacity, allocatable and conditions are kept as text the same way (a NodePool's
+claims share them: `fast.memo_text`, `fast.memo_labels`). A part kept as text is read by `read_text`, as orjson reads it; a number the decoder
 let through as text and orjson refuses (`1e400`) raises `UnreadText`, and the file is read whole. A
 value that does not fit (a `spec` that is not an object, a container that is a string, a kind not listed)
 makes the decode fail, and the caller parses the file whole as before, so every error reads as it did.
