@@ -117,6 +117,15 @@ def _answered_help(args: list[str]) -> bool:
 
 
 def main() -> None:
+    try:
+        _main()
+    finally:  # an answer without a command (an error, an in-process caller): the collector as it was
+        heap = sys.modules.get("kubectl_gpu.kube.heap")
+        if heap is not None:
+            heap.end_startup()
+
+
+def _main() -> None:
     _terminate_as_interrupt()
     words = _completion_words(sys.argv)
     if words is not None:  # fast: no typer, no commands
@@ -128,6 +137,9 @@ def main() -> None:
     try:
         if _answered_help(sys.argv[1:]) or _answered_completion_script(sys.argv[1:]):
             return  # exit 0; nothing loaded that is worth skipping the interpreter's shutdown for
+        from kubectl_gpu.kube.heap import end_startup, hold_off_for_startup
+
+        hold_off_for_startup()  # no cyclic collection while the command's modules are imported (kube/heap.py)
         from kubectl_gpu.kube.read_ahead import start as read_ahead
 
         read_ahead(sys.argv[1:])  # the --snapshot file, read while the command is imported
@@ -136,6 +148,7 @@ def main() -> None:
         answer(sys.argv[1:])  # a plain command line of a read-only command: answered without typer, exits
         from kubectl_gpu.cli.app import main as run
 
+        end_startup()  # typer's commands may run for hours (the TUI, `-w`): the collector back on
         run()
     except SystemExit as exc:
         if exc.code == _INTERRUPTED:

@@ -111,3 +111,57 @@ def test_a_list_read_to_its_parts_is_let_go_of_as_it_is_read(
         state = load_snapshot([_list_file(tmp_path)])
     assert not _held() and len(state.pods) == 1
     assert "conditions" not in state.pods[0]._details._status  # type: ignore[attr-defined]
+
+
+def test_the_start_up_hold_ends_where_the_command_s_work_begins() -> None:
+    """`__main__` holds the collector off while a command's modules are imported; the first
+    `without_collection` (a load, an analysis) ends that hold: the collector is back on after the block, with
+    what the start-up built frozen out of it."""
+    frozen = gc.get_freeze_count()
+    heap.hold_off_for_startup()
+    assert not gc.isenabled()
+    kept = [object() for _ in range(10)]  # what the imports build, tracked by the collector
+    kept.append(kept)
+    with without_collection():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + len(kept)
+    heap.end_startup()  # over already: nothing changes
+    assert gc.isenabled()
+    gc.unfreeze()
+
+
+def test_end_startup_turns_the_collector_back_on() -> None:
+    """The typer path ends the hold before a command that may run for hours (the TUI, `-w`)."""
+    heap.hold_off_for_startup()
+    heap.hold_off_for_startup()  # a second hold is the same hold
+    assert not gc.isenabled()
+    heap.end_startup()
+    assert gc.isenabled()
+    gc.unfreeze()
+
+
+def test_a_collector_off_before_the_start_up_stays_off() -> None:
+    gc.disable()
+    heap.hold_off_for_startup()
+    heap.end_startup()
+    assert not gc.isenabled()
+    with without_collection():
+        pass
+    assert not gc.isenabled()
+
+
+def test_main_leaves_the_collector_as_it_found_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An in-process caller of `__main__.main` gets the collector back on, even from an answer that exits
+    before any load or analysis (here an unknown output format, exit 2)."""
+    from kubectl_gpu import __main__ as entry
+
+    monkeypatch.setattr("sys.argv", ["kubectl-gpu", "nodes", "-o", "nosuch", "--snapshot", "demo.json"])
+    monkeypatch.setattr(entry, "_exit_now", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    with pytest.raises(SystemExit) as exited:
+        entry.main()
+    assert exited.value.code == 2 and "nosuch" in capsys.readouterr().err
+    assert gc.isenabled()
+    gc.unfreeze()
