@@ -259,6 +259,28 @@ def test_a_pods_template_parts_are_kept_as_text_read_once_and_never_kept() -> No
     assert _read(second) == _read(orjson.loads(orjson.dumps(other)))
 
 
+@pytest.mark.parametrize(
+    ("where", "name"),
+    [("spec", n) for n in fields.POD_TEXT_FIELDS]
+    + [(part, n) for part in ("containers", "initContainers") for n in fields.CONTAINER_TEXT_FIELDS],
+)
+def test_each_part_kept_as_text_is_in_the_template_s_key(where: str, name: str) -> None:
+    """`pods_fast._text_key` names the parts one by one: every part kept as text is in the key (two pods
+    that differ in it alone never share a template), and one that is a value is not keyed by text."""
+    container = {"name": "c", "image": "i", "resources": msgspec.Raw(b'{"limits":{}}')}
+    spec: dict[str, Any] = {"containers": [dict(container)], "initContainers": [dict(container)]}
+    holder = spec if where == "spec" else spec[where][0]
+    keys = set()
+    for text in (b"[]", b"{}", b'{"a":1}'):
+        holder[name] = msgspec.Raw(text)
+        keys.add(pods_fast._text_key(spec, spec["containers"], spec["initContainers"]))
+    holder.pop(name)
+    keys.add(pods_fast._text_key(spec, spec["containers"], spec["initContainers"]))
+    assert None not in keys and len(keys) == 4
+    holder[name] = {"a": 1}
+    assert pods_fast._text_key(spec, spec["containers"], spec["initContainers"]) is None
+
+
 CLAIMS = [o for o in OBJECTS if o["kind"] == "NodeClaim"]
 CLAIM_PATHS = [
     ("spec",),

@@ -22,9 +22,10 @@ tests/core/k8s/test_fields.py holds the parsers to these lists: on every real fi
 same either way, and every key the checked parsers look up is one kept here. The one value the two decoders
 read differently: an integer beyond 64 bits, an int here and a float in orjson's whole parse (no Kubernetes
 field can hold one; the API server refuses it).
-"""
 
-from __future__ import annotations
+The annotations here are not postponed (no `from __future__ import annotations`): TypedDict and msgspec
+would otherwise compile each one's text at start-up, some 70 of them, for every command that reads a List.
+"""
 
 from collections.abc import Callable
 from functools import reduce
@@ -325,7 +326,16 @@ def _converter(struct: type[msgspec.Struct]) -> Callable[[Any], dict[str, Any]]:
     return convert
 
 
-_CONVERT = {struct: _converter(struct) for struct in _KINDS}
+class _Converters(dict[type[msgspec.Struct], Callable[[Any], dict[str, Any]]]):
+    """Each kind's converter, written the first time an object of that kind is read: a List holds a few of the
+    ~30 kinds, and writing them all cost every command a few milliseconds at start-up."""
+
+    def __missing__(self, struct: type[msgspec.Struct]) -> Callable[[Any], dict[str, Any]]:
+        convert = self[struct] = _converter(struct)
+        return convert
+
+
+_CONVERT = _Converters()
 
 
 def as_dict(item: msgspec.Struct) -> dict[str, Any]:

@@ -152,34 +152,44 @@ def _requests(spec: Raw, containers: list[Any], init: list[Any], where: str) -> 
 def _text_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None:
     """The template's key from its parts' text, where every part the pod has is kept as text (a pod decoded
     from a List: `parse/fields.py`); None where one is a value (then `_json_key`). An absent part is empty;
-    the parts are cut by control characters, which JSON text never holds unescaped (nor `_json_key`'s)."""
-    parts: list[Any] = []
-    if not _add_texts(parts, spec, POD_TEXT_FIELDS):
+    the parts are cut by control characters, which JSON text never holds unescaped (nor `_json_key`'s).
+
+    Straight-line, a pod at a time: each part is its text, `b""` where absent, or None where it is a value,
+    which the join refuses (TypeError), as it does nothing but bytes-like objects."""
+    get = spec.get
+    t, a, o, s = get("tolerations"), get("affinity"), get("overhead"), get("topologySpreadConstraints")
+    parts: list[Any] = [
+        b"" if t is None else t if type(t) is Text else None,
+        b"" if a is None else a if type(a) is Text else None,
+        b"" if o is None else o if type(o) is Text else None,
+        b"" if s is None else s if type(s) is Text else None,
+    ]
+    for c in containers:
+        if type(c) is not dict:
+            return None
+        r, p = c.get("resources"), c.get("ports")
+        parts += (
+            b"\x01",
+            b"" if r is None else r if type(r) is Text else None,
+            b"" if p is None else p if type(p) is Text else None,
+        )
+    for c in init:
+        if type(c) is not dict:
+            return None
+        r, p = c.get("resources"), c.get("ports")
+        policy = c.get("restartPolicy") or ""  # a sidecar's (Always) ports are host ports: `interesting`
+        if type(policy) is not str:
+            return None
+        parts += (
+            b"\x02",
+            b"" if r is None else r if type(r) is Text else None,
+            b"" if p is None else p if type(p) is Text else None,
+            dumps(policy),
+        )
+    try:
+        return b"\x00".join(parts)
+    except TypeError:  # a part that is a value
         return None
-    for marker, items in ((b"\x01", containers), (b"\x02", init)):
-        for c in items:
-            parts.append(marker)
-            if type(c) is not dict or not _add_texts(parts, c, CONTAINER_TEXT_FIELDS):
-                return None
-            if marker == b"\x02":  # a sidecar's (restartPolicy: Always) ports are host ports: `interesting`
-                policy = c.get("restartPolicy") or ""
-                if type(policy) is not str:
-                    return None
-                parts.append(dumps(policy))
-    return b"\x00".join(parts)
-
-
-def _add_texts(parts: list[Any], mapping: Raw, names: tuple[str, ...]) -> bool:
-    """Each field's text added to `parts` (empty where it is absent); False at the first that is a value."""
-    for name in names:
-        value = mapping.get(name)
-        if value is None:
-            parts.append(b"")
-        elif type(value) is Text:
-            parts.append(value)
-        else:
-            return False
-    return True
 
 
 def _json_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None:
