@@ -8,7 +8,8 @@ takes, at rest and while a refresh runs in the worker.
 Per size (bundles from `bench/generate.py`, generated on first use), `--repeat` fresh children each run
 the app headless at 200x50 on `--snapshot FILE` (Textual's test driver: the same app, no terminal):
 * first screen: from the child's spawn (interpreter start and imports included) until the first refresh's
-  data is on screen (the Overview rendered);
+  data is on screen (the Overview rendered); the child starts as `kubectl gpu tui --snapshot FILE` does
+  (`__main__`: the cyclic collector held off until the first read, the file read ahead on a thread);
   its CPU time (user+sys, every thread) to that moment, and `kubectl gpu diagnose`'s (spawn to exit),
   run right after each first screen (a shared machine's speed drifts over minutes), the median of the
   pairs' ratios: the target is on wall time (`first / diagnose` at most 1.2x), CPU says what a busy machine
@@ -49,6 +50,13 @@ import asyncio, json, resource, statistics, sys, time
 spawned, path, refreshes, kubeconfig = float(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 from datetime import datetime
 now = datetime.fromisoformat(sys.argv[5]) if sys.argv[5] else None
+# What `kubectl gpu tui --snapshot FILE` does before the TUI's imports (kubectl_gpu/__main__.py): the cyclic
+# collector held off until the first read, and the file read on a thread meanwhile.
+from kubectl_gpu.kube.heap import hold_off_for_startup
+hold_off_for_startup()
+if not kubeconfig:
+    from kubectl_gpu.kube.read_ahead import start
+    start(["--snapshot", path])
 from kubectl_gpu.kube.source import SourceOptions
 from kubectl_gpu.tui.app import GpuApp
 from kubectl_gpu.tui.config import TuiConfig

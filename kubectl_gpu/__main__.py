@@ -148,7 +148,8 @@ def _main() -> None:
         answer(sys.argv[1:])  # a plain command line of a read-only command: answered without typer, exits
         from kubectl_gpu.cli.app import main as run
 
-        end_startup()  # typer's commands may run for hours (the TUI, `-w`): the collector back on
+        if sys.argv[1:2] != ["tui"]:  # the TUI's first read ends the hold, after Textual's imports
+            end_startup()  # typer's other commands may run for hours (`-w`, `smi`): the collector back on
         run()
     except SystemExit as exc:
         if exc.code == _INTERRUPTED:

@@ -14,7 +14,7 @@ The process's start-up holds it off as well (`hold_off_for_startup`, from `__mai
 modules builds some hundred thousand objects (classes, functions, code) and no garbage worth a pass, and the
 passes cost ~10 % of the imports. It is back on where the command's work begins: the first
 `without_collection` or `end_startup`, whichever comes first, with what the imports built frozen out of
-later collections.
+later collections (`tui` keeps it through Textual's imports: its first read ends it).
 """
 
 from __future__ import annotations

@@ -78,3 +78,26 @@ async def test_the_first_screen_keeps_the_collector_off_to_its_last_view(
     finally:
         if not was:
             gc.disable()
+
+
+async def test_the_start_up_hold_ends_at_the_tui_s_first_read() -> None:
+    """`kubectl gpu tui` keeps `__main__`'s hold on the collector through Textual's imports and the app's
+    start; the first read ends it (`without_collection`), so the collector is on once the screen is up."""
+    from tests.tui.conftest import demo_app, settle
+
+    while heap.held_off():
+        time.sleep(0.01)
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        heap.hold_off_for_startup()
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert app.rest_of is None  # every view built
+            assert gc.isenabled()
+        gc.unfreeze()
+    finally:
+        heap.end_startup()
+        if not was:
+            gc.disable()
