@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from kubectl_gpu.core.k8s.models import NodeClaim
 from kubectl_gpu.core.k8s.parse import KINDS, ModelError, fields, kind_of, parse_object, pods_fast
 from kubectl_gpu.core.k8s.parse.fields import LIST, as_dict
+from kubectl_gpu.core.k8s.parse.pods import LaterContainers
 from tests.core.k8s.test_parse_fast import PATHS, REAL, VALUES, _outcome, _replace, real_objects
 
 _DECODER = msgspec.json.Decoder(LIST)
@@ -257,6 +258,45 @@ def test_a_pods_template_parts_are_kept_as_text_read_once_and_never_kept() -> No
         assert not _texts_in((pod, read), set())
     assert _read(first) == _read(orjson.loads(orjson.dumps(base)))
     assert _read(second) == _read(orjson.loads(orjson.dumps(other)))
+
+
+def test_containers_of_names_and_images_alone_are_made_on_first_use_once() -> None:
+    """Replicas whose containers have names and images alone (no variables) share one `LaterContainers`:
+    nothing is made until a pod's containers or limits are read, then once for all of them, equal to what
+    the whole read gives; a pod with variables gets its own cut-down containers at once."""
+    base = next(
+        o
+        for o in OBJECTS
+        if o["kind"] == "Pod"
+        and o["spec"]["containers"][0].get("resources")
+        and all("env" not in c for c in o["spec"]["containers"])
+        and not o["spec"].get("initContainers")
+    )
+    base = copy.deepcopy(base)
+    for n, container in enumerate(base["spec"]["containers"]):  # names and images no other test parses
+        container["image"] = f"example.com/made-on-first-use:{n}"
+    replicas = []
+    for name in ("replica-a", "replica-b"):
+        other = copy.deepcopy(base)
+        other["metadata"]["name"] = name
+        found = _through_fields(other)
+        assert found is not None
+        replicas.append(pods_fast.parse_pod(found))
+    a, b = replicas
+    later = a._details._app  # type: ignore[attr-defined]
+    assert type(later) is LaterContainers and b._details._app is later  # type: ignore[attr-defined]
+    assert later._made is None  # nothing made while no pod is asked
+    whole = pods_fast.parse_pod(orjson.loads(orjson.dumps(base)))
+    assert a.containers == whole.containers and a.limits == whole.limits
+    assert later._made is not None and b._details._apps() is later._made  # type: ignore[attr-defined]
+    with_env = copy.deepcopy(base)
+    with_env["metadata"]["name"] = "replica-env"
+    with_env["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}]
+    found = _through_fields(with_env)
+    assert found is not None
+    pod = pods_fast.parse_pod(found)
+    assert type(pod._details._app) is list  # type: ignore[attr-defined]
+    assert pod.containers[0].env == {"A": "1"}
 
 
 @pytest.mark.parametrize(

@@ -242,6 +242,28 @@ def slim_status(status: Raw) -> Raw:
     return out
 
 
+class LaterContainers:
+    """The cut-down app containers of the pods alike in their template and their containers' names and images
+    (no variables): each container is its name, its image and its part of `texts` (the template's resources and
+    ports, read). Made on first use, once for all those pods: few pods are asked for their containers, and a
+    fleet of small Deployments has names and images of its own per one or two pods (parse/pods_fast.py)."""
+
+    __slots__ = ("_made", "_pairs", "_texts")
+
+    def __init__(self, pairs: tuple[tuple[str, str], ...], texts: list[Any]) -> None:
+        self._pairs, self._texts = pairs, texts
+        self._made: list[Any] | None = None
+
+    def made(self) -> list[Any]:
+        found = self._made
+        if found is None:  # two threads may both make it: equal lists, either is kept
+            found = self._made = [
+                {"name": name, "image": image, **read}
+                for (name, image), read in zip(self._pairs, self._texts, strict=True)
+            ]
+        return found
+
+
 class SlimDetails:
     """`PodDetails`: each read from the pod's spec and status on first use, then kept.
 
@@ -251,11 +273,18 @@ class SlimDetails:
 
     __slots__ = ("_app", "_containers", "_init", "_limits", "_meta", "_status", "_statuses")
 
-    def __init__(self, containers: list[Any], init: list[Any], status: Raw, meta: Meta) -> None:
+    def __init__(
+        self, containers: list[Any] | LaterContainers, init: list[Any], status: Raw, meta: Meta
+    ) -> None:
         self._app, self._init, self._status, self._meta = containers, init, status, meta
         self._limits: Resources | None = None
         self._containers: tuple[Container, ...] | None = None
         self._statuses: tuple[ContainerState, ...] | None = None
+
+    def _apps(self) -> list[Any]:
+        """The app containers, cut down (`LaterContainers` made on first use)."""
+        app = self._app
+        return app.made() if type(app) is LaterContainers else app  # type: ignore[return-value]
 
     def _where(self) -> str:
         """The pod, as errors name it (built on use: most pods never need it)."""
@@ -263,12 +292,12 @@ class SlimDetails:
 
     def limits(self) -> Resources:
         if self._limits is None:
-            self._limits = _limits(self._app, self._init, self._where())
+            self._limits = _limits(self._apps(), self._init, self._where())
         return self._limits
 
     def containers(self) -> tuple[Container, ...]:
         if self._containers is None:
-            self._containers = _containers(self._app)
+            self._containers = _containers(self._apps())
         return self._containers
 
     def container_statuses(self) -> tuple[ContainerState, ...]:

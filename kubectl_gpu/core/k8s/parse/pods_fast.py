@@ -31,6 +31,7 @@ from kubectl_gpu.core.k8s.parse.placement import interesting, parse_placement
 from kubectl_gpu.core.k8s.parse.pods import (
     APP_KEYS,
     INIT_KEYS,
+    LaterContainers,
     SlimDetails,
     effective,
     parse_pod_checked,
@@ -108,7 +109,7 @@ class _Template:
         )
         # The pods' app containers cut to what is read of them, per their names, images and variables
         # (`_template`): one list for the pods alike in those.
-        self.apps: dict[tuple[tuple[str, str], ...] | bytes, list[Any]] = {}
+        self.apps: dict[tuple[tuple[str, str], ...] | bytes, list[Any] | LaterContainers] = {}
         # Templates that differ in an image or an env var share these parts: each read once per its own
         # text (`memo_json`; a part that does not read raises for this pod, and nothing is kept).
         resources_of = (
@@ -230,12 +231,15 @@ def _json_key(spec: Raw, containers: list[Any], init: list[Any]) -> bytes | None
 
 def _template(
     spec: Raw, containers: list[Any], init: list[Any], meta: Meta
-) -> tuple[_Template, list[Any]] | None:
+) -> tuple[_Template, list[Any] | LaterContainers] | None:
     """The template of `spec` and its app containers cut to what is read of them (`slim`), each read once per
     distinct set of the fields it comes from: the template by `_text_key` or `_json_key` (a key of one
     can never be a key of the other: only the first holds control characters), the app containers by their
     names, images and variables. A hit is an input the checked readers read the same; None where a field is
-    not in its usual shape or does not read (the checked path then says why)."""
+    not in its usual shape or does not read (the checked path then says why).
+
+    Where the template's parts are kept as text and the containers have names and images alone, the app
+    containers are made on first use (`LaterContainers`)."""
     key = _text_key(spec, containers, init)
     texts = key is not None
     if key is None and (key := _json_key(spec, containers, init)) is None:
@@ -252,7 +256,11 @@ def _template(
             return None
     app = found.apps.get(own)
     if app is None:
-        app = remember(found.apps, own, _app(containers, found.texts))
+        read = found.texts
+        if read is not None and isinstance(own, tuple):  # names and images alone: made on first use
+            app = remember(found.apps, own, LaterContainers(own, read))
+        else:
+            app = remember(found.apps, own, _app(containers, read))
     return found, app
 
 
