@@ -4,7 +4,7 @@ the collector's passes over the analyses' short-lived objects doubled their CPU 
 from __future__ import annotations
 
 import gc
-import time
+import threading
 from typing import Any
 
 import pytest
@@ -17,6 +17,15 @@ from kubectl_gpu.tui import data
 from tests.tui.conftest import DEMO
 
 
+def _abandoned_refreshes_done() -> None:
+    """Another test's abandoned refresh or fleet read (`tui.background.off_thread`), still loading or
+    analysing, holds the collector off: wait until each has ended."""
+    for thread in threading.enumerate():
+        if thread.name in ("refresh", "fleet") and thread is not threading.current_thread():
+            thread.join()
+    assert not heap.held_off()
+
+
 def test_the_refresh_analyses_run_with_the_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[bool] = []
     real = diagnose.run_suite
@@ -26,8 +35,7 @@ def test_the_refresh_analyses_run_with_the_collector_off(monkeypatch: pytest.Mon
         return real(*args, **kwargs)
 
     monkeypatch.setattr(diagnose, "run_suite", recording)
-    while heap.held_off():  # another test's abandoned refresh thread, still analysing: wait for it
-        time.sleep(0.01)
+    _abandoned_refreshes_done()
     was = gc.isenabled()
     gc.enable()  # as a TUI process runs; an in-process one-shot command before may have left it off
     try:
@@ -64,8 +72,7 @@ async def test_the_first_screen_keeps_the_collector_off_to_its_last_view(
             return _real(*args, **kwargs)
 
         monkeypatch.setattr(app_module, name, recording)
-    while heap.held_off():
-        time.sleep(0.01)
+    _abandoned_refreshes_done()
     was = gc.isenabled()
     gc.enable()
     try:
@@ -85,8 +92,7 @@ async def test_the_start_up_hold_ends_at_the_tui_s_first_read() -> None:
     start; the first read ends it (`without_collection`), so the collector is on once the screen is up."""
     from tests.tui.conftest import demo_app, settle
 
-    while heap.held_off():
-        time.sleep(0.01)
+    _abandoned_refreshes_done()
     was = gc.isenabled()
     gc.enable()
     try:
