@@ -163,7 +163,7 @@ class Entry:
     """Targets that rank alike but for their weight and name (one kind of NodePool with one limits answer and
     the same blockers of its own), or a single target: ranked as one, expanded when they are named."""
 
-    __slots__ = ("make", "members", "order", "prefix", "ref", "sample")
+    __slots__ = ("blockers", "code_set", "make", "members", "order", "prefix", "ref", "sample", "size")
 
     def __init__(
         self,
@@ -178,6 +178,11 @@ class Entry:
         self.order = (self.prefix, members[0][0])  # `Ranked`'s sort key (entries are shared by shapes)
         self.make = make
         self.ref = ref
+        # What `Ranked.summary` and `blocker_count` add up per shape, read once here: an entry of a kind is
+        # shared by the shapes its template answers alike (kinds.py), and each of them counts it.
+        self.code_set = sample.code_set
+        self.size = len(members)
+        self.blockers = sample.blocker_total * self.size
 
     @classmethod
     def single(cls, candidate: Candidate) -> Entry:
@@ -204,7 +209,7 @@ class Ranked:
         # Entries shared with other shapes that rank alike, whose words are this shape's own (pools the pod
         # does not name: targets/pools/unnamed.py): each candidate made from them is put in its words.
         self._reword = reword
-        self._count = sum(len(e.members) for e in self.entries)
+        self._count = sum([e.size for e in self.entries])
         # The candidates made so far, by (entry, member): `nearest`, `first` and `listed` ask for the same
         # few, and each builds its evaluation once.
         self._made: dict[tuple[int, int], Candidate] = {}
@@ -295,27 +300,19 @@ class Ranked:
 
     @cached_property
     def blocker_count(self) -> int:
-        return sum(e.sample.blocker_total * len(e.members) for e in self.entries)
+        return sum([e.blockers for e in self.entries])
 
     @cached_property
     def summary(self) -> tuple[BlockerSummary, ...]:
-        """Per blocker code (in verdict order): how many targets have it, the nearest of them named."""
-        counts: dict[Verdict, int] = {}
-        classes: dict[Verdict, BlockerClass] = {}
-        with_code: dict[Verdict, list[Entry]] = {}  # in rank order, as `entries`
-        for e in self.entries:
-            for code in e.sample.code_set:  # one pass: a candidate's code set is made at each ask
-                counts[code] = counts.get(code, 0) + len(e.members)
-                found = with_code.get(code)
-                if found is None:
-                    with_code[code] = [e]
-                    classes[code] = next(k for v, k, _ in e.sample.codes() if v is code)
-                else:
-                    found.append(e)
+        """Per blocker code (in verdict order): how many targets have it, the nearest of them named. A code at
+        a time over the entries (a few codes, a hundred entries and more): each pass is a comprehension."""
+        entries = self.entries
         out = []
-        for code in sorted(counts, key=_ORDER.__getitem__):
-            named = tuple(entry.ref(member) for entry, member in _first(with_code[code], NAMED_TARGETS))
-            out.append(BlockerSummary(code, classes[code], named, counts[code]))
+        for code in sorted(frozenset().union(*[e.code_set for e in entries]), key=_ORDER.__getitem__):
+            having = [e for e in entries if code in e.code_set]  # in rank order, as `entries`
+            cls = next(k for v, k, _ in having[0].sample.codes() if v is code)
+            named = tuple(entry.ref(member) for entry, member in _first(having, NAMED_TARGETS))
+            out.append(BlockerSummary(code, cls, named, sum([e.size for e in having])))
         return tuple(out)
 
     @cached_property
@@ -326,7 +323,7 @@ class Ranked:
         limited: set[str] = set()
         seen: set[int] = set()
         for e in self.entries:
-            found = e.sample.code_set
+            found = e.code_set
             codes |= found
             if Verdict.NODEPOOL_LIMIT_REACHED in found:
                 limited.update(e.ref(m).name for _, m in e.members)
@@ -344,16 +341,19 @@ def _first(entries: list[Entry], count: int) -> list[tuple[Entry, Any]]:
     """The first `count` (entry, member) of `entries` (sorted by their shared rank) in rank order: entries
     that tie are merged by weight and name, looking only at as many members of each as are still wanted."""
     out: list[tuple[Entry, Any]] = []
-    i = 0
-    while i < len(entries) and len(out) < count:
-        j = i + 1
-        while j < len(entries) and entries[j].prefix == entries[i].prefix:
-            j += 1
+    i, total = 0, len(entries)
+    while i < total and len(out) < count:
         need = count - len(out)
+        # A later entry's first member comes after the first `need` entries' of a tie: the tie is looked at
+        # no further (its first `need` entries give `need` targets, and the loop ends).
+        stop, prefix = min(total, i + need), entries[i].prefix
+        j = i + 1
+        while j < stop and entries[j].prefix == prefix:
+            j += 1
         if j == i + 1:
             out += [(entries[i], m) for _, m in entries[i].members[:need]]
         else:
-            group = entries[i : min(j, i + need)]  # a later entry's first member comes after these
+            group = entries[i:j]
             tied = [(tail, n, e, m) for n, e in enumerate(group) for tail, m in e.members[:need]]
             out += [(e, m) for _, _, e, m in heapq.nsmallest(need, tied, key=lambda t: (t[0], t[1]))]
         i = j

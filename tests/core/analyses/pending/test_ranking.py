@@ -160,3 +160,44 @@ def test_the_nearest_targets_are_evaluated_once_however_often_they_are_asked() -
         assert first[0] is ranked.nearest
         assert [id(e) for e in ranked.first(LISTED_TARGETS)] == [id(e) for e in first]
         assert [id(b) for b in ranked.listed] == [id(b) for e in first for b in e.blockers]
+
+
+class _Sample:
+    """A candidate of the parts `Entry` reads: its rank key, codes and blockers."""
+
+    def __init__(self, prefix: int, tail: tuple[int, str]) -> None:
+        self.key = (False, False, prefix, 0, 0, *tail)
+        self.code_set: frozenset[Any] = frozenset()
+        self.blocker_total = 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=2),  # the shared rank: few values, so that entries tie
+            st.lists(st.tuples(st.integers(-2, 0), st.sampled_from("abc")), min_size=1, max_size=4),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(min_value=1, max_value=12),
+)
+def test_the_first_targets_are_those_of_a_sort_of_every_target(
+    drawn: list[tuple[int, list[tuple[int, str]]]], count: int
+) -> None:
+    """`_first` looks at no more of a tie than it needs: it gives what sorting every (entry, member) gives."""
+    from kubectl_gpu.core.analyses.pending.ranking import Entry, _first
+
+    entries = []
+    for prefix, tails in drawn:
+        members = [(tail, object()) for tail in sorted(tails)]
+        entries.append(Entry(_Sample(prefix, members[0][0]), members, lambda m: m, lambda m: m))
+    entries.sort(key=lambda e: e.order)
+    every = [
+        (entry.prefix, tail, position, n, entry, member)
+        for position, entry in enumerate(entries)
+        for n, (tail, member) in enumerate(entry.members)
+    ]
+    every.sort(key=lambda t: t[:4])
+    assert [(e, m) for *_, e, m in every[:count]] == _first(entries, count)
