@@ -306,3 +306,25 @@ def _other_tolerations() -> list[Obj]:
         twin["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = gpus
         objects.append(twin)
     return objects
+
+
+def test_a_conflict_is_worded_once_for_every_pod_that_has_it() -> None:
+    """Pods that select a capacity type the pool rules out, each in another zone (which the pool does not
+    constrain): their requirements differ, so does each one's term, but the conflict is one and so are its
+    words (and the blockers: one object)."""
+    objects = items("automode-gpu")
+    base = find(objects, "Pod", "spot-only")
+    for n, zone in enumerate(("us-west-2a", "us-west-2b", "us-west-2c")):
+        pod = copy.deepcopy(base)
+        pod["metadata"].update(name=f"spot-{zone}", uid=f"uid-spot-{n}")
+        pod["spec"]["nodeSelector"] = {"karpenter.sh/capacity-type": "spot", "topology.kubernetes.io/zone": zone}
+        objects.append(pod)
+    memo, targets = _targets(objects, shared=True)
+    pods = [p for p in state_of(objects).pods if p.name.startswith("spot-us")]
+    evaluations = [targets["gpu"].evaluate(shape_of(pod)) for pod in pods]
+    conflicts = [b for e in evaluations for b in e.blockers if b.code == Verdict.REQUIREMENT_CONFLICT]
+    assert len(conflicts) == 3 and len({b.message for b in conflicts}) == 1
+    assert "karpenter.sh/capacity-type" in conflicts[0].message
+    terms = [k for k in memo.known if isinstance(k, tuple) and k[0] == "term"]
+    words = [k for k in memo.known if isinstance(k, tuple) and k[0] == "conflict words"]
+    assert len(terms) == 3 and len(words) == 1

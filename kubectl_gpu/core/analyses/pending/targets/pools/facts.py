@@ -27,7 +27,7 @@ from kubectl_gpu.core.analyses.pending.targets.pools.conditions import (
 )
 from kubectl_gpu.core.analyses.pending.targets.pools.fit import PoolFit
 from kubectl_gpu.core.analyses.pending.targets.pools.limits import remaining_limits
-from kubectl_gpu.core.analyses.pending.targets.pools.memo import NODEPOOL, PoolMemo
+from kubectl_gpu.core.analyses.pending.targets.pools.memo import MISSING, NODEPOOL, PoolMemo
 from kubectl_gpu.core.analyses.pending.verdicts import Blocker, TargetRef
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import NodePool
@@ -260,15 +260,29 @@ def fitting_types(target: PoolFacts, shape: PodShape, pod_reqs: Requirements) ->
     # By the types' fit classes (`PoolFacts.type_class`), not the pool's fit group: pools of different groups
     # that admit these types with the same fit per type (most of them) answer once per requests.
     key = ("fits", memo.requests_id(shape), classes, unverifiable)
-    return memo.shared(key, lambda: intern_fitting(memo, _fits(target, shape, pod_reqs, with_pod)))
+    return memo.shared(key, lambda: intern_fitting(memo, _fits(target, shape, pod_reqs, with_pod, classes)))
 
 
 def _fits(
-    target: PoolFacts, shape: PodShape, pod_reqs: Requirements, with_pod: tuple[IndexedType, ...]
+    target: PoolFacts,
+    shape: PodShape,
+    pod_reqs: Requirements,
+    with_pod: tuple[IndexedType, ...],
+    classes: tuple[int, ...],
 ) -> Fitting:
-    fitting = tuple(e for e in with_pod if failure(target, e, shape) is None)
+    """`with_pod`'s types that hold the pod (`failure`, by each type's fit class: `classes`, in their order),
+    those known to, and the check."""
+    failures = _failures(target, shape)
+    fitting: list[IndexedType] = []
+    for entry, fit_class in zip(with_pod, classes, strict=True):
+        why = failures.get(fit_class, MISSING)
+        if why is MISSING:
+            why = failures[fit_class] = target.fit.failure(entry, shape)
+        if why is None:
+            fitting.append(entry)
     known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
-    return with_pod, fitting, known, _fit_check(target, shape, pod_reqs, fitting, known)
+    found = tuple(fitting)
+    return with_pod, found, known, _fit_check(target, shape, pod_reqs, found, known)
 
 
 def intern_fitting(memo: PoolMemo, found: Fitting) -> Fitting:
@@ -291,12 +305,17 @@ def _with_pod(target: PoolFacts, pod_reqs: Requirements) -> tuple[IndexedType, .
 def failure(target: PoolFacts, entry: IndexedType, shape: PodShape) -> str | None:
     """`PoolFit.failure`, once per type fit class (`PoolFacts.type_class`) and the requests that decide it
     (for every pool and shape that ask for as much)."""
-    failures: dict[int, str | None] = target.memo.shared(("failures", target.memo.requests_id(shape)), dict)
+    failures = _failures(target, shape)
     fit_class = target.type_class(entry)
     if fit_class in failures:
         return failures[fit_class]
     found = failures[fit_class] = target.fit.failure(entry, shape)
     return found
+
+
+def _failures(target: PoolFacts, shape: PodShape) -> dict[int, str | None]:
+    """`PoolFit.failure` by type fit class, for the requests that decide it (`failure`)."""
+    return target.memo.shared(("failures", target.memo.requests_id(shape)), dict)
 
 
 def _fit_check(

@@ -34,26 +34,35 @@ def instance_blockers(
         checks.append(found)
         return known or fitting
     detail: dict[str, object] = {}
+    memo = target.memo  # the words' parts below once per what they read (the pool's types: interned)
     if not pool_types or not target.offers(shape):
         kinds = ", ".join(sorted(shape.accelerators))
         message = f"NodePool {POOL} launches no instance type with {kinds}"
         if pool_types:
-            message += f" (it admits {type_names(pool_types)})"
+            message += f" (it admits {_type_names(target, pool_types)})"
         fix = (
             f"use a NodePool whose requirements admit instance types with {kinds}, or create one "
             f"(see NO_ACCELERATOR_NODEPOOL in the README)"
         )
     elif not with_pod:
         message = (
-            f"no instance type satisfies both NodePool {POOL} (admits {type_names(pool_types)}) "
+            f"no instance type satisfies both NodePool {POOL} (admits {_type_names(target, pool_types)}) "
             f"and the pod's selectors"
         )
         fix = f"relax the pod's instance selectors or add matching families to NodePool {POOL}"
         detail = {"podSelector": True}  # the pod's own selectors exclude this pool (ranking.nearness)
     else:
-        largest = max(with_pod, key=lambda e: tuple(target.fit.capacity(e, r) for r in shape.accelerators))
+        # the fit group's capacities (`fit`), of types the memo holds, in the order the shape names them
+        names = tuple(shape.accelerators)
+        largest = memo.shared(
+            ("largest", target.group, id(with_pod), names),
+            lambda: max(with_pod, key=lambda e: tuple(target.fit.capacity(e, r) for r in names)),
+        )
         why = failure(target, largest, shape)
-        wanted = resources_text(shape.requests)
+        wanted = memo.shared(
+            ("requests text", memo.requests_id(shape), tuple(shape.requests)),  # in the shape's order
+            lambda: resources_text(shape.requests),
+        )
         message = (
             f"no instance type in NodePool {POOL} has room for {wanted}: the largest, "
             f"{largest.it.name}, offers less ({why})"
@@ -62,3 +71,8 @@ def instance_blockers(
     blockers.append(Blocker(Verdict.NO_INSTANCE_TYPE_FITS, SPEC, POOL_REF, message, fix, detail))
     checks.append(Check("instance types", False, message))
     return ()
+
+
+def _type_names(target: PoolFacts, types: tuple[IndexedType, ...]) -> str:
+    """`type_names` of the pool's types, once per tuple (pools that admit alike share theirs: `_admitted`)."""
+    return target.memo.shared(("type names", id(types)), lambda: type_names(types))

@@ -205,7 +205,13 @@ class PoolTarget(PoolFacts):
         blockers += instance[0]
         checks += instance[1]
         relaxed = self.relaxed(shape)
-        fitting, more, more_checks = pool_checks(self, shape, instance[2], node_requirements, relaxed)
+        if shape.placement or self.state.placed_with_anti_affinity or self.min_values:
+            fitting, more, more_checks = pool_checks(self, shape, instance[2], node_requirements, relaxed)
+        else:  # the checks read the pool's fit (its overlays) and its types left alone: once per both
+            fitting, more, more_checks = self.memo.shared(
+                ("pool checks", self.group, id(instance[2])),  # the types: the memo's (interned), or `()`
+                lambda: pool_checks(self, shape, instance[2], node_requirements, relaxed),
+            )
         blockers += more
         checks += more_checks
         spec = capacity = 0
@@ -248,7 +254,12 @@ class PoolTarget(PoolFacts):
         the incompatibilities, the provider and the pod's selectors, not the rest of the pool."""
         if self.requirement_error is None and shape.requirements is not None:
             found = self._term(shape)[1]  # held by the memo: its id is not reused
-            key = ("requirement words", self.provider, id(found), self.memo.selectors_id(shape))
+            if all(type(problem) is Conflict for problem in found):
+                # A conflict's words read the conflict alone (its key, the pod's and the pool's requirement):
+                # pods whose requirements differ elsewhere, and pools that differ elsewhere, share them.
+                key: tuple[object, ...] = ("conflict words", *found)
+            else:  # an unknown label's words read the pod's selectors, the provider and the catalog
+                key = ("requirement words", self.provider, id(found), self.memo.selectors_id(shape))
             return self.memo.shared(key, lambda: self._requirement_words(shape))
         return self._requirement_words(shape)
 
