@@ -280,7 +280,8 @@ def _fits(
             why = failures[fit_class] = target.fit.failure(entry, shape)
         if why is None:
             fitting.append(entry)
-    known = tuple(e for e in fitting if not target.unverified(e, pod_reqs))
+    # a type whose every label the catalog knows is never unverified (`InstanceIndex.unverified_keys`)
+    known = tuple(e for e in fitting if not e.unknown or not target.unverified(e, pod_reqs))
     found = tuple(fitting)
     return with_pod, found, known, _fit_check(target, shape, pod_reqs, found, known)
 

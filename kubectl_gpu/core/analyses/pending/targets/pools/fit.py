@@ -240,9 +240,15 @@ class PoolFit:
         return None
 
     def ephemeral_unknown(self, shape: PodShape, entries: tuple[IndexedType, ...]) -> bool:
-        if self.node_class is not None:
+        """Whether ephemeral storage is wanted of `entries` (the pool's types) and the NodeClass is unknown."""
+        if self.node_class is not None or (not shape.ephemeral_storage and not self._ephemeral_overhead):
             return False
         return any(shape.ephemeral_storage + self.overhead(e).get(EPHEMERAL, Decimal(0)) > 0 for e in entries)
+
+    @cached_property
+    def _ephemeral_overhead(self) -> bool:
+        """Whether the daemons want ephemeral storage on any of the pool's types (`ephemeral_unknown`)."""
+        return any(self.overhead(e).get(EPHEMERAL, Decimal(0)) > 0 for e in self.types)
 
 
 def _fmt(value: Decimal, resource: str) -> str:
