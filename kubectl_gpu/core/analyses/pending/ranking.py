@@ -175,7 +175,9 @@ class Entry:
         self.sample = sample  # one of them: their codes, classes and details
         self.prefix = sample.key[:5]
         self.members = members  # (minus weight, name), member: sorted
-        self.order = (self.prefix, members[0][0])  # `Ranked`'s sort key (entries are shared by shapes)
+        # `Ranked`'s sort key (entries are shared by shapes): the shared rank and the first member's weight
+        # and name, one flat tuple (nested, each comparison compares the inner tuples too: twice the sort)
+        self.order = (*self.prefix, *members[0][0])
         self.make = make
         self.ref = ref
         # What `Ranked.summary` and `blocker_count` add up per shape, read once here: an entry of a kind is
