@@ -143,9 +143,16 @@ class InstanceIndex:
                 found = self._all
             else:
                 by_value, found = self._value_masks(key)  # a type whose value is unknown is let through
-                for value, at in by_value.items():
-                    if req.matches_value(value):
-                        found |= at
+                if req.values and not req.complement and req.gte is None and req.lte is None:
+                    # `In`: the types with one of its values (a NodePool's list is shorter than the index's)
+                    for value in req.values:
+                        at = by_value.get(value)
+                        if at is not None:
+                            found |= at
+                else:
+                    for value, at in by_value.items():
+                        if req.matches_value(value):
+                            found |= at
             self._passing_masks[(key, req)] = found
         return found
 
