@@ -145,8 +145,8 @@ class InstanceIndex:
                 by_value, found = self._value_masks(key)  # a type whose value is unknown is let through
                 if req.values and not req.complement and req.gte is None and req.lte is None:
                     # `In`: the types with one of its values (a NodePool's list is shorter than the index's)
-                    for value in req.values:
-                        at = by_value.get(value)
+                    for wanted in req.values:
+                        at = by_value.get(wanted)
                         if at is not None:
                             found |= at
                 else:
