@@ -177,6 +177,8 @@ class PoolKinds:
         admitted = _admission(shape, POOL) if named else ()
         mentioned = _mentioned(shape) if named else frozenset()
         shared = self._unnamed(shape) if named else None
+        memo = first.memo  # the analysis's, every kind's
+        known = memo.known
         out: list[Entry] = []
         for number, kind in enumerate(self.kinds):
             template: Template | None = None
@@ -196,12 +198,16 @@ class PoolKinds:
                     continue
                 if template is None and shared is not None:  # worded for the shape when shown: `reword`
                     template = shared[number]
-                elif template is None:
-                    template = self._template(kind, number, shape, ids)
+                elif template is None:  # `_template`, inline: a call per shape and kind
+                    stand_in = kind.stand_in
+                    template = (
+                        stand_in.plain_template(ids)
+                        if ids is not None and kind.simple
+                        else stand_in.template(shape, ("kind", number))
+                    )
                 if alike is bundle:  # the same for every shape with this template: read, or made once
-                    memo = kind.stand_in.memo
                     key = ("bundle entries", id(bundle), id(template))
-                    found: list[Entry] | None = memo.known.get(key)  # type: ignore[assignment]
+                    found: list[Entry] | None = known.get(key)  # type: ignore[assignment]
                     out += (
                         found if found is not None else memo.shared(key, partial(_bundles, alike, template))
                     )

@@ -79,6 +79,9 @@ class PoolMemo:
         self._untolerated: dict[tuple[tuple[Taint, ...], frozenset[str]], tuple[Taint, ...]] = {}
         self._left: dict[tuple[Taint, ...], tuple[tuple[Taint, ...], bool]] = {}
         self._shared: dict[Hashable, object] = {}
+        # The values `shared` has computed, to read without computing (`MISSING` for a key it has not): the
+        # same dict, an attribute (read per shape and kind: a property costs a call)
+        self.known = self._shared
         self._ids: dict[Hashable, int] = {}
         self.computed = 0  # how many results were computed (tests pin the grouping with it)
 
@@ -157,11 +160,6 @@ class PoolMemo:
             found = self._shared[key] = compute()
             self.computed += 1
         return found  # type: ignore[return-value]
-
-    @property
-    def known(self) -> dict[Hashable, object]:
-        """The values `shared` has computed, to read without computing (`MISSING` for a key it has not)."""
-        return self._shared
 
     def ids(self, shape: PodShape) -> ShapeIds:
         """The shape's `ShapeIds`, once per shape (its requirements must read)."""

@@ -143,7 +143,8 @@ class PoolTarget(PoolFacts):
         computed only where another shape has not found it first (most shapes share most parts)."""
         memo, shape = self.memo, ids.shape
         known = memo.known
-        missing, prefer_no = self._taints_left(shape)
+        taints = self.pool.taints  # `_taints_left`, inline (a call per shape and kind)
+        missing, prefer_no = memo.taints_left(shape, taints) if taints else _NONE_LEFT
         pool = id(self) if ids.names_pools else self.requirement_group
         term_key: tuple[object, ...] = (  # `_term_key`
             ("term", pool, ids.selectors, ids.requests, prefer_no)
