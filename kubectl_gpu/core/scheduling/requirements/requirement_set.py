@@ -34,6 +34,7 @@ class Requirements:
 
     by_key: Mapping[str, NormalizedRequirement] = field(default_factory=dict)
     _hash: int | None = field(default=None, repr=False)  # computed once: requirement sets key memos
+    _keys: frozenset[str] | None = field(default=None, repr=False)  # `key_set`, made once
 
     # -- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -79,6 +80,14 @@ class Requirements:
 
     def keys(self) -> KeysView[str]:
         return self.by_key.keys()
+
+    def key_set(self) -> frozenset[str]:
+        """The keys as a frozenset, made once (memo keys hold it, and hash it at each lookup)."""
+        found = self._keys
+        if found is None:
+            found = frozenset(self.by_key)
+            object.__setattr__(self, "_keys", found)  # immutable by contract: the keys never change
+        return found
 
     def values(self) -> Iterable[NormalizedRequirement]:
         return self.by_key.values()

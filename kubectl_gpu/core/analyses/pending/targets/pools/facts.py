@@ -85,7 +85,10 @@ class PoolFacts:
         self.own_codes = frozenset(b.code for b in self.own_blockers)
         self.own_spec = sum(1 for b in self.own_blockers if b.cls is SPEC)
         self.own_capacity = sum(1 for b in self.own_blockers if b.cls is CAPACITY)
-        self._taints_detail = f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
+        # a template's taints check where none is left untolerated: one object per pool
+        self._taints_check = Check(
+            "taints", True, f"tolerated: {taint_list(pool.taints)}" if pool.taints else "no taints"
+        )
         self.remaining_text = ", ".join(
             f"{k}={short_quantity(v, k)}" for k, v in sorted(self.remaining.items())
         )

@@ -200,7 +200,7 @@ class PoolTarget(PoolFacts):
             blockers.append(blocker)
             checks.append(check)
         else:
-            checks.append(Check("taints", True, self._taints_detail))
+            checks.append(self._taints_check)
         blockers += requirement[0]
         checks.append(requirement[1])
         blockers += instance[0]
@@ -367,8 +367,8 @@ class PoolTarget(PoolFacts):
         not among them. NodePools that differ only at keys the pod does not select share the answer (held
         by the memo, so its id keys the words: `_compute_requirement_blockers`)."""
         existing = self.requirements.by_key
-        projection = tuple(existing.get(k) for k in reqs.by_key)
-        hint = frozenset(existing) if any(k not in existing for k in reqs.by_key) else None
+        projection = tuple(map(existing.get, reqs.by_key))
+        hint = self.requirements.key_set() if any(k not in existing for k in reqs.by_key) else None
         key = ("compatible", self.provider, reqs, projection, hint)
         return self.memo.shared(
             key, lambda: list(self.requirements.compatible(reqs, allow_undefined=self.well_known))
