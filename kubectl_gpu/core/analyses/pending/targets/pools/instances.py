@@ -34,7 +34,6 @@ def instance_blockers(
         checks.append(found)
         return known or fitting
     detail: dict[str, object] = {}
-    memo = target.memo  # the words' parts below once per what they read (the pool's types: interned)
     if not pool_types or not target.offers(shape):
         kinds = ", ".join(sorted(shape.accelerators))
         message = f"NodePool {POOL} launches no instance type with {kinds}"
@@ -52,7 +51,9 @@ def instance_blockers(
         fix = f"relax the pod's instance selectors or add matching families to NodePool {POOL}"
         detail = {"podSelector": True}  # the pod's own selectors exclude this pool (ranking.nearness)
     else:
-        # the fit group's capacities (`fit`), of types the memo holds, in the order the shape names them
+        # The words' parts once per what they read. The largest type: the fit group's capacities (`fit`) of
+        # types the memo holds, in the order the shape names them.
+        memo = target.memo
         names = tuple(shape.accelerators)
         largest = memo.shared(
             ("largest", target.group, id(with_pod), names),

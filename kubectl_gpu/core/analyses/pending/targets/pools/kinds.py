@@ -198,13 +198,8 @@ class PoolKinds:
                     continue
                 if template is None and shared is not None:  # worded for the shape when shown: `reword`
                     template = shared[number]
-                elif template is None:  # `_template`, inline: a call per shape and kind
-                    stand_in = kind.stand_in
-                    template = (
-                        stand_in.plain_template(ids)
-                        if ids is not None and kind.simple
-                        else stand_in.template(shape, ("kind", number))
-                    )
+                elif template is None:
+                    template = self._template(kind, number, shape, ids)
                 if alike is bundle:  # the same for every shape with this template: read, or made once
                     key = ("bundle entries", id(bundle), id(template))
                     found: list[Entry] | None = known.get(key)  # type: ignore[assignment]
