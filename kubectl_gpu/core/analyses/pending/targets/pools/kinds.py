@@ -91,6 +91,13 @@ class PoolKinds:
             key = (t.requirement_group, t.requirement_error, t.group, t.pool.taints)
             kinds.setdefault(key, []).append(t)
         self.kinds = [_Kind(members) for members in kinds.values()]
+        # Each member by its pool's name, with its bundle's id: a shape that names pools finds the members it
+        # names here (`_named`), not by asking every member of every bundle.
+        self._by_name: dict[str, list[tuple[int, PoolTarget]]] = {}
+        for kind in self.kinds:
+            for bundle in kind.bundles:
+                for _, member in bundle:
+                    self._by_name.setdefault(member.pool.name, []).append((id(bundle), member))
         # no placed pod's anti-affinity makes the pool checks read a pod without placement (`plain_template`)
         self.plain = bool(targets) and not targets[0].state.placed_with_anti_affinity
         # unnamed.py's conditions that are the cluster's: no index tells types apart by pool name, and no
@@ -164,6 +171,21 @@ class PoolKinds:
 
         return reword
 
+    def _named(
+        self, shape: PodShape, mentioned: frozenset[str] | None, admitted: tuple[bool | None, ...]
+    ) -> dict[int, set[int]] | None:
+        """The members the shape admits otherwise than `POOL` (by the names its `karpenter.sh/nodepool`
+        requirements list: `_mentioned`), by their bundle's id; None where a numeric bound may tell any name
+        apart (then each bundle asks each member)."""
+        if mentioned is None:
+            return None
+        out: dict[int, set[int]] = {}
+        for name in mentioned:
+            if _admission(shape, name) != admitted:
+                for bundle, member in self._by_name.get(name, ()):
+                    out.setdefault(bundle, set()).add(id(member))
+        return out
+
     def entries(self, shape: PodShape) -> list[Entry]:
         """Every pool for the shape, as ranking entries: one per bundle of a kind (the module's docstring),
         a pool of its own where the shape reads its name."""
@@ -177,6 +199,7 @@ class PoolKinds:
         admitted = _admission(shape, POOL) if named else ()
         mentioned = _mentioned(shape) if named else frozenset()
         shared = self._unnamed(shape) if named else None
+        own_by_bundle = self._named(shape, mentioned, admitted) if named else None
         memo = first.memo  # the analysis's, every kind's
         known = memo.known
         out: list[Entry] = []
@@ -185,12 +208,11 @@ class PoolKinds:
             for bundle in kind.bundles:
                 alike = bundle
                 if named:  # the pools the pod names: on their own
-                    own = {
-                        id(m)
-                        for _, m in bundle
-                        if (mentioned is None or m.pool.name in mentioned)
-                        and _admission(shape, m.pool.name) != admitted
-                    }
+                    own = (
+                        own_by_bundle.get(id(bundle))
+                        if own_by_bundle is not None
+                        else {id(m) for _, m in bundle if _admission(shape, m.pool.name) != admitted}
+                    )
                     if own:
                         out += [Entry.single(m.candidate(shape)) for _, m in bundle if id(m) in own]
                         alike = [(t, m) for t, m in bundle if id(m) not in own]
