@@ -1,6 +1,6 @@
 """The read-only one-shot commands answered without typer, when their command line is a plain one.
 
-Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/README.md), more
+Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/HISTORY.md), more
 than anything else its start-up pays that the floor does not. A command line made of a read-only command
 (`COMMANDS`), at most one positional argument where the command takes one, the command's common options
 (`DirectCommand.options`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each

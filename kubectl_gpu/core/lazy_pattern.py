@@ -3,7 +3,7 @@
 `re.compile` runs Python's own regex compiler: ~0.2-0.5 ms a pattern, and the package's modules hold some
 170 module-level patterns, most of which a given command never uses (the Karpenter and lifecycle message patterns when a
 snapshot has no such events, the credential patterns when nothing is scrubbed): 20-30 ms of `diagnose`'s
-start-up (bench/README.md). `lazy_pattern` stands for the compiled pattern; its first method call compiles
+start-up (bench/HISTORY.md). `lazy_pattern` stands for the compiled pattern; its first method call compiles
 it and keeps the compiled pattern's methods on the object, so every later call is the compiled one's own.
 Use it only through the pattern's methods (`.match`, `.search`, `.sub`, ...) and `.pattern`, `.flags`:
 `re.sub(PATTERN, ...)` and `isinstance(x, re.Pattern)` want a real one.

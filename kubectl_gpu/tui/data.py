@@ -217,7 +217,7 @@ def load(
             previous, loaded_at=loaded_at, seconds=seconds, reused=True, usage=used, namespace=namespace
         )
     # The analyses make millions of short-lived objects and no cycles: with the collector on they took
-    # twice the CPU on 20,000 Pending pods (bench/README.md), as in a one-shot command (cli/run.py).
+    # twice the CPU on 20,000 Pending pods (bench/HISTORY.md), as in a one-shot command (cli/run.py).
     with without_collection():
         refresh = analyse(state, load_catalog(), instant, loaded_at=loaded_at, started=started)
     used = reading.result(load_catalog(), instant)

@@ -1,5 +1,5 @@
 """A TUI refresh analyses with the cyclic collector off, as a one-shot command does: on 20,000 Pending pods
-the collector's passes over the analyses' short-lived objects doubled their CPU (bench/README.md)."""
+the collector's passes over the analyses' short-lived objects doubled their CPU (bench/HISTORY.md)."""
 
 from __future__ import annotations
 
