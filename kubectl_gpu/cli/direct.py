@@ -1,4 +1,4 @@
-"""The read-only one-shot commands answered without typer, when their command line is a plain one.
+"""The read-only one-shot commands (and `tui`) answered without typer, when their command line is a plain one.
 
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/HISTORY.md), more
 than anything else its start-up pays that the floor does not. A command line made of a read-only command
@@ -34,8 +34,8 @@ PATCH_TYPES = ("strategic", "merge", "json")
 class DirectCommand(NamedTuple):
     """A command answered here: its function (module under kubectl_gpu.cli, name), whether it takes
     `-o csv`, its positional parameter (None: it takes none; `required`: it must be given) and its options:
-    spelling -> (parameter, kind).
-    Every one is registered with `printing=True` and its page's fleet face (`fleet_entry.fleet_face`)."""
+    spelling -> (parameter, kind). A printing command (the read-only ones) is registered with
+    `printing=True` and its page's fleet face (`fleet_entry.fleet_face`); `tui` with neither."""
 
     module: str
     function: str
@@ -43,6 +43,7 @@ class DirectCommand(NamedTuple):
     argument: str | None = None
     required: bool = False
     options: dict[str, tuple[str, str]] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
+    printing: bool = True
 
 
 _PRICES = {"--region": ("region", TEXT), "--price-file": ("price_file", TEXT)}
@@ -90,6 +91,17 @@ COMMANDS: dict[str, DirectCommand] = {
     "cost": DirectCommand("cost", "cost", options={**_PRICES, "--min-idle": ("min_idle", TEXT)}),
     "inventory": DirectCommand(
         "inventory", "inventory", csv=True, options={"--all": ("include_all", FLAG), **_PRICES}
+    ),
+    # Textual's imports are the TUI's start; typer's would add ~40 ms to them
+    "tui": DirectCommand(
+        "tui",
+        "tui",
+        printing=False,
+        options={
+            "--refresh": ("refresh", TEXT),
+            "--theme": ("theme", TEXT),
+            "--readonly": ("readonly", FLAG),
+        },
     ),
 }
 #: Global options taking a value, by spelling: the `GlobalOptions` field. `--snapshot` is kubectl-gpu's one
@@ -247,8 +259,8 @@ def _run(parsed: Parsed) -> Any:
     command = COMMANDS[parsed.command]
     function = getattr(importlib.import_module(f"kubectl_gpu.cli.{command.module}"), command.function)
     opts = options_of(parsed.values)
-    fleet = fleet_face(parsed.command)
-    check_options(opts, parsed.command, csv=command.csv, printing=True, fleet=fleet is not None)
+    fleet = fleet_face(parsed.command) if command.printing else None
+    check_options(opts, parsed.command, csv=command.csv, printing=command.printing, fleet=fleet is not None)
     params = parsed.params
     if fleet is not None:
         return fleet(lambda member: function(**params, opts=member), opts, parsed.command)

@@ -138,7 +138,7 @@ def _window(text: str) -> float | None:
     """--usage-window in seconds; None when not given."""
     if not text:
         return None
-    from kubectl_gpu.cli.debug.common import parse_seconds
+    from kubectl_gpu.cli.durations import parse_seconds
 
     return parse_seconds(text, "--usage-window")
 

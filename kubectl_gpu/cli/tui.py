@@ -1,7 +1,8 @@
 """`kubectl gpu tui` (and `kubectl gpu` alone, on a terminal): the terminal UI over the same analyses.
 
 Textual is imported only when the TUI starts, so `kubectl gpu --help` and every other command stay light
-(tests/test_import_hygiene.py). The TUI gets its settings as a `TuiConfig` and never imports the CLI.
+(tests/test_import_hygiene.py). typer is imported only to register the command: a plain `tui` command line
+starts without it (cli.direct). The TUI gets its settings as a `TuiConfig` and never imports the CLI.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import msgspec
-import typer
 
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
+    import typer
+
     from kubectl_gpu.tui.config import TuiConfig, TuiSettings
 
 __all__ = ["DEFAULT_REFRESH", "launch", "register", "tui_config"]
@@ -25,7 +27,7 @@ DEFAULT_REFRESH = "30s"
 
 def _refresh_seconds(text: str) -> float | None:
     """`--refresh 10s` -> 10.0; `0` or `off`: only on `r`."""
-    from kubectl_gpu.cli.debug.common import parse_seconds
+    from kubectl_gpu.cli.durations import parse_seconds
 
     if text.strip().lower() in ("0", "0s", "off", "never", "none"):
         return None
@@ -105,7 +107,6 @@ def stdio_is_terminal() -> bool:
 
 
 def tui(
-    ctx: typer.Context,
     refresh: Annotated[
         str,
         typer.Option("--refresh", help="Live: read the cluster again this often (10s, 1m; 0 = only on r)."),
@@ -132,4 +133,6 @@ def tui(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("tui")(with_global_options(tui))

@@ -81,7 +81,7 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         assert callback.__name__ == spec.function
         assert callback.__module__ == f"kubectl_gpu.cli.{spec.module}"
         formats = getattr(callback, "output_formats", ())
-        assert "name" in formats, name  # registered with printing=True
+        assert ("name" in formats) == spec.printing, name  # registered with printing=True, or not (tui)
         assert ("csv" in formats) == spec.csv, name
 
 
@@ -119,6 +119,11 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         ["explain", "pod", "--with", "fix.yaml", "--type", "Merge"],
         ["explain", "pod", "--with", "fix.yaml", "--type", "merge", "--type", "json"],
         ["explain", "pod", "--target", "nodepool/a", "--target", "nodepool/b"],
+        ["tui", "--readonly", "--readonly"],
+        ["tui", "--refresh", "10s", "--refresh", "20s"],
+        ["tui", "-l", "app=x"],
+        ["tui", "--all-contexts"],
+        ["tui", "node-1"],
     ],
 )
 def test_other_command_lines_are_left_to_typer(argv: list[str]) -> None:
@@ -226,6 +231,14 @@ ARGVS = [
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--type", "strategic"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--target", "nodepool/gpu-training"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{missing}"],
+    # the TUI: what it refuses before it starts (the same line and exit code)
+    ["tui", "--snapshot", "{demo}", "-o", "json"],
+    ["tui", "--snapshot", "{demo}", "-o", "name"],
+    ["tui", "--snapshot", "{demo}", "-o", "csv"],
+    ["tui", "--snapshot", "{demo}", "--refresh", "0.5s"],
+    ["tui", "--snapshot", "{demo}", "--refresh", "soon"],
+    ["tui", "--snapshot", "{demo}", "-n", ""],
+    ["tui", "--snapshot", "{demo}", "--now", "yesterday"],
 ]
 
 
@@ -335,3 +348,61 @@ def test_any_other_command_line_is_typers() -> None:
     assert code == 1
     assert "typer" in modules
     assert "kubectl_gpu.cli.app" in modules
+
+
+TUI_ARGVS = [
+    ["tui", "--snapshot", "{demo}"],
+    ["tui", "--snapshot", "{demo}", "--readonly", "--refresh", "10s", "--theme", "nord", "--now", NOW],
+    ["tui", "--refresh=off", "-n", "ml", "--snapshot={demo}", "--no-color"],
+    ["tui", "-A", "--snapshot", "{demo}", "--snapshot", "{list}", "--refresh", "1m"],
+]
+
+
+@pytest.mark.parametrize("template", TUI_ARGVS, ids=lambda argv: " ".join(argv[1:4]))
+def test_both_paths_start_the_tui_with_the_same_config(
+    template: list[str], inputs: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kubectl_gpu.cli import tui
+
+    argv = _filled(template, inputs)
+    assert direct.parse(argv) is not None, argv
+    started: list[Any] = []
+    monkeypatch.setattr(tui, "launch", lambda config: started.append(config) or 7)
+    codes = []
+    for path in ("typer", "direct"):
+        with pytest.raises(SystemExit) as info:
+            if path == "direct":
+                direct.answer(argv)
+            else:
+                from kubectl_gpu.cli.app import main
+
+                main(argv)
+        codes.append(info.value.code)
+    assert codes == [7, 7]  # the app's return code is the exit code
+    assert len(started) == 2
+    assert started[0] == started[1]
+
+
+def test_a_plain_tui_command_line_imports_no_typer() -> None:
+    code, modules = _imported(["tui", "--snapshot", str(DEMO), "--refresh", "0.5s"])
+    assert code == 2  # refused before the app starts: the refresh is read last
+    assert "kubectl_gpu.tui.config" in modules  # its settings were read: `tui_config` ran
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click", "textual")}
+
+
+def test_the_tui_starts_without_typer() -> None:
+    """Everything `kubectl gpu tui` runs before the app (the app itself replaced) imports no typer."""
+    argv = ["kubectl-gpu", "tui", "--snapshot", str(DEMO), "--refresh", "10s", "--readonly", "--now", NOW]
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click'})))\n"
+        "from kubectl_gpu.cli import tui\n"
+        "tui.launch = lambda config: print(config.readonly, config.refresh) or 0\n"
+        f"sys.argv = {argv!r}\n"
+        "from kubectl_gpu.__main__ import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+    )
+    assert (done.returncode, done.stdout.split("\n")) == (0, ["True 10.0", "[]", ""]), done.stderr

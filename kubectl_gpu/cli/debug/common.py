@@ -12,7 +12,6 @@ import msgspec
 from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.debugpod import Accelerator, ImageChoice
 from kubectl_gpu.core.errors import ClusterError, InvalidInput
-from kubectl_gpu.core.k8s.times import TimeError, parse_duration
 from kubectl_gpu.kube.debug import setup as debug_setup
 from kubectl_gpu.kube.debug.setup import (
     collector_script,
@@ -39,7 +38,6 @@ __all__ = [
     "image_chooser",
     "kubectl_flags",
     "namespace_of",
-    "parse_seconds",
     "pods_left_error",
     "preflight",
     "print_warnings",
@@ -48,24 +46,6 @@ __all__ = [
 
 NVIDIA_HELP = "Debug image for NVIDIA nodes (else KUBECTL_GPU_IMAGE, the config file, the default)."
 NEURON_HELP = "Debug image for Neuron nodes (else KUBECTL_GPU_NEURON_IMAGE, the config file, the default)."
-
-
-def parse_seconds(text: str, flag: str) -> float:
-    """`90`, `90s`, `5m` -> seconds; InvalidInput naming `flag` unless positive."""
-    try:
-        seconds = float(text) if text.replace(".", "", 1).isdigit() else parse_duration(text).total_seconds()
-    except (TimeError, ValueError):  # ValueError: isdigit() admits digits float() rejects ("²")
-        raise InvalidInput(f"{flag}: not a duration: {text!r}", "use forms like 90s, 5m") from None
-    except OverflowError:  # beyond timedelta's range
-        seconds = float("inf")
-    if seconds <= 0:
-        raise InvalidInput(f"{flag} must be positive")
-    if seconds > _MAX_SECONDS:  # sockets and deadlines overflow on timeouts of millennia
-        raise InvalidInput(f"{flag}: {text!r} is too long", "at most 24h")
-    return seconds
-
-
-_MAX_SECONDS = 86400.0
 
 
 def connect(opts: GlobalOptions) -> PodApi:

@@ -18,11 +18,11 @@ from kubectl_gpu.cli.debug.common import (
     image_chooser,
     kubectl_flags,
     namespace_of,
-    parse_seconds,
     pods_left_error,
     preflight,
     print_warnings,
 )
+from kubectl_gpu.cli.durations import parse_seconds
 from kubectl_gpu.cli.options import GlobalOptions, with_global_options
 from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 from kubectl_gpu.core.debugpod import Mode, Strategy

@@ -17,11 +17,11 @@ from kubectl_gpu.cli.debug.common import (
     find_targets,
     image_chooser,
     namespace_of,
-    parse_seconds,
     pods_left_error,
     preflight,
     print_warnings,
 )
+from kubectl_gpu.cli.durations import parse_seconds
 from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
 from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 from kubectl_gpu.core.debugpod import Mode, Strategy
