@@ -242,13 +242,21 @@ def options_of(values: dict[str, Any]) -> GlobalOptions:
 
 def answer(args: Sequence[str]) -> None:
     """Answer the command line and exit (SystemExit with the exit code) when it is a plain one; return,
-    having done nothing, when typer must read it."""
-    parsed = parse(args)
+    having done nothing, when typer must read it. `kubectl gpu` alone on a terminal is `tui` (off one, typer
+    prints the help)."""
+    parsed = parse(args) if args else _bare()
     if parsed is None:
         return
     from kubectl_gpu.cli.exits import finish, run_guarded
 
     finish(run_guarded(lambda: _run(parsed), debug=False))
+
+
+def _bare() -> Parsed | None:
+    """`kubectl gpu` with no word: the TUI on a terminal, as the root command starts it (`cli.app`)."""
+    from kubectl_gpu.cli.tui import stdio_is_terminal
+
+    return Parsed("tui", {}, {}) if stdio_is_terminal() else None
 
 
 def _run(parsed: Parsed) -> Any:

@@ -383,6 +383,32 @@ def test_both_paths_start_the_tui_with_the_same_config(
     assert started[0] == started[1]
 
 
+@pytest.mark.parametrize("terminal", [True, False])
+def test_kubectl_gpu_alone_is_the_tui_on_a_terminal_by_both_paths(
+    terminal: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kubectl_gpu.cli import tui
+
+    started: list[Any] = []
+    monkeypatch.setattr(tui, "stdio_is_terminal", lambda: terminal)
+    monkeypatch.setattr(tui, "launch", lambda config: started.append(config) or 0)
+    from kubectl_gpu.cli.app import main
+
+    with pytest.raises(SystemExit) as by_typer:
+        main([])
+    help_text = capsys.readouterr().out
+    if not terminal:  # off a terminal, typer prints the help: left to it
+        assert direct.answer([]) is None
+        assert (by_typer.value.code, started) == (0, [])
+        assert "Usage" in help_text
+        return
+    with pytest.raises(SystemExit) as by_direct:
+        direct.answer([])
+    assert by_direct.value.code == by_typer.value.code == 0
+    assert len(started) == 2
+    assert started[0] == started[1]
+
+
 def test_a_plain_tui_command_line_imports_no_typer() -> None:
     code, modules = _imported(["tui", "--snapshot", str(DEMO), "--refresh", "0.5s"])
     assert code == 2  # refused before the app starts: the refresh is read last
