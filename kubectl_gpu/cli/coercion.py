@@ -1,11 +1,12 @@
-"""Option values that need no pydantic: typer (0.2x) coerces every value of every parameter, given or
-not, through a pydantic `TypeAdapter` built on first use, and pydantic's import and the adapters cost a
-plain command ~0.05-0.1 CPU-s of its start-up (bench/HISTORY.md, "Start-up: what the floor does not pay for"). Nearly all our options are
-`str`, `list[str]`, `bool` or an `Enum`; for those, the value typer would return is known without pydantic:
-the same `str`, a `list` of the same `str`s, the same member, or the member typer's own choice matcher
-finds; a `float` option's default (`usage --idle-below`) is that float. Anything else (another type, a
-value not of that shape, a choice that does not match) goes to typer's own adapter, built then, so a wrong
-value reads exactly as before (tests/cli/test_coercion.py compares the two on every parameter of the app).
+"""Option values that need no pydantic: typer (0.2x) coerces every value of every parameter, given or not,
+through a pydantic `TypeAdapter` built on first use, and pydantic's import and the adapters cost a plain
+command ~0.05-0.1 CPU-s of its start-up (bench/HISTORY.md, "Start-up: what the floor does not pay for").
+Nearly all our options are `str`, `list[str]`, `bool` or an `Enum`; for those, the value typer would return
+is known without pydantic: the same `str`, a `list` of the same `str`s, the same member, or the member
+typer's own choice matcher finds; a `float` option's default (`usage --idle-below`) is that float. Anything
+else (another type, a value not of that shape, a choice that does not match) goes to typer's own adapter,
+built then, so a wrong value reads exactly as before (tests/cli/test_coercion.py compares the two on every
+parameter of the app).
 
 This reaches into typer's internals (`_runtime_param`, `typer._coercion`): where they are not as expected
 (another typer), `quicken` changes nothing and typer coerces as it always did."""
