@@ -97,6 +97,7 @@ def launch(config: TuiConfig) -> int:
         with interrupts_on_sigterm():
             app.run()
     finally:
+        app.ended()  # after a hang-up, the last resort stands aside: this cleanup is the one that runs
         for left in app.run_cleanup():
             say(f"warning: could not delete debug pod {left}; run kubectl gpu cleanup")
     return app.return_code or 0

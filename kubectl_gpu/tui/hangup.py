@@ -11,8 +11,10 @@ reads end-of-file from the hung-up terminal in a loop (seen: 56% CPU for minutes
 
 When the terminal is gone the loop may be stuck: Textual's writer thread dies on the closed pty, the loop
 then blocks on its full queue, and the handler's call never runs (seen: processes alive for an hour at 40%
-CPU, their debug pods kept). So the hang-up also starts `last_resort`: if the app has not unmounted within
-`HANGUP_GRACE_S`, it deletes the tracked pods itself and ends the process (exit 130).
+CPU, their debug pods kept). Its shutdown may be stuck too, after the app unmounted: stopping the writer
+thread waits on the same queue (seen in 3 of 70 runs of `test_closing_the_terminal_ends_the_process`). So the
+hang-up also starts `last_resort`: if `App.run` has not returned within `HANGUP_GRACE_S` (`launch` says when
+it has: `HangUp.ended`), it deletes the tracked pods itself and ends the process (exit 130).
 """
 
 from __future__ import annotations
@@ -31,21 +33,22 @@ from kubectl_gpu.tui.debug.jobs import DebugJobs
 
 __all__ = ["HANGUP_GRACE_S", "WATCH_S", "HangUp", "TerminalWatch", "last_resort", "terminal_fds"]
 
-#: how long the loop has to leave by its own path after SIGHUP before `last_resort` ends the process
+#: how long the app has to return from `run` after SIGHUP before `last_resort` ends the process
 HANGUP_GRACE_S = 10.0
 #: how often the watcher asks whether the terminal is still there (one `isatty` per descriptor)
 WATCH_S = 0.5
 
 
 def last_resort(
-    unmounted: threading.Event,
+    returned: threading.Event,
     grace: float,
     cleanup: Callable[[], list[str]],
     end: Callable[[int], object] = os._exit,
 ) -> None:
-    """After SIGHUP: unless the app unmounted within `grace` seconds (its own exit path runs), delete the
-    tracked debug pods (`cleanup`) and end the process with 130 (`end`: os._exit, as the loop is stuck)."""
-    if unmounted.wait(grace):
+    """After SIGHUP: unless `App.run` returned within `grace` seconds (`launch`'s own cleanup runs next),
+    delete the tracked debug pods (`cleanup`) and end the process with 130 (`end`: os._exit, as the loop or
+    its shutdown is stuck)."""
+    if returned.wait(grace):
         return
     try:
         left = cleanup()
@@ -112,7 +115,7 @@ class HangUp(App[int]):
     jobs: DebugJobs
     _quitting: bool
     _saved_hangup: signal._HANDLER = None
-    _unmounted: threading.Event | None = None
+    _returned: threading.Event | None = None
     _watch: TerminalWatch | None = None
     _hung_up: threading.Lock | None = None
 
@@ -124,18 +127,18 @@ class HangUp(App[int]):
         """Install the SIGHUP handler (only the main thread may; a signal ignored on purpose, nohup, stays
         so) and the terminal watch (on a real terminal: not headless, not in tests)."""
         loop = asyncio.get_running_loop()
-        self._unmounted = threading.Event()
+        self._returned = threading.Event()
         self._hung_up = threading.Lock()
 
         def gone() -> None:  # from a signal handler or the watch's thread: once
-            assert self._hung_up is not None and self._unmounted is not None
+            assert self._hung_up is not None and self._returned is not None
             if not self._hung_up.acquire(blocking=False):
                 return
             try:
                 loop.call_soon_threadsafe(self.hang_up)
             except RuntimeError:  # the loop is closed: the app is leaving anyway
                 return
-            args = (self._unmounted, HANGUP_GRACE_S, self.run_cleanup)
+            args = (self._returned, HANGUP_GRACE_S, self.run_cleanup)
             threading.Thread(target=last_resort, args=args, name="hangup", daemon=True).start()
 
         if not self.is_headless:
@@ -152,11 +155,15 @@ class HangUp(App[int]):
         signal.signal(signal.SIGHUP, hangup)
         self._saved_hangup = previous
 
+    def ended(self) -> None:
+        """`App.run` returned (`launch` calls it): a hang-up's `last_resort` stands aside, as the process
+        leaves by its own path. Not at unmount: the shutdown after it can still be stuck."""
+        if self._returned is not None:
+            self._returned.set()
+
     def on_unmount(self) -> None:
         if self._watch is not None:
             self._watch.stop()
-        if self._unmounted is not None:
-            self._unmounted.set()
         if self._saved_hangup is not None:  # `launch`'s handler again, for its cleanup
             signal.signal(signal.SIGHUP, self._saved_hangup)
             self._saved_hangup = None

@@ -14,13 +14,16 @@ import sys
 import termios
 import threading
 
+import pytest
+
+from kubectl_gpu.tui import hangup
 from kubectl_gpu.tui.hangup import TerminalWatch, last_resort
 from tests.hostile.terminal import REPO, SIZE
-from tests.tui.conftest import DEMO
+from tests.tui.conftest import DEMO, demo_app
 from tests.tui.test_hostile_pty import Terminal
 
 
-def test_the_last_resort_cleans_up_and_ends_when_the_app_never_unmounts() -> None:
+def test_the_last_resort_cleans_up_and_ends_when_run_never_returns() -> None:
     ended: list[int] = []
     cleaned: list[bool] = []
 
@@ -33,10 +36,35 @@ def test_the_last_resort_cleans_up_and_ends_when_the_app_never_unmounts() -> Non
 
 
 def test_the_last_resort_stands_aside_when_the_app_left_by_its_own_path() -> None:
-    unmounted, ended = threading.Event(), []
-    unmounted.set()
-    last_resort(unmounted, 0.0, lambda: ["never"], ended.append)
+    returned, ended = threading.Event(), []
+    returned.set()
+    last_resort(returned, 0.0, lambda: ["never"], ended.append)
     assert ended == []
+
+
+async def test_unmounting_does_not_disarm_the_last_resort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a hang-up the app unmounts, and its shutdown can still be stuck (stopping Textual's writer thread
+    on the lost terminal): the last resort stays armed until `launch` says `run` returned (`ended`)."""
+    armed: list[threading.Event] = []
+    started = threading.Event()
+
+    def fake(returned: threading.Event, grace: float, cleanup: object) -> None:
+        armed.append(returned)
+        started.set()
+
+    monkeypatch.setattr(hangup, "last_resort", fake)
+    app = demo_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        handler = signal.getsignal(signal.SIGHUP)
+        assert callable(handler)  # the app's own, while it runs
+        handler(signal.SIGHUP, None)
+        assert started.wait(60)
+        await pilot.pause()
+    assert app.return_code == 130  # the hang-up ended it by its exit path: it unmounted
+    assert not armed[0].is_set()
+    app.ended()
+    assert armed[0].is_set()
 
 
 def test_the_last_resort_ends_even_when_the_cleanup_fails() -> None:
