@@ -54,13 +54,17 @@ async def test_unmounting_does_not_disarm_the_last_resort(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(hangup, "last_resort", fake)
     app = demo_app()
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        handler = signal.getsignal(signal.SIGHUP)
-        assert callable(handler)  # the app's own, while it runs
-        handler(signal.SIGHUP, None)
-        assert started.wait(60)
-        await pilot.pause()
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # not ignored (`nohup`): the app takes it over
+    try:
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            handler = signal.getsignal(signal.SIGHUP)
+            assert callable(handler)  # the app's own, while it runs
+            handler(signal.SIGHUP, None)
+            assert started.wait(60)
+            await pilot.pause()
+    finally:
+        signal.signal(signal.SIGHUP, before)
     assert app.return_code == 130  # the hang-up ended it by its exit path: it unmounted
     assert not armed[0].is_set()
     app.ended()
