@@ -71,6 +71,7 @@ def _budgets(disruption: Raw, where: str) -> tuple[Budget, ...]:
 _NOT_CHECKED = frozenset({"metadata", "status"})
 _MAX_PATHS = 2000  # a NodePool sets a few dozen; past this, the rest is not listed
 _CONTAINERS = (dict, list)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def field_paths(obj: Raw) -> tuple[str, ...]:
@@ -89,7 +90,7 @@ def field_paths(obj: Raw) -> tuple[str, ...]:
             for k, v in value.items():
                 if isinstance(k, str):
                     push((f"{path}.{k}", v))
-        elif isinstance(value, list):
+        elif isinstance(value, list) and not _SCALARS.issuperset(map(type, value)):  # a list of strings: in C
             item = f"{path}[]"
             for v in value:
                 if isinstance(v, _CONTAINERS):

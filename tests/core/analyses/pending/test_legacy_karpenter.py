@@ -158,3 +158,28 @@ def test_a_v1alpha5_message_among_many_plain_ones_is_found(message: str) -> None
     for where in (0, 1000, 2000):
         events = [_event("FailedScheduling", m) for m in [*plain[:where], message, *plain[where:]]]
         assert legacy_karpenter(state_of(events)) is not None, where
+
+
+def test_an_event_about_a_legacy_kind_among_plain_ones_is_found() -> None:
+    """The one-pass test over every message (`_any_legacy_event`) does not read the messages alone: an event
+    about a Machine whose words name neither a provisioner nor a machine is still a sign."""
+    plain = [_event("FailedScheduling", f"0/{n} nodes are available.") for n in range(500)]
+    about = _event("Launched", "Launched instance i-0abc", pod="default/default-8xv2q", kind="Machine")
+    assert legacy_karpenter(state_of(plain)) is None
+    found = legacy_karpenter(state_of([*plain, about]))
+    assert found == "an event about Machine default-8xv2q: 'Launched instance i-0abc'"
+
+
+def test_messages_taken_together_make_no_sign_that_none_has_alone() -> None:
+    """Messages that spell `provisioner` or `machine/` only across their join are no sign; the legacy objects
+    are still named when no event is one."""
+    events = [
+        _event("A", "incompatible with provi"),
+        _event("B", 'sioner "x"'),
+        _event("C", "machine"),
+        _event("D", "/x"),
+    ]
+    assert legacy_karpenter(state_of(events)) is None
+    assert legacy_karpenter(state_of(_docs(PROVISIONER) + _docs(MACHINE) + events)) == legacy_karpenter(
+        state_of(_docs(PROVISIONER) + _docs(MACHINE))
+    )
