@@ -163,6 +163,13 @@ def test_debug_pod_timeout_odd_values(cli: Cli, closed_port: Path, value: str) -
         assert "--timeout" in line
 
 
+@pytest.mark.parametrize("source", [["--snapshot", str(DEMO)], ["--from-file", "-"]])
+def test_smi_refuses_a_bad_timeout_offline_too(cli: Cli, source: list[str]) -> None:
+    """`--timeout` is checked before the snapshot or the saved output is read, as it is live."""
+    line = one_line_error(cli("smi", "i-0aaa", *source, "--timeout", "soon"))
+    assert "--timeout: not a duration" in line
+
+
 def test_binary_debug_config_file(
     cli: Cli, closed_port: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

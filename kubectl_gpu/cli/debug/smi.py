@@ -191,6 +191,7 @@ def smi(
     from kubectl_gpu.core.analyses.smi import SmiResult
 
     names = list(nodes or [])
+    seconds = parse_seconds(timeout, "--timeout")  # refused on every path, as kubectl refuses a bad flag
     if from_file is not None:
         if names or all_nodes or opts.snapshot:
             raise InvalidInput("--from-file reads no cluster; drop the node names, --all and --snapshot")
@@ -199,7 +200,6 @@ def smi(
         return _emit(_from_snapshot(opts, names), opts, raw)
     if names and (all_nodes or opts.selector):
         raise InvalidInput("name nodes or use --all / -l, not both")
-    seconds = parse_seconds(timeout, "--timeout")
     if not dry_run:
         refuse_pods_when_readonly("smi")
     chooser = image_chooser(image, neuron_image)
