@@ -2,7 +2,7 @@
 """Each command against the floor, in pairs: the ratio that counts on a shared machine (issue 38).
 
     python bench/pairs.py --shape small --shape many-pending [--commands nodes,diagnose] [--repeat 3]
-                          [--file F ...] [--tree DIR] [--markdown] [--json OUT]
+                          [--file F ...] [--tree DIR] [--json OUT]
 
 For every input (a shape of `bench/shapes.py`, written on first use to bench/out/, or any `--file`):
 * the **floor**: a fresh `python -c` that disables the GC and parses the file, with orjson (JSON) or
