@@ -53,25 +53,32 @@ def _any_legacy_event(state: ClusterState) -> bool:
 
 def legacy_karpenter(state: ClusterState) -> str | None:
     """What in `state` shows a pre-v1 Karpenter (e.g. `Provisioner default (karpenter.sh/v1alpha5)`), or None."""
-    found: list[str] = []
-    for obj in sorted(state.legacy_karpenter, key=lambda o: (o.kind, o.name)):
-        found.append(f"{obj.kind} {obj.name} ({obj.api_version})")
-    if not _any_legacy_event(state):
-        return "; ".join(dict.fromkeys(found[:3])) or None
+    found = [
+        f"{obj.kind} {obj.name} ({obj.api_version})"
+        for obj in sorted(state.legacy_karpenter, key=lambda o: (o.kind, o.name))
+    ]
+    if len(found) < 3 and _any_legacy_event(state):
+        found += _event_signs(state, 3 - len(found))
+    if not found:
+        return None
+    return "; ".join(dict.fromkeys(found[:3]))
+
+
+def _event_signs(state: ClusterState, room: int) -> list[str]:
+    """The first `room` events, in the order listed, about a legacy kind or in the v1alpha5 form."""
+    signs: list[str] = []
     plain: set[str] = set()  # messages seen not to be in the v1alpha5 form (thousands of pods share one)
     for event in state.events:
         if event.involved.kind in LEGACY_KINDS:
-            found.append(
+            signs.append(
                 f"an event about {event.involved.kind} {event.involved.name}: {event.message[:120]!r}"
             )
         elif event.message in plain:
             continue
         elif _may_be_legacy(event.message) and _EVENT_TEXT.search(event.message):
-            found.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
+            signs.append(f"a {event.reason} event in the v1alpha5 form: {event.message[:120]!r}")
         else:
             plain.add(event.message)
-        if len(found) >= 3:
+        if len(signs) >= room:
             break
-    if not found:
-        return None
-    return "; ".join(dict.fromkeys(found[:3]))
+    return signs
