@@ -3,8 +3,9 @@
 Each change reads the object as captured (`ClusterState.manifest`, when the source keeps manifests) or as
 an earlier change left it, makes the new object, parses it with the parsers every source uses, and puts the
 model in place of the old one. Workloads become their Pending pods (`workloads.py`). A patch of a NodePool
-or Pod the source kept no manifest of is made on its model (`typed.py`): `simulate` and the pending fix
-verifier make their changes through this one entry point.
+or Pod the source kept no manifest of is made on its model (`typed.py`), as is every patch the model takes
+where only the model is wanted (`changed_objects`): `simulate` and the pending fix verifier make their
+changes through this one entry point.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import msgspec
 
 from kubectl_gpu.core.changes.defaults import nodepool_defaults
-from kubectl_gpu.core.changes.model import KINDS, NAMESPACED, Change
+from kubectl_gpu.core.changes.model import KINDS, NAMESPACED, Change, ChangeError
 from kubectl_gpu.core.changes.patches import PatchFailed, json_merge, json_patch, strategic_merge
 from kubectl_gpu.core.changes.typed import patch_model
 from kubectl_gpu.core.changes.workloads import (
@@ -80,10 +81,13 @@ class _Work:
     change needs them all (a workload's) or the new state is built: the fix verifier makes one change per
     fix and wants only the object it makes."""
 
-    def __init__(self, state: ClusterState, now: datetime | None, known: Sequence[Pod] = ()) -> None:
+    def __init__(
+        self, state: ClusterState, now: datetime | None, known: Sequence[Pod] = (), *, on_models: bool = False
+    ) -> None:
         self.state = state
         self.now = now
         self.known = known  # the pods the caller means by their names (`changed_objects`)
+        self.on_models = on_models  # a patch the model takes is made on it, kept manifest or not
         self.pools = list(state.nodepools)
         self.classes = list(state.nodeclasses)
         self.gone: set[int] = set()  # the ids of the captured pods a change took away
@@ -147,10 +151,12 @@ def changed_objects(
     state: ClusterState, changes: Iterable[Change], *, pods: Sequence[Pod] = ()
 ) -> tuple[Applied, ...]:
     """What `apply_changes` would do, each change's model included, without building the new state (the fix
-    verifier: one change per fix, then the object it makes is evaluated alone). `pods`: the pods a change to a
-    pod means, where the caller holds them (a change to one of them by its namespace and name changes that
-    object; no index of every pod is built to find it)."""
-    return _run(_Work(state, None, pods), changes)
+    verifier: one change per fix, then the object it makes is evaluated alone). A patch the model takes
+    (`typed.py`) is made on it even where the manifest was kept: the same model (tests/core/simulate), and
+    no manifest kept for later is read for it (a large List's: `Manifests`), so the TUI's first answer pays
+    no more than `diagnose`'s. `pods`: the pods a change to a pod means, where the caller holds them (a change
+    to one of them by its namespace and name changes that object; no index of every pod is built to find it)."""
+    return _run(_Work(state, None, pods, on_models=True), changes)
 
 
 def _run(work: _Work, changes: Iterable[Change]) -> tuple[Applied, ...]:
@@ -167,6 +173,17 @@ def _run(work: _Work, changes: Iterable[Change]) -> tuple[Applied, ...]:
         else:
             done.append(_karpenter(work, change))
     return tuple(done)
+
+
+def _on_model(work: _Work, change: Change, model: NodePool | Pod | None) -> NodePool | Pod | None:
+    """The model as the patch leaves it, where only models are wanted and the patch is one the model takes;
+    None: the change is made on the manifest (or the error is the one that path gives)."""
+    if not work.on_models or model is None or change.action != "patch":
+        return None
+    try:
+        return patch_model(change, model)
+    except ChangeError:
+        return None
 
 
 def _patched(change: Change, current: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -233,13 +250,14 @@ def _karpenter(work: _Work, change: Change) -> Applied:
         return m.name == change.name and (isinstance(m, NodePool) or m.kind == change.kind)
 
     old = next((m for m in models if same(m)), None)
-    current = work.manifests.get(key)
-    if old is not None and current is None and change.action == "patch":
+    model: Any = _on_model(work, change, old if isinstance(old, NodePool) else None)
+    current = work.manifests.get(key) if model is None else None
+    if old is not None and current is None and change.action == "patch":  # on the model
         if not isinstance(old, NodePool):
             raise change.error(
                 "the source kept no copy of it to change", "read the cluster with its manifests"
             )
-        model: Any = patch_model(change, old)
+        model = model or patch_model(change, old)
         models[:] = [m for m in models if not same(m)] + [model]
         return Applied(change, None, None, model=model)
     obj = _patched(change, current)
@@ -258,10 +276,11 @@ def _karpenter(work: _Work, change: Change) -> Applied:
 
 def _pod(work: _Work, change: Change) -> Applied:
     key: ManifestKey = ("Pod", change.namespace, change.name)
-    current = work.manifests.get(key)
     removed = work.named(change.namespace, change.name)
-    if current is None and removed and change.action == "patch":  # no manifest kept: on the model
-        model: Any = patch_model(change, removed[0])
+    model: Any = _on_model(work, change, removed[0] if removed else None)
+    current = work.manifests.get(key) if model is None else None
+    if current is None and removed and change.action == "patch":  # on the model (no manifest kept: its path)
+        model = model or patch_model(change, removed[0])
         work.remove(removed)
         work.added.append(model)
         return Applied(change, None, None, (change.name,), (change.name,), model=model)

@@ -22,7 +22,10 @@ def states() -> tuple[ClusterState, ClusterState]:
 
 
 def _both(states: tuple[ClusterState, ClusterState], change: Change) -> tuple[Any, Any]:
-    kept, bare = (changed_objects(state, (change,))[0].model for state in states)
+    """The model made on the manifest (`apply_changes` on the state that kept them) and on the model."""
+    kept = apply_changes(states[0], (change,))[1][0].model
+    bare = changed_objects(states[1], (change,))[0].model
+    assert changed_objects(states[0], (change,))[0].model == bare  # kept manifests: made on the model too
     return kept, bare
 
 
