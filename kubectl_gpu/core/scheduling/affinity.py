@@ -47,6 +47,7 @@ __all__ = [
     "NodeSelectorTerm",
     "PodSchedulingRequirements",
     "PreferredTerm",
+    "expression_error",
     "node_matches",
     "pod_requirements",
     "scheduling_requirements",
@@ -80,7 +81,7 @@ def _parse_exprs(value: object, where: str) -> tuple[Requirement, ...]:
     return tuple(out)
 
 
-def _k8s_expression_error(req: Requirement) -> str | None:
+def expression_error(req: Requirement) -> str | None:
     """Why kube-scheduler's label-selector conversion rejects this expression, or None."""
     op = req.operator
     if op not in _K8S_LABEL_OPERATORS:
@@ -144,7 +145,7 @@ class NodeSelectorTerm(msgspec.Struct, frozen=True):
         if self.is_empty:
             return "empty term (matches no node)"
         for req in self.match_expressions:
-            err = _k8s_expression_error(req)
+            err = expression_error(req)
             if err is not None:
                 return f"invalid expression {_render_expr(req)}: {err}"
         for req in self.match_fields:

@@ -5,7 +5,10 @@ On each, some nodes are tainted or cordoned, some pods tolerate, and DaemonSets 
 (`_stirred`), so that the groups the indexes make are not all one.
 
 * `StateNodes._passing` looks at one target per signature (cordon, taints, what is free of the resources the
-  shape asks): it picks exactly the positions the plain `_may_fit`, node by node, picks;
+  shape asks): it picks exactly the positions the plain `may_fit`, node by node, picks;
+* `StateNodes._selected` matches selectors by label index (`LabelIndex`): it picks exactly the positions the
+  plain selector match (`selects`, kube-scheduler's filter), node by node, picks, for the shapes' own
+  selectors and for odd ones added (every operator, absent keys, invalid values, empty and several terms);
 * `fitting_types` shares its answer and `failure` its per-type answers by the types' fit classes
   (`PoolFacts.type_class`) across pools: each equals the plain computation for the pool itself;
 * the fit classes of a pool's admitted types are kept once per admitted-types tuple, and the taints a shape
@@ -25,7 +28,8 @@ import pytest
 
 from kubectl_gpu.core.analyses.pending import analysis
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape, shape_of
-from kubectl_gpu.core.analyses.pending.targets.nodes.existing import StateNodes, _may_fit
+from kubectl_gpu.core.analyses.pending.targets.nodes.existing import StateNodes
+from kubectl_gpu.core.analyses.pending.targets.nodes.selection import may_fit, reads_node_name, selects
 from kubectl_gpu.core.analyses.pending.targets.pools.facts import _fit_check, failure
 from kubectl_gpu.core.catalog.loader import load_catalog
 from kubectl_gpu.core.scheduling.requirements import Requirements
@@ -100,9 +104,55 @@ def _stirred(items: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     return items
 
 
-def _analyser(tmp_path: Path, shape: str, seed: int) -> analysis._Analyser:
+AFFINITIES: list[dict[str, Any]] = [
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "DoesNotExist"}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "Exists"}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["a"]}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "eks.amazonaws.com/instance-gpu-count", "operator": "Lt", "values": ["4"]}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "eks.amazonaws.com/instance-gpu-count", "operator": "Gt", "values": ["x"]}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "NotIn", "values": ["not a value!"]}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": []}]}]},
+    {"nodeSelectorTerms": []},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "acme.io/role", "operator": "Exists"}]}]},
+    {"nodeSelectorTerms": [{"matchExpressions": [{"key": "acme.io/role", "operator": "In", "values": [""]}]}]},
+    {"nodeSelectorTerms": [{}, {"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]}]},
+    {
+        "nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+                                  {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-west-2a", "us-west-2b"]}]},
+            {"matchExpressions": [{"key": "eks.amazonaws.com/instance-family", "operator": "In", "values": ["g6", "p5"]}]},
+        ]
+    },
+]
+
+
+def _with_affinity(items: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Some Pending pods with one of `AFFINITIES` for their required node affinity, some with a nodeSelector
+    on a key no node has or a zone (on top of what the shape gives them); half the nodes with a label whose
+    value is empty (a role label)."""
+    rng = random.Random(seed)
+    for item in items:
+        if item["kind"] == "Node" and rng.random() < 0.5:
+            item["metadata"]["labels"]["acme.io/role"] = ""
+        if item["kind"] != "Pod" or item.get("spec", {}).get("nodeName") or rng.random() < 0.5:
+            continue
+        spec = item["spec"]
+        pick = rng.random()
+        if pick < 0.6:
+            node = spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+            node["requiredDuringSchedulingIgnoredDuringExecution"] = rng.choice(AFFINITIES)
+        elif pick < 0.8:
+            spec["nodeSelector"] = {**spec.get("nodeSelector", {}), "topology.kubernetes.io/zone": "us-west-2a"}
+        else:
+            spec["nodeSelector"] = {**spec.get("nodeSelector", {}), "no.such/label": "x"}
+    return items
+
+
+def _analyser(tmp_path: Path, shape: str, seed: int, *, affinity: bool = False) -> analysis._Analyser:
     path = tmp_path / f"{shape}-{seed}.json"
     items = _stirred(shapes.build(shape, seed, 12), seed)
+    if affinity:
+        items = _with_affinity(items, seed)
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return analysis._Analyser(load_snapshot([path]), load_catalog(), NOW)
 
@@ -126,10 +176,31 @@ def test_state_nodes_by_signature_pass_what_each_node_passes(tmp_path: Path, sha
     looked = 0
     for pod_shape in pod_shapes:
         for which, (target, positions) in nodes._lists.items():
-            plain = [i for i in positions if _may_fit(target(i), pod_shape)]
+            plain = [i for i in positions if may_fit(target(i), pod_shape)]
             assert nodes._passing(which, pod_shape) == plain, (which, pod_shape.key)
             looked += len(positions)
     assert looked > 0
+
+
+@pytest.mark.parametrize(("shape", "seed"), CASES)
+def test_state_nodes_by_label_index_select_what_each_node_selects(tmp_path: Path, shape: str, seed: int) -> None:
+    analyser = _analyser(tmp_path, shape, seed, affinity=True)
+    nodes = analyser.state_nodes
+    assert isinstance(nodes, StateNodes)
+    pod_shapes = _pod_shapes(analyser)
+    with_affinity = [s for s in pod_shapes if s.node_affinity.has_required]
+    assert len(with_affinity) >= 5
+    matched = 0
+    for pod_shape in pod_shapes:
+        for which, (target, positions) in nodes._lists.items():
+            passing = nodes._passing(which, pod_shape)
+            plain = [i for i in passing if selects(pod_shape, target(i).node)]
+            assert nodes._selected(which, pod_shape) == plain, (which, pod_shape.key)
+            if not reads_node_name(pod_shape):  # the index itself, over every position
+                every = [i for i in positions if selects(pod_shape, target(i).node)]
+                assert sorted(nodes._labels[which].matching(pod_shape)) == every, (which, pod_shape.key)
+                matched += len(every)
+    assert matched > 0  # some selector matches some node: not every answer is empty
 
 
 @pytest.mark.parametrize(("shape", "seed"), CASES)

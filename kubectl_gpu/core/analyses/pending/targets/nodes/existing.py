@@ -21,7 +21,7 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -31,14 +31,18 @@ import msgspec
 
 from kubectl_gpu.core.analyses.pending.checks.evaluation import ZERO, TargetEvaluation
 from kubectl_gpu.core.analyses.pending.pod.shape import PodShape
-from kubectl_gpu.core.analyses.pending.targets.nodes.target import UNSCHEDULABLE, NodeTarget, cordon_blocks
+from kubectl_gpu.core.analyses.pending.targets.nodes.selection import (
+    FirstLooks,
+    LabelIndex,
+    reads_node_name,
+    selects,
+)
+from kubectl_gpu.core.analyses.pending.targets.nodes.target import NodeTarget
 from kubectl_gpu.core.catalog import Catalog, Provider
 from kubectl_gpu.core.k8s.models import Condition, Node, NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
-from kubectl_gpu.core.scheduling.affinity import selector_matches
 from kubectl_gpu.core.scheduling.instances import raw_capacity_of
-from kubectl_gpu.core.scheduling.requirements import RequirementError
-from kubectl_gpu.core.scheduling.taints import Taint, untolerated
+from kubectl_gpu.core.scheduling.taints import Taint
 
 __all__ = ["EXISTING_FIRST", "REGISTRATION_TTL", "StateNodes", "karpenter_taints"]
 
@@ -211,8 +215,8 @@ class StateNodes:
             "firsts": (self._flight_target, [members[0] for members in _classes(flying)]),
         }
         self._may: dict[tuple[object, ...], list[int]] = {}
-        self._by_signature: dict[tuple[str, tuple[str, ...]], _Signatures] = {}
-        self._projections: dict[tuple[str, tuple[str, ...]], _Projections] = {}
+        self._by_signature: dict[tuple[str, tuple[str, ...]], FirstLooks] = {}
+        self._labels: dict[str, LabelIndex] = {}
 
     @property
     def in_flight(self) -> list[tuple[NodeTarget, NodeClaim, str | None]]:
@@ -223,41 +227,39 @@ class StateNodes:
         return self._flying[position].made[0]
 
     def _passing(self, which: str, shape: PodShape) -> list[int]:
-        """The positions in `which` (`_lists`) of the targets that pass `_may_fit`, once per tolerations and
-        accelerators (all `_may_fit` reads of a shape; shapes share them by the hundred)."""
+        """The positions in `which` (`_lists`) of the targets that pass `may_fit`, once per tolerations and
+        accelerators (all `may_fit` reads of a shape; shapes share them by the hundred)."""
         key = (which, shape.tolerations, tuple(shape.accelerators.items()))
         found = self._may.get(key)
         if found is None:
             groups = self._signatures(which, tuple(shape.accelerators))
-            passes = [_may_fit(first, shape) for first in groups.firsts]  # one look per signature
+            passes = groups.passes(shape)  # one look per signature
             found = self._may[key] = list(
                 compress(groups.positions, map(passes.__getitem__, groups.group_of))
             )
         return found
 
-    def _signatures(self, which: str, resources: tuple[str, ...]) -> _Signatures:
-        """The positions in `which` by what `_may_fit` reads of a target for shapes asking for `resources`."""
+    def _signatures(self, which: str, resources: tuple[str, ...]) -> FirstLooks:
+        """The positions in `which` by what `may_fit` reads of a target for shapes asking for `resources`."""
         found = self._by_signature.get((which, resources))
         if found is None:
             target, positions = self._lists[which]
-            found = self._by_signature[which, resources] = _Signatures(target, positions, resources)
+            found = self._by_signature[which, resources] = FirstLooks(target, positions, resources)
         return found
 
     def _selected(self, which: str, shape: PodShape) -> list[int]:
         """`_passing` less the targets whose labels the shape's nodeSelector and node affinity do not match
         (a mismatch is a blocker: neither a fit nor sure room). The selectors read a few label keys, and a
-        thousand targets have a handful of values at those keys, so each distinct projection is matched once
-        (`_Projections`); a selector that reads the name is matched target by target."""
+        thousand targets have a handful of values at those keys: they are matched by index (`LabelIndex`); a
+        selector that reads the name is matched target by target."""
         passing = self._passing(which, shape)
         target, positions = self._lists[which]
-        if _reads_node_name(shape):
-            return [i for i in passing if _selects(shape, target(i).node)]
-        keys = _selector_keys(shape)
-        projections = self._projections.get((which, keys))
-        if projections is None:
-            labels = [(i, target(i).node.labels) for i in positions]
-            projections = self._projections[which, keys] = _Projections(keys, labels)
-        chosen = projections.matching(shape)
+        if reads_node_name(shape):
+            return [i for i in passing if selects(shape, target(i).node)]
+        index = self._labels.get(which)
+        if index is None:
+            index = self._labels[which] = LabelIndex(lambda i: target(i).node.labels, positions)
+        chosen = index.matching(shape)
         return [i for i in passing if i in chosen]
 
     def fitting(self, shape: PodShape, key: tuple[object, ...]) -> list[TargetEvaluation]:
@@ -278,7 +280,7 @@ class StateNodes:
         if key not in self._room:
             # one evaluation per class of alike NodeClaims, its first (by name) answering for all, unless
             # the shape selects by name
-            which = "flight" if _reads_node_name(shape) else "firsts"
+            which = "flight" if reads_node_name(shape) else "firsts"
             flying = (self._flying[i] for i in self._selected(which, shape))
             self._room[key] = next(
                 ((item.claim, item.made[1]) for item in flying if _sure(item.made[0].evaluate(shape))), None
@@ -332,58 +334,6 @@ def _claim_class(claim: NodeClaim, state: ClusterState) -> object:
     )
 
 
-def _selects(shape: PodShape, node: Node) -> bool:
-    """NodeTarget.evaluate's selector check, as a yes or no (a selector that does not parse blocks)."""
-    return _matches(shape, node.labels, node.name)
-
-
-def _matches(shape: PodShape, labels: Mapping[str, str], name: str | None) -> bool:
-    try:
-        return selector_matches(shape.node_selector, shape.node_affinity, labels, node_name=name)[0]
-    except RequirementError:
-        return False
-
-
-def _selector_keys(shape: PodShape) -> tuple[str, ...]:
-    """The node label keys the shape's nodeSelector and required node affinity read (matchExpressions and
-    nodeSelector entries each read their own key only)."""
-    keys = set(shape.node_selector)
-    for term in shape.node_affinity.required_terms:
-        keys.update(r.key for r in term.match_expressions)
-    return tuple(sorted(keys))
-
-
-class _Projections:
-    """Positions by their labels' values at a few keys: whether a selector that reads only those keys (and
-    not the name) matches is the same for every position of a projection. Once per selector: shapes that
-    differ only in requests or tolerations share it."""
-
-    def __init__(self, keys: tuple[str, ...], labels: Sequence[tuple[int, Mapping[str, str]]]) -> None:
-        self.keys = keys
-        self.groups: dict[tuple[str | None, ...], list[int]] = {}
-        for i, have in labels:
-            self.groups.setdefault(tuple(have.get(k) for k in keys), []).append(i)
-        self._chosen: dict[tuple[object, object], frozenset[int]] = {}
-
-    def matching(self, shape: PodShape) -> frozenset[int]:
-        selectors = (shape.key[2], shape.node_affinity)  # the sorted nodeSelector, the node affinity
-        found = self._chosen.get(selectors)
-        if found is None:
-            chosen: set[int] = set()
-            for values, positions in self.groups.items():
-                labels = {k: v for k, v in zip(self.keys, values, strict=True) if v is not None}
-                if _matches(shape, labels, None):
-                    chosen.update(positions)
-            found = self._chosen[selectors] = frozenset(chosen)
-        return found
-
-
-def _reads_node_name(shape: PodShape) -> bool:
-    """Whether the shape's required node affinity selects by `matchFields` (`metadata.name`)."""
-    affinity = shape.node_affinity
-    return affinity.required_error is not None or any(t.match_fields for t in affinity.required_terms)
-
-
 def _sure(evaluation: TargetEvaluation) -> bool:
     return not evaluation.blockers and all(c.ok is True for c in evaluation.checks)
 
@@ -410,50 +360,3 @@ def _claim_conditions(
     )
     said[id(conditions)] = (conditions, (terminating, registered, initialized))  # holds them: ids not reused
     return terminating, registered, initialized
-
-
-class _Signatures:
-    """Positions grouped by what `_may_fit` reads of a target (its cordon, the taints Karpenter counts, what is
-    free of the resources a shape asks): a thousand nodes are a few dozen signatures, so a shape's first look
-    is made once per signature, not once per node. `group_of[k]` is the signature of `positions[k]`,
-    `firsts[g]` a target of signature `g`."""
-
-    __slots__ = ("firsts", "group_of", "positions")
-
-    def __init__(
-        self, target: Callable[[int], NodeTarget], positions: Sequence[int], resources: tuple[str, ...]
-    ) -> None:
-        self.positions = list(positions)
-        self.firsts: list[NodeTarget] = []
-        self.group_of: list[int] = []
-        ids: dict[Hashable, int] = {}
-        for i in self.positions:
-            made = target(i)
-            node = made.node
-            requested = made.state.requested_by_node.get(node.name, {})
-            signature = (
-                node.unschedulable,
-                made.effective_taints,
-                tuple(node.allocatable.get(r, ZERO) - requested.get(r, ZERO) for r in resources),
-            )
-            group = ids.get(signature)
-            if group is None:
-                group = ids[signature] = len(self.firsts)
-                self.firsts.append(made)
-            self.group_of.append(group)
-
-
-def _may_fit(target: NodeTarget, shape: PodShape) -> bool:
-    """A cheap first look (free accelerators by the pods read, cordon, taints) before the whole evaluation: the
-    cordon taint is the cordon's, which a pod tolerating `node.kubernetes.io/unschedulable` passes."""
-    node = target.node
-    if cordon_blocks(shape, node, target.effective_taints):
-        return False
-    taints = untolerated(shape.tolerations, target.effective_taints)
-    if any(t.key != UNSCHEDULABLE for t in taints):
-        return False
-    requested = target.state.requested_by_node.get(node.name, {})
-    return all(
-        node.allocatable.get(r, ZERO) - requested.get(r, ZERO) >= wanted
-        for r, wanted in shape.accelerators.items()
-    )
