@@ -21,7 +21,7 @@ NodeClaim that does not fit (another zone or type, too little left, being delete
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -193,6 +193,7 @@ class StateNodes:
                 assert claim is not None
                 flying.append(_Flying(claim, _node_class(target, state), made=(target, None)))
         said: dict[int, tuple[tuple[Condition, ...], tuple[bool, bool, bool]]] = {}
+        labelled: dict[int, tuple[Mapping[str, str], frozenset[tuple[str, str]]]] = {}
         for claim in state.nodeclaims:
             if claim.name in seen:
                 continue
@@ -203,7 +204,7 @@ class StateNodes:
             if created is not None and now - created > REGISTRATION_TTL and not registered:
                 continue  # liveness deletes it
             make = partial(_claim_target, claim, state, catalog, provider)
-            flying.append(_Flying(claim, _claim_class(claim, state), make))
+            flying.append(_Flying(claim, _claim_class(claim, state, labelled), make))
         flying.sort(key=lambda item: item.claim.name)
         self._flying = flying
         self._fits: dict[tuple[object, ...], list[TargetEvaluation]] = {}
@@ -318,16 +319,26 @@ def _node_class(target: NodeTarget, state: ClusterState) -> object:
     )
 
 
-def _claim_class(claim: NodeClaim, state: ClusterState) -> object:
+def _claim_class(
+    claim: NodeClaim,
+    state: ClusterState,
+    labelled: dict[int, tuple[Mapping[str, str], frozenset[tuple[str, str]]]],
+) -> object:
     """A NodeClaim's class by what its node is made of (`_claim_node`: its NodePool's template labels, its own
     labels, which name its instance type, its taints and startup taints, its allocatable), before any node is
-    made: claims equal in these make nodes alike but for the name."""
+    made: claims equal in these make nodes alike but for the name. Their labels as a set once per labels
+    object in `labelled` (claims launched together share one: 1,705 for 10,000 claims on bench's
+    `nodeclaims`; a set of thirty labels costs ~10 us)."""
     if _bound(claim.node_name or claim.name, state):
         return ("own claim", claim.name)
+    labels = claim.meta.labels
+    found = labelled.get(id(labels))
+    if found is None or found[0] is not labels:
+        found = labelled[id(labels)] = (labels, frozenset(labels.items()))  # holds them: ids not reused
     return (
         "claim",
         claim.node_pool,
-        frozenset(claim.meta.labels.items()),
+        found[1],
         claim.taints,
         claim.startup_taints,
         frozenset(claim.allocatable.items()),
