@@ -53,10 +53,10 @@ class _Signature:
 
     __slots__ = ("blocking", "cordoned", "first", "free")
 
-    def __init__(self, first: NodeTarget, blocking: frozenset[Taint], free: tuple[Decimal, ...]) -> None:
-        node, taints = first.node, first.effective_taints
-        self.first, self.blocking, self.free = first, blocking, free
-        self.cordoned = node.unschedulable or any(t.key == UNSCHEDULABLE for t in taints)
+    def __init__(
+        self, first: NodeTarget, cordoned: bool, blocking: frozenset[Taint], free: tuple[Decimal, ...]
+    ) -> None:
+        self.first, self.cordoned, self.blocking, self.free = first, cordoned, blocking, free
 
 
 class FirstLooks:
@@ -88,7 +88,7 @@ class FirstLooks:
             group = ids.get(signature)
             if group is None:
                 group = ids[signature] = len(self.signatures)
-                self.signatures.append(_Signature(made, blocking, free))
+                self.signatures.append(_Signature(made, cordoned, blocking, free))
                 taints |= blocking
             self.group_of.append(group)
         self.taints = tuple(taints)  # every blocking taint of these targets, once
