@@ -117,12 +117,8 @@ class FirstLooks:
 
 def selects(shape: PodShape, node: Node) -> bool:
     """NodeTarget.evaluate's selector check, as a yes or no (a selector that does not parse blocks)."""
-    return _matches(shape, node.labels, node.name)
-
-
-def _matches(shape: PodShape, labels: Mapping[str, str], name: str | None) -> bool:
     try:
-        return selector_matches(shape.node_selector, shape.node_affinity, labels, node_name=name)[0]
+        return selector_matches(shape.node_selector, shape.node_affinity, node.labels, node_name=node.name)[0]
     except RequirementError:
         return False
 
