@@ -1,4 +1,4 @@
-"""The read-only one-shot commands (and `tui`) answered without typer, when their command line is a plain one.
+"""The read-only commands (one-shot or `-w`) and `tui` answered without typer, on a plain command line.
 
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/HISTORY.md), more
 than anything else its start-up pays that the floor does not. A command line made of a read-only command
@@ -47,14 +47,16 @@ class DirectCommand(NamedTuple):
 
 
 _PRICES = {"--region": ("region", TEXT), "--price-file": ("price_file", TEXT)}
+#: `-w` prints the table, then each row that changes (`cli/watch.py`): its first table pays no typer either
+_WATCH = {"--watch": ("watch", FLAG), "-w": ("watch", FLAG)}
 COMMANDS: dict[str, DirectCommand] = {
     "nodes": DirectCommand(
-        "nodes", "nodes", argument="node", options={"--all": ("include_all", FLAG), **_PRICES}
+        "nodes", "nodes", argument="node", options={"--all": ("include_all", FLAG), **_PRICES, **_WATCH}
     ),
     "pending": DirectCommand(
         "pending",
         "pending",
-        options={"--all-pending": ("all_pending", FLAG), "--by-workload": ("by_workload", FLAG)},
+        options={"--all-pending": ("all_pending", FLAG), "--by-workload": ("by_workload", FLAG), **_WATCH},
     ),
     "explain": DirectCommand(
         "pending",

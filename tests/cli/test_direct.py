@@ -108,8 +108,9 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         ["nodes", "--", "-A"],
         ["nodes", "--debug"],
         ["nodes", "-h"],
-        ["nodes", "-w"],
-        ["pending", "--watch"],
+        ["nodes", "-w", "--watch"],
+        ["pending", "-w", "-w"],
+        ["pending", "-wA"],
         ["nodes", "-Ao", "json"],
         ["nodes", "--outputs", "json"],
         ["nodes", "--sort-by", ".name"],
@@ -152,6 +153,8 @@ def test_the_forms_it_reads() -> None:
         {},
         {"only": ["a", "b,c"], "fail_on": FailOn.warning},
     )
+    assert direct.parse(["pending", "-w", "-A"]) == ("pending", {"all_namespaces": True}, {"watch": True})
+    assert direct.parse(["nodes", "--watch", "--all"]) == ("nodes", {}, {"watch": True, "include_all": True})
 
 
 ARGVS = [
@@ -180,6 +183,10 @@ ARGVS = [
     ["nodes", "--snapshot", "{missing}"],
     ["nodes", "--snapshot", "{demo}", "--kubeconfig", "{missing}", "--context", "prod"],
     ["nodes", "--snapshot", "{demo}", "--request-timeout", "soon"],
+    ["nodes", "-w", "--snapshot", "{demo}"],
+    ["pending", "--watch", "-o", "json", "--snapshot", "{demo}"],
+    ["pending", "-w", "-o", "jsonpath={.pods}", "--kubeconfig", "{missing}"],
+    ["nodes", "i-0694472d1a7d32946", "-w", "--kubeconfig", "{missing}"],
     # the commands' own options and argument
     ["nodes", "--all", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
     ["nodes", "i-0694472d1a7d32946", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
@@ -340,6 +347,13 @@ def test_a_plain_command_line_imports_no_typer() -> None:
     code, modules = _imported(["pending", "-A", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
     assert code == 1  # the demo's Pending pods are blocked
     assert "kubectl_gpu.core.analyses.pending" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+
+
+def test_a_watch_is_read_without_typer() -> None:
+    code, modules = _imported(["nodes", "-w", "--snapshot", str(DEMO)])
+    assert code == 2  # a snapshot does not change: refused by the watch itself, not by the parser
+    assert "kubectl_gpu.cli.watch" in modules
     assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
 
 
