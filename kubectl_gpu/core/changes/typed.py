@@ -20,6 +20,7 @@ from kubectl_gpu.core.changes.model import Change
 from kubectl_gpu.core.changes.patches import json_merge
 from kubectl_gpu.core.k8s.models import NodePool, Pod
 from kubectl_gpu.core.k8s.parse.common import ModelError, resources, str_map, tolerations
+from kubectl_gpu.core.k8s.parse.karpenter import field_paths
 from kubectl_gpu.core.scheduling.affinity import NodeAffinity
 
 __all__ = ["patch_model"]
@@ -65,16 +66,36 @@ def patch_model(change: Change, model: NodePool | Pod) -> NodePool | Pod:
 
 def _pool(pool: NodePool, leaves: dict[str, Any]) -> NodePool:
     fields: dict[str, Any] = {}
+    written: dict[str, Any] = {}  # each patched field as the patched object holds it (None: removed)
     if "spec.limits" in leaves:
-        written = {k: str(v) for k, v in pool.limits.items()}
-        fields["limits"] = resources(json_merge(written, leaves["spec.limits"]) or {}, "spec.limits")
+        written["spec.limits"] = json_merge({k: str(v) for k, v in pool.limits.items()}, leaves["spec.limits"])
+        fields["limits"] = resources(written["spec.limits"] or {}, "spec.limits")
     if "spec.template.spec.requirements" in leaves:
-        value = leaves["spec.template.spec.requirements"] or []
+        value = written["spec.template.spec.requirements"] = leaves["spec.template.spec.requirements"]
         where = "spec.template.spec.requirements"
+        value = value or []
         if not isinstance(value, list) or not all(isinstance(r, dict) and "key" in r for r in value):
             raise ModelError(f"{where} entries need a key")
         fields["requirements"] = tuple(value)
-    return msgspec.structs.replace(pool, **fields)
+    return msgspec.structs.replace(pool, **fields, field_paths=_paths_after(pool.field_paths, written))
+
+
+def _paths_after(paths: tuple[str, ...], written: dict[str, Any]) -> tuple[str, ...]:
+    """The pool's field paths (lint's unknown-field check reads them) as the parser lists them from the
+    patched object (`field_paths`): the paths under each patched field go, and its new value's come, unless
+    the patch removed it (None)."""
+    fields = tuple(f".{name}" for name in written)
+    kept = [p for p in paths if not any(p == f or p.startswith((f"{f}.", f"{f}[")) for f in fields)]
+    patched: dict[str, Any] = {}
+    for name, value in written.items():
+        if value is None:
+            continue
+        *parents, last = name.split(".")
+        node = patched
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[last] = value
+    return tuple(sorted({*kept, *field_paths(patched)}))
 
 
 def _pod(pod: Pod, leaves: dict[str, Any]) -> Pod:

@@ -26,6 +26,8 @@ def _both(states: tuple[ClusterState, ClusterState], change: Change) -> tuple[An
     kept = apply_changes(states[0], (change,))[1][0].model
     bare = changed_objects(states[1], (change,))[0].model
     assert changed_objects(states[0], (change,))[0].model == bare  # kept manifests: made on the model too
+    if isinstance(bare, NodePool):  # what lint's unknown-field check reads: as parsed from the patched object
+        assert bare.field_paths == kept.field_paths
     return kept, bare
 
 
@@ -48,6 +50,35 @@ def test_a_merge_patch_of_limits_and_requirements_on_the_model(
     kept, bare = _both(states, Change("patch", "NodePool", "gpu-inference", body=body, patch_type="merge"))
     assert bare.limits == kept.limits and str(bare.limits["nvidia.com/gpu"]) == "32"
     assert bare.requirements == kept.requirements == tuple(spot)
+
+
+def test_a_field_a_patch_writes_wrong_is_linted_on_the_model_as_on_the_manifest(
+    states: tuple[ClusterState, ClusterState],
+) -> None:
+    from datetime import UTC, datetime
+
+    from kubectl_gpu.core.analyses.lint import analyse as lint
+    from kubectl_gpu.core.catalog import load_catalog
+
+    pool = states[1].nodepool_by_name["gpu-inference"]
+    typo = [{**r, "value": r["values"]} if "values" in r else r for r in pool.requirements]  # `value`: no such field
+    body = {"spec": {"template": {"spec": {"requirements": typo}}, "limits": {"cpu": None, "memory": "1Ti"}}}
+    change = Change("patch", "NodePool", "gpu-inference", body=body, patch_type="merge")
+    bare = _both(states, change)[1]
+    assert ".spec.template.spec.requirements[].value" in bare.field_paths
+    assert ".spec.limits.cpu" not in bare.field_paths and ".spec.limits.memory" in bare.field_paths
+    fixed = Change("patch", "NodePool", "gpu-inference", body={"spec": {"limits": None}}, patch_type="merge")
+    assert not [p for p in _both(states, fixed)[1].field_paths if p.startswith(".spec.limits")]
+
+    def unknown_fields(state: ClusterState) -> list[str]:
+        report = lint(state, load_catalog(), datetime(2026, 12, 6, tzinfo=UTC))
+        return [f.message for f in report.findings if f.code == "LINT_UNKNOWN_FIELD"]
+
+    before = unknown_fields(states[1])
+    after = unknown_fields(apply_changes(states[1], (change,))[0])
+    new = [m for m in after if m not in before]
+    assert len(new) == 1 and new[0].startswith("NodePool gpu-inference sets spec.template.spec.requirements[].value,")
+    assert after == unknown_fields(apply_changes(states[0], (change,))[0])
 
 
 def test_a_strategic_patch_of_a_pods_tolerations_and_selector_is_the_same_on_both_paths(
