@@ -68,7 +68,9 @@ def _pool(pool: NodePool, leaves: dict[str, Any]) -> NodePool:
     fields: dict[str, Any] = {}
     written: dict[str, Any] = {}  # each patched field as the patched object holds it (None: removed)
     if "spec.limits" in leaves:
-        written["spec.limits"] = json_merge({k: str(v) for k, v in pool.limits.items()}, leaves["spec.limits"])
+        written["spec.limits"] = json_merge(
+            {k: str(v) for k, v in pool.limits.items()}, leaves["spec.limits"]
+        )
         fields["limits"] = resources(written["spec.limits"] or {}, "spec.limits")
     if "spec.template.spec.requirements" in leaves:
         value = written["spec.template.spec.requirements"] = leaves["spec.template.spec.requirements"]
