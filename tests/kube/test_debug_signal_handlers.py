@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -147,3 +148,33 @@ def test_a_run_after_the_interrupt_was_taken_is_not_interrupted_again() -> None:
         with pytest.raises(KeyboardInterrupt):
             run_parallel([1], lambda _: handler(signal.SIGINT, None), concurrency=1, cancel=cancel)
         assert run_parallel([2], lambda n: n * 2, concurrency=1, cancel=threading.Event()) == [4]
+
+
+def test_an_interrupt_dropped_in_a_finalizer_is_not_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python hands an exception a finalizer raised to `sys.unraisablehook`, which prints it with its
+    traceback: under a Ctrl-C, the KeyboardInterrupt the handler raised there is dropped unprinted (the wait
+    raises it again), while any other is still printed. The hook before the block is back after it."""
+    import gc
+    import weakref
+
+    handed: list[type[BaseException]] = []
+
+    def printing(unraisable: Any) -> None:
+        handed.append(type(unraisable.exc_value))
+
+    monkeypatch.setattr(sys, "unraisablehook", printing)
+
+    class Pool:
+        pass
+
+    def raising(exc: type[BaseException]) -> None:
+        raise exc
+
+    with interrupts_on_sigterm():
+        for exc in (KeyboardInterrupt, ValueError):
+            pool = Pool()
+            weakref.finalize(pool, raising, exc)
+            del pool
+            gc.collect()
+    assert handed == [ValueError]
+    assert sys.unraisablehook is printing

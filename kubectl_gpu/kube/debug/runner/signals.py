@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -68,6 +69,8 @@ def interrupts_on_sigterm(
     ]
     saved: dict[signal.Signals, Any] = {}
     _PENDING.clear()
+    printing = sys.unraisablehook
+    sys.unraisablehook = _quiet_interrupts(printing)
     try:  # installed one by one inside the `try`: a signal between two installs still restores the first
         for sig in wanted:
             saved[sig] = signal.signal(sig, interrupt)
@@ -75,7 +78,21 @@ def interrupts_on_sigterm(
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+        sys.unraisablehook = printing
         _PENDING.clear()
+
+
+def _quiet_interrupts(printing: Callable[[Any], object]) -> Callable[[Any], None]:
+    """An unraisable hook that drops, unprinted, the `KeyboardInterrupt` the handler raised into a finalizer
+    (Python would print it with its traceback, `Exception ignored in: <finalize ...>`, under the user's
+    Ctrl-C; `_PENDING` raises it again), and hands anything else to `printing`, the hook it replaces."""
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        printing(unraisable)
+
+    return hook
 
 
 def say(text: str) -> Callable[[int], None]:
