@@ -1,8 +1,8 @@
-"""The read-only commands (one-shot or `-w`) and `tui` answered without typer, on a plain command line.
+"""The read-only commands (one-shot or `-w`), `smi` and `tui` answered without typer, on a plain command line.
 
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/HISTORY.md), more
-than anything else its start-up pays that the floor does not. A command line made of a read-only command
-(`COMMANDS`), at most one positional argument where the command takes one, the command's common options
+than anything else its start-up pays that the floor does not. A command line made of one of `COMMANDS`, at most
+one positional argument where the command takes one (any number for `smi`'s nodes), the command's common options
 (`DirectCommand.options`) and the global options runbooks give (`VALUE_OPTIONS`, `FLAG_OPTIONS`), each
 written once, in click's spellings, is answered here: the global options become the `GlobalOptions` typer
 would make, `check_options` checks them as `with_global_options` does, the command's own function runs with
@@ -35,13 +35,14 @@ class DirectCommand(NamedTuple):
     """A command answered here: its function (module under kubectl_gpu.cli, name), whether it takes
     `-o csv`, its positional parameter (None: it takes none; `required`: it must be given) and its options:
     spelling -> (parameter, kind). A printing command (the read-only ones) is registered with
-    `printing=True` and its page's fleet face (`fleet_entry.fleet_face`); `tui` with neither."""
+    `printing=True` and its page's fleet face (`fleet_entry.fleet_face`); `smi` and `tui` with neither."""
 
     module: str
     function: str
     csv: bool = False
     argument: str | None = None
     required: bool = False
+    many: bool = False  # the positional parameter takes any number of words (a list, in order)
     options: dict[str, tuple[str, str]] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
     printing: bool = True
 
@@ -93,6 +94,24 @@ COMMANDS: dict[str, DirectCommand] = {
     "cost": DirectCommand("cost", "cost", options={**_PRICES, "--min-idle": ("min_idle", TEXT)}),
     "inventory": DirectCommand(
         "inventory", "inventory", csv=True, options={"--all": ("include_all", FLAG), **_PRICES}
+    ),
+    # live, its debug pods take seconds; its saved forms (--snapshot, --from-file) answer as the others do.
+    # --concurrency (a bounded number) and --strategy (a choice) are left to typer, which words their errors
+    "smi": DirectCommand(
+        "debug.smi",
+        "smi",
+        argument="nodes",
+        many=True,
+        printing=False,
+        options={
+            "--all": ("all_nodes", FLAG),
+            "--timeout": ("timeout", TEXT),
+            "--image": ("image", TEXT),
+            "--neuron-image": ("neuron_image", TEXT),
+            "--raw": ("raw", FLAG),
+            "--from-file": ("from_file", TEXT),
+            "--dry-run": ("dry_run", FLAG),
+        },
     ),
     # Textual's imports are the TUI's start; typer's would add ~40 ms to them
     "tui": DirectCommand(
@@ -146,9 +165,9 @@ def parse(args: Sequence[str]) -> Parsed | None:
     while rest:
         word = rest.pop(0)
         if not word.startswith("-"):
-            if command.argument is None or command.argument in params:
+            if command.argument is None or (command.argument in params and not command.many):
                 return None
-            params[command.argument] = word
+            params[command.argument] = [*params.get(command.argument, ()), word] if command.many else word
             continue
         if word in FLAG_OPTIONS:
             if FLAG_OPTIONS[word] in values:

@@ -68,6 +68,7 @@ def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
     arguments = [p for p in params.values() if p.param_type_name == "argument"]
     assert [p.name for p in arguments] == ([spec.argument] if spec.argument else []), command
     assert all(p.required == spec.required for p in arguments), command
+    assert all((p.nargs == -1) == spec.many for p in arguments), command
 
 
 def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> None:
@@ -89,7 +90,13 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
     "argv",
     [
         [],
-        ["smi", "node-1"],
+        ["smi", "--concurrency", "4"],
+        ["smi", "node-1", "--strategy", "auto"],
+        ["smi", "--raw", "--raw"],
+        ["smi", "--from-file", "-"],
+        ["smi", "node-1", "--", "node-2"],
+        ["shell", "node-1"],
+        ["cleanup"],
         ["--snapshot", "f.json", "nodes"],
         ["nodes", "node-1", "node-2"],
         ["drivers", "node-1"],
@@ -154,6 +161,11 @@ def test_the_forms_it_reads() -> None:
         {"only": ["a", "b,c"], "fail_on": FailOn.warning},
     )
     assert direct.parse(["pending", "-w", "-A"]) == ("pending", {"all_namespaces": True}, {"watch": True})
+    assert direct.parse(["smi", "a", "--all", "b", "--timeout=90s"]) == (
+        "smi",
+        {},
+        {"nodes": ["a", "b"], "all_nodes": True, "timeout": "90s"},
+    )
     assert direct.parse(["nodes", "--watch", "--all"]) == ("nodes", {}, {"watch": True, "include_all": True})
 
 
@@ -238,6 +250,17 @@ ARGVS = [
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--type", "strategic"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--target", "nodepool/gpu-training"],
     ["explain", "ml/pretrain-8x-h100-1", "--snapshot", "{demo}", "--with", "{missing}"],
+    # smi: a snapshot's probes, a saved output, and what it refuses before it reads a cluster
+    ["smi", "--snapshot", "{demo}", "-o", "json"],
+    ["smi", "i-0694472d1a7d32946", "--snapshot", "{demo}", "--raw"],
+    ["smi", "i-0694472d1a7d32946", "i-0fb95c97fae96da58", "--snapshot", "{demo}", "-o", "wide"],
+    ["smi", "i-0694472d1a7d32946", "no-such-node", "--snapshot", "{demo}"],
+    ["smi", "--snapshot", "{demo}", "--timeout", "soon"],
+    ["smi", "--from-file", "{smi}", "-o", "yaml"],
+    ["smi", "--from-file", "{missing}"],
+    ["smi", "--from-file", "{smi}", "--all"],
+    ["smi", "--dry-run", "--all", "--image", "nvcr.io/nvidia/cuda:12.4.1-base", "--kubeconfig", "{missing}"],
+    ["smi", "--snapshot", "{demo}", "-o", "name"],
     # the TUI: what it refuses before it starts (the same line and exit code)
     ["tui", "--snapshot", "{demo}", "-o", "json"],
     ["tui", "--snapshot", "{demo}", "-o", "name"],
@@ -265,6 +288,7 @@ def inputs(tmp_path: Path) -> dict[str, str]:
         "list": str(listed),
         "pool": str(pool),
         "limits": str(limits),
+        "smi": str(FIXTURES / "probe" / "nvidia-smi" / "xml" / "telegraf__tesla-t4__515.105.01.xml"),
         "missing": str(tmp_path / "missing.json"),
     }
 
@@ -347,6 +371,13 @@ def test_a_plain_command_line_imports_no_typer() -> None:
     code, modules = _imported(["pending", "-A", "--snapshot", str(DEMO), "-o", "json", "--now", NOW])
     assert code == 1  # the demo's Pending pods are blocked
     assert "kubectl_gpu.core.analyses.pending" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+
+
+def test_smi_of_a_snapshot_is_read_without_typer() -> None:
+    code, modules = _imported(["smi", "--snapshot", str(DEMO), "-o", "json"])
+    assert code == 1  # the demo's probes hold a GPU health finding
+    assert "kubectl_gpu.render.smi_view" in modules  # (a module importlib loads is not listed by -X importtime)
     assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
 
 

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import typer
-
-from kubectl_gpu.cli.debug import cleanup, shell, smi
-
 if TYPE_CHECKING:
+    import typer
+
     from kubectl_gpu.cli.debug.collectors import probe_for_snapshot
     from kubectl_gpu.cli.debug.common import NEURON_HELP as NEURON_HELP
     from kubectl_gpu.cli.debug.common import NVIDIA_HELP as NVIDIA_HELP
@@ -54,6 +52,8 @@ def __getattr__(name: str) -> Any:
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.debug import cleanup, shell, smi
+
     smi.register(app)
     shell.register(app)
     cleanup.register(app)

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from kubectl_gpu.cli.debug.common import (
     NEURON_HELP,
     NVIDIA_HELP,
@@ -22,12 +20,14 @@ from kubectl_gpu.cli.debug.common import (
     print_warnings,
 )
 from kubectl_gpu.cli.durations import parse_seconds
-from kubectl_gpu.cli.options import GlobalOptions, OutputFormat, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions, OutputFormat
 from kubectl_gpu.cli.readonly import refuse_pods_when_readonly
 from kubectl_gpu.core.debugpod import Mode, Strategy
 from kubectl_gpu.core.errors import ExitCode, InvalidInput
 
 if TYPE_CHECKING:
+    import typer
+
     from kubectl_gpu.core.analyses.smi import SmiResult
     from kubectl_gpu.core.k8s.state import ClusterState
     from kubectl_gpu.kube.debug.runner import Leftover
@@ -156,7 +156,6 @@ def _check_named_nodes(state: ClusterState, names: Sequence[str]) -> None:
 
 
 def smi(
-    ctx: typer.Context,
     nodes: Annotated[list[str] | None, typer.Argument(help="Node names.", show_default=False)] = None,
     all_nodes: Annotated[
         bool, typer.Option("--all", help="Every node with accelerators (with -l: those that match).")
@@ -238,4 +237,6 @@ def smi(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("smi")(with_global_options(smi))
