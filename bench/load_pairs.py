@@ -76,6 +76,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
+    missing = [str(path) for path in args.files if not path.is_file()]
+    if missing:
+        parser.error(f"no such file: {', '.join(missing)}")
     compiled()
     rows = [measure(path, args.repeat) for path in args.files]
     print(markdown(rows) if args.markdown else json.dumps(rows, indent=2))

@@ -186,6 +186,9 @@ def _bundle(size: str, out: Path) -> Path:
     one compact `kubectl get -o json` List, or P: the many-Pending shape (`compact.py`); a path to an existing file is that file."""
     if Path(size).is_file():  # any other input: a `kubectl get -o json` List, a bundle (bench/shapes.py's)
         return Path(size).resolve()
+    family = size[:1] in ("F", "C") and size[1:].isdigit()
+    if not (size in SIZES or size == "P" or family):
+        raise SystemExit(f"--sizes: {size!r} is neither a file nor one of S, M, L, F<N>, C<N>, P")
     path = out / f"cluster-{size}.json"
     if path.exists():
         return path
