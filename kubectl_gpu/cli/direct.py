@@ -1,4 +1,5 @@
-"""The read-only commands (one-shot or `-w`), `smi` and `tui` answered without typer, on a plain command line.
+"""The read-only commands (one-shot or `-w`), `usage`, `simulate`, `smi` and `tui` answered without typer, on a
+plain command line.
 
 Importing typer and building a command with it costs a one-shot run about 35-45 ms (bench/HISTORY.md), more
 than anything else its start-up pays that the floor does not. A command line made of one of `COMMANDS`, at most
@@ -24,18 +25,26 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "FLAG_OPTIONS", "VALUE_OPTIONS", "DirectCommand", "Parsed", "answer", "parse"]
 
 #: How a command option's value is read: "flag" (no value: True), "text", "texts" (repeatable: a list in
-#: order), "fail-on" (`core.report.FailOn`'s values only) or "patch-type" (`PATCH_TYPES` only).
-FLAG, TEXT, TEXTS, FAIL_ON, PATCH_TYPE = "flag", "text", "texts", "fail-on", "patch-type"
-#: `option_declarations.PatchTypeOption`'s values (that module imports typer), given to the command as text:
-#: `explain` reads `str()` of its `--type`, the same for the enum's member and its value.
-PATCH_TYPES = ("strategic", "merge", "json")
+#: order), "number" (a float, as click reads one), "fail-on" (`core.report.FailOn`'s values only), or one of
+#: `CHOICES`' names (its values only, given as text).
+FLAG, TEXT, TEXTS, NUMBER, FAIL_ON = "flag", "text", "texts", "number", "fail-on"
+PATCH_TYPE, SIMULATE_FAIL_ON = "patch-type", "simulate-fail-on"
+#: The choices given to the command as text (the enums that declare them are typer's modules' or the
+#: command's): `explain` and `simulate` read `str()` of the value, the same for the enum's member and its
+#: value. `option_declarations.PatchTypeOption`, `simulate.FailOnOption`.
+CHOICES: dict[str, tuple[str, ...]] = {
+    PATCH_TYPE: ("strategic", "merge", "json"),
+    SIMULATE_FAIL_ON: ("regression", "any", "none"),
+}
+PATCH_TYPES = CHOICES[PATCH_TYPE]
 
 
 class DirectCommand(NamedTuple):
     """A command answered here: its function (module under kubectl_gpu.cli, name), whether it takes
     `-o csv`, its positional parameter (None: it takes none; `required`: it must be given) and its options:
     spelling -> (parameter, kind). A printing command (the read-only ones) is registered with
-    `printing=True` and its page's fleet face (`fleet_entry.fleet_face`); `smi` and `tui` with neither."""
+    `printing=True` and its page's fleet face (`fleet_entry.fleet_face`); `usage` with the fleet face only
+    (`fleet`); `simulate`, `smi` and `tui` with neither."""
 
     module: str
     function: str
@@ -45,6 +54,11 @@ class DirectCommand(NamedTuple):
     many: bool = False  # the positional parameter takes any number of words (a list, in order)
     options: dict[str, tuple[str, str]] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
     printing: bool = True
+    fleet: bool | None = None  # run per cluster by its fleet face (None: as `printing` says)
+
+    @property
+    def has_fleet(self) -> bool:
+        return self.printing if self.fleet is None else self.fleet
 
 
 _PRICES = {"--region": ("region", TEXT), "--price-file": ("price_file", TEXT)}
@@ -111,6 +125,35 @@ COMMANDS: dict[str, DirectCommand] = {
             "--raw": ("raw", FLAG),
             "--from-file": ("from_file", TEXT),
             "--dry-run": ("dry_run", FLAG),
+        },
+    ),
+    # not a printing command, but run per cluster (fleet mode) as they are; --idle-below is read as click
+    # reads a float, and a value click would refuse is left to typer, which words the error
+    "usage": DirectCommand(
+        "usage",
+        "usage",
+        printing=False,
+        fleet=True,
+        options={
+            "--window": ("window", TEXT),
+            "--idle-below": ("idle_below", NUMBER),
+            "--sample": ("sample", FLAG),
+            "--readonly": ("readonly", FLAG),
+            "--exporter-namespace": ("exporter_namespace", TEXTS),
+            **_PRICES,
+        },
+    ),
+    "simulate": DirectCommand(
+        "simulate",
+        "simulate",
+        printing=False,
+        options={
+            "--filename": ("filename", TEXTS),
+            "-f": ("filename", TEXTS),
+            "--delete": ("delete", TEXTS),
+            "--type": ("patch_type", PATCH_TYPE),
+            "--target": ("target", TEXT),
+            "--fail-on": ("fail_on", SIMULATE_FAIL_ON),
         },
     ),
     # Textual's imports are the TUI's start; typer's would add ~40 ms to them
@@ -222,9 +265,21 @@ def _own(command: DirectCommand, word: str, rest: list[str], params: dict[str, A
             return False  # typer words the error
         params[param] = FailOn(value)
         return True
-    if kinds[param] == PATCH_TYPE and value not in PATCH_TYPES:
+    if kinds[param] in CHOICES and value not in CHOICES[kinds[param]]:
         return False  # typer words the error
+    if kinds[param] == NUMBER:
+        return _number(param, value, params)
     params[param] = value
+    return True
+
+
+def _number(param: str, value: str, params: dict[str, Any]) -> bool:
+    """A float option's value as click reads it (`float()` of the text); False: one it refuses, which typer
+    words."""
+    try:
+        params[param] = float(value)
+    except ValueError:
+        return False
     return True
 
 
@@ -288,7 +343,7 @@ def _run(parsed: Parsed) -> Any:
     command = COMMANDS[parsed.command]
     function = getattr(importlib.import_module(f"kubectl_gpu.cli.{command.module}"), command.function)
     opts = options_of(parsed.values)
-    fleet = fleet_face(parsed.command) if command.printing else None
+    fleet = fleet_face(parsed.command) if command.has_fleet else None
     check_options(opts, parsed.command, csv=command.csv, printing=command.printing, fleet=fleet is not None)
     params = parsed.params
     if fleet is not None:

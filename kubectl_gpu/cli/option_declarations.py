@@ -11,7 +11,15 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["ANNOTATION_NAMES", "PatchTypeOption", "PriceFileOption", "RegionOption", "WatchOption"]
+__all__ = [
+    "ANNOTATION_NAMES",
+    "ExporterNamespaceOption",
+    "PatchTypeOption",
+    "PriceFileOption",
+    "ReadonlyOption",
+    "RegionOption",
+    "WatchOption",
+]
 
 _PRICES = "Prices"
 
@@ -47,6 +55,23 @@ PriceFileOption = Annotated[
     ),
 ]
 
+ReadonlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--readonly",
+        help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
+    ),
+]
+ExporterNamespaceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exporter-namespace",
+        help="Believe the DCGM exporters in this namespace whatever owns them, and over others of a "
+        "GPU (repeatable or comma-separated; default: usage.exporterNamespaces in the config file). "
+        "Otherwise only exporters owned by a DaemonSet are read.",
+    ),
+]
+
 #: What a command's string annotations may name beyond its own module's imports.
 ANNOTATION_NAMES: dict[str, Any] = {
     "typer": typer,
@@ -54,4 +79,6 @@ ANNOTATION_NAMES: dict[str, Any] = {
     "WatchOption": WatchOption,
     "RegionOption": RegionOption,
     "PriceFileOption": PriceFileOption,
+    "ReadonlyOption": ReadonlyOption,
+    "ExporterNamespaceOption": ExporterNamespaceOption,
 }

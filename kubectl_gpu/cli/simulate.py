@@ -4,12 +4,14 @@ and what it does to every analysis, grouped worse / better / unchanged, with `--
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+from kubectl_gpu.cli.global_options import GlobalOptions
 
-from kubectl_gpu.cli.option_declarations import PatchTypeOption
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+if TYPE_CHECKING:
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import PatchTypeOption
 
 __all__ = ["register"]
 
@@ -21,7 +23,6 @@ class FailOnOption(StrEnum):
 
 
 def simulate(
-    ctx: typer.Context,
     filename: Annotated[
         list[str] | None,
         typer.Option(
@@ -81,4 +82,6 @@ def simulate(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("simulate")(with_global_options(simulate))

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
-
 from kubectl_gpu.cli.cost import read_prices
 from kubectl_gpu.cli.fleet_entry import fleet_face
-from kubectl_gpu.cli.option_declarations import PriceFileOption, RegionOption
-from kubectl_gpu.cli.options import GlobalOptions, with_global_options
+from kubectl_gpu.cli.global_options import GlobalOptions
 from kubectl_gpu.core.errors import InvalidInput
 
 if TYPE_CHECKING:
+    import typer
+
+    from kubectl_gpu.cli.option_declarations import (
+        ExporterNamespaceOption,
+        PriceFileOption,
+        ReadonlyOption,
+        RegionOption,
+    )
     from kubectl_gpu.core.analyses.usage import UsageReport
     from kubectl_gpu.core.k8s.state import ClusterState, Note
     from kubectl_gpu.core.usage import ScrapeSet
@@ -94,26 +99,7 @@ def usage_notes(report: UsageReport) -> list[Note]:
     return notes
 
 
-ReadonlyOption = Annotated[
-    bool,
-    typer.Option(
-        "--readonly",
-        help="Create no pod: refuse --sample (exit 2); also readonly: true in the config file.",
-    ),
-]
-ExporterNamespaceOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--exporter-namespace",
-        help="Believe the DCGM exporters in this namespace whatever owns them, and over others of a "
-        "GPU (repeatable or comma-separated; default: usage.exporterNamespaces in the config file). "
-        "Otherwise only exporters owned by a DaemonSet are read.",
-    ),
-]
-
-
 def usage(
-    ctx: typer.Context,
     window: Annotated[
         str,
         typer.Option("--window", help="How long to watch (live): reads spaced over it, e.g. 30s, 5m, 1h."),
@@ -189,4 +175,6 @@ def usage(
 
 
 def register(app: typer.Typer) -> None:
+    from kubectl_gpu.cli.options import with_global_options
+
     app.command("usage")(with_global_options(usage, fleet=fleet_face("usage")))

@@ -43,7 +43,10 @@ def _typer_params(command: str) -> dict[str, Any]:
 @pytest.mark.parametrize("command", sorted(direct.COMMANDS))
 def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
     from kubectl_gpu.cli.option_declarations import PatchTypeOption
+    from kubectl_gpu.cli.simulate import FailOnOption
     from kubectl_gpu.core.report import FailOn
+
+    choices = {direct.PATCH_TYPE: PatchTypeOption, direct.SIMULATE_FAIL_ON: FailOnOption}
 
     params = _typer_params(command)
     for spelling, field in direct.VALUE_OPTIONS.items():
@@ -61,10 +64,11 @@ def test_every_spelling_is_typers_for_the_same_field(command: str) -> None:
         assert bool(getattr(param, "is_flag", False)) == (kind == direct.FLAG), (command, spelling)
         assert param.multiple == (kind == direct.TEXTS), (command, spelling)
         assert (param.type_descriptor.annotation is FailOn) == (kind == direct.FAIL_ON), (command, spelling)
-        patch_type = param.type_descriptor.annotation is PatchTypeOption
-        assert patch_type == (kind == direct.PATCH_TYPE), (command, spelling)
-        if patch_type:
-            assert tuple(PatchTypeOption) == direct.PATCH_TYPES
+        assert (param.type_descriptor.annotation is float) == (kind == direct.NUMBER), (command, spelling)
+        for choice, enum in choices.items():
+            assert (param.type_descriptor.annotation is enum) == (kind == choice), (command, spelling)
+            if kind == choice:
+                assert tuple(enum) == direct.CHOICES[choice]
     arguments = [p for p in params.values() if p.param_type_name == "argument"]
     assert [p.name for p in arguments] == ([spec.argument] if spec.argument else []), command
     assert all(p.required == spec.required for p in arguments), command
@@ -127,6 +131,15 @@ def test_each_command_is_the_function_typer_runs_with_printing_and_its_csv() -> 
         ["explain", "pod", "--with", "fix.yaml", "--type", "Merge"],
         ["explain", "pod", "--with", "fix.yaml", "--type", "merge", "--type", "json"],
         ["explain", "pod", "--target", "nodepool/a", "--target", "nodepool/b"],
+        ["usage", "--idle-below", "ten"],
+        ["usage", "--idle-below", "-5"],
+        ["usage", "--window", "1m", "--window", "2m"],
+        ["usage", "--sample", "--sample"],
+        ["usage", "node-1"],
+        ["simulate", "--fail-on", "warning"],
+        ["simulate", "--type", "Merge", "-f", "fix.yaml"],
+        ["simulate", "-f", "-"],
+        ["simulate", "--target", "a", "--target", "b"],
         ["tui", "--readonly", "--readonly"],
         ["tui", "--refresh", "10s", "--refresh", "20s"],
         ["tui", "-l", "app=x"],
@@ -261,6 +274,27 @@ ARGVS = [
     ["smi", "--from-file", "{smi}", "--all"],
     ["smi", "--dry-run", "--all", "--image", "nvcr.io/nvidia/cuda:12.4.1-base", "--kubeconfig", "{missing}"],
     ["smi", "--snapshot", "{demo}", "-o", "name"],
+    # usage: a snapshot's saved window, its options, and what it refuses
+    ["usage", "--snapshot", "{demo}", "-o", "json", "--now", NOW],
+    ["usage", "--snapshot", "{demo}", "--idle-below", "50", "--region=us-west-2", "--now", NOW],
+    ["usage", "--snapshot", "{demo}", "--idle-below=1e1", "-o", "wide", "--now", NOW],
+    ["usage", "--snapshot", "{demo}", "--idle-below=-5"],
+    ["usage", "--snapshot", "{demo}", "--idle-below", "nan"],
+    ["usage", "--snapshot", "{demo}", "--window", "2h"],
+    ["usage", "--snapshot", "{demo}", "--sample", "--readonly", "-o", "json", "--now", NOW],
+    ["usage", "--snapshot", "{list}", "--exporter-namespace", "gpu-operator", "--exporter-namespace=a,b"],
+    ["usage", "--snapshot", "{demo}", "--price-file", "{missing}"],
+    ["usage", "--snapshot", "{demo}", "--snapshot", "{list}", "-o", "json", "--now", NOW],
+    ["usage", "--snapshot", "{demo}", "-o", "csv"],
+    # simulate: a change on a copy of the snapshot, and what it refuses
+    ["simulate", "--snapshot", "{demo}", "--delete", "nodepool/gpu-training", "-o", "json", "--now", NOW],
+    ["simulate", "--snapshot", "{demo}", "-f", "{pool}", "--fail-on", "any", "--now", NOW],
+    ["simulate", "--snapshot", "{demo}", "-f{limits}", "--type=merge", "--target", "nodepool/gpu-training"],
+    ["simulate", "--snapshot", "{demo}", "--filename", "{limits}", "--type", "json", "--now", NOW],
+    ["simulate", "--snapshot", "{demo}", "--delete", "nodepool/nope", "--fail-on=none"],
+    ["simulate", "--snapshot", "{demo}"],
+    ["simulate", "--snapshot", "{demo}", "-f", "{missing}"],
+    ["simulate", "--snapshot", "{demo}", "--delete", "nodepool/gpu-training", "-o", "name"],
     # the TUI: what it refuses before it starts (the same line and exit code)
     ["tui", "--snapshot", "{demo}", "-o", "json"],
     ["tui", "--snapshot", "{demo}", "-o", "name"],
@@ -379,6 +413,28 @@ def test_smi_of_a_snapshot_is_read_without_typer() -> None:
     assert code == 1  # the demo's probes hold a GPU health finding
     assert "kubectl_gpu.render.smi_view" in modules  # (a module importlib loads is not listed by -X importtime)
     assert not {m for m in modules if m.split(".")[0] in ("typer", "click")}
+
+
+@pytest.mark.parametrize(
+    ("argv", "module", "absent"),
+    [
+        # no config file: its YAML parser is not imported either (kube.debug.setup.read_config)
+        (["usage", "--snapshot", str(DEMO), "-o", "json"], "kubectl_gpu.core.analyses.usage", ("yaml",)),
+        (
+            ["simulate", "--snapshot", str(DEMO), "--delete", "nodepool/gpu-training", "-o", "json"],
+            "kubectl_gpu.core.analyses.simulate",
+            (),
+        ),
+    ],
+)
+def test_usage_and_simulate_of_a_snapshot_are_read_without_typer(
+    argv: list[str], module: str, absent: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, modules = _imported([*argv, "--now", NOW])
+    assert code in (0, 1)
+    assert module in modules
+    assert not {m for m in modules if m.split(".")[0] in ("typer", "click", *absent)}
 
 
 def test_a_watch_is_read_without_typer() -> None:

@@ -40,10 +40,7 @@ def config_path(env: dict[str, str] | None = None) -> Path:
 
 
 def read_config(path: Path) -> dict[str, Any] | None:
-    import yaml
-
-    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, safe_load
-
+    """The config file's mapping; None when there is none (most runs: then no YAML parser is imported)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -52,6 +49,10 @@ def read_config(path: Path) -> dict[str, Any] | None:
         raise InvalidInput(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InvalidInput(f"{path}: not a text file", "write YAML, e.g. image: {nvidia: REF}") from None
+    import yaml
+
+    from kubectl_gpu.kube.yaml_input import DUPLICATE_HINT, DuplicateKeyError, safe_load
+
     try:
         data = safe_load(text)
     except DuplicateKeyError as exc:
