@@ -19,7 +19,7 @@ from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.kube.connection import go_quote
 from kubectl_gpu.kube.failures import ApiFailure
-from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource
+from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource, SnapshotSource
 
 __all__ = ["NamespaceCheck", "NamespaceStatus", "namespace_check", "namespace_status", "namespaces_in"]
 
@@ -67,11 +67,14 @@ def _live(source: LiveClusterSource, name: str) -> NamespaceCheck:
 
 
 def namespace_check(source: ClusterSource, name: str, state: ClusterState | None = None) -> NamespaceCheck:
-    """Whether namespace `name` exists in `source` (a snapshot: in `state` as loaded, else `source.load()`)."""
+    """Whether namespace `name` exists in `source`. A snapshot: in `state` as loaded, else in every object
+    the files hold (`source.load()`: a command's state holds only the kinds it reads)."""
     if isinstance(source, LiveClusterSource):
         return _live(source, name)
-    held = namespaces_in(state if state is not None else source.load())
-    return NamespaceCheck(name, "exists" if name in held else "missing")
+    if state is not None and name in namespaces_in(state):
+        return NamespaceCheck(name, "exists")
+    whole = source.whole() if isinstance(source, SnapshotSource) else source.load()
+    return NamespaceCheck(name, "exists" if name in namespaces_in(whole) else "missing")
 
 
 def namespace_status(source: ClusterSource, name: str, state: ClusterState | None = None) -> NamespaceStatus:

@@ -76,7 +76,9 @@ class SnapshotSource:
         self.paths = paths
         self.scope = scope
         self.keep_manifests = keep_manifests
-        self._last: tuple[tuple[tuple[str, int, int], ...], ClusterState] | None = None
+        # the last state loaded for each set of kinds asked (None: all; a command asks one, and all to
+        # look a namespace up), with the files' stamps it was read at (None: a directory: read again)
+        self._last: dict[frozenset[str] | None, tuple[_Stamp | None, ClusterState]] = {}
         scope.terms  # noqa: B018 (a malformed -l is bad input before any file is read)
 
     @property
@@ -84,21 +86,33 @@ class SnapshotSource:
         return ", ".join(self.paths)
 
     def load(self, kinds: Iterable[str] | None = None) -> ClusterState:
-        """The files' state; read again only when a file changed (the TUI's refresh of a snapshot: the same
-        state, without parsing gigabytes again)."""
+        """The files' objects of `kinds` (None: all), as the live source lists only those; read again only
+        when a file changed or other kinds are asked (the TUI's refresh of a snapshot: the same state,
+        without parsing gigabytes again)."""
         from kubectl_gpu.kube.snapshot import load_snapshot
 
+        asked = None if kinds is None else frozenset(kinds)
         stamp = _file_stamp(self.paths)
-        if stamp is not None and self._last is not None and self._last[0] == stamp:
-            return self._last[1]
-        self._last = None
-        state = apply_scope(load_snapshot(self.paths, keep_manifests=self.keep_manifests), self.scope)
+        last = self._last.get(asked)
+        if stamp is not None and last is not None and last[0] == stamp:
+            return last[1]
+        self._last = {k: v for k, v in self._last.items() if v[0] == stamp}  # the others are stale
+        loaded = load_snapshot(self.paths, keep_manifests=self.keep_manifests, kinds=asked)
+        state = apply_scope(loaded, self.scope)
         if stamp is not None:
-            self._last = (stamp, state)
+            self._last[asked] = (stamp, state)
         return state
 
+    def whole(self) -> ClusterState:
+        """Every object the files hold (a command's state holds the kinds it reads): `load()`, which reads
+        them again only when they changed."""
+        return self.load()
 
-def _file_stamp(paths: tuple[str, ...]) -> tuple[tuple[str, int, int], ...] | None:
+
+_Stamp = tuple[tuple[str, int, int], ...]
+
+
+def _file_stamp(paths: tuple[str, ...]) -> _Stamp | None:
     """(path, modification time, size) of each file; None when one is stdin, a directory or unreadable."""
     stamp = []
     for path in paths:

@@ -125,11 +125,16 @@ def _from_file(path: str) -> SmiResult:
     return SmiResult(None, None, probe, error=error, raw=text, pods_unknown=no_pods)
 
 
+#: What `smi --snapshot` reads of the objects, beside the bundle's probes: the nodes, and their pods (to name
+#: the processes' pods by UID: `core.analyses.smi.stored`)
+_SNAPSHOT_KINDS = ("nodes", "pods")
+
+
 def _from_snapshot(opts: GlobalOptions, names: Sequence[str]) -> list[SmiResult]:
     from kubectl_gpu.core.analyses.smi.stored import stored_results
     from kubectl_gpu.kube.snapshot import load_snapshot
 
-    state = load_snapshot(opts.snapshot)
+    state = load_snapshot(opts.snapshot, kinds=_SNAPSHOT_KINDS)
     if not state.probes:
         raise InvalidInput(
             "the snapshot holds no probe results", "capture them with kubectl gpu snapshot --probe --out FILE"

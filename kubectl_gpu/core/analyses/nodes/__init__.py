@@ -6,4 +6,5 @@ from kubectl_gpu.core.analyses.nodes.node import NodeDetailReport, analyse_node
 
 __all__ = ["KINDS", "NodeDetailReport", "NodeReport", "analyse", "analyse_node"]
 
-KINDS = frozenset({"nodes", "pods", "nodeclaims", "resourceslices"})
+# nodeoverlays: a NodeOverlay may price a node (`core.scheduling.overlay_prices`), as `cost` prices it
+KINDS = frozenset({"nodes", "pods", "nodeclaims", "nodeoverlays", "resourceslices"})
