@@ -72,3 +72,15 @@ def test_nodes_prices_the_node_as_cost_does(cli: Callable[..., Result], tmp_path
     node, priced = _node(json.loads(nodes.out)), _node(json.loads(cost.out))
     assert node["priceSource"] == "nodeoverlay"
     assert node["pricePerHour"] == priced["pricePerHour"]
+
+
+def test_inventory_prices_the_instance_as_cost_does(cli: Callable[..., Result], tmp_path: Path) -> None:
+    """One price per node everywhere: `inventory` read the list price where a NodeOverlay priced the type."""
+    bundle = _bundle(tmp_path)
+    inventory = cli("inventory", "--all", "-o", "json", "--snapshot", str(bundle))
+    cost = cli("cost", "-o", "json", "--snapshot", str(bundle))
+    assert inventory.code == 0 and cost.code == 0, (inventory.err, cost.err)
+    instance = next(i for i in json.loads(inventory.out)["instances"] if i["node"] == EMPTY_NODE)
+    priced = _node(json.loads(cost.out))
+    assert instance["priceSource"] == "nodeoverlay"
+    assert instance["pricePerHour"] == priced["pricePerHour"]

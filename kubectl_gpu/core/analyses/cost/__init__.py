@@ -6,4 +6,4 @@ from kubectl_gpu.core.analyses.cost.inventory import Inventory, analyse_inventor
 __all__ = ["INVENTORY_KINDS", "KINDS", "CostReport", "Inventory", "analyse", "analyse_inventory"]
 
 KINDS = frozenset({"nodes", "pods", "nodepools", "nodeclaims", "nodeoverlays", "resourceslices"})
-INVENTORY_KINDS = frozenset({"nodes", "nodeclaims", "resourceslices"})
+INVENTORY_KINDS = frozenset({"nodes", "nodeclaims", "nodeoverlays", "resourceslices"})  # overlay prices

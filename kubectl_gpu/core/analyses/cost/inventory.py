@@ -22,6 +22,7 @@ from kubectl_gpu.core.catalog.pricing import Price, PriceBook
 from kubectl_gpu.core.k8s.models import NodeClaim
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.core.report import FailOn, Finding, ReportBase
+from kubectl_gpu.core.scheduling.overlay_prices import node_price
 
 __all__ = ["COLUMNS", "Instance", "Inventory", "analyse_inventory", "build_inventory", "parse_provider_id"]
 
@@ -166,7 +167,7 @@ def build_inventory(
                 capacity_type=row.capacity_type,
                 accelerator=(acc.model or acc.resource) if acc else None,
                 accelerator_count=acc.paid if acc else None,
-                price=prices.price(row.instance_type),
+                price=node_price(row.instance_type, node.labels, prices, state.nodeoverlays),
             )
         )
     # Instances launched for NodeClaims whose node has not registered yet.
@@ -200,7 +201,7 @@ def build_inventory(
                 accelerator_count=Decimal(spec.accelerator_count)
                 if spec and spec.accelerator_count
                 else None,
-                price=prices.price(itype),
+                price=node_price(itype, labels, prices, state.nodeoverlays),
             )
         )
     out.sort(key=lambda i: (i.node_pool or "~", i.instance_type or "", i.instance_id or "", i.node or ""))
