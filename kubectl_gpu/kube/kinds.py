@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import NamedTuple
 from urllib.parse import quote
 
 import msgspec
 
-__all__ = ["ALL_KINDS", "EVENT_REASONS", "KindSpec", "by_name"]
+__all__ = ["ALL_KINDS", "EVENT_REASONS", "KindSpec", "KindsRead", "by_name", "kinds_read"]
 
 
 class KindSpec(msgspec.Struct, frozen=True):
@@ -146,3 +148,23 @@ def by_name(name: str) -> KindSpec:
         if spec.name == name:
             return spec
     raise KeyError(name)
+
+
+#: Kinds a snapshot may hold that no list reads, by the resource that stands for them: the events of the
+#: `events.k8s.io` API, and the pre-v1 Karpenter's AWSNodeTemplate (noticed with its Provisioners).
+_ALSO_READ = {("events.k8s.io", "Event"): "events", ("karpenter.k8s.aws", "AWSNodeTemplate"): "provisioners"}
+
+
+class KindsRead(NamedTuple):
+    """What a command reads of a snapshot: the resources (`ClusterState.listed`'s names) and the
+    (API group, kind) of the objects they stand for (`core.k8s.parse.KINDS`' keys)."""
+
+    names: frozenset[str]
+    keys: frozenset[tuple[str, str]]
+
+
+def kinds_read(kinds: Iterable[str]) -> KindsRead:
+    """What the resources `kinds` (names of `ALL_KINDS`) stand for; KeyError for a name not known."""
+    names = frozenset(by_name(k).name for k in kinds)
+    found = {(k.group, k.kind) for k in ALL_KINDS if k.name in names}
+    return KindsRead(names, frozenset(found | {key for key, name in _ALSO_READ.items() if name in names}))

@@ -39,6 +39,7 @@ from kubectl_gpu.core.k8s.times import TimeError, parse_time
 from kubectl_gpu.core.usage.bundle import scrapes_from_dict, scrapes_to_dict
 from kubectl_gpu.kube.bundle_stream import BundleStream, NotStreamable, bundle_head, open_bundle
 from kubectl_gpu.kube.heap import bulk_load, retain_input
+from kubectl_gpu.kube.kinds import KindsRead, kinds_read
 from kubectl_gpu.kube.redaction import redact
 from kubectl_gpu.kube.snapshot_decode import (
     PartsList,
@@ -204,7 +205,7 @@ def load_snapshot(
     each object as read (`ClusterState.manifest`), for a YAML view. Bundles of several clusters are refused
     (`SeveralClusters`, exit 2), with each cluster's files where every file is one cluster's bundle: the
     commands that have a fleet mode then read each apart."""
-    reads = None if kinds is None else _parsed_kinds(kinds)
+    reads = None if kinds is None else kinds_read(kinds)
     with bulk_load():
         files = list(_files(paths))
         check_total(files)  # far past any real cluster: refused from the sizes, before a byte is read
@@ -348,28 +349,16 @@ def _kind_and_parser(
     return found
 
 
-#: Kinds a snapshot may hold that no live list reads (`ALL_KINDS`), by the resource that stands for them.
-_ALSO_READ = {("events.k8s.io", "Event"): "events", ("karpenter.k8s.aws", "AWSNodeTemplate"): "provisioners"}
-
-
-def _parsed_kinds(kinds: Iterable[str]) -> frozenset[tuple[str, str]]:
-    """The (group, kind) keys of `KINDS` that the resources `kinds` name (KeyError for one not known)."""
-    from kubectl_gpu.kube.kinds import ALL_KINDS, by_name
-
-    names = {by_name(k).name for k in kinds}
-    found = {(k.group, k.kind) for k in ALL_KINDS if k.name in names}
-    return frozenset(found | {key for key, name in _ALSO_READ.items() if name in names})
-
-
 def _load(
     documents: Iterable[_Documents],
     source_name: str,
     *,
     keep_manifests: bool = False,
-    reads: frozenset[tuple[str, str]] | None = None,
+    reads: KindsRead | None = None,
 ) -> ClusterState:
-    """The state of the documents' objects; `reads`: only these (group, kind) are parsed (`load_snapshot`),
-    the other kinds of `KINDS` passed over without a note (those of no parser are noted as skipped)."""
+    """The state of the documents' objects; `reads`: only these kinds are parsed (`load_snapshot`), the
+    other kinds of `KINDS` passed over without a note (those of no parser are noted as skipped), and only
+    these are said to be listed whole (`ClusterState.listed`: a bundle's list of them is not what was read)."""
     state = StateBuilder(keep_manifests=keep_manifests)
     meta: dict[str, Any] = {}
     seen: dict[tuple[str, str, str | None, str], tuple[Model, str]] = {}  # the last definition, its source
@@ -379,7 +368,7 @@ def _load(
     for source, docs_of_source, kept, release in documents:
         parsers = KEPT_KINDS if kept else KINDS  # what is held anyway need not be cut down to what is read
         if reads is not None:
-            parsers = {key: parser for key, parser in parsers.items() if key in reads}
+            parsers = {key: parser for key, parser in parsers.items() if key in reads.keys}
         resolved: dict[tuple[str, str], _Resolved] = {}
         for doc in docs_of_source:
             if isinstance(doc, dict) and doc.get("kind") == BUNDLE_KIND:
@@ -407,6 +396,8 @@ def _load(
                 if keep_manifests:
                     state.keep(model, obj, None if whole is None else partial(whole.item, index))
     state.add(model for model, _ in seen.values())
+    if reads is not None and state.listed is not None:
+        state.listed &= reads.names
     if where:  # in the order the objects first appear
         state.duplicates.extend(
             DuplicateObject(k[1], k[2], k[3], tuple(where[k])) for k in seen if k in where

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import orjson
 import pytest
 
 from kubectl_gpu.core.errors import InvalidInput
-from kubectl_gpu.kube.snapshot import load_snapshot
+from kubectl_gpu.kube.snapshot import build_bundle, load_snapshot
 from kubectl_gpu.kube.source import SnapshotSource
 from tests.conftest import Result
 from tests.helpers import as_list, node, pod
@@ -73,6 +74,27 @@ def test_kinds_no_list_reads_are_read_with_the_resource_that_stands_for_them(tmp
     assert len(load_snapshot([f], kinds=["events"]).events) == 1
     assert [o.kind for o in load_snapshot([f], kinds=["provisioners"]).legacy_karpenter] == ["AWSNodeTemplate"]
     assert load_snapshot([f], kinds=["nodes"]).events == ()
+
+
+def test_only_the_kinds_read_are_said_to_be_listed(tmp_path: Path) -> None:
+    """A bundle lists the kinds it captured whole; the state says so only of those it parsed: else "no
+    PodDisruptionBudget holds them" would be said of PDBs that were never read (`simulate`'s drift)."""
+    from kubectl_gpu.core.analyses.simulate.pdbs import pdb_holds
+
+    bundle = build_bundle(
+        [node("n1"), pod("p1", "ml", node_name="n1")],
+        captured_at=datetime(2026, 12, 1, tzinfo=UTC),
+        context="c",
+        notes=[],
+        absent=[],
+        listed=["nodes", "pods", "poddisruptionbudgets"],
+    )
+    f = _write(tmp_path / "bundle.json", bundle)
+    assert load_snapshot([f]).listed == {"nodes", "pods", "poddisruptionbudgets"}
+    state = load_snapshot([f], kinds=["nodes", "pods", "events"])
+    assert state.listed == {"nodes", "pods"}
+    assert not pdb_holds(state, ["ml/p1"]).read  # unknown, never "none"
+    assert pdb_holds(load_snapshot([f]), ["ml/p1"]).read
 
 
 def test_an_unknown_kind_name_is_refused(tmp_path: Path) -> None:
