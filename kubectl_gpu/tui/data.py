@@ -44,8 +44,9 @@ from kubectl_gpu.tui import usage_window
 
 __all__ = ["KINDS", "Refresh", "analyse", "cluster_name", "load"]
 
-#: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's.
-KINDS = diagnose.KINDS | nodes.KINDS
+#: What one refresh reads: every kind diagnose needs (the union of every analysis's KINDS) and the nodes view's,
+#: and the PodDisruptionBudgets `t` (try: `simulate` on the refresh's state) weighs a drift's evictions by.
+KINDS = diagnose.KINDS | nodes.KINDS | {"poddisruptionbudgets"}
 
 _ARN_CLUSTER = lazy_pattern(r"^arn:aws[a-z-]*:eks:[a-z0-9-]+:\d+:cluster/(?P<name>.+)$")
 

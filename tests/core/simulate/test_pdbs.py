@@ -34,13 +34,15 @@ def pdb(name: str, app: str, allowed: int) -> dict[str, Any]:
     }
 
 
-def run(tmp_path: Path, *pdbs: dict[str, Any], **top: Any) -> SimulateReport:
+def run(
+    tmp_path: Path, *pdbs: dict[str, Any], kinds: frozenset[str] | None = None, **top: Any
+) -> SimulateReport:
     bundle = json.loads(DEMO.read_text())
     bundle["objects"] += list(pdbs)
     bundle.update(top)
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle))
-    state = load_snapshot([path], keep_manifests=True)
+    state = load_snapshot([path], keep_manifests=True, kinds=kinds)
     assert state.captured_at is not None
     manifest = state.manifest("NodePool", "gpu-inference")
     assert manifest is not None
@@ -72,6 +74,15 @@ def test_a_pdb_allowing_no_disruption_holds_the_pod_and_its_node_waits(tmp_path:
             "held": ["serving/vllm-l40s-0"],
         }
     ]
+
+
+def test_the_tuis_try_weighs_the_pdbs_as_simulate_does(tmp_path: Path) -> None:
+    """`t` in the TUI runs `simulate` on the state a refresh reads (`tui.data.KINDS`, live and from a
+    snapshot): the PDBs are among them, so its drift says what `kubectl gpu simulate` (every kind) says."""
+    from kubectl_gpu.tui.data import KINDS
+
+    held = pdb("vllm-l40s", "vllm-l40s", 0)
+    assert drift(run(tmp_path, held, kinds=KINDS)) == drift(run(tmp_path, held))
 
 
 def test_a_pdb_allowing_one_holds_nothing(tmp_path: Path) -> None:
