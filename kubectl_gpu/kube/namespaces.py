@@ -19,7 +19,7 @@ from kubectl_gpu.core.errors import KubectlGpuError
 from kubectl_gpu.core.k8s.state import ClusterState
 from kubectl_gpu.kube.connection import go_quote
 from kubectl_gpu.kube.failures import ApiFailure
-from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource, SnapshotSource
+from kubectl_gpu.kube.source import ClusterSource, LiveClusterSource
 
 __all__ = ["NamespaceCheck", "NamespaceStatus", "namespace_check", "namespace_status", "namespaces_in"]
 
@@ -73,8 +73,7 @@ def namespace_check(source: ClusterSource, name: str, state: ClusterState | None
         return _live(source, name)
     if state is not None and name in namespaces_in(state):
         return NamespaceCheck(name, "exists")
-    whole = source.whole() if isinstance(source, SnapshotSource) else source.load()
-    return NamespaceCheck(name, "exists" if name in namespaces_in(whole) else "missing")
+    return NamespaceCheck(name, "exists" if name in namespaces_in(source.load()) else "missing")
 
 
 def namespace_status(source: ClusterSource, name: str, state: ClusterState | None = None) -> NamespaceStatus:

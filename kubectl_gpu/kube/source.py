@@ -77,8 +77,8 @@ class SnapshotSource:
         self.scope = scope
         self.keep_manifests = keep_manifests
         # the last state loaded for each set of kinds asked (None: all; a command asks one, and all to
-        # look a namespace up), with the files' stamps it was read at (None: a directory: read again)
-        self._last: dict[frozenset[str] | None, tuple[_Stamp | None, ClusterState]] = {}
+        # look a namespace up), with the files' stamps it was read at (a directory's is not kept)
+        self._last: dict[frozenset[str] | None, tuple[_Stamp, ClusterState]] = {}
         scope.terms  # noqa: B018 (a malformed -l is bad input before any file is read)
 
     @property
@@ -102,11 +102,6 @@ class SnapshotSource:
         if stamp is not None:
             self._last[asked] = (stamp, state)
         return state
-
-    def whole(self) -> ClusterState:
-        """Every object the files hold (a command's state holds the kinds it reads): `load()`, which reads
-        them again only when they changed."""
-        return self.load()
 
 
 _Stamp = tuple[tuple[str, int, int], ...]

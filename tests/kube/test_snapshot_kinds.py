@@ -3,7 +3,7 @@
 * `load_snapshot(kinds=...)` parses the objects of those kinds; the other kinds this tool reads are passed
   over without a note (a bad object of theirs is not this command's error), kinds it never reads are noted
   as skipped as before;
-* `SnapshotSource` keeps a state per set of kinds while the files are unchanged, and `whole()` is every
+* `SnapshotSource` keeps a state per set of kinds while the files are unchanged, and `load()` is every
   object (a namespace that only an unread kind holds still exists for `-n`);
 * every command answers a snapshot exactly as it did when every kind was parsed: so a command that reads a
   kind it does not declare (which its live run would never list) fails here, as `nodes` did with NodeOverlay
@@ -112,19 +112,19 @@ def test_a_bad_object_of_a_kind_not_read_is_not_this_commands_error(tmp_path: Pa
         load_snapshot([f], kinds=["nodes", "pods"])
 
 
-def test_the_source_keeps_a_state_per_kinds_and_whole_is_every_object(tmp_path: Path) -> None:
+def test_the_source_keeps_a_state_per_kinds_and_load_is_every_object(tmp_path: Path) -> None:
     f = _write(tmp_path / "get.json", as_list(node("n1"), pod("p1", node_name="n1"), _event("e1", "ml")))
     source = SnapshotSource((str(f),))
     nodes_only = source.load(["nodes"])
     assert source.load({"nodes"}) is nodes_only  # the same kinds, the files unchanged: not parsed again
     assert nodes_only.events == ()
-    whole = source.whole()
+    whole = source.load()
     assert len(whole.events) == 1 and len(whole.pods) == 1
-    assert source.whole() is whole and source.load() is whole
+    assert source.load() is whole and source.load(None) is whole
     assert source.load(["nodes"]) is nodes_only  # both are kept
     _write(f, as_list(node("n2")))  # changed: read again
     assert [n.name for n in source.load(["nodes"]).nodes] == ["n2"]
-    assert source.whole().events == ()
+    assert source.load().events == ()
 
 
 def test_a_namespace_only_an_unread_kind_holds_exists(cli: Callable[..., Result], tmp_path: Path) -> None:
