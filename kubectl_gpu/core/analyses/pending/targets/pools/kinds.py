@@ -220,12 +220,8 @@ class PoolKinds:
                     continue
                 if template is None and shared is not None:  # worded for the shape when shown: `reword`
                     template = shared[number]
-                elif template is None:  # `_template`, inline (a call per shape and kind)
-                    template = (
-                        kind.stand_in.plain_template(ids)
-                        if ids is not None and kind.simple
-                        else kind.stand_in.template(shape, ("kind", number))
-                    )
+                elif template is None:
+                    template = self._template(kind, number, shape, ids)
                 if alike is bundle:  # the same for every shape with this template: read, or made once
                     key = ("bundle entries", id(bundle), id(template))
                     found: list[Entry] | None = known.get(key)  # type: ignore[assignment]

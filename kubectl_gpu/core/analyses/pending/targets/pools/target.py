@@ -153,15 +153,14 @@ class PoolTarget(PoolFacts):
         )
         attempt: Attempt = known.get(term_key, MISSING)  # type: ignore[assignment]
         if attempt is MISSING:
-            self._last_term_key = (shape, term_key)
             attempt = memo.shared(term_key, lambda: self._karpenters_attempt(shape))
+        self._last_term_key, self._last_term = (shape, term_key), (shape, attempt)  # what `_term` would find
         key: tuple[object, ...] = ("requirement blockers", term_key, self.requirement_error)
         requirement: RequirementAnswer = known.get(key, MISSING)  # type: ignore[assignment]
         if requirement is MISSING:
-            self._last_term_key, self._last_term = (shape, term_key), (shape, attempt)  # what `_term` finds
             requirement = memo.shared(key, lambda: self._compute_requirement_blockers(shape))
         offers: object = True
-        group = self._group if self._group is not None else self.group
+        group = self.group
         key = ("instance blockers", group, ids.requests, None)
         if ids.wants_accelerator:  # `_instance_answer`, with `fitting`'s and `offers`' keys
             fit: Fitting = known.get(("fit", group, attempt[0], ids.requests), MISSING)  # type: ignore[assignment]
@@ -173,12 +172,10 @@ class PoolTarget(PoolFacts):
                 offers = self.offers(shape)
         instance: InstanceAnswer = known.get(key, MISSING)  # type: ignore[assignment]
         if instance is MISSING:
-            self._last_term_key, self._last_term = (shape, term_key), (shape, attempt)
             instance = memo.shared(key, lambda: self._compute_instance_blockers(shape))
         key = ("template", id(self), missing, id(requirement), id(instance), offers, attempt[2], None)
         found: Template = known.get(key, MISSING)  # type: ignore[assignment]
         if found is MISSING:
-            self._last_term_key, self._last_term = (shape, term_key), (shape, attempt)
             # no minValues, placement nor anti-affinity here: no check reads the node requirements
             found = memo.shared(
                 key,
